@@ -1,0 +1,65 @@
+// swift-tools-version:6.1
+// MultiAuth: one sign-in API over several identity providers.
+// No outside Swift packages: the toolchain's Foundation/Dispatch/Synchronization/Testing, plus the
+// system's OpenSSL libcrypto on Linux (CryptoKit/Security on Apple platforms).
+import PackageDescription
+
+/// Targets that build on every platform link libcrypto only where CryptoKit is missing.
+let cryptoSystemLibrary: Target.Dependency = .target(
+    name: "CMultiAuthCrypto",
+    condition: .when(platforms: [.linux, .android, .openbsd])
+)
+
+// Platforms: the issue asked for iOS 15 / macOS 12, but the core API is built on `Clock` and
+// `Duration` (DESIGN.md §2, TimeSource), which Apple ships from iOS 16 / macOS 13 / tvOS 16 /
+// watchOS 9. Those are therefore the floors.
+let package = Package(
+    name: "MultiAuth",
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "MultiAuth", targets: ["MultiAuth"]),
+        .library(name: "MultiAuthCrypto", targets: ["MultiAuthCrypto"]),
+        .library(name: "MultiAuthHTTP", targets: ["MultiAuthHTTP"]),
+        .library(name: "MultiAuthOTPless", targets: ["MultiAuthOTPless"]),
+        .library(name: "MultiAuthDynamic", targets: ["MultiAuthDynamic"]),
+        .library(name: "MultiAuthTruecaller", targets: ["MultiAuthTruecaller"]),
+        .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
+        .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
+        .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
+        .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
+        .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMultiAuthCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]
+        ),
+        .target(name: "MultiAuthCrypto", dependencies: [cryptoSystemLibrary]),
+        .target(name: "MultiAuth", dependencies: ["MultiAuthCrypto"]),
+        .target(name: "MultiAuthHTTP", dependencies: ["MultiAuth"]),
+        .target(name: "MultiAuthOTPless", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        .executableTarget(
+            name: "MultiAuthCLI",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]
+        ),
+        .executableTarget(
+            name: "MultiAuthBench",
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", cryptoSystemLibrary]
+        ),
+        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
+        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
+        .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
+        .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
