@@ -115,7 +115,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A message for logs and developers. Never contains a secret.
     public var message: String
     /// The underlying error, when one caused this error. Not compared by `==`.
-    public var underlying: (any Error & Sendable)?
+    public var underlying: (any Error)?
 
     /// Creates an error.
     /// - Parameters:
@@ -135,7 +135,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         reason: Reason? = nil,
         retryAfter: Duration? = nil,
         attemptsRemaining: Int? = nil,
-        underlying: (any Error & Sendable)? = nil
+        underlying: (any Error)? = nil
     ) {
         self.code = code
         self.message = message

@@ -1,0 +1,525 @@
+import Foundation
+
+/// The single dependency an app holds: registered providers, a session store, a transport, a
+/// time source and an event bus, with one API for every provider's flows.
+///
+/// `AuthClient` enforces the invariants of DESIGN.md §3 for every provider:
+/// 1. A malformed code or an expired challenge is refused with a typed error before the
+///    provider is called: no network call, no attempt used.
+/// 2. A session is persisted **before** `.signedIn` is returned or published. If the write
+///    fails, `storageFailure` is thrown; submitting the same challenge again finishes the
+///    write without a network call.
+/// 3. A new `signIn` for a provider cancels that provider's start still in flight (event
+///    `flowCancelled`); a `submit` in flight is never cancelled by it.
+/// 4. A wrong code throws `invalidCode` with `attemptsRemaining`, publishes `codeRejected`,
+///    keeps the challenge usable and leaves any stored session untouched.
+/// 6. Cancellation surfaces as `CancellationError`; no session is stored and no event of that
+///    flow follows `flowCancelled`.
+/// 7. Events, errors and descriptions never carry secrets.
+/// 9. Concurrent refreshes of one session (same refresh token) make one provider call.
+/// 10. Time comes only from the injected ``TimeSource``.
+///
+/// Concurrency: an actor. Provider calls run while the actor is free for other calls, so
+/// several flows of different providers (and several submits) proceed in parallel.
+public actor AuthClient {
+    /// The bus every event of this client is published on. Each client has its own.
+    public nonisolated let events: AuthEventBus
+    /// The session store.
+    public nonisolated let store: any SessionStore
+    /// The transport handed to providers.
+    public nonisolated let transport: any HTTPTransport
+    /// The time source handed to providers and used for expiry checks.
+    public nonisolated let time: TimeSource
+    /// How long before expiry ``validSession(for:)`` refreshes a session.
+    public nonisolated let refreshMargin: Duration
+    /// The registered provider ids, in registration order.
+    public nonisolated let providerIDs: [AuthProviderID]
+
+    private let providers: [AuthProviderID: any AuthProvider]
+    private nonisolated let gate: FlowEventGate
+    private var startingFlows: [AuthProviderID: (flowID: FlowID, task: Task<SignInStep, any Error>)] = [:]
+    private var pending: [AuthProviderID: Challenge] = [:]
+    private var unsaved: [FlowID: AuthSession] = [:]
+    private var completedRedirects: [String: FlowID] = [:]
+    private var completedRedirectOrder: [String] = []
+    private var finishedSessions: [FlowID: AuthSession] = [:]
+    private var refreshes: [RefreshKey: Task<AuthSession, any Error>] = [:]
+
+    private struct RefreshKey: Hashable {
+        let provider: AuthProviderID
+        let credential: String
+    }
+
+    /// How many completed redirects are remembered for replay.
+    static let redirectMemory = 64
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - providers: The providers; ids must be unique.
+    ///   - store: Where sessions are persisted.
+    ///   - transport: The HTTP transport for every provider.
+    ///   - time: The time source (inject `ManualClock` in tests).
+    ///   - refreshMargin: ``validSession(for:)`` refreshes sessions expiring within this margin.
+    /// - Throws: `AuthError` `.configuration` when two providers share an id.
+    public init(
+        providers: [any AuthProvider], store: any SessionStore = InMemorySessionStore(), transport: any HTTPTransport,
+        time: TimeSource = .system, refreshMargin: Duration = .seconds(60)
+    ) throws {
+        var table: [AuthProviderID: any AuthProvider] = [:]
+        for provider in providers {
+            guard table[provider.id] == nil else {
+                throw AuthError(.configuration, "two providers are registered with id '\(provider.id)'")
+            }
+            table[provider.id] = provider
+        }
+        self.providers = table
+        self.providerIDs = providers.map(\.id)
+        self.store = store
+        self.transport = transport
+        self.time = time
+        self.refreshMargin = refreshMargin
+        self.events = AuthEventBus(timeSource: time)
+        self.gate = FlowEventGate(bus: events)
+    }
+
+    // MARK: Providers
+
+    /// The registered provider with `id`.
+    /// - Throws: `AuthError` `.configuration` when none is registered.
+    public func provider(_ id: AuthProviderID) throws -> any AuthProvider {
+        guard let provider = providers[id] else {
+            throw AuthError(.configuration, "no provider is registered with id '\(id)'", provider: id)
+        }
+        return provider
+    }
+
+    private nonisolated func context(for provider: AuthProviderID, flowID: FlowID?) -> AuthContext {
+        let gate = self.gate
+        return AuthContext(transport: transport, time: time, flowID: flowID) { kind in
+            gate.publish(kind, provider: provider, flowID: flowID)
+        }
+    }
+
+    // MARK: Sign-in
+
+    /// Starts a sign-in with `providerID`.
+    ///
+    /// Publishes `flowStarted`, then `challengeIssued` or `signedIn` (after persisting). A start
+    /// of the same provider still in flight is cancelled first (it throws `CancellationError`).
+    /// - Returns: A challenge to answer with ``submit(_:for:)``, or a session.
+    /// - Throws: `AuthError` (`.configuration` for an unknown provider, the provider's errors,
+    ///   `.storageFailure`) or `CancellationError`.
+    public func signIn(with providerID: AuthProviderID, _ request: SignInRequest) async throws -> SignInStep {
+        let provider = try self.provider(providerID)
+        let flowID = FlowID.random()
+        if let previous = startingFlows[providerID] {
+            gate.cancel(previous.flowID, provider: providerID)
+            previous.task.cancel()
+        }
+        gate.publish(.flowStarted(summary: request.description), provider: providerID, flowID: flowID)
+        let context = context(for: providerID, flowID: flowID)
+        // Unstructured so a newer start can cancel it; owned by `startingFlows` and awaited
+        // right here, so it ends before this call returns (cancelled with the caller).
+        let task = Task { try await provider.start(request, context: context) }
+        startingFlows[providerID] = (flowID, task)
+        let result: Result<SignInStep, any Error>
+        do {
+            result = .success(try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() })
+        } catch {
+            result = .failure(error)
+        }
+        if startingFlows[providerID]?.flowID == flowID { startingFlows[providerID] = nil }
+        defer { gate.forget(flowID) }
+        if gate.isCancelled(flowID) || Task.isCancelled {
+            gate.cancel(flowID, provider: providerID)
+            throw CancellationError()
+        }
+        switch result {
+        case .failure(let error as CancellationError):
+            gate.cancel(flowID, provider: providerID)
+            throw error
+        case .failure(let error):
+            throw normalize(error, provider: providerID)
+        case .success(let step):
+            return try await accept(step, provider: providerID, flowID: flowID)
+        }
+    }
+
+    /// Answers a challenge, possibly one issued in an earlier process (decoded from storage).
+    ///
+    /// The code is normalized (whitespace removed) and checked against the challenge's length
+    /// before the provider is called; an expired challenge is refused locally. A session left
+    /// unsaved by a failed store write for this flow is saved without calling the provider.
+    /// - Returns: A session, or a further challenge (e.g. a TOTP second step).
+    /// - Throws: `AuthError` (`.invalidInput` with `.invalidCodeFormat`, `.expired`,
+    ///   `.invalidCode` with `attemptsRemaining`, `.attemptsExhausted`, `.storageFailure`, the
+    ///   provider's errors) or `CancellationError`.
+    public func submit(_ answer: ChallengeAnswer, for challenge: Challenge) async throws -> SignInStep {
+        let providerID = challenge.provider
+        let provider = try self.provider(providerID)
+        if let session = unsaved[challenge.flowID] {
+            return try await persist(session, flowID: challenge.flowID)
+        }
+        if let session = finishedSessions[challenge.flowID] {
+            return .signedIn(session)
+        }
+        let now = time.now
+        if challenge.isExpired(at: now) {
+            if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
+            gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
+            throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
+        }
+        let current = pending[providerID]?.flowID == challenge.flowID ? pending[providerID]! : challenge
+        if let remaining = current.attemptsRemaining, remaining <= 0 {
+            throw AuthError(.attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
+        }
+        let normalized = try normalizedAnswer(answer, for: current)
+        let context = context(for: providerID, flowID: challenge.flowID)
+        let step: SignInStep
+        do {
+            step = try await provider.respond(to: current, with: normalized, context: context)
+        } catch is CancellationError {
+            gate.cancel(challenge.flowID, provider: providerID)
+            throw CancellationError()
+        } catch {
+            let error = normalize(error, provider: providerID)
+            switch error.code {
+            case .invalidCode:
+                if var updated = pending[providerID], updated.flowID == challenge.flowID {
+                    updated.attemptsRemaining = error.attemptsRemaining ?? updated.attemptsRemaining.map { max(0, $0 - 1) }
+                    pending[providerID] = updated
+                }
+                gate.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: challenge.flowID)
+            case .attemptsExhausted, .expired:
+                if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
+                if error.code == .expired { gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID) }
+            default: break
+            }
+            throw error
+        }
+        if Task.isCancelled {
+            gate.cancel(challenge.flowID, provider: providerID)
+            throw CancellationError()
+        }
+        return try await accept(step, provider: providerID, flowID: challenge.flowID)
+    }
+
+    private func normalizedAnswer(_ answer: ChallengeAnswer, for challenge: Challenge) throws -> ChallengeAnswer {
+        switch challenge.kind {
+        case .oneTimeCode, .totp:
+            return ChallengeAnswer(code: try answer.normalizedCode(length: challenge.expectedCodeLength), name: answer.name)
+        case .silentNetworkAuth, .profileConsent:
+            let code = answer.rawCode.trimmingCharacters(in: .whitespacesAndNewlines)
+            return ChallengeAnswer(code: code.isEmpty ? "" : try answer.normalizedCode(length: nil), name: answer.name)
+        case .magicLink, .oauthRedirect:
+            throw AuthError(
+                .invalidInput, "this challenge completes through a redirect; call handleRedirect(_:)",
+                provider: challenge.provider, reason: .answerMismatch)
+        }
+    }
+
+    /// Asks the provider to send a new code, on `channel` when given.
+    ///
+    /// Refused locally with `rateLimited` and `retryAfter` before `resendAvailableAt`.
+    /// - Returns: The updated challenge (also published as `challengeIssued`).
+    /// - Throws: `AuthError` (`.rateLimited`, `.unsupported` when the provider cannot resend,
+    ///   `.expired`, the provider's errors) or `CancellationError`.
+    public func resend(_ challenge: Challenge, channel: DeliveryChannel? = nil) async throws -> Challenge {
+        let providerID = challenge.provider
+        guard let provider = try self.provider(providerID) as? any ResendableProvider else {
+            throw AuthError(.unsupported, "this provider cannot resend codes", provider: providerID)
+        }
+        let now = time.now
+        if let available = challenge.resendAvailableAt, now < available {
+            let wait = Duration.interval(available.timeIntervalSince(now))
+            throw AuthError(.rateLimited, "a new code can be requested later", provider: providerID, retryAfter: wait)
+        }
+        let updated: Challenge
+        do {
+            updated = try await provider.resend(challenge, channel: channel, context: context(for: providerID, flowID: challenge.flowID))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw normalize(error, provider: providerID)
+        }
+        pending[providerID] = updated
+        gate.publish(.challengeIssued(updated), provider: providerID, flowID: updated.flowID)
+        return updated
+    }
+
+    /// Routes a redirect URL (magic link, OAuth return, deep link) to the provider that claims
+    /// it.
+    ///
+    /// A redirect is accepted only while a flow of that provider is pending (the provider
+    /// checks its state against the pending challenge); a replay of a redirect that already
+    /// signed in returns the same session without a network call.
+    /// - Parameter resuming: A challenge saved before the process died, used as the pending
+    ///   flow when this client has none.
+    /// - Returns: `nil` when no registered provider claims the URL; otherwise the next step.
+    /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.storageFailure`, the
+    ///   provider's errors) or `CancellationError`.
+    public func handleRedirect(_ url: URL, resuming: Challenge? = nil) async throws -> SignInStep? {
+        guard
+            let provider = providerIDs.lazy.compactMap({ self.providers[$0] as? any RedirectHandlingProvider })
+                .first(where: { $0.canHandle(url) })
+        else { return nil }
+        let providerID = provider.id
+        let key = url.absoluteString
+        if let flowID = completedRedirects[key] {
+            if let session = unsaved[flowID] { return try await persist(session, flowID: flowID) }
+            if let session = finishedSessions[flowID] { return .signedIn(session) }
+        }
+        let pendingChallenge = pending[providerID] ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
+        if let pendingChallenge, pendingChallenge.isExpired(at: time.now) {
+            pending[providerID] = nil
+            gate.publish(.flowExpired, provider: providerID, flowID: pendingChallenge.flowID)
+            throw AuthError(.expired, "the sign-in link expired; start again", provider: providerID)
+        }
+        let flowID = pendingChallenge?.flowID ?? FlowID.random()
+        let step: SignInStep
+        do {
+            step = try await provider.handleRedirect(url, pending: pendingChallenge, context: context(for: providerID, flowID: flowID))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw normalize(error, provider: providerID)
+        }
+        if case .signedIn = step { remember(redirect: key, flowID: flowID) }
+        return try await accept(step, provider: providerID, flowID: flowID)
+    }
+
+    private func remember(redirect key: String, flowID: FlowID) {
+        completedRedirects[key] = flowID
+        completedRedirectOrder.append(key)
+        if completedRedirectOrder.count > Self.redirectMemory {
+            let old = completedRedirectOrder.removeFirst()
+            if let oldFlow = completedRedirects.removeValue(forKey: old) { finishedSessions[oldFlow] = nil }
+        }
+    }
+
+    /// The challenge of `provider`'s pending flow, if any.
+    public func pendingChallenge(for provider: AuthProviderID) -> Challenge? { pending[provider] }
+
+    /// Abandons `provider`'s pending flow (and its start in flight): publishes `flowCancelled`
+    /// once; later events of that flow are dropped.
+    public func cancelFlow(for provider: AuthProviderID) {
+        if let starting = startingFlows.removeValue(forKey: provider) {
+            gate.cancel(starting.flowID, provider: provider)
+            starting.task.cancel()
+        }
+        if let challenge = pending.removeValue(forKey: provider) {
+            gate.cancel(challenge.flowID, provider: provider)
+        }
+    }
+
+    private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID) async throws -> SignInStep {
+        switch step {
+        case .challenge(var challenge):
+            challenge.provider = provider
+            pending[provider] = challenge
+            gate.publish(.challengeIssued(challenge), provider: provider, flowID: challenge.flowID)
+            return .challenge(challenge)
+        case .signedIn(let session):
+            return try await persist(session, flowID: flowID)
+        }
+    }
+
+    /// Saves `session`, then (only then) publishes `signedIn` and returns it.
+    private func persist(_ session: AuthSession, flowID: FlowID) async throws -> SignInStep {
+        do {
+            try await store.save(session)
+        } catch {
+            let failure = (error as? AuthError).map { $0.code == .storageFailure ? $0 : AuthError(.storageFailure, $0.message, provider: session.provider, underlying: $0) }
+                ?? AuthError(.storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
+            unsaved[flowID] = session
+            gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
+            throw failure
+        }
+        unsaved[flowID] = nil
+        finishedSessions[flowID] = session
+        trimFinishedSessions()
+        if pending[session.provider]?.flowID == flowID { pending[session.provider] = nil }
+        gate.publish(.signedIn(session), provider: session.provider, flowID: flowID)
+        return .signedIn(session)
+    }
+
+    private func trimFinishedSessions() {
+        guard finishedSessions.count > Self.redirectMemory * 2 else { return }
+        let keep = Set(completedRedirects.values)
+        finishedSessions = finishedSessions.filter { keep.contains($0.key) }
+    }
+
+    private nonisolated func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {
+        if var error = error as? AuthError {
+            if error.provider == nil { error.provider = provider }
+            return error
+        }
+        return AuthError(.generic, "unexpected provider error", provider: provider, underlying: error)
+    }
+
+    // MARK: Sessions
+
+    /// The stored session of `provider`, expired or not.
+    /// - Throws: `AuthError` `.storageUnavailable` (never treated as signed out).
+    public func session(for provider: AuthProviderID) async throws -> AuthSession? {
+        try await store.load(for: provider)
+    }
+
+    /// The stored session of `provider`, refreshed first when it expires within
+    /// ``refreshMargin`` and the provider can refresh. Concurrent callers share one refresh
+    /// (case B17).
+    /// - Returns: A valid session, or `nil` when signed out (or the refresh token was rejected).
+    /// - Throws: `AuthError` (`.storageUnavailable`, `.network`, …); a session that is expired
+    ///   and cannot be refreshed is returned as it is, for the caller to inspect.
+    public func validSession(for provider: AuthProviderID) async throws -> AuthSession? {
+        guard let session = try await store.load(for: provider) else { return nil }
+        guard let expiresAt = session.expiresAt,
+            time.now.addingTimeInterval(refreshMargin.timeInterval) >= expiresAt,
+            providers[provider] is any RefreshableProvider
+        else { return session }
+        do {
+            return try await refresh(session)
+        } catch let error as AuthError where error.code == .unauthorized {
+            return nil
+        }
+    }
+
+    /// Refreshes the stored session of `provider`.
+    /// - Throws: `AuthError` `.unauthorized` when nothing is stored; see ``refresh(_:)-(AuthSession)``.
+    public func refresh(_ provider: AuthProviderID) async throws -> AuthSession {
+        guard let session = try await store.load(for: provider) else {
+            throw AuthError(.unauthorized, "no session is stored; sign in first", provider: provider)
+        }
+        return try await refresh(session)
+    }
+
+    /// Refreshes `session` through its provider, persists the result and publishes
+    /// `sessionRefreshed`.
+    ///
+    /// Single-flight: concurrent calls for the same session credential share one provider
+    /// call; a call for a different credential never gets another's result. A failure is not
+    /// cached. When the provider rejects the refresh credential (`unauthorized`) the session
+    /// is removed and `signedOut` is published.
+    /// - Throws: `AuthError` (`.unsupported`, `.unauthorized`, `.network`, `.storageFailure`)
+    ///   or `CancellationError` (this caller only; the shared refresh goes on).
+    public func refresh(_ session: AuthSession) async throws -> AuthSession {
+        let providerID = session.provider
+        guard let provider = try self.provider(providerID) as? any RefreshableProvider else {
+            throw AuthError(.unsupported, "this provider cannot refresh sessions", provider: providerID)
+        }
+        let key = RefreshKey(provider: providerID, credential: session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id)
+        if let running = refreshes[key] {
+            return try await running.value
+        }
+        let context = context(for: providerID, flowID: nil)
+        let store = self.store
+        let gate = self.gate
+        // Unstructured so every concurrent caller awaits the same refresh; owned by
+        // `refreshes`, removed when it completes (success or failure), never cancelled by a
+        // single caller.
+        let task = Task<AuthSession, any Error> {
+            let refreshed: AuthSession
+            do {
+                refreshed = try await provider.refresh(session, context: context)
+            } catch let error as AuthError where error.code == .unauthorized {
+                try? await store.remove(for: providerID)
+                gate.publish(.signedOut, provider: providerID, flowID: nil)
+                throw error
+            }
+            do { try await store.save(refreshed) } catch {
+                let failure = AuthError(.storageFailure, "the refreshed session could not be saved", provider: providerID, underlying: error)
+                gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+                throw failure
+            }
+            gate.publish(.sessionRefreshed(refreshed), provider: providerID, flowID: nil)
+            return refreshed
+        }
+        refreshes[key] = task
+        defer { refreshes[key] = nil }
+        do {
+            return try await task.value
+        } catch {
+            throw error is CancellationError ? error : normalize(error, provider: providerID)
+        }
+    }
+
+    /// The outcome of ``signOut(_:)``.
+    public struct SignOutOutcome: Sendable {
+        /// Whether a session was stored (and is now removed).
+        public var wasSignedIn: Bool
+        /// The provider-side revocation error, when revoking failed; the local session was
+        /// removed anyway.
+        public var remoteError: AuthError?
+    }
+
+    /// Signs out of `provider`: revokes remotely when the provider can, removes the stored
+    /// session, publishes `signedOut`. Idempotent: with no session it does nothing and
+    /// publishes nothing.
+    /// - Returns: Whether a session existed, and a remote revocation error if one occurred
+    ///   (the local session is removed even then).
+    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays), or
+    ///   `CancellationError`.
+    @discardableResult
+    public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
+        let adapter = try self.provider(provider)
+        cancelFlow(for: provider)
+        guard let session = try await store.load(for: provider) else {
+            return SignOutOutcome(wasSignedIn: false, remoteError: nil)
+        }
+        var remoteError: AuthError?
+        do {
+            try await adapter.signOut(session, context: context(for: provider, flowID: nil))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            remoteError = normalize(error, provider: provider)
+        }
+        try await store.remove(for: provider)
+        finishedSessions = finishedSessions.filter { $0.value.provider != provider }
+        gate.publish(.signedOut, provider: provider, flowID: nil)
+        return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+    }
+
+    // MARK: State
+
+    /// The current state: every registered provider's stored session with its expired flag,
+    /// and the providers whose storage is unavailable.
+    public func currentState() async -> AuthState {
+        var state = AuthState()
+        let now = time.now
+        for id in providerIDs {
+            do {
+                if let session = try await store.load(for: id) {
+                    state.sessions[id] = AuthState.Entry(session: session, isExpired: session.isExpired(at: now))
+                }
+            } catch {
+                state.unavailable[id] = normalize(error, provider: id)
+            }
+        }
+        return state
+    }
+
+    /// Loads every stored session and publishes `sessionRestored` for each (call once at
+    /// launch).
+    /// - Returns: The state that was restored.
+    @discardableResult
+    public func restoreSessions() async -> AuthState {
+        let state = await currentState()
+        for id in providerIDs {
+            if let entry = state.sessions[id] { gate.publish(.sessionRestored(entry.session), provider: id, flowID: nil) }
+        }
+        return state
+    }
+
+    /// A stream whose first element is `initialState` (the current state, taken when the
+    /// consumer first iterates), followed by every live event published after this call.
+    ///
+    /// The subscriber is registered before this returns, so nothing published afterwards is
+    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once.
+    /// - Parameter bufferCapacity: The subscriber's buffer size; see ``AuthEventBus``.
+    public nonisolated func authStates(bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) -> AuthEventStream {
+        events.subscribe(bufferCapacity: bufferCapacity) { [self] in
+            (nil, .initialState(await self.currentState()))
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// Something that happened in MultiAuth, published on the ``AuthEventBus``.
+///
+/// Every event carries a sequence number (rising by one per event published on its bus), the
+/// wall-clock time of the injected `TimeSource`, and the provider and flow it concerns.
+/// Events never carry secrets: sessions and challenges in them redact themselves.
+public struct AuthEvent: Sendable, CustomStringConvertible {
+    /// The bus-wide sequence number; consecutive for one subscriber unless events were
+    /// dropped by its buffer policy (see ``AuthEventStream/droppedCount``).
+    public let sequence: UInt64
+    /// When the event was published (wall clock of the bus's `TimeSource`).
+    public let timestamp: Date
+    /// The provider concerned, if any.
+    public let provider: AuthProviderID?
+    /// The flow concerned, if any.
+    public let flowID: FlowID?
+    /// What happened.
+    public let kind: Kind
+
+    /// Creates an event; the bus assigns `sequence` and `timestamp` when publishing.
+    public init(sequence: UInt64, timestamp: Date, provider: AuthProviderID?, flowID: FlowID?, kind: Kind) {
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.provider = provider
+        self.flowID = flowID
+        self.kind = kind
+    }
+
+    /// What happened. Cases are past tense.
+    public enum Kind: Sendable, CustomStringConvertible {
+        /// The first element of `AuthClient.authStates()`: the state when the subscriber
+        /// attached (stored sessions with expired flags). Sent once per subscriber.
+        case initialState(AuthState)
+        /// A sign-in flow started; the summary is masked (e.g. `phone(+91 •••••• 3210)`).
+        case flowStarted(summary: String)
+        /// A challenge was issued (or re-issued after a resend or fallback).
+        case challengeIssued(Challenge)
+        /// The provider reported a delivery status for the code or link.
+        case deliveryStatus(channel: DeliveryChannel, status: DeliveryStatus)
+        /// Delivery moved from one channel to another (SmartAuth fallback, SNA → OTP).
+        case fallbackTriggered(from: DeliveryChannel, to: DeliveryChannel)
+        /// A provider-specific verification state changed (e.g. Truecaller's `otpReceived`).
+        case verificationStateChanged(String)
+        /// A code was rejected; the challenge stays usable while attempts remain.
+        case codeRejected(attemptsRemaining: Int?)
+        /// The flow was cancelled (by a new start, the caller, or the provider). Nothing about
+        /// this flow follows.
+        case flowCancelled
+        /// The flow's challenge expired.
+        case flowExpired
+        /// A session was created and persisted.
+        case signedIn(AuthSession)
+        /// A stored session was loaded at start-up.
+        case sessionRestored(AuthSession)
+        /// A session's tokens were refreshed and persisted.
+        case sessionRefreshed(AuthSession)
+        /// The provider's session was removed.
+        case signedOut
+        /// Writing or reading the session store failed; nothing was deleted.
+        case storageFailed(AuthError)
+
+        /// The case name, e.g. `"signedIn"`.
+        public var name: String {
+            switch self {
+            case .initialState: "initialState"
+            case .flowStarted: "flowStarted"
+            case .challengeIssued: "challengeIssued"
+            case .deliveryStatus: "deliveryStatus"
+            case .fallbackTriggered: "fallbackTriggered"
+            case .verificationStateChanged: "verificationStateChanged"
+            case .codeRejected: "codeRejected"
+            case .flowCancelled: "flowCancelled"
+            case .flowExpired: "flowExpired"
+            case .signedIn: "signedIn"
+            case .sessionRestored: "sessionRestored"
+            case .sessionRefreshed: "sessionRefreshed"
+            case .signedOut: "signedOut"
+            case .storageFailed: "storageFailed"
+            }
+        }
+
+        /// Whether this event changes the signed-in state (initial state, signed in/out,
+        /// restored, refreshed). A subscriber's buffer never drops these in favour of older
+        /// flow events; see ``AuthEventBus``.
+        public var isStateEvent: Bool {
+            switch self {
+            case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed: true
+            default: false
+            }
+        }
+
+        /// A one-line, secret-free summary.
+        public var description: String {
+            switch self {
+            case .initialState(let state): "initialState(\(state))"
+            case .flowStarted(let summary): "flowStarted(\(summary))"
+            case .challengeIssued(let challenge): "challengeIssued(\(challenge.kind))"
+            case .deliveryStatus(let channel, let status): "deliveryStatus(\(channel), \(status))"
+            case .fallbackTriggered(let from, let to): "fallbackTriggered(from: \(from), to: \(to))"
+            case .verificationStateChanged(let state): "verificationStateChanged(\(state))"
+            case .codeRejected(let remaining): "codeRejected(attemptsRemaining: \(remaining.map(String.init) ?? "?"))"
+            case .flowCancelled: "flowCancelled"
+            case .flowExpired: "flowExpired"
+            case .signedIn(let session): "signedIn(\(session.user))"
+            case .sessionRestored(let session): "sessionRestored(\(session.user))"
+            case .sessionRefreshed(let session): "sessionRefreshed(\(session.user))"
+            case .signedOut: "signedOut"
+            case .storageFailed(let error): "storageFailed(\(error.code))"
+            }
+        }
+    }
+
+    /// `#<sequence> <provider> <kind>`.
+    public var description: String {
+        "#\(sequence) \(provider?.rawValue ?? "-") \(kind)"
+    }
+}
+
+/// The delivery status of a code or link as the provider reports it.
+public struct DeliveryStatus: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The string form, e.g. `"delivered"`.
+    public let rawValue: String
+    /// Creates a status from its string form.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a status from a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The string form.
+    public var description: String { rawValue }
+    /// Accepted for sending (not yet delivered, case B29).
+    public static let sent: DeliveryStatus = "sent"
+    /// Delivered to the device.
+    public static let delivered: DeliveryStatus = "delivered"
+    /// Read by the user.
+    public static let read: DeliveryStatus = "read"
+    /// Delivery failed on this channel.
+    public static let failed: DeliveryStatus = "failed"
+}
+
+/// The signed-in state of an `AuthClient`: each provider's stored session with its expired
+/// flag, and the providers whose storage could not be read.
+public struct AuthState: Sendable, CustomStringConvertible {
+    /// One stored session and whether it was expired when the state was taken.
+    public struct Entry: Sendable {
+        /// The stored session.
+        public var session: AuthSession
+        /// Whether `session` was expired at the time the state was taken (B21).
+        public var isExpired: Bool
+        /// Creates an entry.
+        public init(session: AuthSession, isExpired: Bool) {
+            self.session = session
+            self.isExpired = isExpired
+        }
+    }
+    /// Stored sessions by provider.
+    public var sessions: [AuthProviderID: Entry]
+    /// Providers whose stored session could not be read (`storageUnavailable`): not signed out.
+    public var unavailable: [AuthProviderID: AuthError]
+
+    /// Creates a state.
+    public init(sessions: [AuthProviderID: Entry] = [:], unavailable: [AuthProviderID: AuthError] = [:]) {
+        self.sessions = sessions
+        self.unavailable = unavailable
+    }
+
+    /// Whether no session is stored and no storage is unavailable.
+    public var isSignedOut: Bool { sessions.isEmpty && unavailable.isEmpty }
+
+    /// e.g. `AuthState(dynamic: valid, portal: expired)`.
+    public var description: String {
+        let parts = sessions.keys.sorted().map { "\($0): \(sessions[$0]!.isExpired ? "expired" : "valid")" }
+            + unavailable.keys.sorted().map { "\($0): unavailable" }
+        return "AuthState(" + (parts.isEmpty ? "signed out" : parts.joined(separator: ", ")) + ")"
+    }
+}

@@ -1,0 +1,95 @@
+/// What the user asked to sign in with: an identity plus optional channel and provider options.
+///
+/// Build one with ``phone(_:channel:options:)``, ``email(_:channel:options:)`` or
+/// ``oauth(_:options:)``. Identities are parsed types, so an invalid phone number or e-mail is
+/// rejected when the request is built, before any network call.
+public struct SignInRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The identity to sign in.
+    public enum Identity: Sendable, Hashable {
+        /// A phone number (E.164).
+        case phone(PhoneNumber)
+        /// An e-mail address.
+        case email(EmailAddress)
+        /// An OAuth / social login.
+        case oauth(OAuthProviderName)
+    }
+
+    /// The identity.
+    public var identity: Identity
+    /// The delivery channel the user picked explicitly; `nil` lets the provider choose (and
+    /// fall back automatically, case B29).
+    public var channel: DeliveryChannel?
+    /// Provider-specific options (e.g. `"otpLength": "4"`), documented by each provider.
+    public var options: [String: String]
+
+    /// Creates a request.
+    public init(identity: Identity, channel: DeliveryChannel? = nil, options: [String: String] = [:]) {
+        self.identity = identity
+        self.channel = channel
+        self.options = options
+    }
+
+    /// Sign in with a phone number.
+    public static func phone(_ number: PhoneNumber, channel: DeliveryChannel? = nil, options: [String: String] = [:]) -> SignInRequest {
+        SignInRequest(identity: .phone(number), channel: channel, options: options)
+    }
+
+    /// Sign in with a phone number typed by the user.
+    /// - Parameters:
+    ///   - input: The number as typed.
+    ///   - defaultRegion: ISO 3166-1 alpha-2 region for national input.
+    /// - Throws: `AuthError` `.invalidInput` (see ``PhoneNumber/init(_:defaultRegion:)``).
+    public static func phone(
+        _ input: String, defaultRegion: String? = nil, channel: DeliveryChannel? = nil, options: [String: String] = [:]
+    ) throws -> SignInRequest {
+        .phone(try PhoneNumber(input, defaultRegion: defaultRegion), channel: channel, options: options)
+    }
+
+    /// Sign in with an e-mail address.
+    public static func email(_ address: EmailAddress, channel: DeliveryChannel? = nil, options: [String: String] = [:]) -> SignInRequest {
+        SignInRequest(identity: .email(address), channel: channel, options: options)
+    }
+
+    /// Sign in with an e-mail address typed by the user.
+    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidEmail`.
+    public static func email(_ input: String, channel: DeliveryChannel? = nil, options: [String: String] = [:]) throws -> SignInRequest {
+        .email(try EmailAddress(input), channel: channel, options: options)
+    }
+
+    /// Sign in through an OAuth / social provider.
+    public static func oauth(_ name: OAuthProviderName, options: [String: String] = [:]) -> SignInRequest {
+        SignInRequest(identity: .oauth(name), options: options)
+    }
+
+    /// A masked summary, e.g. `phone(+91 •••••• 3210, channel: whatsapp)`.
+    public var description: String {
+        let id: String
+        switch identity {
+        case .phone(let number): id = "phone(\(number.masked)"
+        case .email(let email): id = "email(\(email.masked)"
+        case .oauth(let name): id = "oauth(\(name)"
+        }
+        return id + (channel.map { ", channel: \($0))" } ?? ")")
+    }
+}
+
+/// The result of one step of a sign-in: another challenge, or a session.
+public enum SignInStep: Sendable, CustomStringConvertible {
+    /// The user must answer this challenge.
+    case challenge(Challenge)
+    /// Signed in; the session is already persisted when this is returned through `AuthClient`.
+    case signedIn(AuthSession)
+
+    /// The challenge, if this step is one.
+    public var challenge: Challenge? { if case .challenge(let c) = self { c } else { nil } }
+    /// The session, if this step is one.
+    public var session: AuthSession? { if case .signedIn(let s) = self { s } else { nil } }
+
+    /// A redacted summary.
+    public var description: String {
+        switch self {
+        case .challenge(let challenge): "challenge(\(challenge))"
+        case .signedIn(let session): "signedIn(\(session))"
+        }
+    }
+}

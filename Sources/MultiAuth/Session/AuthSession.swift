@@ -1,0 +1,127 @@
+import Foundation
+
+/// A signed-in session: who the user is, the credentials the provider issued, and when it
+/// was created and expires.
+///
+/// `Codable` (stores write it as JSON) and `Sendable`. `description`, `debugDescription` and
+/// `customMirror` show the provider, the user id and the expiry, never a token.
+public struct AuthSession: Sendable, Codable, Hashable, Identifiable, CustomStringConvertible,
+    CustomDebugStringConvertible, CustomReflectable
+{
+    /// A local id for this session (a UUID), stable across refreshes.
+    public var id: String
+    /// The provider that issued the session.
+    public var provider: AuthProviderID
+    /// The signed-in user.
+    public var user: AuthUser
+    /// Tokens and their expiry.
+    public var credentials: Credentials
+    /// When the session was created (wall clock of the injected `TimeSource`).
+    public var createdAt: Date
+    /// A hard end of the session independent of token expiry (e.g. Portal's 7-day maximum),
+    /// or `nil`.
+    public var maximumLifetimeEndsAt: Date?
+
+    /// Creates a session.
+    public init(
+        id: String = UUID().uuidString.lowercased(), provider: AuthProviderID, user: AuthUser, credentials: Credentials,
+        createdAt: Date, maximumLifetimeEndsAt: Date? = nil
+    ) {
+        self.id = id
+        self.provider = provider
+        self.user = user
+        self.credentials = credentials
+        self.createdAt = createdAt
+        self.maximumLifetimeEndsAt = maximumLifetimeEndsAt
+    }
+
+    /// When the session stops being usable without a refresh: the earlier of the access
+    /// token's expiry and the maximum lifetime; `nil` when neither is known.
+    public var expiresAt: Date? {
+        switch (credentials.expiresAt, maximumLifetimeEndsAt) {
+        case let (token?, max?): min(token, max)
+        case let (token?, nil): token
+        case let (nil, max?): max
+        case (nil, nil): nil
+        }
+    }
+
+    /// Whether the session is expired at `now` (`now >= expiresAt`).
+    public func isExpired(at now: Date) -> Bool { expiresAt.map { now >= $0 } ?? false }
+
+    /// `AuthSession(provider: …, user: …, expiresAt: …, tokens: <redacted>)`.
+    public var description: String {
+        "AuthSession(provider: \(provider), user: \(user.id), expiresAt: \(expiresAt?.formatted(.iso8601) ?? "-"), credentials: \(credentials))"
+    }
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+    /// A mirror whose credentials are redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "id": id, "provider": provider, "user": user, "credentials": credentials, "createdAt": createdAt,
+                "maximumLifetimeEndsAt": maximumLifetimeEndsAt as Any,
+            ], displayStyle: .struct)
+    }
+}
+
+/// The tokens a provider issued. Every token is secret: `description`, `debugDescription`
+/// and the mirror say only which ones are present.
+public struct Credentials: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The access token (bearer), if any.
+    public var accessToken: String?
+    /// The OpenID Connect id token (a JWT), if any.
+    public var idToken: String?
+    /// The refresh token, if any.
+    public var refreshToken: String?
+    /// The token type, e.g. `"Bearer"`.
+    public var tokenType: String?
+    /// When the access token expires (wall clock).
+    public var expiresAt: Date?
+    /// Granted scopes.
+    public var scopes: [String]
+    /// Further provider-specific credential values (e.g. a minified JWT). Secret.
+    public var extra: ProviderState
+
+    /// Creates credentials.
+    public init(
+        accessToken: String? = nil, idToken: String? = nil, refreshToken: String? = nil, tokenType: String? = nil,
+        expiresAt: Date? = nil, scopes: [String] = [], extra: ProviderState = ProviderState()
+    ) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.scopes = scopes
+        self.extra = extra
+    }
+
+    /// `Credentials(accessToken: <redacted>, refreshToken: <redacted>, …)`, naming only the
+    /// tokens present.
+    public var description: String {
+        var parts: [String] = []
+        if accessToken != nil { parts.append("accessToken: <redacted>") }
+        if idToken != nil { parts.append("idToken: <redacted>") }
+        if refreshToken != nil { parts.append("refreshToken: <redacted>") }
+        if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
+        if !extra.values.isEmpty { parts.append("extra: <redacted>") }
+        return "Credentials(" + parts.joined(separator: ", ") + ")"
+    }
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+    /// A mirror that shows which tokens are present, never their values.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": accessToken == nil ? "nil" : "<redacted>",
+                "idToken": idToken == nil ? "nil" : "<redacted>",
+                "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
+                "expiresAt": expiresAt as Any, "scopes": scopes,
+            ], displayStyle: .struct)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Sends one HTTP request and returns the response: the only way a provider reaches the
+/// network.
+///
+/// `URLSessionTransport` (module `MultiAuthHTTP`) is the real one; `MultiAuthSandbox`
+/// provides an in-process transport that serves emulated provider backends.
+///
+/// Requirements for conformers:
+/// - Return every HTTP status (4xx, 5xx included) as an ``HTTPResponse``; throw only when no
+///   response arrived.
+/// - Throw `AuthError` `.network` (connection dropped, timeout, DNS) or `CancellationError`.
+/// - Never retry a POST on your own: a resent OTP request is a user-visible side effect.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and waits for the whole response body.
+    /// - Throws: `AuthError` `.network`, or `CancellationError`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// An HTTP request method, e.g. `GET`, `POST`.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
+    /// The method token, upper case.
+    public let rawValue: String
+    /// Creates a method from its token.
+    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    /// Creates a method from a literal.
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// `GET`
+    public static let get: HTTPMethod = "GET"
+    /// `POST`
+    public static let post: HTTPMethod = "POST"
+    /// `PUT`
+    public static let put: HTTPMethod = "PUT"
+    /// `DELETE`
+    public static let delete: HTTPMethod = "DELETE"
+}
+
+/// An HTTP request: method, absolute URL, headers and an optional body.
+///
+/// Its `description` shows the method, host and path only: query strings, header values and
+/// bodies may carry codes or tokens and are never printed.
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL, query included.
+    public var url: URL
+    /// Header fields; names are compared case-insensitively by ``header(_:)``.
+    public var headers: [String: String]
+    /// The body bytes, if any.
+    public var body: Data?
+    /// The time limit for the whole exchange; `nil` uses the transport's default.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    public init(method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Creates a request whose body is `value` encoded as JSON, with `Content-Type: application/json`.
+    /// - Throws: `AuthError` `.invalidInput` when `value` cannot be encoded.
+    public static func json<Body: Encodable>(
+        _ method: HTTPMethod, _ url: URL, body value: Body, headers: [String: String] = [:]
+    ) throws -> HTTPRequest {
+        let data: Data
+        do { data = try JSONEncoder.multiAuth.encode(value) } catch {
+            throw AuthError(.invalidInput, "request body could not be encoded as JSON")
+        }
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        headers["Accept"] = headers["Accept"] ?? "application/json"
+        return HTTPRequest(method: method, url: url, headers: headers, body: data)
+    }
+
+    /// The value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Decodes the body as JSON.
+    /// - Throws: `AuthError` `.invalidInput` when the body is missing or not `T`.
+    public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        guard let body else { throw AuthError(.invalidInput, "request has no body") }
+        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+            throw AuthError(.invalidInput, "request body is not the expected JSON")
+        }
+    }
+
+    /// `METHOD host/path`, without query, headers or body.
+    public var description: String { "\(method.rawValue) \(url.host ?? "")\(url.path)" }
+    /// Same as ``description``.
+    public var debugDescription: String { "HTTPRequest(\(description), \(body?.count ?? 0) body bytes)" }
+}
+
+/// An HTTP response: status, headers and the whole body.
+public struct HTTPResponse: Sendable, CustomStringConvertible {
+    /// The status code, e.g. `200`, `422`.
+    public var status: Int
+    /// Header fields.
+    public var headers: [String: String]
+    /// The body bytes.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Creates a JSON response with `Content-Type: application/json`.
+    /// - Throws: `AuthError` `.malformedResponse` when `value` cannot be encoded.
+    public static func json<Body: Encodable>(_ status: Int, _ value: Body, headers: [String: String] = [:]) throws -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        do { return HTTPResponse(status: status, headers: headers, body: try JSONEncoder.multiAuth.encode(value)) } catch {
+            throw AuthError(.malformedResponse, "response body could not be encoded as JSON")
+        }
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Decodes the body as JSON.
+    /// - Throws: `AuthError` `.malformedResponse` (with `provider`) when the body is not `T`.
+    public func decodeJSON<T: Decodable>(_ type: T.Type = T.self, provider: AuthProviderID? = nil) throws -> T {
+        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+            throw AuthError(.malformedResponse, "HTTP \(status) body is not the expected JSON", provider: provider)
+        }
+    }
+
+    /// The `Retry-After` header in seconds (RFC 9110 §10.2.3, delay-seconds form), if present.
+    public var retryAfter: Duration? {
+        header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { .seconds($0) }
+    }
+
+    /// `HTTP <status> (<n> bytes)`; the body is never printed.
+    public var description: String { "HTTP \(status) (\(body.count) bytes)" }
+}
+
+extension JSONEncoder {
+    /// The encoder MultiAuth uses on the wire and in stores: sorted keys, dates as ISO 8601
+    /// strings with fractional seconds (so a stored date round-trips exactly to the millisecond).
+    public static var multiAuth: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle.iso8601WithFractionalSeconds))
+        }
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// The decoder matching ``Foundation/JSONEncoder/multiAuth``: ISO 8601 dates with or
+    /// without fractional seconds.
+    public static var multiAuth: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle.iso8601WithFractionalSeconds) { return date }
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date")
+        }
+        return decoder
+    }
+}
+
+extension Date.ISO8601FormatStyle {
+    /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-29T13:43:47.123Z`.
+    static var iso8601WithFractionalSeconds: Date.ISO8601FormatStyle {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    }
+}
