@@ -1,0 +1,92 @@
+import Foundation
+import MultiAuth
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real ``MultiAuth/HTTPTransport``: sends requests with `URLSession`
+/// (FoundationNetworking on Linux).
+///
+/// - Every HTTP status is returned as a response; only a missing response throws.
+/// - Failures map to `AuthError(.network)` with the `URLError` as `underlying`; cancellation of
+///   the calling task cancels the request and throws `CancellationError`.
+/// - **No retries.** A resent POST could send a second OTP to the user; retrying is the
+///   caller's decision.
+/// - Timeouts: the request's `timeout`, else ``defaultTimeout``.
+public struct URLSessionTransport: HTTPTransport {
+    /// The session requests go through.
+    public let session: URLSession
+    /// The timeout used when a request sets none (default 30 s).
+    public let defaultTimeout: Duration
+    /// Headers added to every request unless the request sets them (e.g. `User-Agent`).
+    public let defaultHeaders: [String: String]
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - session: The `URLSession` to use; a test can pass one configured with a
+    ///     `URLProtocol` (e.g. the sandbox's) to exercise this exact code path.
+    ///   - defaultTimeout: Time limit for requests that set none.
+    ///   - defaultHeaders: Headers added to every request.
+    public init(
+        session: URLSession = .shared, defaultTimeout: Duration = .seconds(30),
+        defaultHeaders: [String: String] = ["User-Agent": "MultiAuth/1"]
+    ) {
+        self.session = session
+        self.defaultTimeout = defaultTimeout
+        self.defaultHeaders = defaultHeaders
+    }
+
+    /// Builds the `URLRequest` for `request` (method, headers, body, timeout in seconds).
+    public func urlRequest(for request: HTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = (request.timeout ?? defaultTimeout).timeInterval
+        for (name, value) in defaultHeaders where request.header(name) == nil {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+
+    /// Sends `request` once.
+    /// - Throws: `AuthError` `.network` (timeout, dropped connection, DNS, TLS), or
+    ///   `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let urlRequest = urlRequest(for: request)
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
+            throw CancellationError()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw AuthError(.network, "\(request): \(Self.describe(error))", underlying: error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw AuthError(.network, "\(request): not an HTTP response")
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? URLError else { return "request failed" }
+        switch error.code {
+        case .timedOut: return "timed out"
+        case .networkConnectionLost: return "connection lost"
+        case .notConnectedToInternet: return "not connected"
+        case .cannotFindHost, .dnsLookupFailed: return "host not found"
+        case .cannotConnectToHost: return "cannot connect"
+        case .secureConnectionFailed: return "TLS failed"
+        default: return "URLError \(error.code.rawValue)"
+        }
+    }
+}
