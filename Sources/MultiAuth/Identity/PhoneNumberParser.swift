@@ -57,8 +57,13 @@ enum PhoneNumberParser {
             return try parseInternational(afterPrefix)
         }
         guard let home else {
-            if let group = scanned.leadingParenthesisedDigits, isCallingCode(group) {
-                return try parseInternational(scanned.digits)
+            // "(44) 0161 496 0000": a parenthesised calling code without "+". When the rest is
+            // not a number of that code ("(212) 555-1234" is a US area code, not Morocco), the
+            // input is national and needs a region.
+            if let group = scanned.leadingParenthesisedDigits, isCallingCode(group),
+                let parsed = try? parseInternational(scanned.digits)
+            {
+                return parsed
             }
             throw AuthError.invalidInput(.regionRequired, "national number without a default region")
         }
@@ -212,13 +217,13 @@ enum PhoneNumberParser {
         if String(callingCode).count + number.count > maximumE164Digits {
             throw AuthError.invalidInput(.tooLong, "more than \(maximumE164Digits) digits in E.164")
         }
+        let detected = detectRegion(callingCode: callingCode, national: number)
         var check = lengthCheck(number, territory: territory)
-        if check != .possible,
-            PhoneMetadata.territories(forCallingCode: callingCode).contains(where: {
-                lengthCheck(number, territory: $0) == .possible
-            })
+        if check != .possible, let detected, detected != territory.region,
+            let other = PhoneMetadata.territory(forRegion: detected), lengthCheck(number, territory: other) == .possible
         {
-            // Another region of a shared calling code has numbers of this length (+1 310-1234 in CA).
+            // The number matches another region of a shared calling code, whose plan has numbers
+            // of this length (+1 310-1234 is a Canadian number; the US has no 7-digit numbers).
             check = .possible
         }
         switch check {
@@ -232,7 +237,7 @@ enum PhoneNumberParser {
         case .invalidLength:
             throw AuthError.invalidInput(.tooShort, "no number of +\(callingCode) has \(number.count) digits; a digit is missing")
         }
-        let region = detectRegion(callingCode: callingCode, national: number) ?? fallbackRegion
+        let region = detected ?? fallbackRegion
         return Parsed(callingCode: callingCode, nationalNumber: number, regionCode: region)
     }
 
