@@ -6,3 +6,14 @@ extension Character {
         return ascii >= 0x30 && ascii <= 0x39
     }
 }
+
+extension Character {
+    /// Whether this is an ASCII letter `A`–`Z` or `a`–`z`.
+    var isASCIILetter: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A)
+    }
+
+    /// Whether this is an ASCII letter or digit.
+    var isASCIILetterOrDigit: Bool { isASCIILetter || isASCIIDigit }
+}
