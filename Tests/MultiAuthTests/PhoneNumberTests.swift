@@ -228,6 +228,18 @@ import Testing
         }
     }
 
+    @Test func parsesConcurrently() async throws {
+        let inputs = ["+44 (0) 20 7946 0958", "+1 613 555 0123", "+7 701 123 4567", "011 15-2345-6789"]
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<200 {
+                let input = inputs[index % inputs.count]
+                group.addTask { try PhoneNumber(input, defaultRegion: "AR").e164 }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(results == ["+442079460958", "+16135550123", "+77011234567", "+5491123456789"])
+    }
+
     @Test func asciiDigitHelper() {
         #expect(Character("7").isASCIIDigit)
         #expect(!Character("٧").isASCIIDigit)

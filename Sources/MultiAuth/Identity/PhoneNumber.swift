@@ -82,7 +82,8 @@ public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible 
     /// Hashes the E.164 string.
     public func hash(into hasher: inout Hasher) { hasher.combine(e164) }
 
-    /// Decodes the E.164 string and parses it again.
+    /// Decodes the E.164 string and parses it again (so ``regionCode`` is what the E.164 form
+    /// alone determines: a region that came only from a default region is not kept).
     /// - Throws: `DecodingError.dataCorrupted` when the string is not a valid number.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
