@@ -40,7 +40,8 @@ public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible 
     ///   - input: What the user typed or pasted, e.g. `"+44 (0) 20 7946 0958"`,
     ///     `"0044 20 7946 0958"`, `"(020) 7946 0958"` (with `defaultRegion: "GB"`).
     ///   - defaultRegion: ISO 3166-1 alpha-2 region (case-insensitive) for input without a
-    ///     calling code; ignored for its calling code when the input has one.
+    ///     calling code (its trunk prefix is stripped, its exit code such as `011` recognised);
+    ///     when given it must be a known region, even for input with a calling code.
     /// - Throws: ``AuthError`` with code ``AuthError/Code/invalidInput`` and reason:
     ///   ``AuthError/Reason/invalidCharacters`` (letters or symbols other than separators, a
     ///   `+` not at the start), ``AuthError/Reason/regionRequired`` (national input without
