@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
+        .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +56,8 @@ let package = Package(
             name: "MultiAuthBench",
             dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", cryptoSystemLibrary]
         ),
+        // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
+        .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
         .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Cross-checks MultiAuth's PhoneNumber parser against libphonenumber (PyPI `phonenumbers`).
+
+For the example number of every number type of every region (and of every non-geographic
+calling code), our E.164 output must equal phonenumbers' for the number written:
+  - in international format ("+44 20 7946 0958"), without a default region;
+  - in E.164 ("+442079460958"), without a default region;
+  - in national format ("020 7946 0958"), with the region as default region.
+The B31 inputs of shared/cases/CASES.md are checked against their expected E.164 too.
+
+Our parser runs as one `multiauth-phonecheck` process (JSON lines on stdin/stdout).
+
+Usage:
+    python3 -m pip install -r Scripts/requirements-dev.txt
+    swift build --product multiauth-phonecheck
+    python3 Scripts/crosscheck_phone.py [--binary PATH] [--threshold 99.0] [--verbose]
+
+Prints `phone: N/M agree (xx.x %)` and each disagreement; exits 1 below the threshold
+(or if any B31 case fails), 2 if the checker cannot run.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import phonenumbers
+from phonenumbers import PhoneMetadata, PhoneNumberFormat, PhoneNumberType
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+NUMBER_TYPES = [
+    PhoneNumberType.FIXED_LINE, PhoneNumberType.MOBILE, PhoneNumberType.TOLL_FREE,
+    PhoneNumberType.PREMIUM_RATE, PhoneNumberType.SHARED_COST, PhoneNumberType.VOIP,
+    PhoneNumberType.PERSONAL_NUMBER, PhoneNumberType.PAGER, PhoneNumberType.UAN,
+    PhoneNumberType.VOICEMAIL,
+]
+
+# Case B31 (shared/cases/CASES.md): input -> expected E.164, no default region.
+B31 = [
+    ("+44 (0) 20 7946 0958", "+442079460958"),
+    ("+44 0161 496 0000", "+441614960000"),
+    ("(44) 0161 496 0000", "+441614960000"),
+    ("+49 (0) 30 5555 0100", "+493055550100"),
+    ("+39 06 5555 0100", "+390655550100"),
+    ("(+44) 07700 900123", "+447700900123"),
+]
+
+
+def example_numbers():
+    """Yields (label, number) for every example number in the metadata."""
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for number_type in NUMBER_TYPES:
+            number = phonenumbers.example_number_for_type(region, number_type)
+            if number is not None:
+                yield region, number_type, number
+    for code in sorted(phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS):
+        metadata = PhoneMetadata.metadata_for_nongeo_region(code)
+        for number_type in NUMBER_TYPES:
+            desc = phonenumbers.phonenumberutil._number_desc_by_type(metadata, number_type)
+            if desc is not None and desc.example_number:
+                yield "001", number_type, phonenumbers.parse("+%d%s" % (code, desc.example_number))
+
+
+def build_cases():
+    cases = []  # (label, input, default region, expected e164, expected region or "")
+    for region, number_type, number in example_numbers():
+        expected = phonenumbers.format_number(number, PhoneNumberFormat.E164)
+        expected_region = phonenumbers.region_code_for_number(number)
+        type_name = PhoneNumberType.to_string(number_type)
+        forms = [
+            ("international", phonenumbers.format_number(number, PhoneNumberFormat.INTERNATIONAL), None),
+            ("e164", expected, None),
+        ]
+        if region != "001":
+            forms.append(("national", phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL), region))
+        for form, text, default_region in forms:
+            label = f"{region} {type_name} {form}"
+            cases.append((label, text, default_region, expected, expected_region))
+    for text, expected in B31:
+        cases.append(("B31", text, None, expected, None))
+    return cases
+
+
+def run_checker(binary, cases):
+    payload = "".join(json.dumps({"input": text, "region": region}) + "\n" for _, text, region, _, _ in cases)
+    result = subprocess.run([binary], input=payload, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        print(f"phone: checker exited with {result.returncode}: {result.stderr.strip()}", file=sys.stderr)
+        sys.exit(2)
+    lines = result.stdout.splitlines()
+    if len(lines) != len(cases):
+        print(f"phone: checker answered {len(lines)} lines for {len(cases)} cases", file=sys.stderr)
+        sys.exit(2)
+    return [json.loads(line) for line in lines]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "multiauth-phonecheck"))
+    parser.add_argument("--threshold", type=float, default=99.0, help="minimum agreement in percent")
+    parser.add_argument("--verbose", action="store_true", help="also list region-detection differences")
+    args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        print(f"phone: {args.binary} not found; run `swift build --product multiauth-phonecheck`", file=sys.stderr)
+        return 2
+
+    cases = build_cases()
+    answers = run_checker(args.binary, cases)
+    agree = 0
+    region_agree = 0
+    region_total = 0
+    failures = []
+    region_differences = []
+    b31_failed = False
+    for (label, text, default_region, expected, expected_region), answer in zip(cases, answers):
+        got = answer.get("e164")
+        if got == expected:
+            agree += 1
+        else:
+            failures.append(f"  {label}: {text!r} (region {default_region}) -> "
+                            f"{got or 'error ' + str(answer.get('error'))}, expected {expected}")
+            if label == "B31":
+                b31_failed = True
+        if label != "B31" and got == expected:
+            region_total += 1
+            if answer.get("region") == (expected_region if expected_region != "001" else None):
+                region_agree += 1
+            else:
+                region_differences.append(f"  {label}: {text!r} -> region {answer.get('region')}, "
+                                          f"phonenumbers says {expected_region}")
+
+    total = len(cases)
+    percent = 100.0 * agree / total if total else 0.0
+    print(f"phonenumbers {phonenumbers.__version__}")
+    print(f"phone: {agree}/{total} agree ({percent:.1f} %)")
+    if region_total:
+        print(f"phone regions: {region_agree}/{region_total} agree ({100.0 * region_agree / region_total:.1f} %)")
+    if failures:
+        print("disagreements:")
+        print("\n".join(failures))
+    if region_differences and args.verbose:
+        print("region differences:")
+        print("\n".join(region_differences))
+    if b31_failed:
+        print("phone: a B31 case failed", file=sys.stderr)
+        return 1
+    if percent < args.threshold:
+        print(f"phone: agreement below {args.threshold} %", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

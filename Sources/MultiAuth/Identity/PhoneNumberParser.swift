@@ -1,0 +1,307 @@
+import Foundation
+
+/// The parsing algorithm behind ``PhoneNumber/init(_:defaultRegion:)``.
+///
+/// It follows the steps of libphonenumber's `parse` (international prefix, calling code,
+/// national prefix with the "still viable" rule, possible lengths), restricted to what a
+/// sign-in form needs: no extensions, no vanity letters, no RFC 3966 URIs.
+enum PhoneNumberParser {
+    /// The parse result before it becomes a ``PhoneNumber``.
+    struct Parsed: Equatable {
+        /// The country calling code.
+        var callingCode: Int
+        /// The national significant number.
+        var nationalNumber: String
+        /// The region, when determinable.
+        var regionCode: String?
+    }
+
+    /// Longest input accepted at all, in characters (anything longer is not a phone number).
+    static let maximumInputLength = 64
+    /// ITU-T E.164: at most 15 digits including the calling code.
+    static let maximumE164Digits = 15
+
+    /// What the character scan found.
+    private struct Scanned {
+        var digits = ""
+        var hasPlus = false
+        /// The digits of a parenthesised group that opens the input, e.g. `44` in `(44) 0161…`.
+        var leadingParenthesisedDigits: String?
+    }
+
+    /// Parses `input`; `defaultRegion` is used for national input.
+    /// - Throws: `AuthError.invalidInput` with reason `invalidCharacters`, `regionRequired`,
+    ///   `invalidCountryCode`, `tooShort` or `tooLong`.
+    static func parse(_ input: String, defaultRegion: String?) throws -> Parsed {
+        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= maximumInputLength else {
+            throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+        }
+        let scanned = try scan(trimmed)
+        guard !scanned.digits.isEmpty else {
+            throw AuthError.invalidInput(.tooShort, "phone number has no digits")
+        }
+
+        var home: PhoneMetadata.Territory?
+        if let defaultRegion {
+            guard let territory = PhoneMetadata.territory(forRegion: defaultRegion) else {
+                throw AuthError.invalidInput(.invalidCountryCode, "unknown default region")
+            }
+            home = territory
+        }
+
+        if scanned.hasPlus {
+            return try parseInternational(scanned.digits)
+        }
+        if let afterPrefix = stripInternationalPrefix(scanned.digits, home: home) {
+            return try parseInternational(afterPrefix)
+        }
+        guard let home else {
+            // "(44) 0161 496 0000": a parenthesised calling code without "+". When the rest is
+            // not a number of that code ("(212) 555-1234" is a US area code, not Morocco), the
+            // input is national and needs a region.
+            if let group = scanned.leadingParenthesisedDigits, isCallingCode(group),
+                let parsed = try? parseInternational(scanned.digits)
+            {
+                return parsed
+            }
+            throw AuthError.invalidInput(.regionRequired, "national number without a default region")
+        }
+        do {
+            return try parseNational(scanned.digits, home: home)
+        } catch {
+            // "(44) 0161 496 0000": a parenthesised calling code without "+", tried only when
+            // the digits are not a number of the default region.
+            if let group = scanned.leadingParenthesisedDigits, isCallingCode(group),
+                let parsed = try? parseInternational(scanned.digits)
+            {
+                return parsed
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Characters
+
+    /// Separators people type or paste between digits (ASCII and common Unicode variants).
+    private static let separators: Set<Character> = [
+        " ", "-", ".", "/", "(", ")", "[", "]", "~",
+        "\u{00A0}", "\u{2007}", "\u{2009}", "\u{202F}", "\u{3000}",  // no-break, figure, thin, narrow, ideographic spaces
+        "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2015}", "\u{2212}",  // dashes, minus
+        "\u{FF0D}", "\u{FF0E}", "\u{FF0F}", "\u{FF08}", "\u{FF09}", "\u{30FC}",  // full-width forms
+        "\u{00AD}", "\u{200B}", "\u{2060}",  // soft hyphen, zero-width space, word joiner
+        "\t",
+    ]
+
+    /// Keeps the digits (any script's decimal digits, as ASCII), notes a leading plus and a
+    /// leading parenthesised group; anything else is `invalidCharacters`.
+    private static func scan(_ text: String) throws -> Scanned {
+        var result = Scanned()
+        var inLeadingGroup = false
+        var leadingGroupDone = false
+        var groupDigits = ""
+        for character in text {
+            if let digit = asciiDigit(character) {
+                result.digits.append(digit)
+                if inLeadingGroup { groupDigits.append(digit) } else { leadingGroupDone = true }
+            } else if character == "+" || character == "\u{FF0B}" {
+                guard result.digits.isEmpty, !result.hasPlus else {
+                    throw AuthError.invalidInput(.invalidCharacters, "a '+' may only start the number")
+                }
+                result.hasPlus = true
+            } else if separators.contains(character) {
+                if character == "(" || character == "\u{FF08}" {
+                    if result.digits.isEmpty && !leadingGroupDone { inLeadingGroup = true }
+                } else if character == ")" || character == "\u{FF09}" {
+                    if inLeadingGroup {
+                        inLeadingGroup = false
+                        leadingGroupDone = true
+                        if !groupDigits.isEmpty { result.leadingParenthesisedDigits = groupDigits }
+                    }
+                }
+            } else {
+                throw AuthError.invalidInput(.invalidCharacters, "phone number contains a character that is not a digit or separator")
+            }
+        }
+        return result
+    }
+
+    /// The ASCII digit for any Unicode decimal digit (e.g. Arabic-Indic or full-width), else `nil`.
+    private static func asciiDigit(_ character: Character) -> Character? {
+        if character.isASCIIDigit { return character }
+        guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first,
+            scalar.properties.numericType == .decimal, let value = character.wholeNumberValue,
+            (0...9).contains(value)
+        else { return nil }
+        return Character(String(value))
+    }
+
+    // MARK: - Calling code
+
+    /// Whether `digits` is exactly an assigned calling code.
+    private static func isCallingCode(_ digits: String) -> Bool {
+        guard digits.count <= 3, !digits.hasPrefix("0"), let code = Int(digits) else { return false }
+        return !PhoneMetadata.territories(forCallingCode: code).isEmpty
+    }
+
+    /// Strips an international prefix (the default region's exit code, or `00`) when one is
+    /// followed by a non-zero digit; `nil` when the digits do not start with one.
+    private static func stripInternationalPrefix(_ digits: String, home: PhoneMetadata.Territory?) -> String? {
+        func after(_ length: Int) -> String? {
+            let rest = digits.dropFirst(length)
+            guard let first = rest.first, first != "0" else { return nil }
+            return String(rest)
+        }
+        if let idd = home?.internationalPrefix, let (match, _) = PhonePattern.prefixMatch(idd, digits),
+            match.range.length > 0, let rest = after(match.range.length)
+        {
+            return rest
+        }
+        if digits.hasPrefix("00") { return after(2) }
+        return nil
+    }
+
+    /// Parses digits that start with a calling code (after `+`, `00` or an exit code).
+    private static func parseInternational(_ digits: String) throws -> Parsed {
+        guard digits.count > 2 else {
+            throw AuthError.invalidInput(.tooShort, "too few digits after the international prefix")
+        }
+        guard digits.first != "0" else {
+            throw AuthError.invalidInput(.invalidCountryCode, "calling codes do not start with 0")
+        }
+        for length in 1...3 {
+            guard let code = Int(digits.prefix(length)) else { break }
+            let territories = PhoneMetadata.territories(forCallingCode: code)
+            guard let main = territories.first else { continue }
+            // Like libphonenumber, the main region's plan strips the trunk prefix and checks lengths.
+            let national = String(digits.dropFirst(length))
+            return try finish(callingCode: code, national: national, territory: main, fallbackRegion: nil)
+        }
+        throw AuthError.invalidInput(.invalidCountryCode, "unknown country calling code")
+    }
+
+    /// Parses digits without an international prefix, in the default region.
+    private static func parseNational(_ digits: String, home: PhoneMetadata.Territory) throws -> Parsed {
+        var national = digits
+        // The default region's calling code typed without "+" ("44 20 7946 0958" in GB): taken
+        // as the calling code when the rest is a better fit than the whole (libphonenumber's rule).
+        let code = String(home.callingCode)
+        if digits.hasPrefix(code) {
+            let potential = stripNationalPrefix(String(digits.dropFirst(code.count)), territory: home)
+            if (!PhonePattern.fullMatch(home.generalPattern, digits)
+                && PhonePattern.fullMatch(home.generalPattern, potential))
+                || lengthCheck(digits, territory: home) == .tooLong
+            {
+                national = potential
+            }
+        }
+        let fallback = home.isNonGeographic ? nil : home.region
+        return try finish(callingCode: home.callingCode, national: national, territory: home, fallbackRegion: fallback)
+    }
+
+    // MARK: - National number
+
+    /// Strips the trunk prefix, checks lengths and determines the region.
+    private static func finish(
+        callingCode: Int, national: String, territory: PhoneMetadata.Territory, fallbackRegion: String?
+    ) throws -> Parsed {
+        guard national.count >= 2 else {
+            throw AuthError.invalidInput(.tooShort, "national number has fewer than 2 digits")
+        }
+        var number = national
+        let stripped = stripNationalPrefix(national, territory: territory)
+        switch lengthCheck(stripped, territory: territory) {
+        case .tooShort, .localOnly, .invalidLength: break
+        case .possible, .tooLong: number = stripped
+        }
+        if String(callingCode).count + number.count > maximumE164Digits {
+            throw AuthError.invalidInput(.tooLong, "more than \(maximumE164Digits) digits in E.164")
+        }
+        let detected = detectRegion(callingCode: callingCode, national: number)
+        var check = lengthCheck(number, territory: territory)
+        if check != .possible, let detected, detected != territory.region,
+            let other = PhoneMetadata.territory(forRegion: detected), lengthCheck(number, territory: other) == .possible
+        {
+            // The number matches another region of a shared calling code, whose plan has numbers
+            // of this length (+1 310-1234 is a Canadian number; the US has no 7-digit numbers).
+            check = .possible
+        }
+        switch check {
+        case .possible: break
+        case .tooLong:
+            throw AuthError.invalidInput(.tooLong, "\(number.count) digits is longer than any number of +\(callingCode)")
+        case .tooShort:
+            throw AuthError.invalidInput(.tooShort, "\(number.count) digits is shorter than any number of +\(callingCode)")
+        case .localOnly:
+            throw AuthError.invalidInput(.tooShort, "\(number.count) digits is a local number; the area code is missing")
+        case .invalidLength:
+            throw AuthError.invalidInput(.tooShort, "no number of +\(callingCode) has \(number.count) digits; a digit is missing")
+        }
+        let region = detected ?? fallbackRegion
+        return Parsed(callingCode: callingCode, nationalNumber: number, regionCode: region)
+    }
+
+    /// The outcome of comparing a national number's length with the possible lengths.
+    enum LengthCheck: Equatable {
+        case possible, tooShort, tooLong, localOnly, invalidLength
+    }
+
+    /// Compares the length of `national` with the territory's possible lengths.
+    static func lengthCheck(_ national: String, territory: PhoneMetadata.Territory) -> LengthCheck {
+        let count = national.count
+        if territory.localOnlyLengths.contains(count) { return .localOnly }
+        guard let shortest = territory.possibleLengths.first, let longest = territory.possibleLengths.last else {
+            return .invalidLength
+        }
+        if count < shortest { return .tooShort }
+        if count > longest { return .tooLong }
+        return territory.possibleLengths.contains(count) ? .possible : .invalidLength
+    }
+
+    /// Removes the national (trunk) prefix and carrier code when the rest is still a viable
+    /// number (or the original was not); applies the region's transform rule when it has one.
+    /// Italy has no national prefix, so its leading `0` always stays.
+    static func stripNationalPrefix(_ number: String, territory: PhoneMetadata.Territory) -> String {
+        guard !number.isEmpty, let pattern = territory.nationalPrefixForParsing,
+            let (match, expression) = PhonePattern.prefixMatch(pattern, number)
+        else { return number }
+        let general = territory.generalPattern
+        let originalViable = PhonePattern.fullMatch(general, number)
+        let utf16 = Array(number.utf16)
+        let end = match.range.location + match.range.length
+        let rest = String(decoding: utf16[end...], as: UTF16.self)
+        let groups = expression.numberOfCaptureGroups
+        let candidate: String
+        if let rule = territory.nationalPrefixTransformRule, groups > 0,
+            match.range(at: groups).location != NSNotFound
+        {
+            candidate = expression.replacementString(for: match, in: number, offset: 0, template: rule) + rest
+        } else {
+            candidate = rest
+        }
+        if originalViable && !PhonePattern.fullMatch(general, candidate) { return number }
+        return candidate
+    }
+
+    // MARK: - Region
+
+    /// The region of a number whose calling code several regions share: the first (main
+    /// region first) whose leading digits match, or, without leading digits, whose number-type
+    /// patterns match. The single region otherwise; `nil` for non-geographic codes.
+    static func detectRegion(callingCode: Int, national: String) -> String? {
+        let territories = PhoneMetadata.territories(forCallingCode: callingCode)
+        if territories.count == 1 {
+            return territories[0].isNonGeographic ? nil : territories[0].region
+        }
+        for territory in territories {
+            if let leading = territory.leadingDigits {
+                if PhonePattern.prefixMatch(leading, national) != nil { return territory.region }
+            } else if PhonePattern.fullMatch(territory.generalPattern, national),
+                let types = territory.typesPattern, PhonePattern.fullMatch(types, national)
+            {
+                return territory.region
+            }
+        }
+        return nil
+    }
+}
