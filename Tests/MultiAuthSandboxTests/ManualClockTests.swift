@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import MultiAuthSandbox
+
+@Suite(.timeLimit(.minutes(1)))
+struct ManualClockTests {
+    @Test func advanceWakesDueSleepersAndMovesWallClock() async throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        try await sleeper.value
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.wallNow == Date(timeIntervalSince1970: 1_700_000_005))
+        #expect(clock.timeSource.now == clock.wallNow)
+    }
+
+    @Test func cancellingASleeperRemovesIt() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers(count: 1)
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+}
