@@ -339,7 +339,7 @@ public actor AuthClient {
         finishedSessions[flowID] = session
         trimFinishedSessions()
         if pending[session.provider]?.flowID == flowID { pending[session.provider] = nil }
-        gate.publish(.signedIn(session), provider: session.provider, flowID: flowID)
+        gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
         return .signedIn(session)
     }
 
@@ -422,8 +422,13 @@ public actor AuthClient {
             do {
                 refreshed = try await provider.refresh(session, context: context)
             } catch let error as AuthError where error.code == .unauthorized {
-                try? await store.remove(for: providerID)
-                gate.publish(.signedOut, provider: providerID, flowID: nil)
+                do {
+                    try await store.remove(for: providerID)
+                    gate.publishState(.signedOut, provider: providerID, flowID: nil, session: nil)
+                } catch {
+                    let failure = AuthError(.storageFailure, "the rejected session could not be removed", provider: providerID, underlying: error)
+                    gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+                }
                 throw error
             }
             do { try await store.save(refreshed) } catch {
@@ -431,7 +436,7 @@ public actor AuthClient {
                 gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
                 throw failure
             }
-            gate.publish(.sessionRefreshed(refreshed), provider: providerID, flowID: nil)
+            gate.publishState(.sessionRefreshed(refreshed), provider: providerID, flowID: nil, session: refreshed)
             return refreshed
         }
         refreshes[key] = task
@@ -476,7 +481,7 @@ public actor AuthClient {
         }
         try await store.remove(for: provider)
         finishedSessions = finishedSessions.filter { $0.value.provider != provider }
-        gate.publish(.signedOut, provider: provider, flowID: nil)
+        gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
         return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
     }
 
@@ -499,27 +504,32 @@ public actor AuthClient {
         return state
     }
 
-    /// Loads every stored session and publishes `sessionRestored` for each (call once at
-    /// launch).
+    /// Loads every stored session, keeps the state in memory for ``authStates(bufferCapacity:)``
+    /// and publishes `sessionRestored` for each session (call once at launch).
     /// - Returns: The state that was restored.
     @discardableResult
     public func restoreSessions() async -> AuthState {
         let state = await currentState()
+        gate.setLoadedState(state)
         for id in providerIDs {
             if let entry = state.sessions[id] { gate.publish(.sessionRestored(entry.session), provider: id, flowID: nil) }
         }
         return state
     }
 
-    /// A stream whose first element is `initialState` (the current state, taken when the
-    /// consumer first iterates), followed by every live event published after this call.
+    /// A stream whose first element is `initialState` (the current state), followed by every
+    /// live event published after this call.
     ///
     /// The subscriber is registered before this returns, so nothing published afterwards is
-    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once.
+    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once, and
+    /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
+    /// atomically with the registration (expired flags as of this call); before it, the state
+    /// is read from the store when the consumer first iterates.
     /// - Parameter bufferCapacity: The subscriber's buffer size; see ``AuthEventBus``.
     public nonisolated func authStates(bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) -> AuthEventStream {
-        events.subscribe(bufferCapacity: bufferCapacity) { [self] in
-            (nil, .initialState(await self.currentState()))
+        let time = self.time
+        return gate.subscribeWithState(bufferCapacity: bufferCapacity, now: { time.now }) { [self] in
+            await self.currentState()
         }
     }
 }

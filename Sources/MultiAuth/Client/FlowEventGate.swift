@@ -1,13 +1,19 @@
 import Foundation
 
-/// Publishes flow events on a bus, and drops every event of a flow once `flowCancelled` was
-/// published for it (invariant 6: nothing after `flowCancelled`).
+/// Publishes a client's events on its bus, with two guarantees the bus alone cannot give:
 ///
-/// A lock makes "is the flow cancelled?" and "publish" one step, so a provider event racing a
-/// cancellation is either published before `flowCancelled` or not at all.
+/// - Every event of a flow is dropped once `flowCancelled` was published for it (invariant 6).
+///   A lock makes "is the flow cancelled?" and "publish" one step, so a provider event racing a
+///   cancellation is either published before `flowCancelled` or not at all.
+/// - The client's session-state cache changes in the same locked step as the state event that
+///   announces it, so `authStates()` can snapshot the state and register a subscriber
+///   atomically: every later change reaches that subscriber as an event (case B21).
 final class FlowEventGate: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled: Set<FlowID> = []
+    private var sessions: [AuthProviderID: AuthSession] = [:]
+    private var unavailable: [AuthProviderID: AuthError] = [:]
+    private var stateLoaded = false
     let bus: AuthEventBus
 
     init(bus: AuthEventBus) { self.bus = bus }
@@ -20,6 +26,42 @@ final class FlowEventGate: @unchecked Sendable {
         if let flowID, cancelled.contains(flowID) { return false }
         bus.publish(kind, provider: provider, flowID: flowID)
         return true
+    }
+
+    /// Records a session change (`nil` = removed) and publishes its event in one step.
+    func publishState(_ kind: AuthEvent.Kind, provider: AuthProviderID, flowID: FlowID?, session: AuthSession?) {
+        lock.lock()
+        defer { lock.unlock() }
+        sessions[provider] = session
+        unavailable[provider] = nil
+        if let flowID, cancelled.contains(flowID) { return }
+        bus.publish(kind, provider: provider, flowID: flowID)
+    }
+
+    /// Replaces the cached state with what was loaded from the store and marks it loaded.
+    func setLoadedState(_ state: AuthState) {
+        lock.lock()
+        sessions = state.sessions.mapValues(\.session)
+        unavailable = state.unavailable
+        stateLoaded = true
+        lock.unlock()
+    }
+
+    /// Registers a subscriber whose first event is the state: a snapshot taken atomically with
+    /// the registration when the state is loaded, else `load()` run at first iteration.
+    func subscribeWithState(
+        bufferCapacity: Int, now: @escaping @Sendable () -> Date, load: @escaping @Sendable () async -> AuthState
+    ) -> AuthEventStream {
+        lock.lock()
+        defer { lock.unlock() }
+        guard stateLoaded else {
+            return bus.subscribe(bufferCapacity: bufferCapacity) { (nil, .initialState(await load())) }
+        }
+        let taken = now()
+        let snapshot = AuthState(
+            sessions: sessions.mapValues { AuthState.Entry(session: $0, isExpired: $0.isExpired(at: taken)) },
+            unavailable: unavailable)
+        return bus.subscribe(bufferCapacity: bufferCapacity) { (nil, .initialState(snapshot)) }
     }
 
     /// Publishes `flowCancelled` once for `flowID`; returns whether this call did it.
