@@ -44,6 +44,8 @@ public actor AuthClient {
     private var completedRedirectOrder: [String] = []
     private var finishedSessions: [FlowID: AuthSession] = [:]
     private var refreshes: [RefreshKey: Task<AuthSession, any Error>] = [:]
+    /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
+    private(set) var refreshCallersInFlight = 0
 
     private struct RefreshKey: Hashable {
         let provider: AuthProviderID
@@ -408,6 +410,8 @@ public actor AuthClient {
             throw AuthError(.unsupported, "this provider cannot refresh sessions", provider: providerID)
         }
         let key = RefreshKey(provider: providerID, credential: session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id)
+        refreshCallersInFlight += 1
+        defer { refreshCallersInFlight -= 1 }
         if let running = refreshes[key] {
             return try await running.value
         }

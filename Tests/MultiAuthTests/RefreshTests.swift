@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import MultiAuth
+import MultiAuthSandbox
+
+/// Case B17: concurrent callers share one refresh of a rotating refresh token.
+@Suite(.timeLimit(.minutes(1)))
+struct RefreshTests {
+    func expiredFixture() -> Fixture {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let expired = FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start.addingTimeInterval(-7200))
+        return Fixture(sessions: [expired])
+    }
+
+    @Test func fiveConcurrentCallersShareOneRefresh() async throws {
+        let fixture = expiredFixture()
+        await fixture.server.setRefreshDelay(.milliseconds(200))
+        let client = fixture.client
+        let results = Task {
+            try await withThrowingTaskGroup(of: AuthSession?.self) { group in
+                for _ in 0..<5 { group.addTask { try await client.validSession(for: "fake") } }
+                var sessions: [AuthSession?] = []
+                for try await session in group { sessions.append(session) }
+                return sessions
+            }
+        }
+        // Callers that join while the refresh sleeps share it; callers that arrive after it
+        // find the refreshed session in the store. Either way there is exactly one request.
+        await fixture.clock.waitForSleepers(count: 1)
+        fixture.clock.advance(by: .milliseconds(200))
+        let sessions = try await results.value
+        #expect(sessions.count == 5)
+        #expect(sessions.allSatisfy { $0?.credentials.accessToken == "A2" })
+        #expect(await fixture.server.refreshRequests == ["R1"])
+        #expect(try await fixture.store.load(for: "fake")?.credentials.refreshToken == "R2")
+    }
+
+    @Test func concurrentRefreshesOfOneSessionMakeOneRequest() async throws {
+        let fixture = expiredFixture()
+        await fixture.server.setRefreshDelay(.milliseconds(200))
+        let stored = try #require(try await fixture.store.load(for: "fake"))
+        let client = fixture.client
+        let callers = (0..<5).map { _ in Task { try await client.refresh(stored) } }
+        await fixture.clock.waitForSleepers(count: 1)
+        while await client.refreshCallersInFlight < 5 { await Task.yield() }
+        fixture.clock.advance(by: .milliseconds(200))
+        for caller in callers { #expect(try await caller.value.credentials.accessToken == "A2") }
+        #expect(await fixture.server.refreshRequests == ["R1"])
+        #expect(await client.refreshCallersInFlight == 0)
+    }
+
+    @Test func aFailedRefreshIsNotCached() async throws {
+        let fixture = expiredFixture()
+        await fixture.server.failNextRefresh()
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.validSession(for: "fake") }
+        #expect(error?.code == .network)
+        #expect(try await fixture.store.load(for: "fake")?.credentials.refreshToken == "R1")
+        let session = try await fixture.client.validSession(for: "fake")
+        #expect(session?.credentials.accessToken == "A2")
+        #expect(await fixture.server.refreshRequests == ["R1", "R1"])
+    }
+
+    @Test func aDifferentRefreshTokenIsNotAnsweredWithAnotherResult() async throws {
+        let fixture = expiredFixture()
+        await fixture.server.addRefreshToken("R9")
+        await fixture.server.setRefreshDelay(.milliseconds(200))
+        let stored = try #require(try await fixture.store.load(for: "fake"))
+        var other = stored
+        other.credentials.refreshToken = "R9"
+        let client = fixture.client
+        let first = Task { try await client.refresh(stored) }
+        let second = Task { try await client.refresh(other) }
+        await fixture.clock.waitForSleepers(count: 2)
+        fixture.clock.advance(by: .milliseconds(200))
+        let a = try await first.value
+        let b = try await second.value
+        #expect(a.credentials.refreshToken != b.credentials.refreshToken)
+        #expect(Set(await fixture.server.refreshRequests) == ["R1", "R9"])
+    }
+
+    @Test func aRejectedRefreshTokenSignsOut() async throws {
+        let fixture = expiredFixture()
+        let stored = try #require(try await fixture.store.load(for: "fake"))
+        _ = try await fixture.client.refresh(stored)
+        // R1 was rotated to R2; reusing R1 is rejected by the server → signed out.
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.refresh(stored) }
+        #expect(error?.code == .unauthorized)
+        #expect(try await fixture.store.load(for: "fake") == nil)
+    }
+
+    @Test func storageUnavailableIsNotASignOut() async throws {
+        let fixture = expiredFixture()
+        await fixture.store.setUnavailable(true)
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.validSession(for: "fake") }
+        #expect(error?.code == .storageUnavailable)
+        #expect(await fixture.server.refreshRequests.isEmpty)
+        await fixture.store.setUnavailable(false)
+        #expect(try await fixture.store.load(for: "fake")?.credentials.refreshToken == "R1")
+    }
+}
