@@ -147,38 +147,30 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 }
 
 extension JSONEncoder {
-    /// The encoder MultiAuth uses on the wire and in stores: sorted keys, dates as ISO 8601
-    /// strings with fractional seconds (so a stored date round-trips exactly to the millisecond).
+    /// The encoder MultiAuth uses for request bodies and stores: sorted keys, unescaped slashes,
+    /// dates as Unix time in fractional seconds (a JSON number that round-trips a `Date`
+    /// exactly).
     public static var multiAuth: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle.iso8601WithFractionalSeconds))
-        }
+        encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
     }
 }
 
 extension JSONDecoder {
-    /// The decoder matching ``Foundation/JSONEncoder/multiAuth``: ISO 8601 dates with or
-    /// without fractional seconds.
+    /// The decoder matching ``Foundation/JSONEncoder/multiAuth``: dates as Unix time in
+    /// seconds, or as ISO 8601 strings (with or without fractional seconds).
     public static var multiAuth: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
             let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle.iso8601WithFractionalSeconds) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
             if let date = try? Date(text, strategy: .iso8601) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a Unix time or ISO 8601 date")
         }
         return decoder
-    }
-}
-
-extension Date.ISO8601FormatStyle {
-    /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-29T13:43:47.123Z`.
-    static var iso8601WithFractionalSeconds: Date.ISO8601FormatStyle {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     }
 }
