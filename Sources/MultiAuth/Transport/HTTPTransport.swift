@@ -39,7 +39,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 ///
 /// Its `description` shows the method, host and path only: query strings, header values and
 /// bodies may carry codes or tokens and are never printed.
-public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The method.
     public var method: HTTPMethod
     /// The absolute URL, query included.
@@ -91,8 +91,18 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// `METHOD host/path`, without query, headers or body.
     public var description: String { "\(method.rawValue) \(url.host ?? "")\(url.path)" }
-    /// Same as ``description``.
+    /// Same as ``description``, plus the body size.
     public var debugDescription: String { "HTTPRequest(\(description), \(body?.count ?? 0) body bytes)" }
+    /// A mirror with method, host, path, header names and body size: no query, header value
+    /// or body.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method.rawValue, "host": url.host ?? "", "path": url.path, "headerNames": headers.keys.sorted(),
+                "bodyBytes": body?.count ?? 0,
+            ], displayStyle: .struct)
+    }
 }
 
 /// An HTTP response: status, headers and the whole body.

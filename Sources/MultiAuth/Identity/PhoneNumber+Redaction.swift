@@ -1,0 +1,10 @@
+extension PhoneNumber: CustomReflectable {
+    /// A mirror showing only the masked form: phone numbers are personal data and stay out
+    /// of dumps and logs.
+    public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
+}
+
+extension EmailAddress: CustomReflectable {
+    /// A mirror showing only the masked form.
+    public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
+}

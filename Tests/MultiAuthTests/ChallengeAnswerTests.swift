@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import MultiAuth
+
+/// Case B34 and the name rules of Truecaller-style flows.
+@Suite struct ChallengeAnswerTests {
+    @Test(arguments: [" 123456", "123456\n", "123 456", "\t12 34 56\r\n", "123\u{00A0}456"])
+    func whitespaceIsRemoved(_ input: String) throws {
+        #expect(try ChallengeAnswer(code: input).normalizedCode(length: 6) == "123456")
+    }
+
+    @Test(arguments: ["12345", "12345a", "1234567", "", "12-3456", "١٢٣٤٥٦", "+12345"])
+    func malformedCodesAreInvalidCodeFormat(_ input: String) {
+        let error = #expect(throws: AuthError.self) { try ChallengeAnswer(code: input).normalizedCode(length: 6) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.reason == .invalidCodeFormat)
+        #expect(error?.message.contains(input.isEmpty ? "\u{0}" : input) == false)
+    }
+
+    @Test func leadingZerosStayAString() throws {
+        #expect(try ChallengeAnswer(code: "005924").normalizedCode(length: 6) == "005924")
+        #expect(try ChallengeAnswer(code: "0059").normalizedCode(length: nil) == "0059")
+        #expect(throws: AuthError.self) { try ChallengeAnswer(code: "123").normalizedCode(length: nil) }
+    }
+
+    @Test func namesFollowTheRules() throws {
+        let name = try PersonName(firstName: "  Ana ", lastName: "")
+        #expect(name.firstName == "Ana" && name.lastName == "")
+        #expect(try PersonName(firstName: "José", lastName: "O'Brien-Núñez").fullName == "José O'Brien-Núñez")
+        #expect(try PersonName(firstName: "李", lastName: "小龙").fullName == "李 小龙")
+        for (first, last) in [("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"), (String(repeating: "a", count: 128), "")] {
+            let error = #expect(throws: AuthError.self) { try PersonName(firstName: first, lastName: last) }
+            #expect(error?.reason == .invalidName)
+        }
+        #expect(try PersonName(firstName: String(repeating: "a", count: 127)).firstName.count == 127)
+    }
+}
