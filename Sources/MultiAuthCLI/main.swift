@@ -1,2 +1,5 @@
 // The `multiauth` command-line tool. See `multiauth --help`.
-print("multiauth: the demo is not built yet")
+import Foundation
+
+let status = await CLI.main(Array(CommandLine.arguments.dropFirst()))
+exit(status)

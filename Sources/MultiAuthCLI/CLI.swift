@@ -1,0 +1,51 @@
+import Foundation
+
+/// The `multiauth` entry point: dispatches to subcommands, prints help and maps errors to exit
+/// codes.
+enum CLI {
+    static let commands: [any Command] = [DemoCommand(), PhoneCommand()]
+
+    static var help: String {
+        let rows = commands.map { ["  \($0.name)", $0.summary] }
+        return """
+            multiauth — one sign-in API over several identity providers, from the command line.
+
+            Usage: multiauth COMMAND [ARGUMENTS] [--help]
+
+            Commands:
+            \(Terminal.table(rows))
+
+            Run 'multiauth COMMAND --help' for a command's options and examples.
+
+            \(ExitCode.helpText)
+            """
+    }
+
+    static func main(_ argv: [String]) async -> Int32 {
+        var argv = argv
+        guard let first = argv.first, !["--help", "-h", "help"].contains(first) else {
+            Terminal.out(help)
+            return argv.isEmpty ? ExitCode.usage : ExitCode.ok
+        }
+        argv.removeFirst()
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Terminal.err("multiauth: unknown command '\(first)'. Commands: \(commands.map(\.name).joined(separator: ", ")). See 'multiauth --help'.")
+            return ExitCode.usage
+        }
+        do {
+            let arguments = try Arguments(argv, valueOptions: command.valueOptions, flags: command.flags)
+            if arguments.flags.contains("help") {
+                Terminal.out(command.help)
+                return ExitCode.ok
+            }
+            return try await command.run(arguments)
+        } catch let error as Arguments.UsageError {
+            Terminal.err("multiauth \(command.name): \(error.description)")
+            Terminal.err("see 'multiauth \(command.name) --help'")
+            return ExitCode.usage
+        } catch {
+            Terminal.err("multiauth \(command.name): \(error)")
+            return ExitCode.verificationFailed
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// One `multiauth` subcommand.
+protocol Command: Sendable {
+    /// The subcommand name, e.g. `"phone"`.
+    var name: String { get }
+    /// A one-line summary for the top-level help.
+    var summary: String { get }
+    /// The full help text: usage, options, examples, exit codes.
+    var help: String { get }
+    /// Option names that take a value.
+    var valueOptions: Set<String> { get }
+    /// Boolean flags.
+    var flags: Set<String> { get }
+    /// Runs the command and returns its exit code.
+    func run(_ arguments: Arguments) async throws -> Int32
+}
+
+/// Exit codes shared by every command.
+enum ExitCode {
+    /// Success.
+    static let ok: Int32 = 0
+    /// A verification failed (wrong code, invalid signature, failed check).
+    static let verificationFailed: Int32 = 1
+    /// Bad usage or input: the message says what to fix.
+    static let usage: Int32 = 2
+
+    /// The `--help` paragraph describing the exit codes.
+    static let helpText = """
+        Exit codes:
+          0  success
+          1  verification failed (wrong code, bad signature, failed check)
+          2  usage or input error (the message says what to fix)
+        """
+}
