@@ -54,6 +54,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case keyNotFound
     /// The signature did not verify.
     case signatureInvalid
+    /// A JWKS document is not JSON of the form `{"keys": [...]}` (RFC 7517 §5).
+    case malformedKeySet
     /// libcrypto (or the platform crypto library) failed; the value names the operation.
     case libraryFailure(String)
 
@@ -94,6 +96,7 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .invalidKey: "invalid key"
         case .keyNotFound: "no matching key in the key set"
         case .signatureInvalid: "signature does not verify"
+        case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
         case .malformedToken: "malformed JWT: expected three base64url JSON segments"
         case .invalidClaim(let name): "invalid claim '\(name)'"

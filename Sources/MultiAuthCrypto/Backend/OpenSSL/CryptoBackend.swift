@@ -13,15 +13,6 @@ enum CryptoBackend {
         }
     }
 
-    /// The OpenSSL name of `algorithm`, for `OSSL_PARAM` digest parameters.
-    static func digestName(_ algorithm: DigestAlgorithm) -> String {
-        switch algorithm {
-        case .sha1: "SHA1"
-        case .sha256: "SHA256"
-        case .sha512: "SHA512"
-        }
-    }
-
     static func digest(_ data: [UInt8], _ algorithm: DigestAlgorithm) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: algorithm.byteCount)
         var length: UInt32 = 0

@@ -25,14 +25,15 @@ final class MACContext: @unchecked Sendable {
             CryptoBackend.clearErrors()
             throw CryptoError.libraryFailure("EVP_MAC_CTX_new")
         }
-        let ok = CryptoBackend.digestName(algorithm).withCString { name in
-            var params = [
-                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
-                OSSL_PARAM_construct_end(),
-            ]
-            return key.withUnsafeBufferPointer { keyBuffer in
-                EVP_MAC_init(context, keyBuffer.baseAddress, keyBuffer.count, &params)
-            }
+        let digestName = switch algorithm {
+        case .sha1: CName.sha1
+        case .sha256: CName.sha256
+        case .sha512: CName.sha512
+        }
+        // OSSL_PARAM holds the name pointers until EVP_MAC_init reads them: static strings.
+        var params = [OSSL_PARAM_construct_utf8_string(CName.digest, digestName, 0), OSSL_PARAM_construct_end()]
+        let ok = key.withUnsafeBufferPointer { keyBuffer in
+            EVP_MAC_init(context, keyBuffer.baseAddress, keyBuffer.count, &params)
         }
         guard ok == 1 else {
             EVP_MAC_CTX_free(context)
