@@ -13,4 +13,7 @@
 #include <openssl/x509.h>
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
+
+/// `EVP_PKEY_PUBLIC_KEY` is a composite macro that Swift does not import.
+static inline int cmultiauth_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 #endif

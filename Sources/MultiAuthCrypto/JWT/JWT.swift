@@ -1,0 +1,109 @@
+import Foundation
+
+/// A JSON Web Token in JWS compact serialization (RFC 7519, RFC 7515 §7.1):
+/// `base64url(header).base64url(claims).base64url(signature)`.
+///
+/// ``init(parsing:)`` decodes without verifying, which is what a client does with a token it
+/// only reads. A server verifies with ``verifySignature(with:algorithms:)``,
+/// ``JWKSet/verifySignature(of:algorithms:)`` or ``JWKSCache``, then checks
+/// ``JWTClaims`` `validate(at:leeway:issuer:audience:)`.
+///
+/// Only RS256, RS512 and ES256 verify; `alg: none`, every `HS*` and any `alg` that does not fit
+/// the key's type are rejected, so an RSA public key is never used as an HMAC secret.
+/// Neither the raw token nor the signature is ever printed.
+public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The JOSE header members (RFC 7515 §4).
+    public let header: [String: JSONValue]
+    /// The claims set.
+    public let claims: JWTClaims
+    /// The ASCII bytes of `header.payload`, the JWS signing input (RFC 7515 §5.1).
+    let signingInput: [UInt8]
+    /// The decoded signature bytes.
+    let signature: [UInt8]
+
+    /// The header's `alg`, e.g. `RS256`.
+    public var algorithm: String? { header["alg"]?.stringValue }
+    /// The header's `kid`, if any.
+    public var keyID: String? { header["kid"]?.stringValue }
+    /// The header's `typ`, if any.
+    public var type: String? { header["typ"]?.stringValue }
+
+    /// Decodes a compact JWT without verifying it.
+    ///
+    /// - Parameter token: the token, exactly three base64url segments separated by `.`.
+    /// - Throws: ``CryptoError/malformedToken`` for a token without exactly three segments,
+    ///   or whose header or claims are not JSON objects, or whose `alg` is missing;
+    ///   ``CryptoError/invalidBase64`` for a segment that is not unpadded base64url;
+    ///   ``CryptoError/invalidClaim(_:)`` for a registered claim of the wrong JSON type.
+    public init(parsing token: String) throws {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw CryptoError.malformedToken }
+        header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true))
+        guard header["alg"]?.stringValue != nil else { throw CryptoError.malformedToken }
+        claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true)))
+        signature = try Base64.decode(parts[2], urlSafe: true)
+        signingInput = Array(token.utf8[parts[0].startIndex..<parts[1].endIndex])
+    }
+
+    /// The header's `alg` as an allowed signature algorithm.
+    ///
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` for `none`, `HS*`, anything unknown or
+    ///   outside `allowed`, and for a `crit` header (no extensions are understood,
+    ///   RFC 7515 §4.1.11).
+    public func signatureAlgorithm(allowed: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws -> SignatureAlgorithm {
+        guard header["crit"] == nil, let name = algorithm, let algorithm = SignatureAlgorithm(rawValue: name),
+              allowed.contains(algorithm) else {
+            throw CryptoError.unsupportedAlgorithm
+        }
+        return algorithm
+    }
+
+    /// Verifies the signature with one known key (RFC 7515 §5.2).
+    ///
+    /// - Parameters:
+    ///   - key: the issuer's public key.
+    ///   - algorithms: the `alg` values accepted; all of RS256, RS512, ES256 by default.
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `alg` is not allowed or does not
+    ///   fit the key type; ``CryptoError/signatureInvalid``.
+    public func verifySignature(with key: PublicKey,
+                                algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws {
+        let algorithm = try signatureAlgorithm(allowed: algorithms)
+        try key.verify(signature, for: signingInput, algorithm: algorithm)
+    }
+
+    /// Signs `claims` into a compact JWT, as the sandbox's emulated issuers do.
+    ///
+    /// - Parameters:
+    ///   - claims: the claims set; NumericDates as numbers of seconds.
+    ///   - key: the private key; RSA for RS256/RS512, P-256 for ES256.
+    ///   - algorithm: the JWS `alg`.
+    ///   - keyID: the `kid` header, or `nil`.
+    ///   - type: the `typ` header; `JWT` by default, `nil` to omit.
+    /// - Returns: the token `header.claims.signature`, each segment unpadded base64url.
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit the key;
+    ///   ``CryptoError/libraryFailure(_:)``.
+    public static func sign(claims: [String: JSONValue], with key: PrivateKey, algorithm: SignatureAlgorithm,
+                            keyID: String? = nil, type: String? = "JWT") throws -> String {
+        var header: [String: JSONValue] = ["alg": .string(algorithm.rawValue)]
+        if let keyID { header["kid"] = .string(keyID) }
+        if let type { header["typ"] = .string(type) }
+        let input = Base64URL.encode(try JSONValue.object(header).jsonData()) + "."
+            + Base64URL.encode(try JSONValue.object(claims).jsonData())
+        let signature = try key.signature(for: Array(input.utf8), algorithm: algorithm)
+        return input + "." + Base64URL.encode(signature)
+    }
+
+    /// Header `alg`, `kid`, `typ` and the claim names; never the token or its signature.
+    public var description: String {
+        "JWT(alg: \(algorithm ?? "none"), kid: \(keyID ?? "none"), \(claims))"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without the signature or signing input.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["alg": algorithm as Any, "kid": keyID as Any, "claims": claims.description],
+               displayStyle: .struct)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The claims set of a JWT (RFC 7519 §4) with typed registered claims and access to any
+/// other claim by name.
+///
+/// Creating a `JWTClaims` checks the registered claims' JSON types: `exp`, `nbf`, `iat` must
+/// be numbers (NumericDate, fractions allowed; a string such as `"1700000000"` is rejected),
+/// `iss`, `sub`, `jti` strings, and `aud` a string or an array of strings.
+public struct JWTClaims: Sendable, Hashable, CustomStringConvertible {
+    /// Every claim, registered or not, as decoded.
+    public let members: [String: JSONValue]
+
+    /// `iss` (RFC 7519 §4.1.1).
+    public let issuer: String?
+    /// `sub` (RFC 7519 §4.1.2).
+    public let subject: String?
+    /// `aud` (RFC 7519 §4.1.3), a single string given as a one-element array; empty if absent.
+    public let audience: [String]
+    /// `exp` (RFC 7519 §4.1.4).
+    public let expiresAt: NumericDate?
+    /// `nbf` (RFC 7519 §4.1.5).
+    public let notBefore: NumericDate?
+    /// `iat` (RFC 7519 §4.1.6).
+    public let issuedAt: NumericDate?
+    /// `jti` (RFC 7519 §4.1.7).
+    public let jwtID: String?
+
+    /// Wraps `members`, checking the registered claims' types.
+    ///
+    /// - Throws: ``CryptoError/invalidClaim(_:)`` naming the first claim of the wrong type.
+    public init(_ members: [String: JSONValue]) throws {
+        func string(_ name: String) throws -> String? {
+            guard let value = members[name] else { return nil }
+            guard let string = value.stringValue else { throw CryptoError.invalidClaim(name) }
+            return string
+        }
+        func date(_ name: String) throws -> NumericDate? {
+            guard let value = members[name] else { return nil }
+            guard let seconds = value.doubleValue, seconds.isFinite else { throw CryptoError.invalidClaim(name) }
+            return NumericDate(seconds)
+        }
+        self.members = members
+        issuer = try string("iss")
+        subject = try string("sub")
+        jwtID = try string("jti")
+        expiresAt = try date("exp")
+        notBefore = try date("nbf")
+        issuedAt = try date("iat")
+        switch members["aud"] {
+        case nil: audience = []
+        case .string(let value)?: audience = [value]
+        case .array(let values)?:
+            audience = try values.map { value in
+                guard let string = value.stringValue else { throw CryptoError.invalidClaim("aud") }
+                return string
+            }
+        default: throw CryptoError.invalidClaim("aud")
+        }
+    }
+
+    /// The claim `name`, registered or custom, or `nil` if absent.
+    public subscript(name: String) -> JSONValue? { members[name] }
+
+    /// Checks the time claims and, when asked, `iss` and `aud`.
+    ///
+    /// The token is valid iff `now < exp + leeway` and `now >= nbf - leeway` (RFC 7519
+    /// §4.1.4, §4.1.5). An `iat` in the future is not an error (clock skew).
+    /// - Parameters:
+    ///   - now: the verifier's time in seconds since 1970 (from the caller's time source).
+    ///   - leeway: allowed clock skew in seconds, 0 or more; 60 by default.
+    ///   - issuer: the required `iss`, or `nil` not to check it.
+    ///   - audience: a value `aud` must contain, or `nil` not to check it.
+    /// - Throws: ``CryptoError/expired``, ``CryptoError/notYetValid``,
+    ///   ``CryptoError/issuerMismatch``, ``CryptoError/audienceMismatch``,
+    ///   ``CryptoError/invalidParameter(_:)`` (`"leeway"`) for a negative or non-finite leeway.
+    public func validate(at now: Double, leeway: Double = 60, issuer: String? = nil, audience: String? = nil) throws {
+        guard leeway >= 0, leeway.isFinite else { throw CryptoError.invalidParameter("leeway") }
+        if let expiresAt, !(now < expiresAt.secondsSince1970 + leeway) { throw CryptoError.expired }
+        if let notBefore, !(now >= notBefore.secondsSince1970 - leeway) { throw CryptoError.notYetValid }
+        if let issuer, self.issuer != issuer { throw CryptoError.issuerMismatch }
+        if let audience, !self.audience.contains(audience) { throw CryptoError.audienceMismatch }
+    }
+
+    /// Checks the claims at `now`; see the `Double` overload.
+    public func validate(at now: Date, leeway: TimeInterval = 60, issuer: String? = nil, audience: String? = nil) throws {
+        try validate(at: now.timeIntervalSince1970, leeway: leeway, issuer: issuer, audience: audience)
+    }
+
+    /// The claim names and the time claims; other values may be personal data and are left out.
+    public var description: String {
+        var parts = ["claims: [\(members.keys.sorted().joined(separator: ", "))]"]
+        if let expiresAt { parts.append("exp: \(expiresAt)") }
+        if let notBefore { parts.append("nbf: \(notBefore)") }
+        if let issuedAt { parts.append("iat: \(issuedAt)") }
+        return parts.joined(separator: ", ")
+    }
+}

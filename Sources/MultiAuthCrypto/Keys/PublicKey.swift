@@ -1,0 +1,133 @@
+/// An RSA (2048 bits or more) or P-256 public key that verifies signatures.
+///
+/// Import it from a JWK (RFC 7517 §4, RFC 7518 §6.2/§6.3), from DER or PEM
+/// SubjectPublicKeyInfo (RFC 5280 §4.1.2.7; Truecaller's `/v1/key` serves base64 DER), or
+/// take it from a generated ``PrivateKey``. Instances are immutable and safe to share.
+public final class PublicKey: Sendable, CustomStringConvertible {
+    let handle: KeyHandle
+
+    init(handle: KeyHandle) { self.handle = handle }
+
+    /// RSA or P-256.
+    public var keyType: KeyType { handle.keyType }
+
+    /// An RSA public key from its big-endian modulus and public exponent.
+    ///
+    /// - Parameters:
+    ///   - modulus: `n`, big-endian, 256 bytes or more (2048 bits minimum).
+    ///   - exponent: `e`, big-endian, 1...8 bytes (usually `01 00 01`).
+    /// - Throws: ``CryptoError/invalidKey`` for a short or malformed key.
+    public convenience init(rsaModulus modulus: [UInt8], exponent: [UInt8]) throws {
+        self.init(handle: try KeyHandle.rsaPublic(modulus: Self.trimmed(modulus), exponent: Self.trimmed(exponent)))
+    }
+
+    /// A P-256 public key from its affine coordinates.
+    ///
+    /// - Parameters:
+    ///   - x: the x coordinate, 32 bytes big-endian.
+    ///   - y: the y coordinate, 32 bytes big-endian.
+    /// - Throws: ``CryptoError/invalidKey`` for wrong lengths or a point not on the curve.
+    public convenience init(p256X x: [UInt8], y: [UInt8]) throws {
+        self.init(handle: try KeyHandle.p256Public(x: x, y: y))
+    }
+
+    /// A public key from DER SubjectPublicKeyInfo bytes.
+    ///
+    /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA ≥ 2048 or P-256 SPKI.
+    public convenience init(derRepresentation der: some Sequence<UInt8>) throws {
+        self.init(handle: try KeyHandle.publicKey(spki: Array(der)))
+    }
+
+    /// A public key from a PEM `-----BEGIN PUBLIC KEY-----` block (RFC 7468 §13).
+    ///
+    /// - Throws: ``CryptoError/invalidKey``.
+    public convenience init(pemRepresentation pem: String) throws {
+        try self.init(derRepresentation: PEM.decode(pem, label: "PUBLIC KEY"))
+    }
+
+    /// A public key from a JWK: `kty: RSA` with `n`/`e`, or `kty: EC`, `crv: P-256` with
+    /// `x`/`y` (all base64url).
+    ///
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` for another `kty` or `crv`;
+    ///   ``CryptoError/invalidKey`` for missing or malformed members.
+    public convenience init(jwk: JWK) throws {
+        func member(_ value: String?) throws -> [UInt8] {
+            guard let value, let bytes = try? Base64URL.decode(value), !bytes.isEmpty else { throw CryptoError.invalidKey }
+            return bytes
+        }
+        switch jwk.kty {
+        case "RSA":
+            try self.init(rsaModulus: member(jwk.n), exponent: member(jwk.e))
+        case "EC":
+            guard jwk.crv == "P-256" else { throw CryptoError.unsupportedAlgorithm }
+            try self.init(p256X: member(jwk.x), y: member(jwk.y))
+        default:
+            throw CryptoError.unsupportedAlgorithm
+        }
+    }
+
+    /// The DER SubjectPublicKeyInfo encoding.
+    ///
+    /// - Throws: ``CryptoError/libraryFailure(_:)`` if encoding fails.
+    public func derRepresentation() throws -> [UInt8] { try handle.spki() }
+
+    /// The PEM `PUBLIC KEY` encoding, 64-character lines, ending with a newline.
+    ///
+    /// - Throws: ``CryptoError/libraryFailure(_:)`` if encoding fails.
+    public func pemRepresentation() throws -> String { PEM.encode(try derRepresentation(), label: "PUBLIC KEY") }
+
+    /// This key as a JWK (RFC 7517 §4) with `use: sig`.
+    ///
+    /// - Parameters:
+    ///   - keyID: the `kid` to publish, or `nil`.
+    ///   - algorithm: the `alg` to publish, or `nil`; must fit the key type.
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit the key.
+    public func jwk(keyID: String? = nil, algorithm: SignatureAlgorithm? = nil) throws -> JWK {
+        if let algorithm, algorithm.keyType != keyType { throw CryptoError.unsupportedAlgorithm }
+        switch keyType {
+        case .rsa:
+            let (modulus, exponent) = try handle.rsaComponents()
+            return JWK(kty: "RSA", kid: keyID, alg: algorithm?.rawValue, use: "sig",
+                       n: Base64URL.encode(modulus), e: Base64URL.encode(exponent))
+        case .p256:
+            let (x, y) = try handle.p256Coordinates()
+            return JWK(kty: "EC", kid: keyID, alg: algorithm?.rawValue, use: "sig", crv: "P-256",
+                       x: Base64URL.encode(x), y: Base64URL.encode(y))
+        }
+    }
+
+    /// Checks `signature` over `message` with `algorithm`.
+    ///
+    /// - Parameters:
+    ///   - signature: RSASSA-PKCS1-v1_5 bytes (RFC 8017 §8.2), or for ES256 the raw 64-byte
+    ///     `r || s` of JWS (RFC 7518 §3.4).
+    ///   - message: the signed bytes (for Truecaller: the UTF-8 bytes of the base64 payload
+    ///     string, not the decoded JSON).
+    ///   - algorithm: the algorithm; its key type must be this key's.
+    /// - Returns: `false` for a wrong signature or an algorithm that does not fit this key.
+    public func isValidSignature(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
+                                 algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.keyType == keyType else { return false }
+        return handle.verify(Array(signature), message: Array(message), digest: algorithm.digest)
+    }
+
+    /// Verifies `signature` over `message`, throwing when it does not verify.
+    ///
+    /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit this key
+    ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong.
+    public func verify(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
+                       algorithm: SignatureAlgorithm) throws {
+        guard algorithm.keyType == keyType else { throw CryptoError.unsupportedAlgorithm }
+        guard handle.verify(Array(signature), message: Array(message), digest: algorithm.digest) else {
+            throw CryptoError.signatureInvalid
+        }
+    }
+
+    /// The key type only; key material is not printed.
+    public var description: String { "PublicKey(\(keyType.rawValue))" }
+
+    /// Big-endian integers may carry leading zero bytes (e.g. from DER); strip them.
+    private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+        Array(bytes.drop(while: { $0 == 0 }))
+    }
+}

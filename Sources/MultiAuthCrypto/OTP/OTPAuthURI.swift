@@ -1,0 +1,231 @@
+/// An authenticator enrolment URI in the Key URI Format:
+/// `otpauth://TYPE/LABEL?secret=…&issuer=…&algorithm=…&digits=…&period=…&counter=…`.
+///
+/// Parsing is strict: a percent escape that is not `%XX` (RFC 3986 §2.1), an unknown
+/// `algorithm`, `digits` outside 6...8, a `period` that is not a whole number of seconds above
+/// 0, a missing or negative HOTP `counter`, or a repeated parameter is an error, never a silent
+/// default. Unknown parameters (`image`, `color`, …) are ignored.
+///
+/// The label is `issuer:account` or `account`. Its issuer is kept as ``labelIssuer`` for
+/// display; when the `issuer` parameter is present it wins as ``issuer`` (a mismatch, as in
+/// Microsoft 365 enrolments, is reported by ``issuerMismatch``, not rejected). In the path a
+/// `+` is a literal plus; in query values it is a space (HTML form convention).
+///
+/// ``uriString`` is canonical: every parameter present, the secret as upper-case unpadded
+/// base32, everything outside the RFC 3986 unreserved characters percent-encoded (a space is
+/// `%20`, never `+`), so parsing and building again gives back the same string.
+///
+/// The secret is never printed: `description`, `debugDescription` and the mirror redact it.
+public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The OTP type, the URI's host part.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Time-based (RFC 6238).
+        case totp
+        /// Counter-based (RFC 4226).
+        case hotp
+    }
+
+    /// TOTP or HOTP.
+    public var kind: Kind
+    /// The issuer that owns the account: the `issuer` parameter, or the label's issuer when
+    /// the parameter is absent; `nil` when neither is given.
+    public var issuer: String?
+    /// The issuer prefix of the label (before `:`), kept for display; `nil` without a prefix.
+    public var labelIssuer: String?
+    /// The account name from the label (after `:`, leading spaces removed), e.g. an e-mail.
+    public var account: String
+    /// The shared secret's bytes (the decoded `secret` parameter).
+    public var secretBytes: [UInt8]
+    /// The HMAC hash function (`algorithm`; SHA-1 when absent).
+    public var algorithm: DigestAlgorithm
+    /// The code length in digits, 6...8 (`digits`; 6 when absent).
+    public var digits: Int
+    /// The TOTP step length in seconds, above 0 (`period`; 30 when absent).
+    public var period: Int64
+    /// The HOTP start counter (`counter`, required for HOTP); `nil` for TOTP.
+    public var counter: UInt64?
+
+    /// The secret in canonical form: upper-case base32 without padding (RFC 4648 §6).
+    public var secret: String { Base32.encode(secretBytes) }
+
+    /// `true` when both the label and the `issuer` parameter name an issuer and they differ.
+    public var issuerMismatch: Bool {
+        guard let labelIssuer, let issuer else { return false }
+        return labelIssuer != issuer
+    }
+
+    /// Creates a URI from its fields, as an enrolment screen does.
+    ///
+    /// - Parameters:
+    ///   - kind: TOTP (default) or HOTP.
+    ///   - issuer: the issuer, used both as label prefix and as `issuer` parameter; `nil` for none.
+    ///   - labelIssuer: a different label prefix to show; by default `issuer`.
+    ///   - account: the account name, e.g. `user@example.com`.
+    ///   - secret: the key bytes, 1 byte or more.
+    ///   - algorithm: the hash function; SHA-1 by default.
+    ///   - digits: code length, 6...8 digits; 6 by default.
+    ///   - period: TOTP step in seconds, above 0; 30 by default.
+    ///   - counter: the HOTP start counter; required for HOTP, ignored for TOTP.
+    /// - Throws: ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod``,
+    ///   ``CryptoError/invalidParameter(_:)`` (`"secret"`) for an empty secret,
+    ///   ``CryptoError/missingParameter(_:)`` (`"counter"`) for HOTP without a counter.
+    public init(
+        kind: Kind = .totp, issuer: String?, labelIssuer: String? = nil, account: String,
+        secret: some Sequence<UInt8>, algorithm: DigestAlgorithm = .sha1, digits: Int = 6,
+        period: Int64 = 30, counter: UInt64? = nil
+    ) throws {
+        self.kind = kind
+        self.issuer = issuer
+        self.labelIssuer = labelIssuer ?? issuer
+        self.account = account
+        self.secretBytes = Array(secret)
+        self.algorithm = algorithm
+        self.digits = digits
+        self.period = period
+        self.counter = kind == .hotp ? counter : nil
+        try validate()
+    }
+
+    /// Parses an `otpauth://` URI.
+    ///
+    /// - Parameter string: the URI, e.g. read from a QR code.
+    /// - Throws: ``CryptoError/invalidURI`` (scheme, type, label or query syntax),
+    ///   ``CryptoError/invalidPercentEscape``, ``CryptoError/missingParameter(_:)``
+    ///   (`"secret"`, `"counter"`), ``CryptoError/invalidParameter(_:)`` (an empty or
+    ///   repeated parameter), the base32 errors of ``Base32/decode(_:)``,
+    ///   ``CryptoError/unsupportedAlgorithm``, ``CryptoError/invalidDigits``,
+    ///   ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
+    public init(parsing string: String) throws {
+        let scheme = "otpauth://"
+        guard string.utf8.count > scheme.utf8.count,
+              string.prefix(scheme.count).lowercased() == scheme else { throw CryptoError.invalidURI }
+        let rest = string.dropFirst(scheme.count)
+        guard !rest.contains("#") else { throw CryptoError.invalidURI }
+        let pathAndQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = pathAndQuery[0]
+        guard let slash = path.firstIndex(of: "/"), let kind = Kind(rawValue: path[..<slash].lowercased()) else {
+            throw CryptoError.invalidURI
+        }
+        let label = try PercentEncoding.decode(path[path.index(after: slash)...], plusIsSpace: false)
+        if let colon = label.firstIndex(of: ":") {
+            let prefix = String(label[..<colon])
+            labelIssuer = prefix.isEmpty ? nil : prefix
+            account = String(label[label.index(after: colon)...].drop(while: { $0 == " " }))
+        } else {
+            labelIssuer = nil
+            account = label
+        }
+        self.kind = kind
+
+        var parameters: [String: String] = [:]
+        if pathAndQuery.count == 2 {
+            for pair in pathAndQuery[1].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { throw CryptoError.invalidURI }
+                let name = try PercentEncoding.decode(parts[0], plusIsSpace: true)
+                guard parameters[name] == nil else { throw CryptoError.invalidParameter(name) }
+                parameters[name] = try PercentEncoding.decode(parts[1], plusIsSpace: true)
+            }
+        }
+
+        guard let secretText = parameters["secret"] else { throw CryptoError.missingParameter("secret") }
+        secretBytes = try Base32.decode(secretText)
+        if let issuerParameter = parameters["issuer"] {
+            guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
+            issuer = issuerParameter
+        } else {
+            issuer = labelIssuer
+        }
+        algorithm = try parameters["algorithm"].map { try DigestAlgorithm(name: $0) } ?? .sha1
+        digits = try parameters["digits"].map { value in
+            guard let digits = Self.unsignedInteger(value) else { throw CryptoError.invalidDigits }
+            return Int(digits)
+        } ?? 6
+        period = try parameters["period"].map { value in
+            guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else { throw CryptoError.invalidPeriod }
+            return Int64(period)
+        } ?? 30
+        switch kind {
+        case .hotp:
+            guard let value = parameters["counter"] else { throw CryptoError.missingParameter("counter") }
+            guard let counter = Self.unsignedInteger(value) else { throw CryptoError.invalidCounter }
+            self.counter = counter
+        case .totp:
+            counter = nil
+        }
+        try validate()
+    }
+
+    /// A whole number written only with ASCII digits (no sign, no spaces), or nil.
+    private static func unsignedInteger(_ text: String) -> UInt64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return UInt64(text)
+    }
+
+    private func validate() throws {
+        try OTPCode.validate(digits: digits)
+        guard period > 0 else { throw CryptoError.invalidPeriod }
+        guard !secretBytes.isEmpty else { throw CryptoError.invalidParameter("secret") }
+        if kind == .hotp, counter == nil { throw CryptoError.missingParameter("counter") }
+    }
+
+    /// The canonical URI string. It contains the secret: treat it as a secret.
+    ///
+    /// Label `issuer:account` (label issuer first), then `secret`, `issuer`, `algorithm`,
+    /// `digits`, `period` (TOTP) or `counter` (HOTP), each percent-encoded outside RFC 3986
+    /// unreserved characters.
+    public var uriString: String {
+        var label = PercentEncoding.encode(account)
+        if let prefix = labelIssuer ?? issuer {
+            label = PercentEncoding.encode(prefix) + ":" + label
+        }
+        var query = "secret=" + secret
+        if let issuer { query += "&issuer=" + PercentEncoding.encode(issuer) }
+        query += "&algorithm=\(algorithm.rawValue)&digits=\(digits)"
+        switch kind {
+        case .totp: query += "&period=\(period)"
+        case .hotp: query += "&counter=\(counter ?? 0)"
+        }
+        return "otpauth://\(kind.rawValue)/\(label)?\(query)"
+    }
+
+    /// A TOTP generator/verifier with this URI's secret, algorithm, digits and period.
+    ///
+    /// - Throws: ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod`` or
+    ///   ``CryptoError/invalidKey`` if fields were set to invalid values after parsing.
+    public func makeTOTP() throws -> TOTP {
+        try TOTP(secret: secretBytes, algorithm: algorithm, digits: digits, period: period)
+    }
+
+    /// An HOTP generator with this URI's secret, algorithm and digits (start at ``counter``).
+    ///
+    /// - Throws: ``CryptoError/invalidDigits`` or ``CryptoError/invalidKey``.
+    public func makeHOTP() throws -> HOTP {
+        try HOTP(secret: secretBytes, algorithm: algorithm, digits: digits)
+    }
+
+    /// The URI with the secret replaced by `<redacted>`.
+    public var description: String {
+        var label = account
+        if let prefix = labelIssuer ?? issuer { label = prefix + ":" + label }
+        var text = "otpauth://\(kind.rawValue)/\(label) (secret: <redacted>, issuer: \(issuer ?? "none"), "
+            + "algorithm: \(algorithm.rawValue), digits: \(digits)"
+        switch kind {
+        case .totp: text += ", period: \(period)s)"
+        case .hotp: text += ", counter: \(counter ?? 0))"
+        }
+        return text
+    }
+
+    /// Same as ``description``: the secret is redacted.
+    public var debugDescription: String { "OTPAuthURI(\(description))" }
+
+    /// A mirror without the secret, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "kind": kind, "issuer": issuer as Any, "labelIssuer": labelIssuer as Any, "account": account,
+            "secret": "<redacted>", "algorithm": algorithm, "digits": digits, "period": period,
+            "counter": counter as Any,
+        ], displayStyle: .struct)
+    }
+}

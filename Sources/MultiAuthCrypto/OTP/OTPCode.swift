@@ -1,0 +1,56 @@
+/// The parts of RFC 4226 shared by HOTP and TOTP: dynamic truncation, rendering and the
+/// format check of submitted codes.
+enum OTPCode {
+    /// The digit counts MultiAuth accepts (RFC 4226 §5.3 requires at least 6; 8 is the most
+    /// a 31-bit value can fill evenly in practice and what RFC 6238 uses).
+    static let digitRange = 6...8
+
+    static func validate(digits: Int) throws {
+        guard digitRange.contains(digits) else { throw CryptoError.invalidDigits }
+    }
+
+    /// 10^digits for 6...8.
+    static func modulus(digits: Int) -> UInt32 {
+        var value: UInt32 = 1
+        for _ in 0..<digits { value &*= 10 }
+        return value
+    }
+
+    /// Dynamic truncation (RFC 4226 §5.3): a 31-bit value taken at the offset given by the
+    /// low nibble of the last MAC byte, reduced modulo 10^digits.
+    static func truncate(_ mac: UnsafeRawBufferPointer, digits: Int) -> UInt32 {
+        let offset = Int(mac[mac.count - 1] & 0x0f)
+        let binary = UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16
+            | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
+        return binary % modulus(digits: digits)
+    }
+
+    /// Renders `value` as exactly `digits` decimal characters, with leading zeros.
+    static func render(_ value: UInt32, digits: Int) -> String {
+        var characters = [UInt8](repeating: UInt8(ascii: "0"), count: digits)
+        var rest = value
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            characters[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+
+    /// Checks that `code` is exactly `digits` ASCII digits and returns their fixed-width
+    /// value. Because the length is checked first, leading zeros are significant: `"5924"`
+    /// is rejected for 6 digits instead of being read as `005924`.
+    /// - Throws: ``CryptoError/invalidCodeFormat``.
+    static func parse(_ code: String, digits: Int) throws -> UInt32 {
+        var value: UInt32 = 0
+        var count = 0
+        for character in code.utf8 {
+            guard character >= UInt8(ascii: "0"), character <= UInt8(ascii: "9"), count < digits else {
+                throw CryptoError.invalidCodeFormat
+            }
+            value = value * 10 + UInt32(character - UInt8(ascii: "0"))
+            count += 1
+        }
+        guard count == digits else { throw CryptoError.invalidCodeFormat }
+        return value
+    }
+}
