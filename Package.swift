@@ -63,6 +63,18 @@ let package = Package(
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+        .testTarget(
+            name: "MultiAuthOTPlessTests",
+            dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+        .testTarget(
+            name: "MultiAuthDynamicTests",
+            dependencies: ["MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+        .testTarget(
+            name: "MultiAuthTruecallerTests",
+            dependencies: ["MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+        .testTarget(
+            name: "MultiAuthPortalTests",
+            dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
