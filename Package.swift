@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
+        .executable(name: "multiauth-crosscheck", targets: ["MultiAuthCrossCheck"]),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +61,8 @@ let package = Package(
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+        // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
