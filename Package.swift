@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
+        .executable(name: "multiauth-crosscheck", targets: ["MultiAuthCrossCheck"]),
     ],
     targets: [
         .systemLibrary(
@@ -75,6 +76,8 @@ let package = Package(
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+        // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
