@@ -24,7 +24,7 @@ import MultiAuthCrypto
 /// ``lockout`` (300 s), and error codes 4001/4002/4291 (see Docs/Providers/Truecaller.md).
 ///
 /// Thread-safe (one lock around its tables; no suspension while holding it).
-public final class TruecallerBackend: @unchecked Sendable {
+public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     /// The host the sandbox serves this backend on.
     public static let defaultHost = "truecaller.sandbox.test"
     /// The only signature algorithm the backend signs with.
@@ -156,6 +156,23 @@ public final class TruecallerBackend: @unchecked Sendable {
     }
 
     // MARK: Routing
+
+    /// Serves one request (table above). Codes go to the sandbox inbox on channel `.sms`
+    /// addressed to the E.164 number; codes and tokens come from the sandbox's seeded random
+    /// source; time is the server clock (fault-plan offset applied).
+    /// - Returns: The response; every error is a JSON body with a `code` key. Never throws.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        let environment = Environment(
+            now: context.time.now, digits: { context.random.digits($0) }, token: { Self.uuid(context.random.hex(bytes: 16)) },
+            deliver: { code, destination in context.deliver(code: code, to: destination, channel: .sms) })
+        return respond(to: request, environment: environment)
+    }
+
+    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, providers.md §3.4).
+    private static func uuid(_ hex: String) -> String {
+        let h = Array(hex)
+        return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
+    }
 
     func respond(to request: HTTPRequest, environment env: Environment) -> HTTPResponse {
         let path = request.url.path
