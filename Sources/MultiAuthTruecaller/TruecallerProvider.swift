@@ -40,7 +40,15 @@ public struct TruecallerProvider: AuthProvider {
         static let countryCodeName = "countryCodeName"
         static let phoneNumber = "phoneNumber"
         static let e164 = "e164"
+        static let firstName = "firstName"
+        static let lastName = "lastName"
     }
+
+    /// `SignInRequest.options` key for the first name, when the app collects the name before
+    /// the code (then `ChallengeAnswer.name` may be `nil`).
+    public static let firstNameOption = "firstName"
+    /// `SignInRequest.options` key for the last name (optional).
+    public static let lastNameOption = "lastName"
 
     /// Creates a provider.
     /// - Parameters:
@@ -57,13 +65,16 @@ public struct TruecallerProvider: AuthProvider {
     /// Requests verification of a phone number (`POST /v1/otp/installation/create`).
     /// - Parameters:
     ///   - request: `.phone(number)` with channel `nil` or `.sms`; the number's region must be
-    ///     in ``TruecallerConfiguration/otpRegions``.
+    ///     in ``TruecallerConfiguration/otpRegions``. Options ``firstNameOption`` and
+    ///     ``lastNameOption`` may carry the name up front; it is checked here, before any
+    ///     network call, and used when the answer brings no name.
     ///   - context: Transport, time and event sink.
     /// - Returns: `.challenge` (a `.oneTimeCode` of ``TruecallerConfiguration/otpLength``
     ///   digits on SMS, expiring after `tokenTtl`) after emitting `otpInitiated`, or
     ///   `.signedIn` after emitting `verifiedBefore`.
     /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
-    ///   the OTP regions), `.configuration` (code 1, blank app key), the mapped backend codes
+    ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
+    ///   option breaking the rules), `.configuration` (code 1, blank app key), the mapped backend codes
     ///   (`.rateLimited` with `retryAfter` for 4290/4291, …), `.malformedResponse`,
     ///   `.network`, `.providerUnavailable`; or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
@@ -79,6 +90,9 @@ public struct TruecallerProvider: AuthProvider {
         }
         if let allowed = configuration.otpRegions, !allowed.contains(region) {
             throw AuthError(.unsupported, "Truecaller OTP verification is not available in region \(region)", provider: id)
+        }
+        let presetName: PersonName? = try request.options[Self.firstNameOption].map { first in
+            try checkedName(first, request.options[Self.lastNameOption] ?? "")
         }
         let body = TruecallerWire.CreateRequest(
             countryCodeName: region, phoneNumber: phone.nationalNumber, clientId: 16, phonePermission: false, os: "ios",
@@ -102,6 +116,8 @@ public struct TruecallerProvider: AuthProvider {
             state[StateKey.countryCodeName] = region
             state[StateKey.phoneNumber] = phone.nationalNumber
             state[StateKey.e164] = phone.e164
+            state[StateKey.firstName] = presetName?.firstName
+            state[StateKey.lastName] = presetName?.lastName
             context.emit(TruecallerVerificationState.otpInitiated.event)
             return .challenge(
                 Challenge(
@@ -112,7 +128,7 @@ public struct TruecallerProvider: AuthProvider {
         if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty {
             context.emit(TruecallerVerificationState.verifiedBefore.event)
             let profile = try await fetchProfile(accessToken: accessToken, region: region, context: context)
-            return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: nil, context: context))
+            return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: presetName, context: context))
         }
         throw AuthError(.malformedResponse, "create answered neither an SMS challenge nor a verified number", provider: id)
     }
@@ -123,7 +139,8 @@ public struct TruecallerProvider: AuthProvider {
     /// - Parameters:
     ///   - challenge: A challenge this provider issued (possibly in an earlier process).
     ///   - answer: The code (``TruecallerConfiguration/otpLength`` digits) and a
-    ///     ``MultiAuth/PersonName`` (required).
+    ///     ``MultiAuth/PersonName`` (required unless the request's options carried the name;
+    ///     the answer's name wins).
     ///   - context: Transport, time and event sink.
     /// - Returns: `.signedIn` with the access token in the credentials.
     /// - Throws: `AuthError` (local, no network call): `.invalidInput` with reason
@@ -145,19 +162,16 @@ public struct TruecallerProvider: AuthProvider {
         if challenge.isExpired(at: context.now) {
             throw AuthError(.expired, "the verification code expired; request a new one", provider: id)
         }
-        guard let given = answer.name else {
+        let name: PersonName
+        if let given = answer.name {
+            // Re-check: a decoded PersonName skips its initializer's rules.
+            name = try checkedName(given.firstName, given.lastName)
+        } else if let first = challenge.providerState[StateKey.firstName] {
+            name = try checkedName(first, challenge.providerState[StateKey.lastName] ?? "")
+        } else {
             throw AuthError(
                 .invalidInput, "Truecaller needs the user's first name to finish", provider: id,
                 providerCode: String(TruecallerErrorCode.invalidName.rawValue), reason: .answerMismatch)
-        }
-        let name: PersonName
-        do {
-            // Re-check: a decoded PersonName skips its initializer's rules.
-            name = try PersonName(firstName: given.firstName, lastName: given.lastName)
-        } catch var error as AuthError {
-            error.provider = id
-            error.providerCode = String(TruecallerErrorCode.invalidName.rawValue)
-            throw error
         }
         let code = try answer.normalizedCode(length: challenge.expectedCodeLength)
         context.emit(TruecallerVerificationState.otpReceived.event)
@@ -210,6 +224,16 @@ public struct TruecallerProvider: AuthProvider {
     }
 
     // MARK: Helpers
+
+    /// The name rules (error 18 meaning): ``MultiAuth/PersonName``'s, with this provider and
+    /// code 18 on the error.
+    private func checkedName(_ first: String, _ last: String) throws -> PersonName {
+        do { return try PersonName(firstName: first, lastName: last) } catch var error as AuthError {
+            error.provider = id
+            error.providerCode = String(TruecallerErrorCode.invalidName.rawValue)
+            throw error
+        }
+    }
 
     private func fetchProfile(accessToken: String, region: String, context: AuthContext) async throws -> TruecallerProfile {
         let url = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")

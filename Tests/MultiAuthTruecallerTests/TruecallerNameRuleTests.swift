@@ -45,4 +45,26 @@ struct TruecallerNameRuleTests {
         #expect(error?.providerCode == "18")
         #expect(transport.paths == ["POST /v1/otp/installation/create"])
     }
+
+    @Test func aNameGivenUpFrontInTheRequestOptionsIsCheckedBeforeCreateAndUsedAtVerify() async throws {
+        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let transport = TruecallerOTPFlowTests.server()
+        let bad = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.phone(Fixture.phone, options: ["firstName": "123"]), context: Fixture.context(transport))
+        }
+        #expect(bad?.reason == .invalidName)
+        #expect(bad?.providerCode == "18")
+        #expect(transport.requests.isEmpty)
+
+        let request = SignInRequest.phone(Fixture.phone, options: [TruecallerProvider.firstNameOption: "Asha", TruecallerProvider.lastNameOption: "Rao"])
+        let challenge = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+        #expect(Stub.body(transport.requests[2])["firstName"] as? String == "Asha")
+        #expect(Stub.body(transport.requests[2])["lastName"] as? String == "Rao")
+
+        // The answer's name wins over the preset one.
+        let second = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")), context: Fixture.context(transport))
+        #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
+    }
 }
