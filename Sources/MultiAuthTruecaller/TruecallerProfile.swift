@@ -86,22 +86,28 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
             otherFields: Dictionary(uniqueKeysWithValues: Self.otherFieldNames.compactMap { key in string(key).map { (key, $0) } }))
     }
 
-    /// The profile as an ``MultiAuth/AuthUser``: id = the E.164 number, the parsed phone (a
-    /// verified `phone` identity), the name when it passes ``MultiAuth/PersonName``'s rules,
-    /// the e-mail when valid, and attributes `countryCode`, `gender`, `isTrueName`,
-    /// `isAmbassador` plus the other non-empty string fields.
+    /// The profile as an ``MultiAuth/AuthUser``: id = ``userID(forE164:)`` (Truecaller has no
+    /// user id; a raw number would show in descriptions and logs), the parsed phone, the name
+    /// when it passes ``MultiAuth/PersonName``'s rules, the e-mail when valid, and attributes
+    /// `countryCode`, `gender`, `isTrueName`, `isAmbassador` plus the other non-empty string
+    /// fields.
     public var authUser: AuthUser {
         let phone = try? PhoneNumber(phoneNumber)
-        let id = phone?.e164 ?? phoneNumber
         var attributes = otherFields.filter { !$0.value.isEmpty }
         if let countryCode { attributes["countryCode"] = countryCode }
         if let gender { attributes["gender"] = gender }
         attributes["isTrueName"] = String(isTrueName)
         attributes["isAmbassador"] = String(isAmbassador)
         return AuthUser(
-            id: id, phone: phone, email: email.flatMap { try? EmailAddress($0) },
-            name: try? PersonName(firstName: firstName, lastName: lastName),
-            identities: [AuthUser.Identity(kind: "phone", value: id, verified: true)], attributes: attributes)
+            id: Self.userID(forE164: phone?.e164 ?? phoneNumber), phone: phone, email: email.flatMap { try? EmailAddress($0) },
+            name: try? PersonName(firstName: firstName, lastName: lastName), attributes: attributes)
+    }
+
+    /// The stable, pseudonymous user id of a number: `"tc-"` followed by the first 16 bytes of
+    /// SHA-256 of the E.164 string, as 32 lower-case hex digits. The same number always gives
+    /// the same id; the id does not show the number.
+    public static func userID(forE164 e164: String) -> String {
+        "tc-" + MessageDigest.sha256(Array(e164.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
     /// `TruecallerProfile(+91 •••••• 3210)`: the masked number only.

@@ -39,9 +39,7 @@ public struct TruecallerProvider: AuthProvider {
         static let verificationToken = "verificationToken"
         static let countryCodeName = "countryCodeName"
         static let phoneNumber = "phoneNumber"
-        static let e164 = "e164"
-        static let firstName = "firstName"
-        static let lastName = "lastName"
+        static let name = "name"
     }
 
     /// `SignInRequest.options` key for the first name, when the app collects the name before
@@ -115,9 +113,7 @@ public struct TruecallerProvider: AuthProvider {
             state[StateKey.verificationToken] = token
             state[StateKey.countryCodeName] = region
             state[StateKey.phoneNumber] = phone.nationalNumber
-            state[StateKey.e164] = phone.e164
-            state[StateKey.firstName] = presetName?.firstName
-            state[StateKey.lastName] = presetName?.lastName
+            if let presetName { try state.encode(presetName, forKey: StateKey.name) }
             context.emit(TruecallerVerificationState.otpInitiated.event)
             return .challenge(
                 Challenge(
@@ -166,8 +162,8 @@ public struct TruecallerProvider: AuthProvider {
         if let given = answer.name {
             // Re-check: a decoded PersonName skips its initializer's rules.
             name = try checkedName(given.firstName, given.lastName)
-        } else if let first = challenge.providerState[StateKey.firstName] {
-            name = try checkedName(first, challenge.providerState[StateKey.lastName] ?? "")
+        } else if let preset = try challenge.providerState.decode(PersonName.self, forKey: StateKey.name) {
+            name = try checkedName(preset.firstName, preset.lastName)
         } else {
             throw AuthError(
                 .invalidInput, "Truecaller needs the user's first name to finish", provider: id,

@@ -48,22 +48,35 @@ enum TruecallerWire {
 
     /// Sends `request` and returns its JSON object, or throws the mapped error.
     ///
-    /// - Throws: `AuthError`: the mapped ``TruecallerErrorCode`` when the body has a `code`
-    ///   key (with `retryAfter` from the `Retry-After` header or a `retryAfter` field in
-    ///   seconds, and `attemptsRemaining` when present); `.rateLimited` for a 429 without a
-    ///   code; `.providerUnavailable` for a 5xx without a code; `.malformedResponse` for a
+    /// - Throws: `AuthError`: the mapped ``TruecallerErrorCode`` when the body has a numeric
+    ///   `code` key (with `retryAfter` from the `Retry-After` header or a `retryAfter` field in
+    ///   seconds, and `attemptsRemaining` when present); for a code that is unknown or not a
+    ///   number, `.rateLimited` on a 429, `.providerUnavailable` on a 5xx, else `.generic`
+    ///   (raw code kept); without a code, `.rateLimited` for a 429 and `.providerUnavailable`
+    ///   for a 5xx; `.malformedResponse` for a
     ///   body that is not a JSON object; `.network` or `CancellationError` from the transport.
     static func send(_ request: HTTPRequest, transport: any HTTPTransport) async throws -> [String: JSONValue] {
         let response = try await transport.send(request)
         let object = (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue
         if let object, let codeValue = object["code"] {
-            let number = codeValue.int64Value.map(Int.init) ?? codeValue.stringValue.flatMap { Int($0) }
-            guard let number else {
-                throw AuthError(.generic, "Truecaller error with a non-numeric code", provider: .truecaller)
-            }
             let retryAfter = response.retryAfter ?? object["retryAfter"]?.int64Value.map { Duration.seconds($0) }
-            let remaining = object["attemptsRemaining"]?.int64Value.map(Int.init)
-            throw TruecallerErrorCode(number).authError(retryAfter: retryAfter, attemptsRemaining: remaining)
+            let number = codeValue.int64Value.map(Int.init) ?? codeValue.stringValue.flatMap { Int($0) }
+            if let number {
+                let code = TruecallerErrorCode(number)
+                // A code this adapter does not know still says what a 5xx or 429 says.
+                if code.name != nil || response.status < 429 || (430..<500).contains(response.status) {
+                    let remaining = object["attemptsRemaining"]?.int64Value.map(Int.init)
+                    throw code.authError(retryAfter: retryAfter, attemptsRemaining: remaining)
+                }
+            }
+            let raw = number.map(String.init) ?? codeValue.stringValue ?? String(response.status)
+            if response.status == 429 {
+                throw AuthError(.rateLimited, "HTTP 429", provider: .truecaller, providerCode: raw, retryAfter: retryAfter)
+            }
+            if response.status >= 500 {
+                throw AuthError(.providerUnavailable, "HTTP \(response.status)", provider: .truecaller, providerCode: raw)
+            }
+            throw AuthError(.generic, "Truecaller error with a non-numeric code", provider: .truecaller, providerCode: raw)
         }
         if response.status == 429 {
             throw AuthError(.rateLimited, "HTTP 429", provider: .truecaller, providerCode: "429", retryAfter: response.retryAfter)

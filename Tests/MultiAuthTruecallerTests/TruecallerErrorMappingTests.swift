@@ -70,7 +70,11 @@ struct TruecallerErrorMappingTests {
         let cases: [(HTTPResponse, AuthError.Code, String?)] = [
             (Stub.json(400, ["code": "17"]), .configuration, "17"),  // a numeric string
             (Stub.json(400, ["code": 77]), .generic, "77"),
-            (Stub.json(400, ["code": "abc"]), .generic, nil),
+            (Stub.json(400, ["code": "abc"]), .generic, "abc"),
+            (Stub.json(503, ["code": "unavailable"]), .providerUnavailable, "unavailable"),
+            (Stub.json(502, ["code": 77]), .providerUnavailable, "77"),
+            (Stub.json(429, ["code": 77], headers: ["Retry-After": "5"]), .rateLimited, "77"),
+            (Stub.json(500, ["code": 15]), .signatureInvalid, "15"),
             (Stub.json(503, [:]), .providerUnavailable, "503"),
             (HTTPResponse(status: 502, body: Data("<html>".utf8)), .providerUnavailable, "502"),
             (HTTPResponse(status: 429, headers: ["Retry-After": "30"]), .rateLimited, "429"),
