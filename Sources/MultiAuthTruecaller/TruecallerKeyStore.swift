@@ -59,7 +59,9 @@ public actor TruecallerKeyStore {
             guard entry["keyType"]?.stringValue?.uppercased() == "RSA", let text = entry["key"]?.stringValue,
                 let der = try? Base64.decode(text.filter { !$0.isWhitespace })
             else { return nil }
-            return try? PublicKey(derRepresentation: der)
+            // The published key is RSA-1024 (providers.md §3.3); §3.8 requires accepting
+            // whatever the endpoint serves, so the 2048-bit floor is lowered to 1024 here only.
+            return try? PublicKey(derRepresentation: der, minimumRSABits: 1024)
         }
         guard !keys.isEmpty else {
             throw TruecallerErrorCode.userProfileContentNotValid.authError("the key endpoint returned no usable RSA key")
