@@ -96,7 +96,6 @@ struct DynamicWireTests {
         let stub = StubTransport([StubTransport.json(200, body)])
         var state = ProviderState()
         state["verificationUUID"] = "v-1"
-        state["channel"] = "email"
         let challenge = Challenge(
             flowID: .random(), provider: .dynamic, kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),
             issuedAt: Date(timeIntervalSince1970: 1_700_000_000), providerState: state)
@@ -110,8 +109,8 @@ struct DynamicWireTests {
         #expect(session.user.email?.identityKey == "me@example.com")
         #expect(session.user.phone?.e164 == "+14155550100")
         #expect(session.user.identities == [
-            AuthUser.Identity(kind: "email", value: "me@example.com", verified: true),
-            AuthUser.Identity(kind: "phone", value: "+14155550100", verified: true),
+            AuthUser.Identity(kind: "email", value: "vc-1", verified: true),
+            AuthUser.Identity(kind: "phone", value: "vc-2", verified: true),
         ])
     }
 }

@@ -42,18 +42,22 @@ extension DynamicProvider {
     }
 
     /// Maps an `SdkUser` to an ``MultiAuth/AuthUser``: id, e-mail, phone (E.164), name, and one
-    /// identity per verified credential (kind `email`, `phone`, the OAuth provider, or the
-    /// credential `format`), all `verified: true`.
+    /// identity per verified credential (kind `email`, `phone`, the OAuth provider,
+    /// `blockchain:<chain>` or the credential `format`), all `verified: true`.
+    ///
+    /// An identity's value is the credential's Dynamic id (the wallet address for blockchain
+    /// credentials), never the address or number: those are personal data and live only in the
+    /// masked-in-dumps ``MultiAuth/AuthUser/email`` and ``MultiAuth/AuthUser/phone``.
     func makeUser(_ user: DynamicWire.User) -> AuthUser {
         let credentials = user.verifiedCredentials ?? []
         let identities = credentials.map { credential -> AuthUser.Identity in
             switch credential.format {
             case "email":
-                return AuthUser.Identity(kind: "email", value: credential.email?.lowercased() ?? credential.id, verified: true)
+                return AuthUser.Identity(kind: "email", value: credential.id, verified: true)
             case "phoneNumber":
-                return AuthUser.Identity(kind: "phone", value: Self.phone(from: credential)?.e164 ?? credential.id, verified: true)
+                return AuthUser.Identity(kind: "phone", value: credential.id, verified: true)
             case "oauth":
-                return AuthUser.Identity(kind: credential.oauthProvider ?? "oauth", value: credential.email ?? credential.id, verified: true)
+                return AuthUser.Identity(kind: credential.oauthProvider ?? "oauth", value: credential.id, verified: true)
             case "blockchain":
                 return AuthUser.Identity(kind: credential.chain.map { "blockchain:\($0)" } ?? "blockchain", value: credential.address ?? credential.id, verified: true)
             default:

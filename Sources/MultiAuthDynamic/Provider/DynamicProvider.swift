@@ -10,7 +10,8 @@ import MultiAuth
 ///    `POST /sdk/{env}/smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode}`
 ///    → `201 {verificationUUID, …}`. The challenge is a 6-digit ``Challenge/Kind/oneTimeCode(length:channel:linkAlsoSent:)``
 ///    whose ``Challenge/providerState`` keeps the `verificationUUID` (so it survives a
-///    process restart) and the wire identity (for ``resend(_:channel:context:)``).
+///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
+///    is the challenge kind's.
 /// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken}` →
 ///    `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
 ///    `mfaToken` it is a further challenge (never a silent success).
@@ -44,7 +45,6 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// ``Challenge/providerState`` keys this provider writes.
     enum StateKey {
         static let verificationUUID = "verificationUUID"
-        static let channel = "channel"
         static let email = "email"
         static let sms = "sms"
         static let mfaToken = "mfaToken"
@@ -102,7 +102,6 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         default:
             throw AuthError(.unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
         }
-        state[StateKey.channel] = channel.rawValue
         let created: DynamicWire.VerificationCreated = try await send(httpRequest, channel: channel, context: context)
         state[StateKey.verificationUUID] = created.verificationUUID
         context.emit(.deliveryStatus(channel: channel, status: .sent))
@@ -152,7 +151,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         }
         let code = try answer.normalizedCode(length: Self.codeLength)
         guard let uuid = challenge.providerState[StateKey.verificationUUID],
-            let channel = challenge.providerState[StateKey.channel].map(DeliveryChannel.init(rawValue:))
+            let channel = Self.channel(of: challenge)
         else {
             throw AuthError(.challengeNotPending, "the challenge carries no Dynamic verification", provider: id)
         }
@@ -229,7 +228,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
         try configuration.validate(provider: id)
         guard let uuid = challenge.providerState[StateKey.verificationUUID],
-            let own = challenge.providerState[StateKey.channel].map(DeliveryChannel.init(rawValue:)),
+            let own = Self.channel(of: challenge),
             challenge.providerState[StateKey.mfaToken] == nil
         else {
             throw AuthError(.challengeNotPending, "the challenge carries no Dynamic verification to resend", provider: id)
@@ -259,6 +258,12 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         state[StateKey.verificationUUID] = created.verificationUUID
         context.emit(.deliveryStatus(channel: own, status: .sent))
         return codeChallenge(flowID: challenge.flowID, channel: own, destination: challenge.destination, state: state, now: context.now)
+    }
+
+    /// The verification's channel, read from the challenge kind (`email` or `sms`).
+    static func channel(of challenge: Challenge) -> DeliveryChannel? {
+        guard case .oneTimeCode(_, let channel, _) = challenge.kind, channel == .email || channel == .sms else { return nil }
+        return channel
     }
 
     // MARK: Wire
