@@ -84,7 +84,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     /// - Throws: `AuthError` `.invalidInput` when the body is missing or not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard let body else { throw AuthError(.invalidInput, "request has no body") }
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+        do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {
             throw AuthError(.invalidInput, "request body is not the expected JSON")
         }
     }
@@ -142,7 +142,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
     /// Decodes the body as JSON.
     /// - Throws: `AuthError` `.malformedResponse` (with `provider`) when the body is not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self, provider: AuthProviderID? = nil) throws -> T {
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+        do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {
             throw AuthError(.malformedResponse, "HTTP \(status) body is not the expected JSON", provider: provider)
         }
     }

@@ -29,11 +29,11 @@ final class KeyHandle: @unchecked Sendable {
 
     // MARK: Import
 
-    /// A public RSA `SecKey` from PKCS#1 DER, at least 2048 bits.
-    private static func rsaKey(pkcs1: [UInt8]) throws -> KeyHandle {
+    /// A public RSA `SecKey` from PKCS#1 DER, at least `minimumBits` bits (2048 by default).
+    private static func rsaKey(pkcs1: [UInt8], minimumBits: Int = 2048) throws -> KeyHandle {
         let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic]
         guard let key = SecKeyCreateWithData(Data(pkcs1) as CFData, attributes as CFDictionary, nil),
-              SecKeyGetBlockSize(key) * 8 >= 2048 else {
+              SecKeyGetBlockSize(key) * 8 >= minimumBits else {
             throw CryptoError.invalidKey
         }
         return KeyHandle(.rsa(key), isPrivate: false)
@@ -51,10 +51,10 @@ final class KeyHandle: @unchecked Sendable {
         return KeyHandle(.p256Public(key), isPrivate: false)
     }
 
-    static func publicKey(spki der: [UInt8]) throws -> KeyHandle {
+    static func publicKey(spki der: [UInt8], minimumRSABits: Int = 2048) throws -> KeyHandle {
         switch DER.publicKeyInfo(der) {
         case .rsa(let pkcs1)?:
-            return try rsaKey(pkcs1: pkcs1)
+            return try rsaKey(pkcs1: pkcs1, minimumBits: minimumRSABits)
         case .ec?:
             guard let key = try? P256.Signing.PublicKey(derRepresentation: der) else { throw CryptoError.invalidKey }
             return KeyHandle(.p256Public(key), isPrivate: false)

@@ -11,9 +11,10 @@ final class KeyHandle: @unchecked Sendable {
     let keyType: KeyType
     let isPrivate: Bool
 
-    /// Takes ownership of `pkey`; frees it and throws if it is not RSA ≥ 2048 bits or P-256.
-    init(owning pkey: OpaquePointer, isPrivate: Bool) throws {
-        if EVP_PKEY_is_a(pkey, "RSA") == 1, EVP_PKEY_get_bits(pkey) >= 2048 {
+    /// Takes ownership of `pkey`; frees it and throws if it is not RSA ≥ `minimumRSABits`
+    /// bits (2048 unless a caller opts into a legacy size) or P-256.
+    init(owning pkey: OpaquePointer, isPrivate: Bool, minimumRSABits: Int = 2048) throws {
+        if EVP_PKEY_is_a(pkey, "RSA") == 1, EVP_PKEY_get_bits(pkey) >= minimumRSABits {
             keyType = .rsa
         } else if EVP_PKEY_is_a(pkey, "EC") == 1, Self.groupName(pkey) == "prime256v1" {
             keyType = .p256
@@ -102,7 +103,7 @@ final class KeyHandle: @unchecked Sendable {
     }
 
     /// A public key from DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7).
-    static func publicKey(spki der: [UInt8]) throws -> KeyHandle {
+    static func publicKey(spki der: [UInt8], minimumRSABits: Int = 2048) throws -> KeyHandle {
         guard !der.isEmpty else { throw CryptoError.invalidKey }
         let pkey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -118,7 +119,7 @@ final class KeyHandle: @unchecked Sendable {
             CryptoBackend.clearErrors()
             throw CryptoError.invalidKey
         }
-        return try KeyHandle(owning: pkey, isPrivate: false)
+        return try KeyHandle(owning: pkey, isPrivate: false, minimumRSABits: minimumRSABits)
     }
 
     /// A fresh key pair: RSA with `rsaBits` bits, or P-256.
