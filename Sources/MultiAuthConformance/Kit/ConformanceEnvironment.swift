@@ -1,0 +1,183 @@
+import Foundation
+import MultiAuth
+import MultiAuthSandbox
+
+/// One check's world: a fresh sandbox with the backend installed, a fresh provider, a store
+/// that fails on command, an `AuthClient` on the sandbox transport and manual clock, and a
+/// recorder subscribed to the client's events before anything happens.
+final class ConformanceEnvironment: Sendable {
+    let harness: ConformanceHarness
+    let makeProvider: ProviderConformance.ProviderFactory
+    let sandbox: Sandbox
+    let provider: any AuthProvider
+    let store: FailingSessionStore
+    let client: AuthClient
+    let recorder: RecordingSubscriber
+    let saves: SaveLog
+
+    var providerID: AuthProviderID { provider.id }
+    var clock: ManualClock { sandbox.clock }
+
+    init(
+        harness: ConformanceHarness, makeProvider: @escaping ProviderConformance.ProviderFactory, seed: UInt64,
+        baseStore: (any SessionStore)? = nil
+    ) throws {
+        self.harness = harness
+        self.makeProvider = makeProvider
+        sandbox = Sandbox(seed: seed)
+        do { try harness.installBackend(sandbox) } catch {
+            throw ConformanceFailure("the harness could not install its backend: \(describe(error))")
+        }
+        do { provider = try makeProvider(sandbox) } catch {
+            throw ConformanceFailure("the provider factory failed: \(describe(error))")
+        }
+        let saves = SaveLog()
+        self.saves = saves
+        store = FailingSessionStore(wrapping: baseStore ?? InMemorySessionStore()) { session in saves.note(session) }
+        client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        saves.bus = client.events
+        recorder = RecordingSubscriber(client: client)
+    }
+
+    /// A further client on the same sandbox: a fresh provider from the factory (as after a
+    /// restart) and `store`.
+    func makeClient(store: any SessionStore, freshProvider: Bool) throws -> AuthClient {
+        let provider: any AuthProvider
+        if freshProvider {
+            do { provider = try makeProvider(sandbox) } catch {
+                throw ConformanceFailure("the provider factory failed: \(describe(error))")
+            }
+        } else {
+            provider = self.provider
+        }
+        return try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+    }
+
+    /// A context for calling the provider directly (outside a client).
+    var directContext: AuthContext { AuthContext(transport: sandbox.transport, time: sandbox.time) }
+
+    /// Starts a flow for identity `index` and requires a challenge.
+    func start(_ index: Int, client: AuthClient? = nil) async throws -> (SignInRequest, Challenge) {
+        let request = harness.validRequest(index)
+        let step = try await expectSuccess("start for \(request)") {
+            try await (client ?? self.client).signIn(with: self.providerID, request)
+        }
+        guard case .challenge(let challenge) = step else {
+            throw ConformanceFailure("start for \(request) returned a session without a challenge; the kit needs a challenge to answer")
+        }
+        return (request, challenge)
+    }
+
+    /// The code delivered for `request`.
+    func code(for request: SignInRequest) throws -> String {
+        do { return try harness.readCode(sandbox, request) } catch let failure as ConformanceFailure { throw failure } catch {
+            throw ConformanceFailure("reading the code for \(request) failed: \(describe(error))")
+        }
+    }
+
+    /// Submits `code` and requires a session.
+    func submit(_ code: String, for challenge: Challenge, client: AuthClient? = nil, label: String = "submitting the right code")
+        async throws -> AuthSession
+    {
+        let step = try await expectSuccess(label) { try await (client ?? self.client).submit(ChallengeAnswer(code: code), for: challenge) }
+        guard case .signedIn(let session) = step else {
+            throw ConformanceFailure("\(label) returned a further challenge (\(step)) instead of a session")
+        }
+        return session
+    }
+
+    /// The whole happy path for identity `index`.
+    func signIn(_ index: Int) async throws -> AuthSession {
+        let (request, challenge) = try await start(index)
+        return try await submit(try code(for: request), for: challenge)
+    }
+
+    /// Every event published on the client's bus so far (waits for the recorder to catch up).
+    func allEvents() async -> [AuthEvent] {
+        await recorder.waitFor(count: Int(client.events.currentSequence))
+    }
+
+    /// The stored session of the provider, as a check observes it.
+    func storedSession() async throws -> AuthSession? {
+        try await expectSuccess("loading the store") { try await self.store.base.load(for: self.providerID) }
+    }
+
+    /// Advances the manual clock so that its wall clock reads `date` (never backwards).
+    func advance(to date: Date) {
+        let seconds = date.timeIntervalSince(clock.wallNow)
+        if seconds > 0 { clock.advance(by: .interval(seconds)) }
+    }
+
+    /// Lets tasks that are about to react to a cancellation do so, without real time: yields
+    /// until no task sleeps on the clock (or a bounded number of times).
+    func settleCancellation() async {
+        for _ in 0..<2_000 where clock.sleeperCount > 0 { await Task.yield() }
+    }
+}
+
+/// Notes the event bus's sequence number at each successful save, so a check can prove a
+/// session was stored before `signedIn` was published.
+final class SaveLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _bus: AuthEventBus?
+    private var entries: [(sessionID: String, sequence: UInt64)] = []
+
+    var bus: AuthEventBus? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return _bus
+        }
+        set {
+            lock.lock()
+            _bus = newValue
+            lock.unlock()
+        }
+    }
+
+    func note(_ session: AuthSession) {
+        lock.lock()
+        entries.append((session.id, _bus?.currentSequence ?? 0))
+        lock.unlock()
+    }
+
+    /// The bus sequence number when `sessionID` was first saved, if it was.
+    func sequence(ofFirstSave sessionID: String) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.first { $0.sessionID == sessionID }?.sequence
+    }
+}
+
+/// Runs `operation`; turns any error into a failure naming `label`.
+func expectSuccess<T>(_ label: String, _ operation: () async throws -> T) async throws -> T {
+    do { return try await operation() } catch let failure as ConformanceFailure { throw failure } catch {
+        throw ConformanceFailure("\(label) threw \(describe(error))")
+    }
+}
+
+/// Runs `operation`, which must fail with an `AuthError`; returns it.
+func expectAuthError<T>(_ label: String, _ operation: () async throws -> T) async throws -> AuthError {
+    let value: T
+    do { value = try await operation() } catch let error as AuthError { return error } catch let failure as ConformanceFailure {
+        throw failure
+    } catch {
+        throw ConformanceFailure("\(label) threw \(describe(error)), expected an AuthError")
+    }
+    throw ConformanceFailure("\(label) succeeded (\(value)), expected an error")
+}
+
+/// Fails with `detail` unless `condition` holds.
+func require(_ condition: Bool, _ detail: @autoclosure () -> String) throws {
+    if !condition { throw ConformanceFailure(detail()) }
+}
+
+/// A secret-free description of an error: `AuthError`'s own description, or the type name.
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as AuthError: error.description
+    case is CancellationError: "CancellationError"
+    case let failure as ConformanceFailure: failure.detail
+    default: String(describing: type(of: error))
+    }
+}
