@@ -158,13 +158,12 @@ func expectSuccess<T>(_ label: String, _ operation: () async throws -> T) async 
 
 /// Runs `operation`, which must fail with an `AuthError`; returns it.
 func expectAuthError<T>(_ label: String, _ operation: () async throws -> T) async throws -> AuthError {
-    let value: T
-    do { value = try await operation() } catch let error as AuthError { return error } catch let failure as ConformanceFailure {
+    do { _ = try await operation() } catch let error as AuthError { return error } catch let failure as ConformanceFailure {
         throw failure
     } catch {
         throw ConformanceFailure("\(label) threw \(describe(error)), expected an AuthError")
     }
-    throw ConformanceFailure("\(label) succeeded (\(value)), expected an error")
+    throw ConformanceFailure("\(label) succeeded, expected an error")
 }
 
 /// Fails with `detail` unless `condition` holds.
