@@ -70,11 +70,13 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                 throw error
             }
         case .c10:
-            // Runs the start in an unstructured task: cancellation does not reach it.
+            // The breakage: runs the start in an unstructured task that nobody cancels; it ends
+            // when the reference start returns (after the kit advances the clock).
             let task = Task { try await reference.start(request, context: context) }
             return try await task.value
         case .c11:
-            // Coalesces starts of one identity and never evicts them, cancelled ones included.
+            // The breakage: coalesces starts of one identity into one unstructured task, owned by
+            // `memory` and never evicted (cancelled ones included); each ends with its start.
             let task = memory.start(ConformanceHarness.defaultDestination(request)) { Task { try await reference.start(request, context: context) } }
             return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         case .c19:

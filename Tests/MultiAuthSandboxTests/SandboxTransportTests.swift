@@ -37,7 +37,7 @@ struct SandboxTransportTests {
 
     @Test func cancelledCallerMakesNoRequest() async throws {
         let sandbox = Sandbox.echo()
-        // Owned by this test; cancelled before it runs and awaited at once.
+        // Owned by this test; cancels itself before sending, awaited at once.
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await sandbox.get("/")

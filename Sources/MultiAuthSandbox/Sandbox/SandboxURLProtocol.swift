@@ -12,9 +12,11 @@ import FoundationNetworking
 /// lists this class in `protocolClasses`, and every host the sandbox serves at that moment is
 /// routed to it. Routing is by host, process-wide: a host is served by the sandbox that most
 /// recently made a configuration for it, so tests that run in parallel through `URLSession`
-/// give each sandbox its own host names (the in-process ``Sandbox/transport`` has no such
-/// limit). A request carrying the ``sandboxHeader`` (a sandbox id) is routed by it instead;
-/// the header is removed before the backend sees the request. A host no sandbox serves fails
+/// give each sandbox its own host names, or send ``Sandbox/urlProtocolHeaders`` with every
+/// request (e.g. as `URLSessionTransport`'s `defaultHeaders`): a request carrying the
+/// ``sandboxHeader`` is routed to that sandbox whatever its host. (The in-process
+/// ``Sandbox/transport`` has no such limit.) The header is removed before the backend sees
+/// the request. A host no sandbox serves fails
 /// with `URLError(.cannotFindHost)`; the real network is never used by this class.
 ///
 /// A dropped connection (fault, unknown host) fails the load with
@@ -152,11 +154,14 @@ extension Sandbox {
         SandboxURLProtocol.route(hosts: hosts, to: self)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [SandboxURLProtocol.self]
-        configuration.httpAdditionalHeaders = [SandboxURLProtocol.sandboxHeader: urlProtocolRegistration]
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return configuration
     }
+
+    /// Headers that route a request to this sandbox whatever its host (``SandboxURLProtocol``
+    /// reads them); add them to every request, e.g. as `URLSessionTransport(defaultHeaders:)`.
+    public var urlProtocolHeaders: [String: String] { [SandboxURLProtocol.sandboxHeader: urlProtocolRegistration] }
 
     /// A `URLSession` built from ``urlSessionConfiguration()``, e.g. for
     /// `URLSessionTransport(session:)`.
