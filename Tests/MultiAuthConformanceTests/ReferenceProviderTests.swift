@@ -20,24 +20,24 @@ struct ReferenceProviderTests {
 
     @Test func whatsappFailureFallsBackToSMSWhenTheSystemChose() async throws {
         sandbox.faults.failDelivery(on: .whatsapp)
-        let step = try await client.signIn(with: "reference", .phone(try PhoneNumber("+15555550100")))
+        let step = try await client.signIn(with: "reference", .phone(try PhoneNumber("+12025550123")))
         let challenge = try #require(step.challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: true))
         let events = await recorder.waitFor(kind: "fallbackTriggered")
         #expect(events?.kind.description == "fallbackTriggered(from: whatsapp, to: sms)")
-        let code = try #require(try await sandbox.inbox.next(for: "+15555550100", channel: .sms).code)
+        let code = try #require(try await sandbox.inbox.next(for: "+12025550123", channel: .sms).code)
         let session = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
-        #expect(session.user.phone?.e164 == "+15555550100")
+        #expect(session.user.phone?.e164 == "+12025550123")
     }
 
     @Test func anExplicitChannelNeverFallsBack() async throws {
         sandbox.faults.failDelivery(on: .whatsapp)
         let error = await #expect(throws: AuthError.self) {
-            try await client.signIn(with: "reference", .phone(try PhoneNumber("+15555550100"), channel: .whatsapp))
+            try await client.signIn(with: "reference", .phone(try PhoneNumber("+12025550123"), channel: .whatsapp))
         }
         #expect(error?.code == .channelUnavailable)
         #expect(error?.providerCode == "channel_unavailable")
-        #expect(sandbox.inbox.latest(for: "+15555550100") == nil)
+        #expect(sandbox.inbox.latest(for: "+12025550123") == nil)
     }
 
     @Test func theMagicLinkCompletesThePendingFlow() async throws {

@@ -65,6 +65,15 @@ struct FakesTests {
         #expect(try await store.load(for: "p") == nil)
     }
 
+    @Test func waitForCallsIsResumedByTheCalls() async throws {
+        let store = FailingSessionStore()
+        async let waited: Void = store.waitForCalls(.load, count: 3)
+        for _ in 0..<3 { _ = try await store.load(for: "p") }
+        await waited
+        #expect(await store.callCounts[.load] == 3)
+        await store.waitForCalls(.load, count: 1)
+    }
+
     final class SavedBox: @unchecked Sendable {
         private let lock = NSLock()
         private var stored: [String] = []

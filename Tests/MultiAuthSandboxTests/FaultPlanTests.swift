@@ -77,8 +77,8 @@ struct FaultPlanTests {
         let limited = try await sandbox.get("/otp/start")
         #expect(limited.status == 429)
         #expect(limited.retryAfter == .seconds(50))
-        let body = try limited.decodeJSON([String: AnyCodableValue].self)
-        #expect(body["code"] == .string("rate_limited"))
+        let body = try limited.decodeJSON(ReferenceProtocol.ErrorResponse.self)
+        #expect(body.code == "rate_limited" && body.retryAfter == 50)
         #expect(try await sandbox.get("/otp/verify").status == 200)
         sandbox.clock.advance(by: .seconds(50))
         #expect(try await sandbox.get("/otp/start").status == 200)
@@ -123,23 +123,3 @@ struct FaultPlanTests {
     }
 }
 
-/// A JSON value of any primitive shape, for reading mixed bodies in tests.
-enum AnyCodableValue: Decodable, Equatable {
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-}

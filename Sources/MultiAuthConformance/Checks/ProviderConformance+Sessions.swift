@@ -182,32 +182,34 @@ extension ProviderConformance {
         try require(env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
     }
 
-    /// C18: five concurrent refreshes of one session, held on latency until all have joined,
-    /// make exactly one request and all get the same tokens, which the store holds; the stored
-    /// (possibly rotated) credentials then refresh again.
+    /// C18: five concurrent refreshes of the stored session, held on latency until all have
+    /// joined, make exactly one request and all get the same tokens, which the store holds; the
+    /// stored (possibly rotated) credentials then refresh again.
     static func c18ConcurrentRefresh(_ env: ConformanceEnvironment) async throws {
         guard env.harness.abilities.contains(.refresh) else { throw ConformanceFailure.skip("the harness does not list refresh") }
         guard env.provider is any RefreshableProvider else {
             throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
         }
-        let session = try await env.signIn(0)
+        _ = try await env.signIn(0)
         let client = env.client
+        let providerID = env.providerID
         let latency = Duration.seconds(5)
         let rule = env.sandbox.faults.add(.latency(latency), host: env.harness.host)
         let before = env.sandbox.requestCount
+        let loadsBefore = await env.store.callCounts[.load, default: 0]
         let callers = 5
         let results: [Result<AuthSession, any Error>] = await withTaskGroup(of: Result<AuthSession, any Error>.self) { group in
             for _ in 0..<callers {
                 group.addTask {
-                    do { return .success(try await client.refresh(session)) } catch { return .failure(error) }
+                    do { return .success(try await client.refresh(providerID)) } catch { return .failure(error) }
                 }
             }
+            // Every caller has loaded the session (its next step, on the client actor, joins the
+            // refresh in flight) and the refresh is held on the clock; then one more turn of the
+            // client actor, queued behind the callers, before the clock releases the refresh.
+            await env.store.waitForCalls(.load, count: loadsBefore + callers)
             await env.clock.waitForSleepers(count: 1)
-            // Let every caller reach the client (each probe is a turn of the client actor).
-            for _ in 0..<50 {
-                await Task.yield()
-                _ = await client.pendingChallenge(for: env.providerID)
-            }
+            for _ in 0..<3 { _ = await client.pendingChallenge(for: providerID) }
             env.clock.advance(by: latency)
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -219,12 +221,13 @@ extension ProviderConformance {
         try require(made == 1, "\(callers) concurrent refreshes made \(made) network calls, expected 1")
         try require(Set(refreshed).count == 1, "concurrent callers received different sessions")
         try require(try await env.storedSession() == refreshed.first, "the store does not hold the refreshed session")
-        _ = try await expectSuccess("refreshing again with the stored credentials") { try await client.refresh(env.providerID) }
+        _ = try await expectSuccess("refreshing again with the stored credentials") { try await client.refresh(providerID) }
     }
 
     /// C19: with the server clock ahead and behind by the documented tolerance, sign-in works
     /// and the challenge expiry, resend time and session expiry (relative to the client's
-    /// clock) match a run without offset to within one second.
+    /// clock) match a run without offset to within one second. Codes come from the harness's
+    /// `readCode` at client time, so a TOTP flow is checked against the skewed server too.
     static func c19ServerClockOffset(_ env: ConformanceEnvironment) async throws {
         guard let tolerance = env.harness.serverClockTolerance else {
             throw ConformanceFailure.skip("the harness documents no server clock tolerance")

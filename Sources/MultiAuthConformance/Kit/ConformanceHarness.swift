@@ -143,6 +143,9 @@ public struct ConformanceHarness: Sendable {
     /// The inbox destination key of a request (default: E.164 or e-mail identity key).
     public var destination: @Sendable (SignInRequest) -> String
     /// Reads the code delivered for `request` (default: the newest delivered message's code).
+    /// For a TOTP challenge, compute the code from the enrollment secret at the client's time
+    /// (`sandbox.clock.wallNow`): C19 then also proves TOTP verification tolerates the server
+    /// clock offset.
     /// - Throws: when no code was delivered.
     public var readCode: @Sendable (_ sandbox: Sandbox, _ request: SignInRequest) throws -> String
     /// A wrong code of the same length (default: the last digit changed).

@@ -4,7 +4,7 @@ import MultiAuthSandbox
 
 extension ConformanceHarness {
     /// The harness of the reference protocol: `ReferenceBackend` on `host`, e-mail identities
-    /// `user<n>@example.com` (and a phone number for every fifth index), every ability, error
+    /// `user<n>@example.com` (and a fictional +1 202 555 01xx number for every fifth index), every ability, error
     /// fixtures for `expired`, `already_used`, `rate_limited`, `invalid_identity`,
     /// `channel_unavailable` and an unknown code, the magic link from the inbox, and the
     /// protocol's clock skew tolerance.
@@ -17,14 +17,14 @@ extension ConformanceHarness {
             installBackend: { sandbox in sandbox.register(ReferenceBackend(), host: host) },
             validRequest: { index in
                 if index % 5 == 4 {
-                    // +1 555 555 01xx style numbers, distinct per index.
-                    return .phone(try! PhoneNumber("+1555\(String(format: "%07d", 5_550_000 + index))"), channel: .sms)
+                    // Fictional North American numbers +1 202 555 01xx, distinct per index.
+                    return .phone(try! PhoneNumber("+1202555\(String(format: "%04d", 100 + index / 5))"), channel: .sms)
                 }
                 return .email(try! EmailAddress("User\(index)@Example.com"))
             },
             invalidRequests: [
                 .oauth(.google), .email(try! EmailAddress("user@example.com"), channel: .sms),
-                .phone(try! PhoneNumber("+15555550100"), channel: .email),
+                .phone(try! PhoneNumber("+12025550199"), channel: .email),
             ],
             abilities: .all,
             errorFixtures: [

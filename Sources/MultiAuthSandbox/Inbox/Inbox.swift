@@ -114,7 +114,8 @@ public final class Inbox: @unchecked Sendable {
     ///
     /// Each (destination, channel) pair has its own cursor, so consecutive calls walk the
     /// delivered messages in order: a code already delivered is returned at once, a code not
-    /// yet sent is returned the moment a backend delivers it. No real time passes.
+    /// yet sent is returned the moment a backend delivers it. No real time passes. A message
+    /// still in transit (`.sent`) when a later one is returned is skipped by the cursor.
     /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func next(for destination: String, channel: DeliveryChannel? = nil) async throws -> InboxMessage {
         let key = CursorKey(destination: destination, channel: channel)

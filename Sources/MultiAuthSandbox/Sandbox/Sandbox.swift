@@ -98,7 +98,8 @@ public final class Sandbox: @unchecked Sendable {
         return log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
     }
 
-    /// Empties the request log (the count restarts at 0).
+    /// Empties the request log (the count restarts at 0). Call it while no request is in
+    /// flight: a request that finishes afterwards would record its outcome on the new log.
     public func resetLog() {
         lock.lock()
         defer { lock.unlock() }
