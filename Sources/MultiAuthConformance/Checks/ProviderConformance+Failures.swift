@@ -21,11 +21,8 @@ extension ProviderConformance {
                 }
             case .submit:
                 let (request, challenge) = try await env.start(index)
-                let code = try env.code(for: request)
                 env.sandbox.faults.add(action, host: env.harness.host, pathPrefix: fixture.pathPrefix, repeat: .once)
-                error = try await expectAuthError("fixture '\(fixture.name)' at submit") {
-                    try await env.client.submit(ChallengeAnswer(code: code), for: challenge)
-                }
+                error = try await expectAuthError("fixture '\(fixture.name)' at submit") { try await env.answer(challenge, for: request) }
             }
             try require(error.code == fixture.expectedCode, "fixture '\(fixture.name)' gave \(error.code), expected \(fixture.expectedCode)")
             try require(
@@ -50,12 +47,9 @@ extension ProviderConformance {
             try require(error.isRetryable, "start during \(label) gave \(error.code), which is not retryable")
         }
         let (request, challenge) = try await env.start(0)
-        let code = try env.code(for: request)
         for (label, action) in faults {
             let rule = env.sandbox.faults.add(action, host: env.harness.host)
-            let error = try await expectAuthError("submit during \(label)") {
-                try await env.client.submit(ChallengeAnswer(code: code), for: challenge)
-            }
+            let error = try await expectAuthError("answering during \(label)") { try await env.answer(challenge, for: request) }
             env.sandbox.faults.remove(rule)
             try require(error.isRetryable, "submit during \(label) gave \(error.code), which is not retryable")
             try require(try await env.storedSession() == nil, "a session was stored after \(label)")
@@ -63,7 +57,7 @@ extension ProviderConformance {
                 await env.client.pendingChallenge(for: env.providerID)?.flowID == challenge.flowID,
                 "the challenge is no longer pending after \(label)")
         }
-        _ = try await env.submit(code, for: challenge, label: "the right code after the faults")
+        _ = try await env.complete(challenge, for: request, label: "the right answer after the faults")
     }
 
     /// C10: a start held by latency on the manual clock and then cancelled throws
@@ -137,37 +131,42 @@ extension ProviderConformance {
             await client.pendingChallenge(for: providerID)?.flowID == secondChallenge.flowID, "the new start's challenge is not pending")
 
         let (requestC, challengeC) = try await env.start(1)
-        let codeC = try env.code(for: requestC)
         env.sandbox.faults.add(.latency(latency), host: env.harness.host, repeat: .once)
         // Owned by this check: must survive the new start below; awaited before the check ends.
-        let submit = Task { try await client.submit(ChallengeAnswer(code: codeC), for: challengeC) }
+        let submit = Task { try await env.answer(challengeC, for: requestC) }
         await env.clock.waitForSleepers(count: 1)
         let newStart: Result<SignInStep, any Error>
         do { newStart = .success(try await client.signIn(with: providerID, env.harness.validRequest(2))) } catch { newStart = .failure(error) }
         env.clock.advance(by: latency + .seconds(1))
         let submitted = await submit.result
-        switch submitted {
-        case .success(.signedIn): break
-        case .success(let step): throw ConformanceFailure("the submit in flight returned \(step), expected a session")
-        case .failure(let error): throw ConformanceFailure("the submit in flight failed when a new start began: \(describe(error))")
+        if case .failure(let error) = submitted {
+            throw ConformanceFailure("the submit in flight failed when a new start began: \(describe(error))")
         }
         if case .failure(let error) = newStart { throw ConformanceFailure("the start during a submit threw \(describe(error))") }
     }
 
-    /// C12: with the store failing once on save, the right code gives `storageFailure` and
-    /// stores nothing; retrying the same answer makes no request, returns the session, and the
-    /// store (which keeps only the encoded form) then holds exactly that session.
+    /// C12: with the store failing once on save, the answer that signs in gives
+    /// `storageFailure` and stores nothing; retrying the same answer makes no request, returns
+    /// the session, and the store (which keeps only the encoded form) then holds exactly it.
     static func c12StorageFailure(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
-        let code = try env.code(for: request)
         await env.store.failNext(.save)
-        let error = try await expectAuthError("the right code with the store failing") {
-            try await env.client.submit(ChallengeAnswer(code: code), for: challenge)
+        var last = challenge
+        var failure: AuthError?
+        for _ in 0..<4 where failure == nil {
+            do {
+                let step = try await env.answer(last, for: request)
+                guard case .challenge(let next) = step else { throw ConformanceFailure("signed in although saving the session failed") }
+                last = next
+            } catch let error as AuthError {
+                failure = error
+            }
         }
+        guard let error = failure else { throw ConformanceFailure("still no session after 4 challenges") }
         try require(error.code == .storageFailure, "a failing save gave \(error.code), expected storageFailure")
         try require(try await env.storedSession() == nil, "a session is stored although the save failed")
         let before = env.sandbox.requestCount
-        let session = try await env.submit(code, for: challenge, label: "retrying the same answer")
+        let session = try await env.complete(last, for: request, label: "retrying the same answer")
         try require(env.sandbox.requestCount == before, "retrying the same answer made \(env.sandbox.requestCount - before) network call(s)")
         let stored = try await env.storedSession()
         try require(stored != nil, "the retry did not store the session")

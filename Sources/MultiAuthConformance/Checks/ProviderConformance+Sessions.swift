@@ -28,9 +28,12 @@ extension ProviderConformance {
     /// session, the steps, the errors or the events.
     static func c14NoSecrets(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
-        let code = try env.code(for: request)
-        let wrong = env.harness.wrongCode(code)
-        var secrets: [(String, String)] = [("the delivered code", code), ("a submitted code", wrong)]
+        let codeEntry = env.harness.abilities.contains(.codeEntry)
+        let code = codeEntry ? try env.code(for: request, challenge) : nil
+        let wrong = code.map(env.harness.wrongCode)
+        var secrets: [(String, String)] = [("the delivered code", code), ("a submitted code", wrong)].compactMap { label, value in
+            value.map { (label, $0) }
+        }
         secrets += challenge.providerState.values.map { ("provider state '\($0.key)'", $0.value) }
         var texts: [(String, String)] = []
         func collect(_ label: String, _ value: Any) {
@@ -39,15 +42,16 @@ extension ProviderConformance {
             texts += [(label, String(describing: value)), (label + " (debug)", String(reflecting: value)), (label + " (dump)", dumped)]
         }
         collect("the challenge", challenge)
-        do { _ = try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch {
-            collect("the wrong-code error", error)
-            if let error = error as? AuthError {
-                texts += [("the wrong-code error message", error.message), ("the wrong-code error", error.localizedDescription)]
+        if let wrong {
+            do { _ = try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch {
+                collect("the wrong-code error", error)
+                if let error = error as? AuthError {
+                    texts += [("the wrong-code error message", error.message), ("the wrong-code error", error.localizedDescription)]
+                }
             }
         }
-        let step = try await expectSuccess("submitting the right code") { try await env.client.submit(ChallengeAnswer(code: code), for: challenge) }
-        collect("the signed-in step", step)
-        guard let session = step.session else { throw ConformanceFailure("the right code returned \(step), expected a session") }
+        let session = try await env.complete(challenge, for: request)
+        collect("the signed-in step", SignInStep.signedIn(session))
         collect("the session", session)
         let credentials = session.credentials
         secrets += [("the access token", credentials.accessToken), ("the refresh token", credentials.refreshToken), ("the id token", credentials.idToken)]
@@ -66,14 +70,13 @@ extension ProviderConformance {
     /// fresh client with a fresh provider instance completes it.
     static func c15ResumeChallenge(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
-        let code = try env.code(for: request)
         let decoded = try await expectSuccess("encoding and decoding the challenge") {
             try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(challenge))
         }
         try require(decoded == challenge, "the challenge does not survive encode → decode unchanged")
         let store = InMemorySessionStore()
         let fresh = try env.makeClient(store: store, freshProvider: true)
-        let session = try await env.submit(code, for: decoded, client: fresh, label: "completing the decoded challenge in a fresh client")
+        let session = try await env.complete(decoded, for: request, client: fresh, label: "completing the decoded challenge in a fresh client")
         try require(try await store.load(for: env.providerID) == session, "the fresh client did not store the session")
     }
 
@@ -111,8 +114,7 @@ extension ProviderConformance {
             for flow in flows {
                 group.addTask {
                     do {
-                        let code = try env.code(for: flow.request)
-                        return (flow, .success(try await env.submit(code, for: flow.challenge, client: flow.client)))
+                        return (flow, .success(try await env.complete(flow.challenge, for: flow.request, client: flow.client)))
                     } catch {
                         return (flow, .failure(ConformanceFailure(describe(error))))
                     }
@@ -243,7 +245,7 @@ extension ProviderConformance {
             world.sandbox.faults.setServerClockOffset(offset)
             let now = world.clock.wallNow
             let (request, challenge) = try await world.start(0)
-            let session = try await world.submit(try world.code(for: request), for: challenge)
+            let session = try await world.complete(challenge, for: request)
             return Timing(
                 challengeExpiry: challenge.expiresAt?.timeIntervalSince(now), resend: challenge.resendAvailableAt?.timeIntervalSince(now),
                 sessionExpiry: session.expiresAt?.timeIntervalSince(now))

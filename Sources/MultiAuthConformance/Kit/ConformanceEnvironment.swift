@@ -68,28 +68,68 @@ final class ConformanceEnvironment: Sendable {
         return (request, challenge)
     }
 
-    /// The code delivered for `request`.
-    func code(for request: SignInRequest) throws -> String {
-        do { return try harness.readCode(sandbox, request) } catch let failure as ConformanceFailure { throw failure } catch {
+    /// The code for `challenge` of `request`, from the harness (normally read from the inbox).
+    func code(for request: SignInRequest, _ challenge: Challenge) throws -> String {
+        do { return try harness.readCode(sandbox, request, challenge) } catch let failure as ConformanceFailure { throw failure } catch {
             throw ConformanceFailure("reading the code for \(request) failed: \(describe(error))")
         }
     }
 
-    /// Submits `code` and requires a session.
-    func submit(_ code: String, for challenge: Challenge, client: AuthClient? = nil, label: String = "submitting the right code")
+    /// Answers `challenge` once, rightly: the harness's code for code-like kinds, the genuine
+    /// redirect URL for magic-link and OAuth kinds. Errors of the client pass through unchanged.
+    func answer(_ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil) async throws -> SignInStep {
+        let client = client ?? self.client
+        switch challenge.kind {
+        case .magicLink, .oauthRedirect:
+            guard let redirect = harness.redirect else {
+                throw ConformanceFailure("the challenge (\(challenge.kind)) completes through a redirect but the harness gives no redirect fixture")
+            }
+            let url = try redirect.validURL(sandbox, request, challenge)
+            guard let step = try await client.handleRedirect(url, resuming: challenge) else {
+                throw ConformanceFailure("no registered provider claims the challenge's redirect URL")
+            }
+            return step
+        default:
+            return try await client.submit(ChallengeAnswer(code: try code(for: request, challenge)), for: challenge)
+        }
+    }
+
+    /// Answers `challenge` and every further challenge (a TOTP second step, say) until a
+    /// session; any error fails naming `label`.
+    func complete(_ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil, label: String = "answering the challenge")
         async throws -> AuthSession
     {
-        let step = try await expectSuccess(label) { try await (client ?? self.client).submit(ChallengeAnswer(code: code), for: challenge) }
-        guard case .signedIn(let session) = step else {
-            throw ConformanceFailure("\(label) returned a further challenge (\(step)) instead of a session")
+        var current = challenge
+        for _ in 0..<4 {
+            let step = try await expectSuccess(label) { try await answer(current, for: request, client: client) }
+            switch step {
+            case .signedIn(let session): return session
+            case .challenge(let next): current = next
+            }
         }
-        return session
+        throw ConformanceFailure("\(label): still no session after 4 challenges")
+    }
+
+    /// Submits `code` to `challenge`, then completes any further challenge.
+    func submit(_ code: String, for challenge: Challenge, request: SignInRequest, label: String) async throws -> AuthSession {
+        let step = try await expectSuccess(label) { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        switch step {
+        case .signedIn(let session): return session
+        case .challenge(let next): return try await complete(next, for: request, label: label)
+        }
     }
 
     /// The whole happy path for identity `index`.
     func signIn(_ index: Int) async throws -> AuthSession {
         let (request, challenge) = try await start(index)
-        return try await submit(try code(for: request), for: challenge)
+        return try await complete(challenge, for: request)
+    }
+
+    /// Requires the harness to list `.codeEntry` (checks that type codes of their own).
+    func requireCodeEntry(_ purpose: String) throws {
+        guard harness.abilities.contains(.codeEntry) else {
+            throw ConformanceFailure.skip("the harness does not list codeEntry, needed to \(purpose)")
+        }
     }
 
     /// Every event published on the client's bus so far (waits for the recorder to catch up).

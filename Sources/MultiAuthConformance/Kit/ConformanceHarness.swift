@@ -19,6 +19,9 @@ import MultiAuthSandbox
 /// let report = await ProviderConformance(provider: { _ in AcmeProvider(baseURL: …) }, harness: harness).run()
 /// ```
 ///
+/// The kit answers challenges the way an app would: code-like challenges (one-time code, TOTP,
+/// consent) with ``readCode``, magic-link and OAuth challenges with the redirect URL from
+/// ``redirect``, and further challenges (a TOTP second step) the same way until signed in.
 /// Checks whose ability is not in ``abilities`` are reported as skipped with the reason.
 public struct ConformanceHarness: Sendable {
     /// Optional behaviours a check needs. A check of an ability the harness does not list is
@@ -29,7 +32,8 @@ public struct ConformanceHarness: Sendable {
         /// Creates abilities from raw bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// The first challenge is a code the user types (C03).
+        /// The first challenge is a code the user types, so the kit can submit malformed and
+        /// wrong codes (C03, C04, C05, part of C14).
         public static let codeEntry = Abilities(rawValue: 1 << 0)
         /// The provider limits wrong attempts (C05).
         public static let attemptLimit = Abilities(rawValue: 1 << 1)
@@ -147,14 +151,16 @@ public struct ConformanceHarness: Sendable {
     /// (`sandbox.clock.wallNow`): C19 then also proves TOTP verification tolerates the server
     /// clock offset.
     /// - Throws: when no code was delivered.
-    public var readCode: @Sendable (_ sandbox: Sandbox, _ request: SignInRequest) throws -> String
+    public var readCode: @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> String
     /// A wrong code of the same length (default: the last digit changed).
     public var wrongCode: @Sendable (String) -> String
     /// The abilities to check.
     public var abilities: Abilities
     /// Error responses and their mappings (C08); include one unknown code (→ `.generic`).
     public var errorFixtures: [ErrorFixture]
-    /// Redirect URLs (C17); required when ``abilities`` contains `.redirect`.
+    /// Redirect URLs: required when ``abilities`` contains `.redirect` (C17) or when the
+    /// provider's challenges complete through a redirect (magic link, OAuth), which every check
+    /// then answers with ``RedirectFixture/validURL``.
     public var redirect: RedirectFixture?
     /// The server clock skew the provider documents it tolerates (C19); `nil` skips C19.
     public var serverClockTolerance: Duration?
@@ -170,7 +176,7 @@ public struct ConformanceHarness: Sendable {
         host: String, installBackend: @escaping @Sendable (Sandbox) throws -> Void,
         validRequest: @escaping @Sendable (Int) -> SignInRequest, invalidRequests: [SignInRequest] = [],
         destination: @escaping @Sendable (SignInRequest) -> String = ConformanceHarness.defaultDestination,
-        readCode: (@Sendable (Sandbox, SignInRequest) throws -> String)? = nil,
+        readCode: (@Sendable (Sandbox, SignInRequest, Challenge) throws -> String)? = nil,
         wrongCode: @escaping @Sendable (String) -> String = ConformanceHarness.defaultWrongCode,
         abilities: Abilities, errorFixtures: [ErrorFixture] = [], redirect: RedirectFixture? = nil,
         serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], concurrentFlows: Int = 200, seed: UInt64 = 1
@@ -180,7 +186,7 @@ public struct ConformanceHarness: Sendable {
         self.validRequest = validRequest
         self.invalidRequests = invalidRequests
         self.destination = destination
-        self.readCode = readCode ?? { sandbox, request in
+        self.readCode = readCode ?? { sandbox, request, _ in
             guard let code = sandbox.inbox.latest(for: destination(request))?.code else {
                 throw ConformanceFailure("no code was delivered to \(request)")
             }
