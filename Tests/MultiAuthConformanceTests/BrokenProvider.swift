@@ -65,8 +65,10 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             do { return try await reference.start(request, context: context) } catch let error as AuthError
                 where error.code == .unsupported || error.code == .invalidInput
             {
-                let body = ReferenceProtocol.StartRequest(identity: "\(request)", channel: "email", allowFallback: false, state: "x")
-                _ = try? await context.transport.send(try .json(.post, reference.baseURL.appendingPathComponent("otp/start"), body: body))
+                let body = ReferenceProtocol.StartRequest(
+                    identity: "\(request)", channel: "email", allowFallback: false, state: "x")
+                _ = try? await context.transport.send(
+                    try .json(.post, reference.baseURL.appendingPathComponent("otp/start"), body: body))
                 throw error
             }
         case .c10:
@@ -77,8 +79,14 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         case .c11:
             // The breakage: coalesces starts of one identity into one unstructured task, owned by
             // `memory` and never evicted (cancelled ones included); each ends with its start.
-            let task = memory.start(ConformanceHarness.defaultDestination(request)) { Task { try await reference.start(request, context: context) } }
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            let task = memory.start(ConformanceHarness.defaultDestination(request)) {
+                Task { try await reference.start(request, context: context) }
+            }
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         case .c19:
             // Takes the server's absolute expiry (server clock) instead of the relative one.
             let capture = CapturingTransport(context.transport)
@@ -123,10 +131,13 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
 
     func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
         let step: SignInStep
-        do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var error as AuthError {
+        do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var error
+            as AuthError
+        {
             switch breaking {
             case .c04 where error.code == .invalidCode: error.attemptsRemaining = nil
-            case .c05 where error.code == .attemptsExhausted: error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
+            case .c05 where error.code == .attemptsExhausted:
+                error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
             case .c08: error.providerCode = nil
             case .c09 where error.code == .providerUnavailable: error.code = .generic
             case .c14 where error.code == .invalidCode: error.message = "code \(answer.rawCode) is not correct"
@@ -139,7 +150,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         case .c12: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
         case .c20:
             if let expiresAt = session.credentials.expiresAt {
-                session.credentials.expiresAt = session.createdAt.addingTimeInterval(expiresAt.timeIntervalSince(session.createdAt) / 1000)
+                session.credentials.expiresAt = session.createdAt.addingTimeInterval(
+                    expiresAt.timeIntervalSince(session.createdAt) / 1000)
             }
         default: break
         }
@@ -150,7 +162,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         guard breaking == .c13 else { return try await reference.signOut(session, context: context) }
         // Treats "already revoked" as an error: not idempotent.
         let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken ?? "")
-        let response = try await context.transport.send(try .json(.post, reference.baseURL.appendingPathComponent("logout"), body: body))
+        let response = try await context.transport.send(
+            try .json(.post, reference.baseURL.appendingPathComponent("logout"), body: body))
         if !response.isSuccess { throw reference.mapError(response) }
     }
 
@@ -158,10 +171,15 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
 
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let pending = pending.map(restored)
-        guard breaking == .c17, let pending else { return try await reference.handleRedirect(url, pending: pending, context: context) }
+        guard breaking == .c17, let pending else {
+            return try await reference.handleRedirect(url, pending: pending, context: context)
+        }
         // Ignores the link's state: any link completes the pending flow.
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        components.queryItems = (components.queryItems ?? []).filter { $0.name != "state" } + [URLQueryItem(name: "state", value: pending.providerState["state"])]
+        components.queryItems =
+            (components.queryItems ?? []).filter { $0.name != "state" } + [
+                URLQueryItem(name: "state", value: pending.providerState["state"])
+            ]
         return try await reference.handleRedirect(components.url!, pending: pending, context: context)
     }
 

@@ -11,7 +11,8 @@ struct ConformanceReportTests {
         results: [
             ConformanceResult(id: "C01", title: "invalid identity", status: .passed),
             ConformanceResult(id: "C07", title: "resend", status: .skipped, detail: "the harness does not list resend"),
-            ConformanceResult(id: "C12", title: "storage failure on save", status: .failed, detail: "retrying made 1 network call(s)"),
+            ConformanceResult(
+                id: "C12", title: "storage failure on save", status: .failed, detail: "retrying made 1 network call(s)"),
         ])
 
     @Test func tableIsAligned() {
@@ -58,11 +59,15 @@ struct ConformanceSkipTests {
     struct PlainProvider: AuthProvider {
         let base = ReferenceProvider()
         var id: AuthProviderID { base.id }
-        func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep { try await base.start(request, context: context) }
+        func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+            try await base.start(request, context: context)
+        }
         func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
             try await base.respond(to: challenge, with: answer, context: context)
         }
-        func signOut(_ session: AuthSession, context: AuthContext) async throws { try await base.signOut(session, context: context) }
+        func signOut(_ session: AuthSession, context: AuthContext) async throws {
+            try await base.signOut(session, context: context)
+        }
     }
 
     @Test func missingAbilitiesAreSkippedWithAReason() async {

@@ -26,12 +26,16 @@ struct MagicLinkConformanceTests {
         func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
             try await base.respond(to: challenge, with: answer, context: context)
         }
-        func signOut(_ session: AuthSession, context: AuthContext) async throws { try await base.signOut(session, context: context) }
+        func signOut(_ session: AuthSession, context: AuthContext) async throws {
+            try await base.signOut(session, context: context)
+        }
         func canHandle(_ url: URL) -> Bool { base.canHandle(url) }
         func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
             try await base.handleRedirect(url, pending: pending, context: context)
         }
-        func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession { try await base.refresh(session, context: context) }
+        func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+            try await base.refresh(session, context: context)
+        }
         func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
             asLink(try await base.resend(challenge, channel: channel, context: context))
         }

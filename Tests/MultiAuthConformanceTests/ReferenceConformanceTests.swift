@@ -14,4 +14,3 @@ struct ReferenceConformanceTests {
         #expect(result.status == .passed, "\(result)")
     }
 }
-

@@ -15,8 +15,10 @@ struct URLSessionTransportTests {
             }
             return HTTPResponse(
                 status: 200,
-                headers: ["Content-Type": "application/json", "X-Method": request.method.rawValue,
-                    "X-Sandbox-Header-Seen": request.header(SandboxURLProtocol.sandboxHeader) == nil ? "no" : "yes"],
+                headers: [
+                    "Content-Type": "application/json", "X-Method": request.method.rawValue,
+                    "X-Sandbox-Header-Seen": request.header(SandboxURLProtocol.sandboxHeader) == nil ? "no" : "yes",
+                ],
                 body: request.body ?? Data())
         }
     }

@@ -6,7 +6,9 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct FakesTests {
     static func session(_ provider: AuthProviderID = "p") -> AuthSession {
-        AuthSession(provider: provider, user: AuthUser(id: "u1"), credentials: Credentials(accessToken: "at"), createdAt: Date(timeIntervalSince1970: 0))
+        AuthSession(
+            provider: provider, user: AuthUser(id: "u1"), credentials: Credentials(accessToken: "at"),
+            createdAt: Date(timeIntervalSince1970: 0))
     }
 
     @Test func recorderGetsEventsPublishedRightAfterInit() async {
@@ -49,9 +51,15 @@ struct FakesTests {
         await store.failNext(.save, count: 2)
         await store.failNext(.load)
         await store.failNext(.remove)
-        await #expect(throws: AuthError(.storageFailure, "the session store write failed (injected)")) { try await store.save(Self.session()) }
-        await #expect(throws: AuthError(.storageFailure, "the session store write failed (injected)")) { try await store.save(Self.session()) }
-        await #expect(throws: AuthError(.storageUnavailable, "the session store is unavailable (injected)")) { _ = try await store.load(for: "p") }
+        await #expect(throws: AuthError(.storageFailure, "the session store write failed (injected)")) {
+            try await store.save(Self.session())
+        }
+        await #expect(throws: AuthError(.storageFailure, "the session store write failed (injected)")) {
+            try await store.save(Self.session())
+        }
+        await #expect(throws: AuthError(.storageUnavailable, "the session store is unavailable (injected)")) {
+            _ = try await store.load(for: "p")
+        }
         await #expect(throws: AuthError.self) { try await store.remove(for: "p") }
         #expect(try await store.load(for: "p") == session)
         #expect(try await base.load(for: "p") == session)

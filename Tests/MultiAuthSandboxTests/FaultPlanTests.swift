@@ -122,4 +122,3 @@ struct FaultPlanTests {
         #expect(generator.next() == 0xE220_A839_7B1D_CDAF)
     }
 }
-

@@ -10,7 +10,8 @@ struct InboxTests {
     @Test func latestIsTheNewestDeliveredMessage() {
         let inbox = Inbox()
         inbox.record(host: "h", destination: "+15555550100", channel: .sms, code: "111111", link: nil, status: .delivered, at: at)
-        inbox.record(host: "h", destination: "+15555550100", channel: .whatsapp, code: "222222", link: nil, status: .failed, at: at)
+        inbox.record(
+            host: "h", destination: "+15555550100", channel: .whatsapp, code: "222222", link: nil, status: .failed, at: at)
         inbox.record(host: "h", destination: "a@b.co", channel: .email, code: "333333", link: nil, status: .delivered, at: at)
         #expect(inbox.latest(for: "+15555550100")?.code == "111111")
         #expect(inbox.latest(for: "+15555550100", channel: .whatsapp) == nil)
@@ -22,7 +23,8 @@ struct InboxTests {
     @Test func descriptionRedactsCodeAndLink() {
         let inbox = Inbox()
         let message = inbox.record(
-            host: "h", destination: "a@b.co", channel: .email, code: "987654", link: URL(string: "x://cb?code=987654"), status: .delivered, at: at)
+            host: "h", destination: "a@b.co", channel: .email, code: "987654", link: URL(string: "x://cb?code=987654"),
+            status: .delivered, at: at)
         #expect(!message.description.contains("987654"))
         #expect(message.description == "InboxMessage(#1 email → a@b.co, delivered, code: <redacted>, link: <redacted>)")
     }
@@ -42,7 +44,8 @@ struct InboxTests {
         // Not for this waiter: other destination, other channel, or not delivered.
         inbox.record(host: "h", destination: "+15555550199", channel: .sms, code: "0", link: nil, status: .delivered, at: at)
         inbox.record(host: "h", destination: "+15555550100", channel: .whatsapp, code: "0", link: nil, status: .delivered, at: at)
-        let sent = inbox.record(host: "h", destination: "+15555550100", channel: .sms, code: "424242", link: nil, status: .sent, at: at)
+        let sent = inbox.record(
+            host: "h", destination: "+15555550100", channel: .sms, code: "424242", link: nil, status: .sent, at: at)
         inbox.updateStatus(of: sent.id, to: .delivered, at: at.addingTimeInterval(2))
         let message = try await waited
         #expect(message.code == "424242")

@@ -20,7 +20,9 @@ struct ReferenceBackendTests {
     }
 
     func start(_ identity: String, channel: String, fallback: Bool = false) async throws -> HTTPResponse {
-        try await post("/otp/start", ReferenceProtocol.StartRequest(identity: identity, channel: channel, allowFallback: fallback, state: "s1"))
+        try await post(
+            "/otp/start",
+            ReferenceProtocol.StartRequest(identity: identity, channel: channel, allowFallback: fallback, state: "s1"))
     }
 
     @Test func startDeliversACodeAndALink() async throws {
@@ -37,7 +39,10 @@ struct ReferenceBackendTests {
         #expect(link.queryItems?.first { $0.name == "code" }?.value == message.code)
     }
 
-    @Test(arguments: [("not-an-email", "email", "invalid_identity"), ("a@b.co", "sms", "unsupported_channel"), ("+15555550100", "email", "unsupported_channel")])
+    @Test(arguments: [
+        ("not-an-email", "email", "invalid_identity"), ("a@b.co", "sms", "unsupported_channel"),
+        ("+15555550100", "email", "unsupported_channel"),
+    ])
     func startRefusesBadInput(identity: String, channel: String, code: String) async throws {
         let response = try await start(identity, channel: channel)
         #expect(response.status == 400)
@@ -52,7 +57,10 @@ struct ReferenceBackendTests {
         let automatic = try await start("+15555550100", channel: "whatsapp", fallback: true)
         let challenge = try automatic.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
         #expect(challenge.channel == "sms" && challenge.fallbackFrom == "whatsapp")
-        #expect(sandbox.inbox.messages(for: "+15555550100").map { "\($0.channel) \($0.status)" } == ["whatsapp failed", "whatsapp failed", "sms delivered"])
+        #expect(
+            sandbox.inbox.messages(for: "+15555550100").map { "\($0.channel) \($0.status)" } == [
+                "whatsapp failed", "whatsapp failed", "sms delivered",
+            ])
     }
 
     @Test func verifyCountsAttemptsAndIssuesRotatingTokens() async throws {
@@ -82,7 +90,8 @@ struct ReferenceBackendTests {
         let early = try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil))
         #expect(early.status == 429 && early.retryAfter == .seconds(30))
         sandbox.clock.advance(by: .seconds(30))
-        #expect(try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil)).status == 200)
+        #expect(
+            try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil)).status == 200)
         let second = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         #expect(second != first)
         let old = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: first))
@@ -97,7 +106,8 @@ struct ReferenceBackendTests {
             let sandbox = Sandbox(seed: seed)
             sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)
             for index in 0..<3 {
-                let body = ReferenceProtocol.StartRequest(identity: "u\(index)@b.co", channel: "email", allowFallback: false, state: "s")
+                let body = ReferenceProtocol.StartRequest(
+                    identity: "u\(index)@b.co", channel: "email", allowFallback: false, state: "s")
                 _ = try await sandbox.transport.send(try .json(.post, URL(string: base + "/otp/start")!, body: body))
             }
             return sandbox.inbox.allMessages.compactMap(\.code)
@@ -118,7 +128,9 @@ struct ReferenceBackendTests {
         let challenge = try response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
         let code = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         let verify = try await transport.send(
-            try .json(.post, URL(string: "https://\(host)/otp/verify")!, body: ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code)))
+            try .json(
+                .post, URL(string: "https://\(host)/otp/verify")!,
+                body: ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code)))
         #expect(verify.status == 200)
         #expect(sandbox.requestLog.map(\.path) == ["/otp/start", "/otp/verify"])
     }

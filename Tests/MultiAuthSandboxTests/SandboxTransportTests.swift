@@ -7,7 +7,8 @@ import Testing
 struct SandboxTransportTests {
     @Test func routesByHostAndPassesBytes() async throws {
         let sandbox = Sandbox.echo()
-        let request = try HTTPRequest.json(.post, URL(string: "https://ECHO.sandbox.test/otp/start?x=1")!, body: ["identity": "a@b.co"])
+        let request = try HTTPRequest.json(
+            .post, URL(string: "https://ECHO.sandbox.test/otp/start?x=1")!, body: ["identity": "a@b.co"])
         let response = try await sandbox.transport.send(request)
         #expect(response.status == 200)
         #expect(response.header("x-method") == "POST")

@@ -9,7 +9,9 @@ extension ProviderConformance {
     static func c08ErrorMapping(_ env: ConformanceEnvironment) async throws {
         let fixtures = env.harness.errorFixtures
         guard !fixtures.isEmpty else { throw ConformanceFailure.skip("the harness gives no error fixtures") }
-        try require(fixtures.contains { $0.expectedCode == .generic }, "the harness gives no fixture with an unknown provider code (→ generic)")
+        try require(
+            fixtures.contains { $0.expectedCode == .generic },
+            "the harness gives no fixture with an unknown provider code (→ generic)")
         for (index, fixture) in fixtures.enumerated() {
             let action = FaultAction.status(fixture.status, headers: fixture.headers, body: fixture.body)
             let error: AuthError
@@ -22,12 +24,17 @@ extension ProviderConformance {
             case .submit:
                 let (request, challenge) = try await env.start(index)
                 env.sandbox.faults.add(action, host: env.harness.host, pathPrefix: fixture.pathPrefix, repeat: .once)
-                error = try await expectAuthError("fixture '\(fixture.name)' at submit") { try await env.answer(challenge, for: request) }
+                error = try await expectAuthError("fixture '\(fixture.name)' at submit") {
+                    try await env.answer(challenge, for: request)
+                }
             }
-            try require(error.code == fixture.expectedCode, "fixture '\(fixture.name)' gave \(error.code), expected \(fixture.expectedCode)")
+            try require(
+                error.code == fixture.expectedCode,
+                "fixture '\(fixture.name)' gave \(error.code), expected \(fixture.expectedCode)")
             try require(
                 error.providerCode == fixture.expectedProviderCode,
-                "fixture '\(fixture.name)' kept raw code \(error.providerCode ?? "nil"), expected \(fixture.expectedProviderCode ?? "nil")")
+                "fixture '\(fixture.name)' kept raw code \(error.providerCode ?? "nil"), expected \(fixture.expectedProviderCode ?? "nil")"
+            )
             try require(try await env.storedSession() == nil, "a session was stored after fixture '\(fixture.name)'")
         }
     }
@@ -80,11 +87,14 @@ extension ProviderConformance {
         env.sandbox.faults.remove(rule)
         switch result {
         case .success(let step): throw ConformanceFailure("the cancelled start returned \(step)")
-        case .failure(let error): try require(error is CancellationError, "the cancelled start threw \(describe(error)), expected CancellationError")
+        case .failure(let error):
+            try require(error is CancellationError, "the cancelled start threw \(describe(error)), expected CancellationError")
         }
         let handled = env.sandbox.requestLog.filter { $0.status != nil }
         try require(handled.isEmpty, "the backend handled \(handled.count) request(s) after the start was cancelled")
-        try require(env.sandbox.inbox.messages(for: env.harness.destination(request)).isEmpty, "a code was delivered after the start was cancelled")
+        try require(
+            env.sandbox.inbox.messages(for: env.harness.destination(request)).isEmpty,
+            "a code was delivered after the start was cancelled")
         try require(try await env.storedSession() == nil, "a session was stored after cancellation")
         let events = await env.allEvents()
         guard let cancelled = events.firstIndex(where: { $0.kind.name == "flowCancelled" }) else {
@@ -116,7 +126,9 @@ extension ProviderConformance {
         await env.settleCancellation()
         env.clock.advance(by: latency + .seconds(1))
         let firstResult = await first.result
-        guard case .challenge(let secondChallenge) = second else { throw ConformanceFailure("the new start returned \(second), expected a challenge") }
+        guard case .challenge(let secondChallenge) = second else {
+            throw ConformanceFailure("the new start returned \(second), expected a challenge")
+        }
         if case .failure(let error) = firstResult {
             try require(error is CancellationError, "the superseded start threw \(describe(error)), expected CancellationError")
         } else {
@@ -128,7 +140,8 @@ extension ProviderConformance {
             events.contains { $0.kind.name == "flowCancelled" && $0.flowID == firstFlow },
             "no flowCancelled was published for the superseded start")
         try require(
-            await client.pendingChallenge(for: providerID)?.flowID == secondChallenge.flowID, "the new start's challenge is not pending")
+            await client.pendingChallenge(for: providerID)?.flowID == secondChallenge.flowID,
+            "the new start's challenge is not pending")
 
         let (requestC, challengeC) = try await env.start(1)
         env.sandbox.faults.add(.latency(latency), host: env.harness.host, repeat: .once)
@@ -136,7 +149,9 @@ extension ProviderConformance {
         let submit = Task { try await env.answer(challengeC, for: requestC) }
         await env.clock.waitForSleepers(count: 1)
         let newStart: Result<SignInStep, any Error>
-        do { newStart = .success(try await client.signIn(with: providerID, env.harness.validRequest(2))) } catch { newStart = .failure(error) }
+        do { newStart = .success(try await client.signIn(with: providerID, env.harness.validRequest(2))) } catch {
+            newStart = .failure(error)
+        }
         env.clock.advance(by: latency + .seconds(1))
         let submitted = await submit.result
         if case .failure(let error) = submitted {
@@ -156,7 +171,9 @@ extension ProviderConformance {
         for _ in 0..<4 where failure == nil {
             do {
                 let step = try await env.answer(last, for: request)
-                guard case .challenge(let next) = step else { throw ConformanceFailure("signed in although saving the session failed") }
+                guard case .challenge(let next) = step else {
+                    throw ConformanceFailure("signed in although saving the session failed")
+                }
                 last = next
             } catch let error as AuthError {
                 failure = error
@@ -167,11 +184,14 @@ extension ProviderConformance {
         try require(try await env.storedSession() == nil, "a session is stored although the save failed")
         let before = env.sandbox.requestCount
         let session = try await env.complete(last, for: request, label: "retrying the same answer")
-        try require(env.sandbox.requestCount == before, "retrying the same answer made \(env.sandbox.requestCount - before) network call(s)")
+        try require(
+            env.sandbox.requestCount == before,
+            "retrying the same answer made \(env.sandbox.requestCount - before) network call(s)")
         let stored = try await env.storedSession()
         try require(stored != nil, "the retry did not store the session")
         try require(
             stored == session,
-            "the stored session differs from the returned one after encoding (dates finer than a millisecond, or a field not encoded)")
+            "the stored session differs from the returned one after encoding (dates finer than a millisecond, or a field not encoded)"
+        )
     }
 }

@@ -19,7 +19,8 @@ extension ProviderConformance {
         let signedOut = events.filter { $0.kind.name == "signedOut" }.count
         try require(signedOut == 1, "signedOut was published \(signedOut) times, expected once")
         do { try await env.provider.signOut(session, context: env.directContext) } catch {
-            throw ConformanceFailure("signing out an already signed-out session threw \(describe(error)); signOut must be idempotent")
+            throw ConformanceFailure(
+                "signing out an already signed-out session threw \(describe(error)); signOut must be idempotent")
         }
     }
 
@@ -39,14 +40,18 @@ extension ProviderConformance {
         func collect(_ label: String, _ value: Any) {
             var dumped = ""
             dump(value, to: &dumped)
-            texts += [(label, String(describing: value)), (label + " (debug)", String(reflecting: value)), (label + " (dump)", dumped)]
+            texts += [
+                (label, String(describing: value)), (label + " (debug)", String(reflecting: value)), (label + " (dump)", dumped),
+            ]
         }
         collect("the challenge", challenge)
         if let wrong {
             do { _ = try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch {
                 collect("the wrong-code error", error)
                 if let error = error as? AuthError {
-                    texts += [("the wrong-code error message", error.message), ("the wrong-code error", error.localizedDescription)]
+                    texts += [
+                        ("the wrong-code error message", error.message), ("the wrong-code error", error.localizedDescription),
+                    ]
                 }
             }
         }
@@ -54,8 +59,11 @@ extension ProviderConformance {
         collect("the signed-in step", SignInStep.signedIn(session))
         collect("the session", session)
         let credentials = session.credentials
-        secrets += [("the access token", credentials.accessToken), ("the refresh token", credentials.refreshToken), ("the id token", credentials.idToken)]
-            .compactMap { label, value in value.map { (label, $0) } }
+        secrets += [
+            ("the access token", credentials.accessToken), ("the refresh token", credentials.refreshToken),
+            ("the id token", credentials.idToken),
+        ]
+        .compactMap { label, value in value.map { (label, $0) } }
         secrets += credentials.extra.values.map { ("credential '\($0.key)'", $0.value) }
         secrets += env.harness.fixtureSecrets.map { ("a fixture secret", $0) }
         for event in await env.allEvents() { collect("event #\(event.sequence) \(event.kind.name)", event) }
@@ -76,7 +84,8 @@ extension ProviderConformance {
         try require(decoded == challenge, "the challenge does not survive encode → decode unchanged")
         let store = InMemorySessionStore()
         let fresh = try env.makeClient(store: store, freshProvider: true)
-        let session = try await env.complete(decoded, for: request, client: fresh, label: "completing the decoded challenge in a fresh client")
+        let session = try await env.complete(
+            decoded, for: request, client: fresh, label: "completing the decoded challenge in a fresh client")
         try require(try await store.load(for: env.providerID) == session, "the fresh client did not store the session")
     }
 
@@ -92,14 +101,16 @@ extension ProviderConformance {
             let request: SignInRequest
             let challenge: Challenge
         }
-        let started: [Result<Started, ConformanceFailure>] = await withTaskGroup(of: Result<Started, ConformanceFailure>.self) { group in
+        typealias Outcome = Result<Started, ConformanceFailure>
+        let started: [Outcome] = await withTaskGroup(of: Outcome.self) { group in
             for index in 0..<count {
                 group.addTask {
                     do {
                         let store = InMemorySessionStore()
                         let client = try env.makeClient(store: store, freshProvider: false)
                         let (request, challenge) = try await env.start(index + 1, client: client)
-                        return .success(Started(index: index, client: client, store: store, request: request, challenge: challenge))
+                        return .success(
+                            Started(index: index, client: client, store: store, request: request, challenge: challenge))
                     } catch {
                         return .failure(ConformanceFailure("flow #\(index + 1) could not start: \(describe(error))"))
                     }
@@ -124,7 +135,8 @@ extension ProviderConformance {
         }
         let failures = finished.filter { if case .failure = $0.1 { true } else { false } }
         if let (flow, result) = failures.min(by: { $0.0.index < $1.0.index }), case .failure(let failure) = result {
-            throw ConformanceFailure("\(failures.count) of \(count) concurrent flows failed; flow #\(flow.index + 1): \(failure.detail)")
+            throw ConformanceFailure(
+                "\(failures.count) of \(count) concurrent flows failed; flow #\(flow.index + 1): \(failure.detail)")
         }
         var sessions: [AuthSession] = []
         for (flow, result) in finished {
@@ -136,12 +148,18 @@ extension ProviderConformance {
                     try require(user.identityKey == email.identityKey, "flow #\(flow.index + 1) signed in another user's e-mail")
                 }
             case .phone(let phone):
-                if let user = session.user.phone { try require(user.e164 == phone.e164, "flow #\(flow.index + 1) signed in another user's phone") }
+                if let user = session.user.phone {
+                    try require(user.e164 == phone.e164, "flow #\(flow.index + 1) signed in another user's phone")
+                }
             case .oauth: break
             }
-            try require(try await flow.store.load(for: env.providerID) == session, "flow #\(flow.index + 1)'s client does not hold its own session")
+            try require(
+                try await flow.store.load(for: env.providerID) == session,
+                "flow #\(flow.index + 1)'s client does not hold its own session")
         }
-        try require(Set(sessions.map(\.user.id)).count == count, "\(count) identities signed in as \(Set(sessions.map(\.user.id)).count) users")
+        try require(
+            Set(sessions.map(\.user.id)).count == count,
+            "\(count) identities signed in as \(Set(sessions.map(\.user.id)).count) users")
         let tokens = sessions.compactMap(\.credentials.accessToken)
         try require(Set(tokens).count == tokens.count, "two flows received the same access token")
     }
@@ -150,17 +168,25 @@ extension ProviderConformance {
     /// and stores nothing; the genuine link signs in; replaying it returns the same session
     /// without a request.
     static func c17Redirects(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.redirect) else { throw ConformanceFailure.skip("the harness does not list redirect") }
+        guard env.harness.abilities.contains(.redirect) else {
+            throw ConformanceFailure.skip("the harness does not list redirect")
+        }
         guard let provider = env.provider as? any RedirectHandlingProvider else {
             throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")
         }
-        guard let fixture = env.harness.redirect else { throw ConformanceFailure("the harness lists redirect but gives no redirect fixture") }
-        let foreign = [
-            URL(string: "https://example.com/callback?state=abc&code=123456")!, URL(string: "otherapp://callback?state=abc&code=123456")!,
-            URL(string: "mailto:user@example.com")!,
-        ] + fixture.foreignURLs
+        guard let fixture = env.harness.redirect else {
+            throw ConformanceFailure("the harness lists redirect but gives no redirect fixture")
+        }
+        let foreign =
+            [
+                URL(string: "https://example.com/callback?state=abc&code=123456")!,
+                URL(string: "otherapp://callback?state=abc&code=123456")!,
+                URL(string: "mailto:user@example.com")!,
+            ] + fixture.foreignURLs
         for url in foreign {
-            try require(!provider.canHandle(url), "the provider claims a foreign URL (scheme \(url.scheme ?? "-"), host \(url.host ?? "-"))")
+            try require(
+                !provider.canHandle(url),
+                "the provider claims a foreign URL (scheme \(url.scheme ?? "-"), host \(url.host ?? "-"))")
             let step = try await expectSuccess("routing a foreign URL") { try await env.client.handleRedirect(url) }
             try require(step == nil, "the client routed a foreign URL to the provider")
         }
@@ -176,12 +202,17 @@ extension ProviderConformance {
             "a link with an unknown state gave \(refused.code)")
         try require(try await env.storedSession() == nil, "a session was stored from a link with an unknown state")
         let step = try await expectSuccess("the genuine link") { try await env.client.handleRedirect(valid) }
-        guard case .signedIn(let session) = step else { throw ConformanceFailure("the genuine link returned \(step.map { "\($0)" } ?? "nil")") }
+        guard case .signedIn(let session) = step else {
+            throw ConformanceFailure("the genuine link returned \(step.map { "\($0)" } ?? "nil")")
+        }
         let before = env.sandbox.requestCount
         let replay = try await expectSuccess("replaying the genuine link") { try await env.client.handleRedirect(valid) }
-        guard case .signedIn(let replayed) = replay else { throw ConformanceFailure("the replayed link did not return the session") }
+        guard case .signedIn(let replayed) = replay else {
+            throw ConformanceFailure("the replayed link did not return the session")
+        }
         try require(replayed == session, "the replayed link returned a different session")
-        try require(env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
+        try require(
+            env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
     }
 
     /// C18: five concurrent refreshes of the stored session, held on latency until all have
@@ -247,7 +278,8 @@ extension ProviderConformance {
             let (request, challenge) = try await world.start(0)
             let session = try await world.complete(challenge, for: request)
             return Timing(
-                challengeExpiry: challenge.expiresAt?.timeIntervalSince(now), resend: challenge.resendAvailableAt?.timeIntervalSince(now),
+                challengeExpiry: challenge.expiresAt?.timeIntervalSince(now),
+                resend: challenge.resendAvailableAt?.timeIntervalSince(now),
                 sessionExpiry: session.expiresAt?.timeIntervalSince(now))
         }
         let baseline = try await run(offset: .zero, seed: env.sandbox.seed)
@@ -258,7 +290,8 @@ extension ProviderConformance {
                 throw ConformanceFailure("with the server clock \(label): \(failure.detail)")
             }
             let pairs: [(String, TimeInterval?, TimeInterval?)] = [
-                ("the challenge expiry", baseline.challengeExpiry, timing.challengeExpiry), ("the resend time", baseline.resend, timing.resend),
+                ("the challenge expiry", baseline.challengeExpiry, timing.challengeExpiry),
+                ("the resend time", baseline.resend, timing.resend),
                 ("the session expiry", baseline.sessionExpiry, timing.sessionExpiry),
             ]
             for (name, expected, actual) in pairs {
@@ -268,7 +301,8 @@ extension ProviderConformance {
                 }
                 try require(
                     abs(expected - actual) <= 1,
-                    "with the server clock \(label), \(name) is \(Int(actual)) s away instead of \(Int(expected)) s: the provider uses the server's absolute time")
+                    "with the server clock \(label), \(name) is \(Int(actual)) s away instead of \(Int(expected)) s: the provider uses the server's absolute time"
+                )
             }
         }
     }
@@ -288,7 +322,9 @@ extension ProviderConformance {
         guard case .initialState(let state) = first.kind else {
             throw ConformanceFailure("the first element of authStates() was \(first.kind.name), expected initialState")
         }
-        guard let entry = state.sessions[env.providerID] else { throw ConformanceFailure("the initial state holds no session for the provider") }
+        guard let entry = state.sessions[env.providerID] else {
+            throw ConformanceFailure("the initial state holds no session for the provider")
+        }
         try require(
             entry.session.id == session.id && entry.session.credentials.accessToken == session.credentials.accessToken,
             "the initial state holds a different session")

@@ -29,13 +29,15 @@ extension ProviderConformance {
     /// signedIn, all of one flow, with rising sequence numbers.
     static func c02HappyPath(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
-        try require(challenge.provider == env.providerID, "the challenge names provider \(challenge.provider), not \(env.providerID)")
+        try require(
+            challenge.provider == env.providerID, "the challenge names provider \(challenge.provider), not \(env.providerID)")
         let session = try await env.complete(challenge, for: request)
         try require(session.provider == env.providerID, "the session names provider \(session.provider), not \(env.providerID)")
         try require(try await env.storedSession() == session, "the store does not hold the returned session")
         let events = await env.allEvents()
         for (earlier, later) in zip(events, events.dropFirst()) {
-            try require(later.sequence > earlier.sequence, "sequence numbers do not rise: #\(earlier.sequence) then #\(later.sequence)")
+            try require(
+                later.sequence > earlier.sequence, "sequence numbers do not rise: #\(earlier.sequence) then #\(later.sequence)")
         }
         let lifecycle = events.filter { ["flowStarted", "challengeIssued", "signedIn"].contains($0.kind.name) }
         let names = lifecycle.map(\.kind.name)
@@ -44,7 +46,9 @@ extension ProviderConformance {
                 && names.dropFirst().dropLast().allSatisfy { $0 == "challengeIssued" },
             "lifecycle events were \(names), expected [flowStarted, challengeIssued, signedIn]")
         let flows = Set(lifecycle.map(\.flowID))
-        try require(flows.count == 1, "the lifecycle events carry \(flows.count) different flow ids; the challenge must belong to the started flow")
+        try require(
+            flows.count == 1,
+            "the lifecycle events carry \(flows.count) different flow ids; the challenge must belong to the started flow")
         try require(lifecycle.allSatisfy { $0.provider == env.providerID }, "a lifecycle event names another provider")
         guard let signedIn = lifecycle.last, let saved = env.saves.sequence(ofFirstSave: session.id) else {
             throw ConformanceFailure("the session was never saved")
@@ -59,7 +63,8 @@ extension ProviderConformance {
         try env.requireCodeEntry("submit malformed codes")
         let (request, challenge) = try await env.start(0)
         guard let length = challenge.expectedCodeLength else {
-            throw ConformanceFailure("the challenge (\(challenge.kind)) declares no code length, so malformed codes cannot be refused locally")
+            throw ConformanceFailure(
+                "the challenge (\(challenge.kind)) declares no code length, so malformed codes cannot be refused locally")
         }
         let code = try env.code(for: request, challenge)
         try require(code.count == length, "the delivered code has \(code.count) characters, the challenge announces \(length)")
@@ -81,7 +86,8 @@ extension ProviderConformance {
             }
             try require(
                 error.code == .invalidInput && error.reason == .invalidCodeFormat,
-                "a code that is \(label) gave \(error.code)\(error.reason.map { "/\($0)" } ?? ""), expected invalidInput/invalidCodeFormat")
+                "a code that is \(label) gave \(error.code)\(error.reason.map { "/\($0)" } ?? ""), expected invalidInput/invalidCodeFormat"
+            )
         }
         try require(
             env.sandbox.requestCount == requestsBefore,
@@ -89,7 +95,8 @@ extension ProviderConformance {
         let attemptsAfter = await env.client.pendingChallenge(for: env.providerID)?.attemptsRemaining
         try require(attemptsAfter == attemptsBefore, "malformed codes changed attemptsRemaining")
         let spaced = " " + String(code.prefix(half)) + " " + String(code.dropFirst(half)) + "\n"
-        _ = try await env.submit(spaced, for: challenge, request: request, label: "submitting the right code with spaces and a newline")
+        _ = try await env.submit(
+            spaced, for: challenge, request: request, label: "submitting the right code with spaces and a newline")
     }
 
     /// C04: a wrong code gives `invalidCode` with `attemptsRemaining` (fewer than announced),
@@ -100,20 +107,27 @@ extension ProviderConformance {
         let (request, challenge) = try await env.start(0)
         let code = try env.code(for: request, challenge)
         let wrong = env.harness.wrongCode(code)
-        try require(wrong != code && wrong.count == code.count, "the harness's wrong code is not a different code of the same length")
-        let error = try await expectAuthError("a wrong code") { try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge) }
+        try require(
+            wrong != code && wrong.count == code.count, "the harness's wrong code is not a different code of the same length")
+        let error = try await expectAuthError("a wrong code") {
+            try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge)
+        }
         try require(error.code == .invalidCode, "a wrong code gave \(error.code), expected invalidCode")
         guard let remaining = error.attemptsRemaining else {
             throw ConformanceFailure("invalidCode carried no attemptsRemaining")
         }
         if let announced = challenge.attemptsRemaining {
-            try require(remaining < announced, "attemptsRemaining after a wrong code is \(remaining), not below the announced \(announced)")
+            try require(
+                remaining < announced,
+                "attemptsRemaining after a wrong code is \(remaining), not below the announced \(announced)")
         }
         try require(try await env.storedSession() == nil, "a session was stored after a wrong code")
         let pending = await env.client.pendingChallenge(for: env.providerID)
         try require(pending?.flowID == challenge.flowID, "the challenge is no longer pending after a wrong code")
         let events = await env.allEvents()
-        try require(events.contains { $0.kind.name == "codeRejected" && $0.flowID == challenge.flowID }, "no codeRejected event was published")
+        try require(
+            events.contains { $0.kind.name == "codeRejected" && $0.flowID == challenge.flowID },
+            "no codeRejected event was published")
         _ = try await env.submit(code, for: challenge, request: request, label: "the right code after a wrong one")
     }
 
@@ -138,12 +152,14 @@ extension ProviderConformance {
             if last?.code != .invalidCode { break }
         }
         guard let last, last.code == .attemptsExhausted else {
-            throw ConformanceFailure("after \(submits) wrong codes the error was \(last?.code.rawValue ?? "none"), expected attemptsExhausted")
+            throw ConformanceFailure(
+                "after \(submits) wrong codes the error was \(last?.code.rawValue ?? "none"), expected attemptsExhausted")
         }
         if let announced {
             try require(
                 submits <= announced,
-                "attemptsExhausted came at wrong code #\(submits) although the challenge allowed \(announced) attempts: the provider did not report exhaustion")
+                "attemptsExhausted came at wrong code #\(submits) although the challenge allowed \(announced) attempts: the provider did not report exhaustion"
+            )
         }
         let afterwards = try await expectAuthError("the right code after exhaustion") {
             try await env.client.submit(ChallengeAnswer(code: code), for: challenge)
@@ -152,7 +168,9 @@ extension ProviderConformance {
             [.attemptsExhausted, .challengeNotPending, .expired, .invalidCode].contains(afterwards.code),
             "the right code after exhaustion gave \(afterwards.code)")
         try require(try await env.storedSession() == nil, "a session was stored after exhaustion")
-        try require(await env.client.pendingChallenge(for: env.providerID)?.flowID != challenge.flowID, "the exhausted challenge is still pending")
+        try require(
+            await env.client.pendingChallenge(for: env.providerID)?.flowID != challenge.flowID,
+            "the exhausted challenge is still pending")
     }
 
     /// C06: the right code one second before `expiresAt` succeeds (the reported expiry is not
@@ -169,11 +187,16 @@ extension ProviderConformance {
         guard let expiryB = challengeB.expiresAt else { throw ConformanceFailure("the second challenge has no expiresAt") }
         env.advance(to: expiryB.addingTimeInterval(1))
         let before = env.sandbox.requestCount
-        let error = try await expectAuthError("the right answer 1 s after expiresAt") { try await env.answer(challengeB, for: requestB) }
+        let error = try await expectAuthError("the right answer 1 s after expiresAt") {
+            try await env.answer(challengeB, for: requestB)
+        }
         try require(error.code == .expired, "an expired challenge gave \(error.code), expected expired")
-        try require(env.sandbox.requestCount == before, "an expired challenge made \(env.sandbox.requestCount - before) network call(s)")
+        try require(
+            env.sandbox.requestCount == before, "an expired challenge made \(env.sandbox.requestCount - before) network call(s)")
         let events = await env.allEvents()
-        try require(events.contains { $0.kind.name == "flowExpired" && $0.flowID == challengeB.flowID }, "no flowExpired event was published")
+        try require(
+            events.contains { $0.kind.name == "flowExpired" && $0.flowID == challengeB.flowID },
+            "no flowExpired event was published")
     }
 
     /// C07: a resend before `resendAvailableAt` is refused with `rateLimited` + `retryAfter`
@@ -185,7 +208,9 @@ extension ProviderConformance {
             throw ConformanceFailure("the harness lists resend but the provider is not a ResendableProvider")
         }
         let (request, challenge) = try await env.start(0)
-        guard let available = challenge.resendAvailableAt else { throw ConformanceFailure("the challenge has no resendAvailableAt") }
+        guard let available = challenge.resendAvailableAt else {
+            throw ConformanceFailure("the challenge has no resendAvailableAt")
+        }
         let destination = env.harness.destination(request)
         let deliveredBefore = env.sandbox.inbox.messages(for: destination).filter { $0.status == .delivered }.count
         let wait = available.timeIntervalSince(env.clock.wallNow)
@@ -194,8 +219,10 @@ extension ProviderConformance {
             let error = try await expectAuthError("a resend before resendAvailableAt") { try await env.client.resend(challenge) }
             try require(error.code == .rateLimited, "an early resend gave \(error.code), expected rateLimited")
             guard let retryAfter = error.retryAfter else { throw ConformanceFailure("an early resend carried no retryAfter") }
-            try require(abs(retryAfter.timeInterval - wait) <= 1, "retryAfter is \(retryAfter), the challenge says \(Int(wait)) s")
-            try require(env.sandbox.requestCount == before, "an early resend made \(env.sandbox.requestCount - before) network call(s)")
+            try require(
+                abs(retryAfter.timeInterval - wait) <= 1, "retryAfter is \(retryAfter), the challenge says \(Int(wait)) s")
+            try require(
+                env.sandbox.requestCount == before, "an early resend made \(env.sandbox.requestCount - before) network call(s)")
             env.advance(to: available)
         }
         let updated = try await expectSuccess("a resend at resendAvailableAt (\(Int(max(0, wait))) s after start)") {

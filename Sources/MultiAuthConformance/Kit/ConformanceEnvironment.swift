@@ -63,14 +63,17 @@ final class ConformanceEnvironment: Sendable {
             try await (client ?? self.client).signIn(with: self.providerID, request)
         }
         guard case .challenge(let challenge) = step else {
-            throw ConformanceFailure("start for \(request) returned a session without a challenge; the kit needs a challenge to answer")
+            throw ConformanceFailure(
+                "start for \(request) returned a session without a challenge; the kit needs a challenge to answer")
         }
         return (request, challenge)
     }
 
     /// The code for `challenge` of `request`, from the harness (normally read from the inbox).
     func code(for request: SignInRequest, _ challenge: Challenge) throws -> String {
-        do { return try harness.readCode(sandbox, request, challenge) } catch let failure as ConformanceFailure { throw failure } catch {
+        do { return try harness.readCode(sandbox, request, challenge) } catch let failure as ConformanceFailure {
+            throw failure
+        } catch {
             throw ConformanceFailure("reading the code for \(request) failed: \(describe(error))")
         }
     }
@@ -82,7 +85,8 @@ final class ConformanceEnvironment: Sendable {
         switch challenge.kind {
         case .magicLink, .oauthRedirect:
             guard let redirect = harness.redirect else {
-                throw ConformanceFailure("the challenge (\(challenge.kind)) completes through a redirect but the harness gives no redirect fixture")
+                throw ConformanceFailure(
+                    "the challenge (\(challenge.kind)) completes through a redirect but the harness gives no redirect fixture")
             }
             let url = try redirect.validURL(sandbox, request, challenge)
             guard let step = try await client.handleRedirect(url, resuming: challenge) else {
@@ -96,7 +100,9 @@ final class ConformanceEnvironment: Sendable {
 
     /// Answers `challenge` and every further challenge (a TOTP second step, say) until a
     /// session; any error fails naming `label`.
-    func complete(_ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil, label: String = "answering the challenge")
+    func complete(
+        _ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil, label: String = "answering the challenge"
+    )
         async throws -> AuthSession
     {
         var current = challenge

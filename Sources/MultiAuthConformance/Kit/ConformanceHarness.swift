@@ -125,7 +125,9 @@ public struct ConformanceHarness: Sendable {
 
         /// A fixture that reads the link of the newest delivered message to the request's
         /// destination.
-        public static func inboxLink(destination: @escaping @Sendable (SignInRequest) -> String = ConformanceHarness.defaultDestination) -> RedirectFixture {
+        public static func inboxLink(
+            destination: @escaping @Sendable (SignInRequest) -> String = ConformanceHarness.defaultDestination
+        ) -> RedirectFixture {
             RedirectFixture(validURL: { sandbox, request, _ in
                 guard let link = sandbox.inbox.latest(for: destination(request))?.link else {
                     throw ConformanceFailure("no link was delivered to \(request)")
@@ -186,12 +188,13 @@ public struct ConformanceHarness: Sendable {
         self.validRequest = validRequest
         self.invalidRequests = invalidRequests
         self.destination = destination
-        self.readCode = readCode ?? { sandbox, request, _ in
-            guard let code = sandbox.inbox.latest(for: destination(request))?.code else {
-                throw ConformanceFailure("no code was delivered to \(request)")
+        self.readCode =
+            readCode ?? { sandbox, request, _ in
+                guard let code = sandbox.inbox.latest(for: destination(request))?.code else {
+                    throw ConformanceFailure("no code was delivered to \(request)")
+                }
+                return code
             }
-            return code
-        }
         self.wrongCode = wrongCode
         self.abilities = abilities
         self.errorFixtures = errorFixtures

@@ -59,15 +59,18 @@ public struct ProviderConformance: Sendable {
         let number = UInt64(check.rawValue.dropFirst()) ?? 0
         do {
             try Task.checkCancellation()
-            let environment = try ConformanceEnvironment(harness: harness, makeProvider: makeProvider, seed: harness.seed &+ number,
+            let environment = try ConformanceEnvironment(
+                harness: harness, makeProvider: makeProvider, seed: harness.seed &+ number,
                 baseStore: check == .c12 ? EncodedSessionStore() : nil)
             defer { environment.recorder.cancel() }
             try await body(of: check)(environment)
             return ConformanceResult(id: check.rawValue, title: check.title, status: .passed)
         } catch let failure as ConformanceFailure {
-            return ConformanceResult(id: check.rawValue, title: check.title, status: failure.isSkip ? .skipped : .failed, detail: failure.detail)
+            return ConformanceResult(
+                id: check.rawValue, title: check.title, status: failure.isSkip ? .skipped : .failed, detail: failure.detail)
         } catch {
-            return ConformanceResult(id: check.rawValue, title: check.title, status: .failed, detail: "unexpected error: \(describe(error))")
+            return ConformanceResult(
+                id: check.rawValue, title: check.title, status: .failed, detail: "unexpected error: \(describe(error))")
         }
     }
 

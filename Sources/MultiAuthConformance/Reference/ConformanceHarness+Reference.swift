@@ -28,18 +28,27 @@ extension ConformanceHarness {
             ],
             abilities: .all,
             errorFixtures: [
-                ErrorFixture("expired", stage: .submit, pathPrefix: "/otp/verify", status: 410, json: #"{"code":"expired"}"#,
+                ErrorFixture(
+                    "expired", stage: .submit, pathPrefix: "/otp/verify", status: 410, json: #"{"code":"expired"}"#,
                     expectedCode: .expired, expectedProviderCode: "expired"),
-                ErrorFixture("already_used", stage: .submit, pathPrefix: "/otp/verify", status: 409, json: #"{"code":"already_used"}"#,
+                ErrorFixture(
+                    "already_used", stage: .submit, pathPrefix: "/otp/verify", status: 409, json: #"{"code":"already_used"}"#,
                     expectedCode: .codeAlreadyUsed, expectedProviderCode: "already_used"),
-                ErrorFixture("rate_limited", stage: .start, pathPrefix: "/otp/start", status: 429,
+                ErrorFixture(
+                    "rate_limited", stage: .start, pathPrefix: "/otp/start", status: 429,
                     json: #"{"code":"rate_limited","retryAfter":30}"#, headers: ["Retry-After": "30"],
                     expectedCode: .rateLimited, expectedProviderCode: "rate_limited"),
-                ErrorFixture("invalid_identity", stage: .start, pathPrefix: "/otp/start", status: 400, json: #"{"code":"invalid_identity"}"#,
+                ErrorFixture(
+                    "invalid_identity", stage: .start, pathPrefix: "/otp/start", status: 400,
+                    json: #"{"code":"invalid_identity"}"#,
                     expectedCode: .invalidInput, expectedProviderCode: "invalid_identity"),
-                ErrorFixture("channel_unavailable", stage: .start, pathPrefix: "/otp/start", status: 422,
-                    json: #"{"code":"channel_unavailable"}"#, expectedCode: .channelUnavailable, expectedProviderCode: "channel_unavailable"),
-                ErrorFixture("unknown code", stage: .submit, pathPrefix: "/otp/verify", status: 400, json: #"{"code":"quota_exceeded_v2"}"#,
+                ErrorFixture(
+                    "channel_unavailable", stage: .start, pathPrefix: "/otp/start", status: 422,
+                    json: #"{"code":"channel_unavailable"}"#, expectedCode: .channelUnavailable,
+                    expectedProviderCode: "channel_unavailable"),
+                ErrorFixture(
+                    "unknown code", stage: .submit, pathPrefix: "/otp/verify", status: 400,
+                    json: #"{"code":"quota_exceeded_v2"}"#,
                     expectedCode: .generic, expectedProviderCode: "quota_exceeded_v2"),
             ],
             redirect: .inboxLink(),

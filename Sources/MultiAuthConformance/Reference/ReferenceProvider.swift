@@ -45,7 +45,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         case (.phone(let phone), .some(let explicit)) where explicit == .sms || explicit == .whatsapp:
             (identity, channel, destination) = (phone.e164, explicit, phone.masked)
         default:
-            throw AuthError(.unsupported, "the reference provider supports e-mail codes and SMS/WhatsApp codes only", provider: id)
+            throw AuthError(
+                .unsupported, "the reference provider supports e-mail codes and SMS/WhatsApp codes only", provider: id)
         }
         // A fresh random value, unrelated to the flow id (which appears in events and logs).
         let state = FlowID.random().rawValue
@@ -53,14 +54,17 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
             identity: identity, channel: channel.rawValue, allowFallback: request.channel == nil, state: state)
         let response: ReferenceProtocol.ChallengeResponse = try await post("/otp/start", body, context: context)
         if let from = response.fallbackFrom {
-            context.emit(.fallbackTriggered(from: DeliveryChannel(rawValue: from), to: DeliveryChannel(rawValue: response.channel)))
+            context.emit(
+                .fallbackTriggered(from: DeliveryChannel(rawValue: from), to: DeliveryChannel(rawValue: response.channel)))
         }
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         var providerState = ProviderState()
         providerState["flowId"] = response.flowId
         providerState["state"] = state
-        return .challenge(makeChallenge(response, flowID: context.flowID ?? .random(), destination: destination,
-            state: providerState, now: context.now))
+        return .challenge(
+            makeChallenge(
+                response, flowID: context.flowID ?? .random(), destination: destination,
+                state: providerState, now: context.now))
     }
 
     private func makeChallenge(
@@ -92,7 +96,9 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         return makeSession(tokens, id: UUID().uuidString.lowercased(), createdAt: context.now, now: context.now)
     }
 
-    private func makeSession(_ tokens: ReferenceProtocol.TokenResponse, id sessionID: String, createdAt: Date, now: Date) -> AuthSession {
+    private func makeSession(
+        _ tokens: ReferenceProtocol.TokenResponse, id sessionID: String, createdAt: Date, now: Date
+    ) -> AuthSession {
         let user = AuthUser(
             id: tokens.user.id, phone: tokens.user.phone.flatMap { try? PhoneNumber($0) },
             email: tokens.user.email.flatMap { try? EmailAddress($0) })
@@ -159,7 +165,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         let response: ReferenceProtocol.ChallengeResponse = try await post(
             "/otp/resend", ReferenceProtocol.ResendRequest(flowId: flowID, channel: channel?.rawValue), context: context)
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
-        return makeChallenge(response, flowID: challenge.flowID, destination: challenge.destination, state: challenge.providerState,
+        return makeChallenge(
+            response, flowID: challenge.flowID, destination: challenge.destination, state: challenge.providerState,
             now: context.now)
     }
 
@@ -167,7 +174,9 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
 
     private func url(_ path: String) -> URL { baseURL.appendingPathComponent(String(path.dropFirst())) }
 
-    private func post<Body: Encodable, Result: Decodable>(_ path: String, _ body: Body, context: AuthContext) async throws -> Result {
+    private func post<Body: Encodable, Result: Decodable>(
+        _ path: String, _ body: Body, context: AuthContext
+    ) async throws -> Result {
         let response = try await context.transport.send(try .json(.post, url(path), body: body))
         guard response.isSuccess else { throw mapError(response) }
         return try response.decodeJSON(Result.self, provider: id)
@@ -177,29 +186,37 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     /// code in `providerCode`.
     public func mapError(_ response: HTTPResponse) -> AuthError {
         if response.status >= 500 {
-            return AuthError(.providerUnavailable, "the reference server answered HTTP \(response.status)", provider: id,
+            return AuthError(
+                .providerUnavailable, "the reference server answered HTTP \(response.status)", provider: id,
                 providerCode: String(response.status), retryAfter: response.retryAfter)
         }
         guard let body = try? response.decodeJSON(ReferenceProtocol.ErrorResponse.self, provider: id) else {
-            return AuthError(.malformedResponse, "HTTP \(response.status) without a reference error body", provider: id,
+            return AuthError(
+                .malformedResponse, "HTTP \(response.status) without a reference error body", provider: id,
                 providerCode: String(response.status))
         }
         let raw = body.code
         switch raw {
         case "invalid_code":
-            return AuthError(.invalidCode, "the code is not correct", provider: id, providerCode: raw,
+            return AuthError(
+                .invalidCode, "the code is not correct", provider: id, providerCode: raw,
                 attemptsRemaining: body.attemptsRemaining)
         case "expired": return AuthError(.expired, "the code expired; start again", provider: id, providerCode: raw)
         case "attempts_exhausted":
-            return AuthError(.attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: raw, attemptsRemaining: 0)
+            return AuthError(
+                .attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: raw, attemptsRemaining: 0)
         case "rate_limited":
-            return AuthError(.rateLimited, "too many requests", provider: id, providerCode: raw,
+            return AuthError(
+                .rateLimited, "too many requests", provider: id, providerCode: raw,
                 retryAfter: response.retryAfter ?? body.retryAfter.map { .seconds($0) })
-        case "invalid_identity": return AuthError(.invalidInput, "the server rejected the identity", provider: id, providerCode: raw)
-        case "unsupported_channel": return AuthError(.unsupported, "the channel is not supported", provider: id, providerCode: raw)
+        case "invalid_identity":
+            return AuthError(.invalidInput, "the server rejected the identity", provider: id, providerCode: raw)
+        case "unsupported_channel":
+            return AuthError(.unsupported, "the channel is not supported", provider: id, providerCode: raw)
         case "channel_unavailable":
             return AuthError(.channelUnavailable, "the channel cannot reach this destination", provider: id, providerCode: raw)
-        case "unknown_flow": return AuthError(.challengeNotPending, "the server does not know this flow", provider: id, providerCode: raw)
+        case "unknown_flow":
+            return AuthError(.challengeNotPending, "the server does not know this flow", provider: id, providerCode: raw)
         case "already_used": return AuthError(.codeAlreadyUsed, "the code was already used", provider: id, providerCode: raw)
         case "invalid_grant", "invalid_token":
             return AuthError(.unauthorized, "the credentials are no longer accepted", provider: id, providerCode: raw)

@@ -43,7 +43,8 @@ public struct ConformanceReport: Sendable, Codable, Hashable, CustomStringConver
             let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
             return (padded + [row[3]]).joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
-        let summary = "\(provider): \(results.count) checks, \(passed.count) passed, \(failed.count) failed, \(skipped.count) skipped"
+        let summary =
+            "\(provider): \(results.count) checks, \(passed.count) passed, \(failed.count) failed, \(skipped.count) skipped"
         return ([line(header)] + rows.map(line) + [summary]).joined(separator: "\n")
     }
 
@@ -52,7 +53,8 @@ public struct ConformanceReport: Sendable, Codable, Hashable, CustomStringConver
     /// - Throws: `EncodingError` (not expected for this type).
     public func jsonData(prettyPrinted: Bool = true) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 

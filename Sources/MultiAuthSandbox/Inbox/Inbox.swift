@@ -106,7 +106,9 @@ public final class Inbox: @unchecked Sendable {
     public func latest(for destination: String, channel: DeliveryChannel? = nil) -> InboxMessage? {
         lock.lock()
         defer { lock.unlock() }
-        return stored.last { $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel) }
+        return stored.last {
+            $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel)
+        }
     }
 
     /// The next delivered message to `destination` (on `channel` when given) that this method

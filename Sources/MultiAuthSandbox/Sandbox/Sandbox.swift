@@ -171,7 +171,8 @@ public final class Sandbox: @unchecked Sendable {
     private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
         lock.lock()
         defer { lock.unlock() }
-        let entry = SandboxLogEntry(index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+        let entry = SandboxLogEntry(
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
         log.append(entry)
         return (entry.index, backends[host])
     }

@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A `URLProtocol` that answers requests from a ``Sandbox`` instead of the network, so tests can
@@ -116,7 +116,9 @@ public final class SandboxURLProtocol: URLProtocol {
     private func complete(with result: Result<HTTPResponse, any Error>, url: URL) {
         switch result {
         case .success(let response):
-            guard let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headers)
+            guard
+                let http = HTTPURLResponse(
+                    url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headers)
             else {
                 client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
                 return
