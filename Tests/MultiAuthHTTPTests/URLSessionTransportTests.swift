@@ -15,8 +15,10 @@ struct URLSessionTransportTests {
             }
             return HTTPResponse(
                 status: 200,
-                headers: ["Content-Type": "application/json", "X-Method": request.method.rawValue,
-                    "X-Sandbox-Header-Seen": request.header(SandboxURLProtocol.sandboxHeader) == nil ? "no" : "yes"],
+                headers: [
+                    "Content-Type": "application/json", "X-Method": request.method.rawValue,
+                    "X-Sandbox-Header-Seen": request.header(SandboxURLProtocol.sandboxHeader) == nil ? "no" : "yes",
+                ],
                 body: request.body ?? Data())
         }
     }
@@ -72,5 +74,22 @@ struct URLSessionTransportTests {
             try await transport.send(HTTPRequest(method: .get, url: URL(string: "https://nowhere.sandbox.test/")!))
         }
         #expect(error?.code == .network)
+    }
+
+    @Test func headerRoutingLetsTwoSandboxesShareAHost() async throws {
+        let shared = "shared.sandbox.test"
+        let first = Sandbox(seed: 1)
+        let second = Sandbox(seed: 2)
+        first.register(EchoBackend(), host: shared)
+        second.register(EchoBackend(), host: shared)
+        let transports = [first, second].map { sandbox in
+            URLSessionTransport(session: sandbox.makeURLSession(), defaultHeaders: sandbox.urlProtocolHeaders)
+        }
+        let request = HTTPRequest(method: .get, url: URL(string: "https://\(shared)/echo")!)
+        #expect(try await transports[0].send(request).status == 200)
+        #expect(try await transports[1].send(request).status == 200)
+        #expect(try await transports[1].send(request).header("X-Sandbox-Header-Seen") == "no")
+        #expect(first.requestCount == 1)
+        #expect(second.requestCount == 2)
     }
 }

@@ -80,7 +80,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON.
+    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
+    /// ``json(_:_:body:headers:)`` writes them).
     /// - Throws: `AuthError` `.invalidInput` when the body is missing or not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard let body else { throw AuthError(.invalidInput, "request has no body") }
@@ -139,7 +140,8 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON.
+    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
+    /// ``json(_:_:headers:)`` writes them).
     /// - Throws: `AuthError` `.malformedResponse` (with `provider`) when the body is not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self, provider: AuthProviderID? = nil) throws -> T {
         do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {

@@ -23,6 +23,7 @@ public actor FailingSessionStore: SessionStore {
     public private(set) var callCounts: [Operation: Int] = [:]
     /// Every session saved successfully, in order.
     public private(set) var savedSessions: [AuthSession] = []
+    private var callWaiters: [(operation: Operation, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Wraps `base`.
     /// - Parameters:
@@ -42,8 +43,21 @@ public actor FailingSessionStore: SessionStore {
     /// While `true`, every call fails.
     public func setUnavailable(_ isUnavailable: Bool) { unavailable = isUnavailable }
 
+    /// Suspends until `operation` has been called at least `count` times in total (failed
+    /// calls included). Resumed by the calls themselves: no sleeping.
+    public func waitForCalls(_ operation: Operation, count: Int) async {
+        guard callCounts[operation, default: 0] < count else { return }
+        await withCheckedContinuation { continuation in callWaiters.append((operation, count, continuation)) }
+    }
+
     private func check(_ operation: Operation) throws {
         callCounts[operation, default: 0] += 1
+        let calls = callCounts[operation, default: 0]
+        callWaiters.removeAll { waiter in
+            guard waiter.operation == operation, calls >= waiter.count else { return false }
+            waiter.continuation.resume()
+            return true
+        }
         var fail = unavailable
         if let remaining = pendingFailures[operation], remaining > 0 {
             pendingFailures[operation] = remaining - 1

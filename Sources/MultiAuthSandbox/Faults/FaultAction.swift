@@ -35,18 +35,3 @@ public enum FaultAction: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-/// How many times a ``FaultPlan`` rule fires before it is used up.
-public enum FaultRepeat: Sendable, Hashable {
-    /// Fires for the first matching request only.
-    case once
-    /// Fires for the first `n` matching requests.
-    case times(Int)
-    /// Fires for every matching request until removed.
-    case always
-}
-
-/// Identifies a rule added to a ``FaultPlan``, for ``FaultPlan/remove(_:)``.
-public struct FaultRuleID: Hashable, Sendable {
-    let rawValue: UInt64
-}

@@ -90,7 +90,8 @@ public final class FaultPlan: @unchecked Sendable {
         defer { lock.unlock() }
         let id = makeID()
         rules.append(
-            Rule(id: id, host: host, pathPrefix: pathPrefix, action: action, remaining: Self.count(`repeat`),
+            Rule(
+                id: id, host: host, pathPrefix: pathPrefix, action: action, remaining: Self.count(`repeat`),
                 probability: min(1, max(0, probability))))
         return id
     }
@@ -104,7 +105,9 @@ public final class FaultPlan: @unchecked Sendable {
     ///   - repeat: How many deliveries fail (default: all).
     /// - Returns: The rule's id.
     @discardableResult
-    public func failDelivery(on channel: DeliveryChannel, destination: String? = nil, repeat: FaultRepeat = .always) -> FaultRuleID {
+    public func failDelivery(
+        on channel: DeliveryChannel, destination: String? = nil, repeat: FaultRepeat = .always
+    ) -> FaultRuleID {
         lock.lock()
         defer { lock.unlock() }
         let id = makeID()
@@ -160,7 +163,10 @@ public final class FaultPlan: @unchecked Sendable {
     public func deliveryFails(on channel: DeliveryChannel, to destination: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = deliveryRules.firstIndex(where: { $0.channel == channel && ($0.destination == nil || $0.destination == destination) })
+        guard
+            let index = deliveryRules.firstIndex(where: {
+                $0.channel == channel && ($0.destination == nil || $0.destination == destination)
+            })
         else { return false }
         if let remaining = deliveryRules[index].remaining {
             if remaining <= 1 { deliveryRules.remove(at: index) } else { deliveryRules[index].remaining = remaining - 1 }
@@ -228,6 +234,7 @@ public final class FaultPlan: @unchecked Sendable {
 
     private static func rateLimited(retryAfter seconds: Int) -> HTTPResponse {
         let body = Data(#"{"code":"rate_limited","retryAfter":\#(seconds)}"#.utf8)
-        return HTTPResponse(status: 429, headers: ["Content-Type": "application/json", "Retry-After": String(seconds)], body: body)
+        return HTTPResponse(
+            status: 429, headers: ["Content-Type": "application/json", "Retry-After": String(seconds)], body: body)
     }
 }

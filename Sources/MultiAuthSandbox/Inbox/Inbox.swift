@@ -106,7 +106,9 @@ public final class Inbox: @unchecked Sendable {
     public func latest(for destination: String, channel: DeliveryChannel? = nil) -> InboxMessage? {
         lock.lock()
         defer { lock.unlock() }
-        return stored.last { $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel) }
+        return stored.last {
+            $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel)
+        }
     }
 
     /// The next delivered message to `destination` (on `channel` when given) that this method
@@ -114,7 +116,8 @@ public final class Inbox: @unchecked Sendable {
     ///
     /// Each (destination, channel) pair has its own cursor, so consecutive calls walk the
     /// delivered messages in order: a code already delivered is returned at once, a code not
-    /// yet sent is returned the moment a backend delivers it. No real time passes.
+    /// yet sent is returned the moment a backend delivers it. No real time passes. A message
+    /// still in transit (`.sent`) when a later one is returned is skipped by the cursor.
     /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func next(for destination: String, channel: DeliveryChannel? = nil) async throws -> InboxMessage {
         let key = CursorKey(destination: destination, channel: channel)

@@ -64,10 +64,14 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         return users.count
     }
 
-    private static func error(_ status: Int, _ code: String, attemptsRemaining: Int? = nil, retryAfter: Int? = nil) throws -> HTTPResponse {
+    private static func error(
+        _ status: Int, _ code: String, attemptsRemaining: Int? = nil, retryAfter: Int? = nil
+    ) throws -> HTTPResponse {
         var headers: [String: String] = [:]
         if let retryAfter { headers["Retry-After"] = String(retryAfter) }
-        return try .json(status, ReferenceProtocol.ErrorResponse(code: code, attemptsRemaining: attemptsRemaining, retryAfter: retryAfter), headers: headers)
+        return try .json(
+            status, ReferenceProtocol.ErrorResponse(code: code, attemptsRemaining: attemptsRemaining, retryAfter: retryAfter),
+            headers: headers)
     }
 
     private static func isValidIdentity(_ identity: String, phone: Bool) -> Bool {
@@ -106,7 +110,9 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         return try .json(200, challengeResponse(flowID, flow, fallbackFrom: fallbackFrom))
     }
 
-    private func deliver(code: String, state: String, to identity: String, channel: String, context: SandboxContext) -> InboxMessage {
+    private func deliver(
+        code: String, state: String, to identity: String, channel: String, context: SandboxContext
+    ) -> InboxMessage {
         var link = URLComponents()
         link.scheme = ReferenceProtocol.redirectScheme
         link.host = "callback"
@@ -160,7 +166,9 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         return try .json(200, issueTokens(userID: userID, identity: flow.identity, isPhone: flow.isPhone, context: context))
     }
 
-    private func issueTokens(userID: String, identity: String, isPhone: Bool, context: SandboxContext) -> ReferenceProtocol.TokenResponse {
+    private func issueTokens(
+        userID: String, identity: String, isPhone: Bool, context: SandboxContext
+    ) -> ReferenceProtocol.TokenResponse {
         let access = "at_" + context.random.hex(bytes: 16)
         let refresh = "rt_" + context.random.hex(bytes: 16)
         lock.lock()
@@ -215,7 +223,8 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         }
         revokedAccessTokens.insert(grant.accessToken)
         lock.unlock()
-        return try .json(200, issueTokens(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, context: context))
+        return try .json(
+            200, issueTokens(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, context: context))
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {

@@ -98,7 +98,8 @@ public final class Sandbox: @unchecked Sendable {
         return log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
     }
 
-    /// Empties the request log (the count restarts at 0).
+    /// Empties the request log (the count restarts at 0). Call it while no request is in
+    /// flight: a request that finishes afterwards would record its outcome on the new log.
     public func resetLog() {
         lock.lock()
         defer { lock.unlock() }
@@ -170,7 +171,8 @@ public final class Sandbox: @unchecked Sendable {
     private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
         lock.lock()
         defer { lock.unlock() }
-        let entry = SandboxLogEntry(index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+        let entry = SandboxLogEntry(
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
         log.append(entry)
         return (entry.index, backends[host])
     }

@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A `URLProtocol` that answers requests from a ``Sandbox`` instead of the network, so tests can
@@ -12,9 +12,11 @@ import FoundationNetworking
 /// lists this class in `protocolClasses`, and every host the sandbox serves at that moment is
 /// routed to it. Routing is by host, process-wide: a host is served by the sandbox that most
 /// recently made a configuration for it, so tests that run in parallel through `URLSession`
-/// give each sandbox its own host names (the in-process ``Sandbox/transport`` has no such
-/// limit). A request carrying the ``sandboxHeader`` (a sandbox id) is routed by it instead;
-/// the header is removed before the backend sees the request. A host no sandbox serves fails
+/// give each sandbox its own host names, or send ``Sandbox/urlProtocolHeaders`` with every
+/// request (e.g. as `URLSessionTransport`'s `defaultHeaders`): a request carrying the
+/// ``sandboxHeader`` is routed to that sandbox whatever its host. (The in-process
+/// ``Sandbox/transport`` has no such limit.) The header is removed before the backend sees
+/// the request. A host no sandbox serves fails
 /// with `URLError(.cannotFindHost)`; the real network is never used by this class.
 ///
 /// A dropped connection (fault, unknown host) fails the load with
@@ -114,7 +116,9 @@ public final class SandboxURLProtocol: URLProtocol {
     private func complete(with result: Result<HTTPResponse, any Error>, url: URL) {
         switch result {
         case .success(let response):
-            guard let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headers)
+            guard
+                let http = HTTPURLResponse(
+                    url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headers)
             else {
                 client?.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
                 return
@@ -140,27 +144,5 @@ public final class SandboxURLProtocol: URLProtocol {
             data.append(buffer, count: count)
         }
         return data
-    }
-}
-
-extension Sandbox {
-    /// A `URLSessionConfiguration` (ephemeral) whose requests are served through
-    /// ``SandboxURLProtocol``; the real network is never used. Routes every host registered
-    /// so far to this sandbox (register backends first); see ``SandboxURLProtocol`` for the
-    /// routing rules.
-    public func urlSessionConfiguration() -> URLSessionConfiguration {
-        SandboxURLProtocol.route(hosts: hosts, to: self)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [SandboxURLProtocol.self]
-        configuration.httpAdditionalHeaders = [SandboxURLProtocol.sandboxHeader: urlProtocolRegistration]
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return configuration
-    }
-
-    /// A `URLSession` built from ``urlSessionConfiguration()``, e.g. for
-    /// `URLSessionTransport(session:)`.
-    public func makeURLSession() -> URLSession {
-        URLSession(configuration: urlSessionConfiguration())
     }
 }
