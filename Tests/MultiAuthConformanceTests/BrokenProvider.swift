@@ -150,8 +150,9 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         case .c12: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
         case .c20:
             if let expiresAt = session.credentials.expiresAt {
+                // Rounded to the millisecond, as sessions are stored, so only C20 notices.
                 session.credentials.expiresAt = session.createdAt.addingTimeInterval(
-                    expiresAt.timeIntervalSince(session.createdAt) / 1000)
+                    expiresAt.timeIntervalSince(session.createdAt) / 1000).roundedToMilliseconds
             }
         default: break
         }

@@ -160,14 +160,29 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
 extension JSONEncoder {
     /// The encoder MultiAuth uses for request bodies and stores: sorted keys, unescaped slashes,
-    /// dates as Unix time in fractional seconds (a JSON number that round-trips a `Date`
-    /// exactly).
+    /// dates as Unix time in seconds with millisecond precision (a JSON number such as
+    /// `1700000000.123`).
+    ///
+    /// A date on a whole millisecond (what providers put in sessions) round-trips exactly:
+    /// `decode(encode(date)) == date`. Finer fractions are rounded to the millisecond.
     public static var multiAuth: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.unixMilliseconds / 1000)
+        }
         return encoder
     }
+}
+
+extension Date {
+    /// Unix time in whole milliseconds, as a `Double` (exact below 2^53 ms).
+    var unixMilliseconds: Double { (timeIntervalSince1970 * 1000).rounded() }
+
+    /// This date rounded to the nearest millisecond: the precision sessions are stored with.
+    /// `JSONEncoder.multiAuth` round-trips such a date exactly.
+    public var roundedToMilliseconds: Date { Date(timeIntervalSince1970: unixMilliseconds / 1000) }
 }
 
 extension JSONDecoder {
