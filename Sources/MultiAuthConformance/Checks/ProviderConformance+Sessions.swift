@@ -168,9 +168,7 @@ extension ProviderConformance {
     /// and stores nothing; the genuine link signs in; replaying it returns the same session
     /// without a request.
     static func c17Redirects(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.redirect) else {
-            throw ConformanceFailure.skip("the harness does not list redirect")
-        }
+        try env.requireAbility(.redirect, "redirect")
         guard let provider = env.provider as? any RedirectHandlingProvider else {
             throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")
         }
@@ -219,7 +217,7 @@ extension ProviderConformance {
     /// joined, make exactly one request and all get the same tokens, which the store holds; the
     /// stored (possibly rotated) credentials then refresh again.
     static func c18ConcurrentRefresh(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.refresh) else { throw ConformanceFailure.skip("the harness does not list refresh") }
+        try env.requireAbility(.refresh, "refresh")
         guard env.provider is any RefreshableProvider else {
             throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
         }

@@ -134,9 +134,7 @@ extension ProviderConformance {
     /// C05: wrong codes until the provider reports `attemptsExhausted`, no later than the
     /// announced attempts allow; afterwards even the right code is refused and nothing is stored.
     static func c05AttemptsExhausted(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.attemptLimit) else {
-            throw ConformanceFailure.skip("the harness does not list attemptLimit")
-        }
+        try env.requireAbility(.attemptLimit, "attemptLimit")
         try env.requireCodeEntry("submit wrong codes")
         let (request, challenge) = try await env.start(0)
         let code = try env.code(for: request, challenge)
@@ -177,7 +175,7 @@ extension ProviderConformance {
     /// later than the server's); one second after, it is refused with `expired`, no request and
     /// a `flowExpired` event.
     static func c06Expired(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.expiry) else { throw ConformanceFailure.skip("the harness does not list expiry") }
+        try env.requireAbility(.expiry, "expiry")
         let (requestA, challengeA) = try await env.start(0)
         guard let expiryA = challengeA.expiresAt else { throw ConformanceFailure("the challenge has no expiresAt") }
         env.advance(to: expiryA.addingTimeInterval(-1))
@@ -203,7 +201,7 @@ extension ProviderConformance {
     /// and no request; at `resendAvailableAt` the server accepts, a new code is delivered and
     /// completes the flow.
     static func c07Resend(_ env: ConformanceEnvironment) async throws {
-        guard env.harness.abilities.contains(.resend) else { throw ConformanceFailure.skip("the harness does not list resend") }
+        try env.requireAbility(.resend, "resend")
         guard env.provider is any ResendableProvider else {
             throw ConformanceFailure("the harness lists resend but the provider is not a ResendableProvider")
         }

@@ -133,9 +133,18 @@ final class ConformanceEnvironment: Sendable {
 
     /// Requires the harness to list `.codeEntry` (checks that type codes of their own).
     func requireCodeEntry(_ purpose: String) throws {
-        guard harness.abilities.contains(.codeEntry) else {
-            throw ConformanceFailure.skip("the harness does not list codeEntry, needed to \(purpose)")
+        try requireAbility(.codeEntry, "codeEntry", neededTo: purpose)
+    }
+
+    /// Requires the harness to list `ability` (named `name` in reports); otherwise skips the
+    /// check with the harness's reason for its absence, if it gives one.
+    func requireAbility(_ ability: ConformanceHarness.Abilities, _ name: String, neededTo purpose: String? = nil) throws {
+        guard !harness.abilities.contains(ability) else { return }
+        let needed = purpose.map { ", needed to \($0)" } ?? ""
+        if let reason = harness.unsupportedReasons.first(where: { $0.key.contains(ability) })?.value {
+            throw ConformanceFailure.skip("\(name) unsupported\(needed): \(reason)")
         }
+        throw ConformanceFailure.skip("the harness does not list \(name)\(needed)")
     }
 
     /// Every event published on the client's bus so far (waits for the recorder to catch up).

@@ -158,6 +158,12 @@ public struct ConformanceHarness: Sendable {
     public var wrongCode: @Sendable (String) -> String
     /// The abilities to check.
     public var abilities: Abilities
+    /// Why the provider lacks abilities the harness does not list, e.g.
+    /// `[.resend: "no resend API; a new start sends a new code"]`. A check skipped for a
+    /// missing ability gives this reason in its detail (a key may combine abilities that share
+    /// one reason); without one, the detail says only that the harness does not list the
+    /// ability. Reasons for abilities in ``abilities`` are ignored.
+    public var unsupportedReasons: [Abilities: String]
     /// Error responses and their mappings (C08); include one unknown code (→ `.generic`).
     public var errorFixtures: [ErrorFixture]
     /// Redirect URLs: required when ``abilities`` contains `.redirect` (C17) or when the
@@ -180,7 +186,8 @@ public struct ConformanceHarness: Sendable {
         destination: @escaping @Sendable (SignInRequest) -> String = ConformanceHarness.defaultDestination,
         readCode: (@Sendable (Sandbox, SignInRequest, Challenge) throws -> String)? = nil,
         wrongCode: @escaping @Sendable (String) -> String = ConformanceHarness.defaultWrongCode,
-        abilities: Abilities, errorFixtures: [ErrorFixture] = [], redirect: RedirectFixture? = nil,
+        abilities: Abilities, unsupportedReasons: [Abilities: String] = [:], errorFixtures: [ErrorFixture] = [],
+        redirect: RedirectFixture? = nil,
         serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], concurrentFlows: Int = 200, seed: UInt64 = 1
     ) {
         self.host = host
@@ -197,6 +204,7 @@ public struct ConformanceHarness: Sendable {
             }
         self.wrongCode = wrongCode
         self.abilities = abilities
+        self.unsupportedReasons = unsupportedReasons
         self.errorFixtures = errorFixtures
         self.redirect = redirect
         self.serverClockTolerance = serverClockTolerance
