@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MultiAuthBench",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", cryptoSystemLibrary]
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", cryptoSystemLibrary]
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
