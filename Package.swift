@@ -65,6 +65,10 @@ let package = Package(
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(
+            name: "MultiAuthSamples",
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance"],
+            path: "Docs/Samples"),
+        .testTarget(
             name: "MultiAuthOTPlessTests",
             dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
         .testTarget(
