@@ -36,3 +36,37 @@ struct ConformanceSkipReasonTests {
         #expect(result.status == .passed, "\(result)")
     }
 }
+
+/// C14 treats every provider-state value as a secret unless the harness declares its key
+/// public.
+@Suite(.timeLimit(.minutes(1)))
+struct ConformancePublicStateTests {
+    /// The reference provider showing provider state `flowId` in the user's attributes.
+    struct ShowingStateProvider: AuthProvider {
+        let base = ReferenceProvider()
+        var id: AuthProviderID { base.id }
+        func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+            try await base.start(request, context: context)
+        }
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+            guard case .signedIn(var session) = try await base.respond(to: challenge, with: answer, context: context) else {
+                throw AuthError(.generic, "expected a session")
+            }
+            session.user.attributes["flow"] = challenge.providerState["flowId"]
+            return .signedIn(session)
+        }
+        func signOut(_ session: AuthSession, context: AuthContext) async throws {
+            try await base.signOut(session, context: context)
+        }
+    }
+
+    @Test func aShownProviderStateValueFailsC14UnlessItsKeyIsPublic() async {
+        var harness = ConformanceHarness.reference()
+        let kit = { ProviderConformance(provider: { _ in ShowingStateProvider() }, harness: harness) }
+        let failed = await kit().run(.c14)
+        #expect(failed.status == .failed && failed.detail?.contains("provider state 'flowId'") == true, "\(failed)")
+        harness.publicProviderStateKeys = ["flowId"]
+        let passed = await kit().run(.c14)
+        #expect(passed.status == .passed, "\(passed)")
+    }
+}

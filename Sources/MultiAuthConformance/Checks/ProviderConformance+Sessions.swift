@@ -25,8 +25,9 @@ extension ProviderConformance {
     }
 
     /// C14: the delivered code, a submitted wrong code, every token and every provider-state
-    /// value never appear in the description, debug description or dump of the challenge, the
-    /// session, the steps, the errors or the events.
+    /// value (but those of ``ConformanceHarness/publicProviderStateKeys``) never appear in the
+    /// description, debug description or dump of the challenge, the session, the steps, the
+    /// errors or the events.
     static func c14NoSecrets(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         let codeEntry = env.harness.abilities.contains(.codeEntry)
@@ -35,7 +36,8 @@ extension ProviderConformance {
         var secrets: [(String, String)] = [("the delivered code", code), ("a submitted code", wrong)].compactMap { label, value in
             value.map { (label, $0) }
         }
-        secrets += challenge.providerState.values.map { ("provider state '\($0.key)'", $0.value) }
+        secrets += challenge.providerState.values.filter { !env.harness.publicProviderStateKeys.contains($0.key) }
+            .map { ("provider state '\($0.key)'", $0.value) }
         var texts: [(String, String)] = []
         func collect(_ label: String, _ value: Any) {
             var dumped = ""
@@ -166,7 +168,8 @@ extension ProviderConformance {
 
     /// C17: foreign URLs are not claimed (no request); a link with an unknown state is refused
     /// and stores nothing; the genuine link signs in; replaying it returns the same session
-    /// without a request.
+    /// without a request. A genuine link that leads to a further step instead is checked by
+    /// ``c17ReplayWithFurtherStep(_:link:next:request:)``.
     static func c17Redirects(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.redirect, "redirect")
         guard let provider = env.provider as? any RedirectHandlingProvider else {
@@ -200,17 +203,55 @@ extension ProviderConformance {
             "a link with an unknown state gave \(refused.code)")
         try require(try await env.storedSession() == nil, "a session was stored from a link with an unknown state")
         let step = try await expectSuccess("the genuine link") { try await env.client.handleRedirect(valid) }
-        guard case .signedIn(let session) = step else {
-            throw ConformanceFailure("the genuine link returned \(step.map { "\($0)" } ?? "nil")")
+        switch step {
+        case .signedIn(let session)?:
+            let before = env.sandbox.requestCount
+            let replay = try await expectSuccess("replaying the genuine link") { try await env.client.handleRedirect(valid) }
+            guard case .signedIn(let replayed) = replay else {
+                throw ConformanceFailure("the replayed link did not return the session")
+            }
+            try require(replayed == session, "the replayed link returned a different session")
+            try require(
+                env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
+        case .challenge(let next)?:
+            try await c17ReplayWithFurtherStep(env, link: valid, next: next, request: request)
+        case nil:
+            throw ConformanceFailure("the client routed the genuine link to no provider")
         }
-        let before = env.sandbox.requestCount
-        let replay = try await expectSuccess("replaying the genuine link") { try await env.client.handleRedirect(valid) }
-        guard case .signedIn(let replayed) = replay else {
-            throw ConformanceFailure("the replayed link did not return the session")
+    }
+
+    /// C17 for a link that leads to a further step (a TOTP, say): re-delivering the link while
+    /// that step is pending returns the same challenge without a request; once the step signs
+    /// in, replaying the link makes no request and gives no other session (the same session,
+    /// or a refusal because no flow is pending).
+    private static func c17ReplayWithFurtherStep(
+        _ env: ConformanceEnvironment, link: URL, next: Challenge, request: SignInRequest
+    ) async throws {
+        var before = env.sandbox.requestCount
+        let again = try await expectSuccess("re-delivering the genuine link while its further step is pending") {
+            try await env.client.handleRedirect(link)
         }
-        try require(replayed == session, "the replayed link returned a different session")
         try require(
-            env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
+            again?.challenge == next, "re-delivering the genuine link while its further step is pending did not return that step")
+        try require(
+            env.sandbox.requestCount == before,
+            "re-delivering the genuine link made \(env.sandbox.requestCount - before) network call(s)")
+        let session = try await env.complete(next, for: request, label: "the step after the genuine link")
+        before = env.sandbox.requestCount
+        do {
+            let replay = try await env.client.handleRedirect(link)
+            guard case .signedIn(let replayed) = replay, replayed == session else {
+                throw ConformanceFailure("the link replayed after sign-in returned \(replay.map { "\($0)" } ?? "nil")")
+            }
+        } catch let error as AuthError {
+            try require(
+                error.code == .challengeNotPending,
+                "the link replayed after sign-in gave \(error.code), expected the session or challengeNotPending")
+        }
+        try require(
+            env.sandbox.requestCount == before,
+            "the link replayed after sign-in made \(env.sandbox.requestCount - before) network call(s)")
+        try require(try await env.storedSession() == session, "the store does not hold the session of the genuine link")
     }
 
     /// C18: five concurrent refreshes of the stored session, held on latency until all have

@@ -174,6 +174,10 @@ public struct ConformanceHarness: Sendable {
     public var serverClockTolerance: Duration?
     /// Further fixture secrets that must never appear anywhere (C14).
     public var fixtureSecrets: [String]
+    /// Provider-state keys whose values are not secret (C14 treats every other provider-state
+    /// value as one): e.g. a wire constant naming the sign-in method that the provider also
+    /// shows in the user's attributes. Default: none.
+    public var publicProviderStateKeys: Set<String>
     /// The number of concurrent flows in C16 (default 200).
     public var concurrentFlows: Int
     /// The base seed; check `n` uses sandbox seed `seed + n`.
@@ -188,7 +192,8 @@ public struct ConformanceHarness: Sendable {
         wrongCode: @escaping @Sendable (String) -> String = ConformanceHarness.defaultWrongCode,
         abilities: Abilities, unsupportedReasons: [Abilities: String] = [:], errorFixtures: [ErrorFixture] = [],
         redirect: RedirectFixture? = nil,
-        serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], concurrentFlows: Int = 200, seed: UInt64 = 1
+        serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], publicProviderStateKeys: Set<String> = [],
+        concurrentFlows: Int = 200, seed: UInt64 = 1
     ) {
         self.host = host
         self.installBackend = installBackend
@@ -209,6 +214,7 @@ public struct ConformanceHarness: Sendable {
         self.redirect = redirect
         self.serverClockTolerance = serverClockTolerance
         self.fixtureSecrets = fixtureSecrets
+        self.publicProviderStateKeys = publicProviderStateKeys
         self.concurrentFlows = concurrentFlows
         self.seed = seed
     }
