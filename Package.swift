@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
             name: "MultiAuthSamples",
             dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance"],
