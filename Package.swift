@@ -46,11 +46,18 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
+        .target(
+            name: "MultiAuthBuiltInConformance",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
             ]
         ),
         .executableTarget(
@@ -74,13 +81,19 @@ let package = Package(
             dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
         .testTarget(
             name: "MultiAuthDynamicTests",
-            dependencies: ["MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
-            dependencies: ["MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthPortalTests",
-            dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],

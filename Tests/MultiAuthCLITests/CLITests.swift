@@ -46,7 +46,7 @@ struct CLITests {
     @Test func helpListsCommandsAndExitCodes() throws {
         let result = try CLI.run(["--help"])
         #expect(result.status == 0)
-        for command in ["demo", "totp", "otpauth", "jwt", "phone"] { #expect(result.stdout.contains("  \(command) ")) }
+        for command in ["demo", "conformance", "totp", "otpauth", "jwt", "phone"] { #expect(result.stdout.contains("  \(command) ")) }
         #expect(result.stdout.contains("2  usage or input error"))
         #expect(try CLI.run([]).status == 2)
         let unknown = try CLI.run(["frobnicate"])
@@ -54,7 +54,7 @@ struct CLITests {
         #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
     }
 
-    @Test(arguments: ["demo", "totp", "otpauth", "jwt", "phone"])
+    @Test(arguments: ["demo", "conformance", "totp", "otpauth", "jwt", "phone"])
     func everyCommandHasHelpWithExamples(_ command: String) throws {
         let result = try CLI.run([command, "--help"])
         #expect(result.status == 0)
@@ -99,6 +99,18 @@ struct CLITests {
         #expect(national.status == 2)
         #expect(national.stderr.contains("regionRequired"))
         #expect(try CLI.run(["phone", "020 7946 0958", "--region", "GB"]).stdout.contains("+442079460958"))
+    }
+
+    @Test func conformancePrintsTheReportAndJSON() throws {
+        let table = try CLI.run(["conformance", "--provider", "reference"])
+        #expect(table.status == 0, "\(table.stdout)\(table.stderr)")
+        #expect(table.stdout.contains("C20  passed"))
+        #expect(table.stdout.contains("reference: 20 checks, 20 passed, 0 failed, 0 skipped"))
+        let json = try CLI.run(["conformance", "--provider", "portal", "--json"])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["provider"] as? String == "portal")
+        #expect(try CLI.run(["conformance", "--provider", "nope"]).status == 2)
     }
 
     @Test func demoSignsInWithEveryProvider() throws {
