@@ -74,7 +74,10 @@ let package = Package(
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
             name: "MultiAuthSamples",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance"],
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthSandbox",
+                "MultiAuthConformance",
+            ],
             path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
