@@ -41,7 +41,8 @@ struct ConformanceSkipReasonTests {
 /// public.
 @Suite(.timeLimit(.minutes(1)))
 struct ConformancePublicStateTests {
-    /// The reference provider showing provider state `flowId` in the user's attributes.
+    /// The reference provider showing provider state `flowId` as the user's id (ids appear in
+    /// descriptions; attribute values do not).
     struct ShowingStateProvider: AuthProvider {
         let base = ReferenceProvider()
         var id: AuthProviderID { base.id }
@@ -52,7 +53,7 @@ struct ConformancePublicStateTests {
             guard case .signedIn(var session) = try await base.respond(to: challenge, with: answer, context: context) else {
                 throw AuthError(.generic, "expected a session")
             }
-            session.user.attributes["flow"] = challenge.providerState["flowId"]
+            session.user.id = challenge.providerState["flowId"] ?? session.user.id
             return .signedIn(session)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {

@@ -252,6 +252,66 @@ struct AuthClientTests {
         #expect(session != nil)
     }
 
+    @Test func aCancelledFlowsChallengeIsRefusedWithoutNetwork() async throws {
+        let fixture = Fixture()
+        let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        let code = await fixture.code(for: challenge)
+        await fixture.client.cancelFlow(for: "fake")
+        let verifies = await fixture.server.count("verify")
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge) }
+        #expect(error?.code == .challengeNotPending)
+        let resend = await #expect(throws: AuthError.self) { _ = try await fixture.client.resend(challenge) }
+        #expect(resend?.code == .challengeNotPending)
+        #expect(await fixture.server.count("verify") == verifies)
+        #expect(try await fixture.store.load(for: "fake") == nil)
+    }
+
+    @Test func signOutAbandonsEveryEarlierFlowIncludingASubmitInFlight() async throws {
+        let existing = FakeProvider.session(provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let fixture = Fixture(sessions: [existing])
+        let first = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        let second = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        let code = await fixture.code(for: second)
+        await fixture.server.setRespondDelay(.seconds(1))
+        let client = fixture.client
+        let inFlight = Task { try await client.submit(ChallengeAnswer(code: code), for: second) }
+        await fixture.clock.waitForSleepers(count: 1)
+        await fixture.server.setRespondDelay(nil)
+        try await fixture.client.signOut("fake")
+        fixture.clock.advance(by: .seconds(1))
+        let error = await #expect(throws: AuthError.self) { _ = try await inFlight.value }
+        #expect(error?.code == .challengeNotPending)
+        #expect(try await fixture.store.load(for: "fake") == nil)
+        let older = await #expect(throws: AuthError.self) {
+            _ = try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: first)), for: first)
+        }
+        #expect(older?.code == .challengeNotPending)
+        // A new flow after the sign-out works.
+        let fresh = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        #expect(try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: fresh)), for: fresh).session != nil)
+    }
+
+    @Test func resendOfAnExpiredChallengeIsRefusedLocally() async throws {
+        let fixture = Fixture()
+        let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        fixture.clock.advance(by: .seconds(400))
+        let starts = await fixture.server.count("start")
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.resend(challenge) }
+        #expect(error?.code == .expired)
+        #expect(await fixture.server.count("start") == starts)
+    }
+
+    @Test func theRetryAfterAStorageFailureStillChecksTheAnswerFormat() async throws {
+        let fixture = Fixture()
+        let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        let code = await fixture.code(for: challenge)
+        await fixture.store.failNext(.save)
+        _ = try? await fixture.client.submit(ChallengeAnswer(code: code), for: challenge)
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.submit(ChallengeAnswer(code: "garbage"), for: challenge) }
+        #expect(error?.reason == .invalidCodeFormat)
+        #expect(try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge).session != nil)
+    }
+
     @Test func twoClientsNeverShareSubscribers() async throws {
         let a = Fixture()
         let b = Fixture()

@@ -122,6 +122,17 @@ struct AuthEventBusTests {
         #expect(providers == ["a", "b", "c", "d"])
     }
 
+    @Test func manyProviderIDsStayWithinTwiceTheCapacity() async {
+        let bus = AuthEventBus()
+        let stream = bus.subscribe(bufferCapacity: 8)
+        for index in 0..<5_000 { bus.publish(.signedOut, provider: AuthProviderID("p\(index)")) }
+        bus.finish()
+        var providers: [String] = []
+        for await event in stream { providers.append(event.provider?.rawValue ?? "") }
+        #expect(providers == (4_984..<5_000).map { "p\($0)" })
+        #expect(stream.droppedCount == 4_984)
+    }
+
     @Test func twoBusesNeverShareSubscribers() async {
         let one = AuthEventBus()
         let two = AuthEventBus()

@@ -52,6 +52,21 @@ import MultiAuth
         }
     }
 
+    @Test func dumpsOfErrorsRequestsAndUsersHideProviderData() throws {
+        struct Leaky: Error { let token = "SECRET-UNDERLYING" }
+        let error = AuthError(.network, "dropped", underlying: Leaky())
+        let request = SignInRequest.phone(try PhoneNumber("+919876543210"), options: ["firstName": "SECRET-NAME"])
+        let user = AuthUser(
+            id: "u", identities: [.init(kind: "phone", value: "+447700900123", verified: true)], attributes: ["email": "SECRET-ATTR"])
+        for value in [error as Any, request, user] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for secret in ["SECRET-UNDERLYING", "SECRET-NAME", "SECRET-ATTR", "7700900123", "9876543210"] {
+                #expect(!dumped.contains(secret), "\(dumped)")
+            }
+        }
+    }
+
     @Test func phoneAndEmailPrintMasked() throws {
         #expect(String(describing: try PhoneNumber("+919876543210")) == "+91 •••••• 3210")
         #expect(!String(describing: AuthUser(id: "u", phone: try PhoneNumber("+919876543210"))).contains("9876543210"))

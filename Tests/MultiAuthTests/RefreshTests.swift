@@ -78,14 +78,52 @@ struct RefreshTests {
         #expect(Set(await fixture.server.refreshRequests) == ["R1", "R9"])
     }
 
+    @Test func aCallerWithAnAlreadyRotatedTokenGetsTheStoredSession() async throws {
+        let fixture = expiredFixture()
+        let stale = try #require(try await fixture.store.load(for: "fake"))
+        let first = try await fixture.client.refresh(stale)
+        // The shared refresh is over; a late caller still holds R1. Spending R1 again would be
+        // rejected by a rotating provider and log the user out: it gets R2's session instead.
+        let late = try await fixture.client.refresh(stale)
+        #expect(late == first)
+        #expect(await fixture.server.refreshRequests == ["R1"])
+        #expect(try await fixture.store.load(for: "fake")?.credentials.refreshToken == "R2")
+    }
+
+    @Test func aLateValidSessionCallerDoesNotSignOut() async throws {
+        let fixture = expiredFixture()
+        let stale = try #require(try await fixture.store.load(for: "fake"))
+        _ = try await fixture.client.validSession(for: "fake")
+        // A caller that read the store before the refresh and refreshes after it.
+        let session = try await fixture.client.refresh(stale)
+        #expect(session.credentials.refreshToken == "R2")
+        #expect(try await fixture.store.load(for: "fake") != nil)
+        #expect(await fixture.server.refreshRequests == ["R1"])
+    }
+
     @Test func aRejectedRefreshTokenSignsOut() async throws {
         let fixture = expiredFixture()
-        let stored = try #require(try await fixture.store.load(for: "fake"))
-        _ = try await fixture.client.refresh(stored)
-        // R1 was rotated to R2; reusing R1 is rejected by the server → signed out.
-        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.refresh(stored) }
+        await fixture.server.revokeRefreshToken("R1")
+        let log = EventLog.record(fixture.client.events.subscribe())
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.refresh("fake") }
         #expect(error?.code == .unauthorized)
         #expect(try await fixture.store.load(for: "fake") == nil)
+        await log.0.wait(for: 1)
+        #expect(await log.0.names == ["signedOut"])
+        log.1.cancel()
+    }
+
+    @Test func aRejectedOldTokenNeverRemovesANewerSession() async throws {
+        let fixture = expiredFixture()
+        let old = try #require(try await fixture.store.load(for: "fake"))
+        // A new sign-in replaced the stored session (another id, another refresh token).
+        var replacement = FakeProvider.session(provider: "fake", access: "N1", refresh: "RN", at: fixture.clock.wallNow)
+        replacement.id = "session-2"
+        try await fixture.store.save(replacement)
+        await fixture.server.revokeRefreshToken("R1")
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.refresh(old) }
+        #expect(error?.code == .unauthorized)
+        #expect(try await fixture.store.load(for: "fake") == replacement)
     }
 
     @Test func storageUnavailableIsNotASignOut() async throws {

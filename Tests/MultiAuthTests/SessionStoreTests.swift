@@ -99,6 +99,14 @@ import Darwin
         #expect(try await store.load(for: "portal") == nil)
     }
 
+    @Test func aFileHoldingAnotherProvidersSessionIsUnavailable() async throws {
+        let store = try FileSessionStore(directory: directory)
+        try await store.save(session)
+        try FileManager.default.copyItem(at: store.fileURL(for: "dynamic"), to: store.fileURL(for: "portal"))
+        let error = await #expect(throws: AuthError.self) { _ = try await store.load(for: "portal") }
+        #expect(error?.code == .storageUnavailable)
+    }
+
     @Test func providerIDsCannotEscapeTheDirectory() {
         #expect(FileSessionStore.fileName(for: "../../etc/passwd") == "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd.session.json")
         #expect(FileSessionStore.fileName(for: "otp-less_1") == "otp-less_1.session.json")

@@ -44,6 +44,15 @@ public actor AuthClient {
     private var completedRedirectOrder: [String] = []
     private var finishedSessions: [FlowID: AuthSession] = [:]
     private var refreshes: [RefreshKey: Task<AuthSession, any Error>] = [:]
+    /// Flows abandoned by `cancelFlow` (explicitly) or by `signOut` (every flow of that provider
+    /// started before it, through `signOutEpochs`): their challenges are refused.
+    private var abandonedFlows: Set<FlowID> = []
+    private var flowEpochs: [FlowID: Int] = [:]
+    private var flowOrder: [FlowID] = []
+    private var signOutEpochs: [AuthProviderID: Int] = [:]
+    /// Results of completed refreshes by the credential they spent (bounded, in order).
+    private var rotated: [RefreshKey: AuthSession] = [:]
+    private var rotationOrder: [RefreshKey] = []
     /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
     private(set) var refreshCallersInFlight = 0
 
@@ -54,6 +63,8 @@ public actor AuthClient {
 
     /// How many completed redirects are remembered for replay.
     static let redirectMemory = 64
+    /// How many flows are remembered for cancellation and sign-out checks.
+    static let flowMemory = 4096
 
     /// Creates a client.
     /// - Parameters:
@@ -114,6 +125,7 @@ public actor AuthClient {
     public func signIn(with providerID: AuthProviderID, _ request: SignInRequest) async throws -> SignInStep {
         let provider = try self.provider(providerID)
         let flowID = FlowID.random()
+        track(flowID, provider: providerID)
         if let previous = startingFlows[providerID] {
             gate.cancel(previous.flowID, provider: providerID)
             previous.task.cancel()
@@ -159,7 +171,9 @@ public actor AuthClient {
     public func submit(_ answer: ChallengeAnswer, for challenge: Challenge) async throws -> SignInStep {
         let providerID = challenge.provider
         let provider = try self.provider(providerID)
+        try refuseIfAbandoned(challenge)
         if let session = unsaved[challenge.flowID] {
+            _ = try normalizedAnswer(answer, for: challenge)
             return try await persist(session, flowID: challenge.flowID)
         }
         if let session = finishedSessions[challenge.flowID] {
@@ -203,7 +217,31 @@ public actor AuthClient {
             gate.cancel(challenge.flowID, provider: providerID)
             throw CancellationError()
         }
+        // Signed out or cancelled while the provider answered: keep nothing of this flow.
+        try refuseIfAbandoned(challenge)
         return try await accept(step, provider: providerID, flowID: challenge.flowID)
+    }
+
+    /// Remembers which sign-out epoch `flowID` of `provider` started in (bounded memory).
+    private func track(_ flowID: FlowID, provider: AuthProviderID) {
+        guard flowEpochs[flowID] == nil else { return }
+        flowEpochs[flowID] = signOutEpochs[provider, default: 0]
+        flowOrder.append(flowID)
+        if flowOrder.count > Self.flowMemory {
+            let old = flowOrder.removeFirst()
+            flowEpochs[old] = nil
+            abandonedFlows.remove(old)
+        }
+    }
+
+    /// Throws `challengeNotPending` when `challenge`'s flow was cancelled, or started before a
+    /// sign-out of its provider, in this client.
+    private func refuseIfAbandoned(_ challenge: Challenge) throws {
+        let epoch = flowEpochs[challenge.flowID]
+        if abandonedFlows.contains(challenge.flowID) || epoch.map({ $0 < signOutEpochs[challenge.provider, default: 0] }) == true {
+            throw AuthError(
+                .challengeNotPending, "this sign-in was cancelled or signed out; start again", provider: challenge.provider)
+        }
     }
 
     private func normalizedAnswer(_ answer: ChallengeAnswer, for challenge: Challenge) throws -> ChallengeAnswer {
@@ -231,7 +269,11 @@ public actor AuthClient {
         guard let provider = try self.provider(providerID) as? any ResendableProvider else {
             throw AuthError(.unsupported, "this provider cannot resend codes", provider: providerID)
         }
+        try refuseIfAbandoned(challenge)
         let now = time.now
+        if challenge.isExpired(at: now) {
+            throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
+        }
         if let available = challenge.resendAvailableAt, now < available {
             let wait = Duration.interval(available.timeIntervalSince(now))
             throw AuthError(.rateLimited, "a new code can be requested later", provider: providerID, retryAfter: wait)
@@ -313,10 +355,13 @@ public actor AuthClient {
     /// once; later events of that flow are dropped.
     public func cancelFlow(for provider: AuthProviderID) {
         if let starting = startingFlows.removeValue(forKey: provider) {
+            abandonedFlows.insert(starting.flowID)
             gate.cancel(starting.flowID, provider: provider)
             starting.task.cancel()
         }
         if let challenge = pending.removeValue(forKey: provider) {
+            abandonedFlows.insert(challenge.flowID)
+            unsaved[challenge.flowID] = nil
             gate.cancel(challenge.flowID, provider: provider)
         }
     }
@@ -325,6 +370,7 @@ public actor AuthClient {
         switch step {
         case .challenge(var challenge):
             challenge.provider = provider
+            track(challenge.flowID, provider: provider)
             pending[provider] = challenge
             gate.publish(.challengeIssued(challenge), provider: provider, flowID: challenge.flowID)
             return .challenge(challenge)
@@ -407,8 +453,11 @@ public actor AuthClient {
     ///
     /// Single-flight: concurrent calls for the same session credential share one provider
     /// call; a call for a different credential never gets another's result. A failure is not
-    /// cached. When the provider rejects the refresh credential (`unauthorized`) the session
-    /// is removed and `signedOut` is published.
+    /// cached. A caller whose credential this client already spent in a completed refresh
+    /// gets that refresh's result without a network call. When the provider
+    /// rejects the refresh credential (`unauthorized`) and the store still holds that
+    /// credential, the session is removed and `signedOut` is published; a session refreshed or
+    /// replaced meanwhile is never removed.
     /// - Throws: `AuthError` (`.unsupported`, `.unauthorized`, `.network`, `.storageFailure`)
     ///   or `CancellationError` (this caller only; the shared refresh goes on).
     public func refresh(_ session: AuthSession) async throws -> AuthSession {
@@ -416,11 +465,19 @@ public actor AuthClient {
         guard let provider = try self.provider(providerID) as? any RefreshableProvider else {
             throw AuthError(.unsupported, "this provider cannot refresh sessions", provider: providerID)
         }
-        let key = RefreshKey(provider: providerID, credential: session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id)
+        let credential = Self.refreshCredential(of: session)
+        let key = RefreshKey(provider: providerID, credential: credential)
         refreshCallersInFlight += 1
         defer { refreshCallersInFlight -= 1 }
         if let running = refreshes[key] {
             return try await running.value
+        }
+        // A caller holding a credential this client already spent (the shared refresh finished
+        // before it arrived) gets that refresh's result instead of spending a used refresh
+        // token, which a rotating provider would reject (case B17).
+        if let refreshed = rotated[key] {
+            let expiring = refreshed.expiresAt.map { time.now.addingTimeInterval(refreshMargin.timeInterval) >= $0 } ?? false
+            return expiring ? try await refresh(refreshed) : refreshed
         }
         let context = context(for: providerID, flowID: nil)
         let store = self.store
@@ -434,8 +491,12 @@ public actor AuthClient {
                 refreshed = try await provider.refresh(session, context: context)
             } catch let error as AuthError where error.code == .unauthorized {
                 do {
-                    try await store.remove(for: providerID)
-                    gate.publishState(.signedOut, provider: providerID, flowID: nil, session: nil)
+                    // Sign out only if the store still holds the credential the provider
+                    // rejected: a session refreshed or replaced meanwhile stays.
+                    if let stored = try await store.load(for: providerID), Self.refreshCredential(of: stored) == credential {
+                        try await store.remove(for: providerID)
+                        gate.publishState(.signedOut, provider: providerID, flowID: nil, session: nil)
+                    }
                 } catch {
                     let failure = AuthError(.storageFailure, "the rejected session could not be removed", provider: providerID, underlying: error)
                     gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
@@ -453,10 +514,26 @@ public actor AuthClient {
         refreshes[key] = task
         defer { refreshes[key] = nil }
         do {
-            return try await task.value
+            let refreshed = try await task.value
+            remember(rotation: key, result: refreshed)
+            return refreshed
         } catch {
             throw error is CancellationError ? error : normalize(error, provider: providerID)
         }
+    }
+
+    /// Records that refreshing with `key`'s credential produced `result` (latest 64 kept), when
+    /// the provider rotated the credential: the old one is spent, so a late caller holding it
+    /// must get this result. A provider that keeps its refresh token needs no memory.
+    private func remember(rotation key: RefreshKey, result: AuthSession) {
+        guard Self.refreshCredential(of: result) != key.credential else { return }
+        if rotated.updateValue(result, forKey: key) == nil { rotationOrder.append(key) }
+        if rotationOrder.count > 64 { rotated[rotationOrder.removeFirst()] = nil }
+    }
+
+    /// The credential a refresh spends: the refresh token, else the access token, else the id.
+    private static func refreshCredential(of session: AuthSession) -> String {
+        session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id
     }
 
     /// The outcome of ``signOut(_:)``.
@@ -479,6 +556,10 @@ public actor AuthClient {
     public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
         let adapter = try self.provider(provider)
         cancelFlow(for: provider)
+        // Every flow of this provider started before now is abandoned: its challenges are
+        // refused, and a submit in flight stores nothing.
+        signOutEpochs[provider, default: 0] += 1
+        unsaved = unsaved.filter { $0.value.provider != provider }
         guard let session = try await store.load(for: provider) else {
             return SignOutOutcome(wasSignedIn: false, remoteError: nil)
         }

@@ -177,6 +177,20 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension AuthError: CustomReflectable {
+    /// A mirror without the underlying error's contents (it may carry provider data): only its
+    /// type name.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "code": code.rawValue, "reason": reason?.rawValue as Any, "provider": provider?.rawValue as Any,
+                "providerCode": providerCode as Any, "retryAfter": retryAfter as Any, "attemptsRemaining": attemptsRemaining as Any,
+                "message": message, "underlying": underlying.map { String(describing: type(of: $0)) } as Any,
+            ], displayStyle: .struct)
+    }
+}
+
 extension AuthError: LocalizedError {
     /// The secret-free ``message``, or the code when empty.
     public var errorDescription: String? { message.isEmpty ? code.rawValue : message }

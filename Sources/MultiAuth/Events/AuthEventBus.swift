@@ -15,7 +15,8 @@ import Foundation
 ///   preference: (1) the oldest *flow* event (not ``AuthEvent/Kind/isStateEvent``), (2) the
 ///   oldest state event that a newer state event of the same provider supersedes. State events
 ///   are therefore never dropped in favour of older noise (case B25); memory stays bounded by
-///   the capacity plus one state event per provider. Dropped events are counted
+///   twice the capacity, even with many provider ids (then the oldest state event goes).
+///   Trimming is linear in the buffer size. Dropped events are counted
 ///   (``AuthEventStream/droppedCount``).
 /// - **Cancellation unregisters.** Cancelling the task iterating a stream, or releasing every
 ///   copy of the stream, removes the subscriber and runs its termination handler once (B24).
@@ -208,7 +209,7 @@ final class EventSubscriber: @unchecked Sendable {
         return nil
     }
 
-    /// Applies the drop policy for a full buffer and appends `event` if it survives.
+    /// Applies the drop policy for a full buffer and appends `event` if it survives. O(buffer).
     private func makeRoom(for event: AuthEvent) {
         // 1. The oldest flow (non-state) event, the incoming one included.
         if let index = buffer[head...].firstIndex(where: { !$0.kind.isStateEvent }) {
@@ -221,20 +222,26 @@ final class EventSubscriber: @unchecked Sendable {
             dropped += 1
             return
         }
-        // 2. The oldest state event superseded by a newer one of the same provider.
-        let pending = buffer[head...] + [event]
-        for index in buffer.indices[head...] {
-            let candidate = buffer[index]
-            if case .initialState = candidate.kind { continue }
-            let newer = pending.contains { $0.sequence > candidate.sequence && $0.provider == candidate.provider }
-            if newer {
-                buffer.remove(at: index)
-                buffer.append(event)
-                dropped += 1
-                return
-            }
+        // 2. The oldest state event superseded by a newer one of the same provider (the
+        //    incoming event included): one pass finds each provider's newest position.
+        var newest: [AuthProviderID?: Int] = [event.provider: buffer.count]
+        for index in buffer.indices[head...] { newest[buffer[index].provider] = max(newest[buffer[index].provider] ?? index, index) }
+        if let index = buffer.indices[head...].first(where: { index in
+            if case .initialState = buffer[index].kind { return false }
+            return (newest[buffer[index].provider] ?? index) > index
+        }) {
+            buffer.remove(at: index)
+            buffer.append(event)
+            dropped += 1
+            return
         }
-        // 3. Every buffered event is the latest state of a distinct provider: keep them all.
+        // 3. Every buffered event is the latest state of a distinct provider: keep them, up to
+        //    twice the capacity (a hard bound even with unboundedly many provider ids); beyond
+        //    that the oldest goes.
+        if buffer.count - head >= capacity * 2 {
+            buffer.remove(at: head)
+            dropped += 1
+        }
         buffer.append(event)
     }
 

@@ -3,7 +3,7 @@
 /// Build one with ``phone(_:channel:options:)``, ``email(_:channel:options:)`` or
 /// ``oauth(_:options:)``. Identities are parsed types, so an invalid phone number or e-mail is
 /// rejected when the request is built, before any network call.
-public struct SignInRequest: Sendable, Hashable, CustomStringConvertible {
+public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The identity to sign in.
     public enum Identity: Sendable, Hashable {
         /// A phone number (E.164).
@@ -59,6 +59,12 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible {
     /// Sign in through an OAuth / social provider.
     public static func oauth(_ name: OAuthProviderName, options: [String: String] = [:]) -> SignInRequest {
         SignInRequest(identity: .oauth(name), options: options)
+    }
+
+    /// A mirror with the masked identity and the option names only (values may be personal
+    /// data, e.g. a name).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["request": description, "optionKeys": options.keys.sorted()], displayStyle: .struct)
     }
 
     /// A masked summary, e.g. `phone(+91 •••••• 3210, channel: whatsapp)`.

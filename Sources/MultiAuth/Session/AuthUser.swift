@@ -2,7 +2,7 @@
 ///
 /// Phone numbers and e-mail addresses print masked (`description` of ``PhoneNumber`` and
 /// ``EmailAddress``).
-public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible {
+public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The provider's user id.
     public var id: String
     /// The verified phone number, if any.
@@ -44,6 +44,24 @@ public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible {
             self.value = value
             self.verified = verified
         }
+    }
+
+    /// A mirror with masked contact data: identities show their kind, verification and a
+    /// masked value; attributes show their names only.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "id": id, "phone": phone?.masked as Any, "email": email?.masked as Any, "name": name as Any,
+                "identities": identities.map { "\($0.kind)\($0.verified ? " (verified)" : ""): \(Self.mask($0.value))" },
+                "attributeKeys": attributes.keys.sorted(),
+            ], displayStyle: .struct)
+    }
+
+    /// The first two characters and the last two of `value`, the rest as bullets.
+    static func mask(_ value: String) -> String {
+        guard value.count > 6 else { return String(repeating: "•", count: value.count) }
+        return String(value.prefix(2)) + String(repeating: "•", count: value.count - 4) + String(value.suffix(2))
     }
 
     /// `AuthUser(id: …, phone: <masked>, email: <masked>)`.

@@ -92,11 +92,16 @@ public actor FileSessionStore: SessionStore {
                 .storageUnavailable, "the session file has format version \(header.version.map(String.init) ?? "?"), "
                     + "this build reads \(Self.formatVersion)", provider: provider)
         }
+        let session: AuthSession
         do {
-            return try JSONDecoder.multiAuth.decode(Envelope.self, from: data).session
+            session = try JSONDecoder.multiAuth.decode(Envelope.self, from: data).session
         } catch {
             throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider, underlying: error)
         }
+        guard session.provider == provider else {
+            throw AuthError(.storageUnavailable, "the session file holds another provider's session", provider: provider)
+        }
+        return session
     }
 
     /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync).

@@ -70,6 +70,7 @@ actor FakeServer {
     }
 
     func addRefreshToken(_ token: String) { refreshTokens.insert(token) }
+    func revokeRefreshToken(_ token: String) { refreshTokens.remove(token) }
 
     func signOut() { calls["signOut", default: 0] += 1 }
     func redirect() { calls["redirect", default: 0] += 1 }
