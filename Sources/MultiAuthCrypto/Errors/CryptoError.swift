@@ -30,6 +30,11 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case invalidCounter
     /// The time is before the TOTP start time `T0` (RFC 6238 §4.2).
     case invalidTime
+    /// The time is not a finite number of seconds within the range of `Int64` (NaN, an
+    /// infinity, or a value such as `1e30`), so no time step can be computed.
+    case timeOutOfRange
+    /// The shared secret has no bytes (an empty or whitespace-only base32 secret).
+    case emptySecret
     /// A submitted code does not have exactly `digits` ASCII digits; it was not compared.
     case invalidCodeFormat
     /// A well-formed code matched no time step (or counter) in the window.
@@ -86,6 +91,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .invalidDigits: "invalid digits: must be 6, 7 or 8"
         case .invalidCounter: "invalid HOTP counter"
         case .invalidTime: "time is before the TOTP start time T0"
+        case .timeOutOfRange: "time is not representable: not finite or outside the Int64 range of seconds"
+        case .emptySecret: "the secret is empty"
         case .invalidCodeFormat: "code has the wrong length or a non-digit character"
         case .invalidCode: "code does not match"
         case .codeAlreadyUsed: "code was already used"
