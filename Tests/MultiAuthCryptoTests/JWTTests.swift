@@ -230,3 +230,37 @@ struct JWTTests {
         }
     }
 }
+
+// MARK: Review fixes (duplicate member names, too-small keys)
+
+extension JWTTests {
+    @Test("RFC 7519 §4: a header or claims set that repeats a member name is rejected")
+    func duplicateMemberNames() throws {
+        // The header: RS256 then none must not be read as RS256 (nor as none).
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","alg":"none"}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","kid":"a","kid":"b"}"#)) }
+        // The claims: the first exp must not win.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"exp":1700000000,"exp":1}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"sub":"a","aud":"x","sub":"a"}"#)) }
+        // Names are compared after unescaping.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","al\u0067":"none"}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\u0065xp":1,"exp":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"a\/b":1,"a/b":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\ud83d\ude00":1,"😀":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"q\"":1,"q\u0022":2}"#)) }
+        // Nested objects too.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"obj":{"k":1,"k":2}}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"list":[{"k":1},{"k":1,"k":2}]}"#)) }
+
+        // Same names in different objects, names that only look alike, and name-like text
+        // inside values are all fine.
+        let fine = try JWT(parsing: Self.token(
+            #"{"a":{"x":1,"y":{"x":2}},"b":{"x":3},"x":4,"list":[{"k":1},{"k":2}],"note":"\"x\":1,\"x\":2","ALG":1,"alg ":2,"alg":"\u0000"}"#,
+            header: #"{"alg":"RS256","kid":"k1","typ":"JWT","x5t":"{\"alg\":\"none\"}"}"#))
+        #expect(fine.algorithm == "RS256")
+        #expect(fine.claims["x"] == .number(4))
+        #expect(fine.claims["note"] == .string(#""x":1,"x":2"#))
+        let spaced = try JWT(parsing: Self.token(" { \"exp\" : 1700000000 , \"sub\" : \"u\" } \n", header: "{ \"alg\" : \"ES256\" }"))
+        #expect(spaced.claims.expiresAt == NumericDate(1_700_000_000))
+    }
+}

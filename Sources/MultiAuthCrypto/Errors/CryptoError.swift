@@ -66,7 +66,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
 
     // MARK: JWT
 
-    /// A JWT is not three base64url segments of JSON objects (RFC 7519 §7.2).
+    /// A JWT is not three base64url segments of JSON objects (RFC 7519 §7.2), or its header
+    /// or claims repeat a member name (RFC 7515 §4, RFC 7519 §4: such tokens are rejected).
     case malformedToken
     /// A registered claim has the wrong JSON type, e.g. a string `exp`; the value is its name.
     case invalidClaim(String)
@@ -105,7 +106,7 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .signatureInvalid: "signature does not verify"
         case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
-        case .malformedToken: "malformed JWT: expected three base64url JSON segments"
+        case .malformedToken: "malformed JWT: expected three base64url segments of JSON objects with unique member names"
         case .invalidClaim(let name): "invalid claim '\(name)'"
         case .expired: "token expired"
         case .notYetValid: "token not yet valid"
