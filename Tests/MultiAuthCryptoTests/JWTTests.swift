@@ -263,4 +263,32 @@ extension JWTTests {
         let spaced = try JWT(parsing: Self.token(" { \"exp\" : 1700000000 , \"sub\" : \"u\" } \n", header: "{ \"alg\" : \"ES256\" }"))
         #expect(spaced.claims.expiresAt == NumericDate(1_700_000_000))
     }
+
+    @Test("a JWKS whose only matching key is a 1024-bit RSA key says the key is too small")
+    func keyTooSmall() async throws {
+        let legacy = try PublicKey(derRepresentation: Base64.decode(LegacyRSAKeyTests.spki), minimumRSABits: 1024)
+        let signer = try PrivateKey.generateRSA()
+        let token = try JWT(parsing: JWT.sign(claims: ["sub": .string("u")], with: signer, algorithm: .rs256, keyID: "legacy"))
+        let small = JWKSet(keys: [try legacy.jwk(keyID: "legacy")])
+        #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: token) }
+        #expect(CryptoError.keyTooSmall(bits: 1024, required: 2048).description == "key too small: 1024 bits, 2048 required")
+        // Without a kid the small key is still the only fitting one.
+        let noKid = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256))
+        #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: noKid) }
+        // A kid that names no key, or a key of another type, is still "not found".
+        let other = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256, keyID: "other"))
+        #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: other) }
+        let ec = try PrivateKey.generateP256()
+        let esToken = try JWT(parsing: JWT.sign(claims: [:], with: ec, algorithm: .es256))
+        #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: esToken) }
+        // A usable key next to the small one verifies.
+        let mixed = JWKSet(keys: small.keys + [try signer.publicKey.jwk(keyID: "good")])
+        #expect(try mixed.verifySignature(of: noKid).kid == "good")
+        // The cache reports the same reason.
+        let data = try small.jsonData()
+        let cache = JWKSCache(minimumRefetchInterval: 0) { data }
+        await #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) {
+            try await cache.verifySignature(of: token, at: Date(timeIntervalSince1970: 1_700_000_000))
+        }
+    }
 }

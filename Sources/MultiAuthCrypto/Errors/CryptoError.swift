@@ -57,6 +57,9 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case invalidKey
     /// No key in the JWKS matches the token's `kid`, `kty` and `alg` (RFC 7517 §4.5).
     case keyNotFound
+    /// The only keys that match are RSA keys below the minimum size (RFC 7518 §3.3 requires
+    /// 2048 bits); the values are the key's modulus size and the minimum, in bits.
+    case keyTooSmall(bits: Int, required: Int)
     /// The signature did not verify.
     case signatureInvalid
     /// A JWKS document is not JSON of the form `{"keys": [...]}` (RFC 7517 §5).
@@ -103,6 +106,7 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .unsupportedAlgorithm: "unsupported or disallowed algorithm"
         case .invalidKey: "invalid key"
         case .keyNotFound: "no matching key in the key set"
+        case .keyTooSmall(let bits, let required): "key too small: \(bits) bits, \(required) required"
         case .signatureInvalid: "signature does not verify"
         case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
