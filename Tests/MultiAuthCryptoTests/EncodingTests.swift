@@ -108,3 +108,21 @@ struct EncodingTests {
         }
     }
 }
+
+// MARK: Review fixes (Unicode whitespace in secrets)
+
+extension EncodingTests {
+    @Test("B01: every Unicode whitespace character between groups is ignored")
+    func base32UnicodeWhitespace() throws {
+        for separator in ["\u{00A0}", "\u{2009}", "\u{202F}", "\u{3000}", "\u{2028}", "\u{0085}", "\u{000B}", "\u{000C}"] {
+            let pasted = ["gezd", "gnbv", "gy3t", "qojq", "gezd", "gnbv", "gy3t", "qojq"].joined(separator: separator)
+            #expect(try Base32.decode(pasted) == Keys.k20, "U+\(String(separator.unicodeScalars.first!.value, radix: 16))")
+        }
+        #expect(try Base32.decode("\u{00A0}JBSWY3DPEHPK3PXP\u{00A0}=\u{3000}=") == Keys.kh)
+        // Not whitespace: still rejected.
+        for bad in ["JBSW\u{200B}Y3DPEHPK3PXP", "JBSW\u{FEFF}Y3DPEHPK3PXP", "ＪBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXé"] {
+            #expect(throws: CryptoError.invalidCharacter) { try Base32.decode(bad) }
+        }
+        #expect(try Base32.decode(" \u{00A0}\n") == [])
+    }
+}

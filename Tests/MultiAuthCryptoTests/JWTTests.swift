@@ -230,3 +230,65 @@ struct JWTTests {
         }
     }
 }
+
+// MARK: Review fixes (duplicate member names, too-small keys)
+
+extension JWTTests {
+    @Test("RFC 7519 §4: a header or claims set that repeats a member name is rejected")
+    func duplicateMemberNames() throws {
+        // The header: RS256 then none must not be read as RS256 (nor as none).
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","alg":"none"}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","kid":"a","kid":"b"}"#)) }
+        // The claims: the first exp must not win.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"exp":1700000000,"exp":1}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"sub":"a","aud":"x","sub":"a"}"#)) }
+        // Names are compared after unescaping.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","al\u0067":"none"}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\u0065xp":1,"exp":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"a\/b":1,"a/b":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\ud83d\ude00":1,"😀":2}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"q\"":1,"q\u0022":2}"#)) }
+        // Nested objects too.
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"obj":{"k":1,"k":2}}"#)) }
+        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"list":[{"k":1},{"k":1,"k":2}]}"#)) }
+
+        // Same names in different objects, names that only look alike, and name-like text
+        // inside values are all fine.
+        let fine = try JWT(parsing: Self.token(
+            #"{"a":{"x":1,"y":{"x":2}},"b":{"x":3},"x":4,"list":[{"k":1},{"k":2}],"note":"\"x\":1,\"x\":2","ALG":1,"alg ":2,"alg":"\u0000"}"#,
+            header: #"{"alg":"RS256","kid":"k1","typ":"JWT","x5t":"{\"alg\":\"none\"}"}"#))
+        #expect(fine.algorithm == "RS256")
+        #expect(fine.claims["x"] == .number(4))
+        #expect(fine.claims["note"] == .string(#""x":1,"x":2"#))
+        let spaced = try JWT(parsing: Self.token(" { \"exp\" : 1700000000 , \"sub\" : \"u\" } \n", header: "{ \"alg\" : \"ES256\" }"))
+        #expect(spaced.claims.expiresAt == NumericDate(1_700_000_000))
+    }
+
+    @Test("a JWKS whose only matching key is a 1024-bit RSA key says the key is too small")
+    func keyTooSmall() async throws {
+        let legacy = try PublicKey(derRepresentation: Base64.decode(LegacyRSAKeyTests.spki), minimumRSABits: 1024)
+        let signer = try PrivateKey.generateRSA()
+        let token = try JWT(parsing: JWT.sign(claims: ["sub": .string("u")], with: signer, algorithm: .rs256, keyID: "legacy"))
+        let small = JWKSet(keys: [try legacy.jwk(keyID: "legacy")])
+        #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: token) }
+        #expect(CryptoError.keyTooSmall(bits: 1024, required: 2048).description == "key too small: 1024 bits, 2048 required")
+        // Without a kid the small key is still the only fitting one.
+        let noKid = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256))
+        #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: noKid) }
+        // A kid that names no key, or a key of another type, is still "not found".
+        let other = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256, keyID: "other"))
+        #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: other) }
+        let ec = try PrivateKey.generateP256()
+        let esToken = try JWT(parsing: JWT.sign(claims: [:], with: ec, algorithm: .es256))
+        #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: esToken) }
+        // A usable key next to the small one verifies.
+        let mixed = JWKSet(keys: small.keys + [try signer.publicKey.jwk(keyID: "good")])
+        #expect(try mixed.verifySignature(of: noKid).kid == "good")
+        // The cache reports the same reason.
+        let data = try small.jsonData()
+        let cache = JWKSCache(minimumRefetchInterval: 0) { data }
+        await #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) {
+            try await cache.verifySignature(of: token, at: Date(timeIntervalSince1970: 1_700_000_000))
+        }
+    }
+}

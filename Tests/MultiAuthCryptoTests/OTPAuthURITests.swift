@@ -9,7 +9,8 @@ struct OTPAuthURITests {
         #expect(uri.secretBytes == Hex.decode("973d2809ef989af8b987b602314c39bd"))
         let first = uri.uriString
         #expect(!first.contains("%3D"))
-        #expect(first == "otpauth://totp/Demo:alice?secret=S46SQCPPTCNPROMHWYBDCTBZXU&issuer=Demo&algorithm=SHA1&digits=6&period=30")
+        // The given characters, normalized (no padding), not re-encoded from the bytes.
+        #expect(first == "otpauth://totp/Demo:alice?secret=S46SQCPPTCNPROMHWYBDCTBZXV&issuer=Demo&algorithm=SHA1&digits=6&period=30")
         let again = try OTPAuthURI(parsing: first)
         #expect(again == uri)
         #expect(again.uriString == first)
@@ -101,7 +102,7 @@ struct OTPAuthURITests {
         }
         #expect(try OTPAuthURI(parsing: base + "&digits=7").digits == 7)
         #expect(throws: CryptoError.missingParameter("secret")) { try OTPAuthURI(parsing: "otpauth://totp/x?issuer=A") }
-        #expect(throws: CryptoError.invalidParameter("secret")) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=") }
+        #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=") }
         #expect(throws: CryptoError.invalidParameter("secret")) { try OTPAuthURI(parsing: base + "&secret=GEZDGNBV") }
         for uri in ["http://totp/x?secret=JBSWY3DPEHPK3PXP", "otpauth://motp/x?secret=JBSWY3DPEHPK3PXP",
                     "otpauth://totp?secret=JBSWY3DPEHPK3PXP", "otpauth://", "otpauth://totp/x?secret", base + "#frag"] {
@@ -152,5 +153,100 @@ struct OTPAuthURITests {
             #expect(!text.contains("72, 101"))
             #expect(text.contains("redacted"))
         }
+    }
+}
+
+// MARK: Review fixes (builder/parser symmetry, control characters, the given secret)
+
+extension OTPAuthURITests {
+    @Test("B12: the builder refuses names the label cannot carry, so build → parse gives back the fields")
+    func builderRefusesAmbiguousNames() throws {
+        func build(issuer: String?, labelIssuer: String? = nil, account: String) throws -> OTPAuthURI {
+            try OTPAuthURI(issuer: issuer, labelIssuer: labelIssuer, account: account, secret: Keys.kh)
+        }
+        #expect(throws: CryptoError.invalidParameter("issuer")) { try build(issuer: "Acme:Corp", account: "user@example.com") }
+        #expect(throws: CryptoError.invalidParameter("issuer")) { try build(issuer: ":", account: "bob") }
+        #expect(throws: CryptoError.invalidParameter("issuer")) { try build(issuer: "", account: "bob") }
+        #expect(throws: CryptoError.invalidParameter("issuer")) { try build(issuer: "Evil\ncanonical", account: "bob") }
+        #expect(throws: CryptoError.invalidParameter("labelIssuer")) { try build(issuer: "A", labelIssuer: "A:B", account: "bob") }
+        #expect(throws: CryptoError.invalidParameter("account")) { try build(issuer: nil, account: "x:y") }
+        #expect(throws: CryptoError.invalidParameter("account")) { try build(issuer: "Acme", account: "Corp:user@example.com") }
+        for account in [" leading", "trailing ", "\u{00A0}nbsp", "tab\t", "\nline", "a\u{0000}b", "del\u{7F}"] {
+            #expect(throws: CryptoError.invalidParameter("account"), "\(account.debugDescription)") {
+                try build(issuer: "Acme", account: account)
+            }
+        }
+        #expect(throws: CryptoError.missingParameter("account")) { try build(issuer: "Acme", account: "") }
+        // Everything the builder accepts comes back exactly.
+        let names: [(String?, String)] = [
+            ("Acme Co", "user@example.com"), (nil, "bob"), ("Zürich & Co+", "a+b c/d?e=f@x.io"), ("100% sure", "50%3Aoff"),
+            ("  Spaced  ", "inner  space"), ("日本", "ユーザー"), ("a%3Ab", "x%3Ay"), ("Acme", "+plus"),
+        ]
+        for (issuer, account) in names {
+            let built = try build(issuer: issuer, account: account)
+            let parsed = try OTPAuthURI(parsing: built.uriString)
+            #expect(parsed == built, "\(built.uriString)")
+            #expect(parsed.issuer == issuer && parsed.labelIssuer == issuer && parsed.account == account)
+            #expect(parsed.uriString == built.uriString)
+        }
+    }
+
+    @Test("the parser rejects control characters in the label and issuer, and an empty account")
+    func parserRejectsControlsAndEmptyAccount() throws {
+        let secret = "secret=JBSWY3DPEHPK3PXP"
+        for control in ["%00", "%0A", "%0D", "%09", "%1B", "%7F", "%C2%85"] {
+            #expect(throws: CryptoError.invalidParameter("account"), "\(control)") {
+                try OTPAuthURI(parsing: "otpauth://totp/Acme:bob\(control)?\(secret)")
+            }
+            #expect(throws: CryptoError.invalidParameter("issuer"), "\(control)") {
+                try OTPAuthURI(parsing: "otpauth://totp/Ac\(control)me:bob?\(secret)")
+            }
+            #expect(throws: CryptoError.invalidParameter("issuer"), "\(control)") {
+                try OTPAuthURI(parsing: "otpauth://totp/Acme:bob?\(secret)&issuer=Evil\(control)canonical")
+            }
+        }
+        for empty in ["otpauth://totp/?\(secret)", "otpauth://totp/Acme:?\(secret)", "otpauth://totp/Acme:%20%20?\(secret)"] {
+            #expect(throws: CryptoError.missingParameter("account"), "\(empty)") { try OTPAuthURI(parsing: empty) }
+        }
+        // Printable Unicode is fine.
+        #expect(try OTPAuthURI(parsing: "otpauth://totp/%C3%9Cber:b%C3%B6b?\(secret)").account == "böb")
+    }
+
+    @Test("B02: a parsed secret is kept as given (normalized), not re-encoded from its bytes")
+    func parsedSecretIsKept() throws {
+        let uri = try OTPAuthURI(parsing: "otpauth://totp/Demo:alice?secret=S46SQCPPTCNPROMHWYBDCTBZXV&issuer=Demo")
+        #expect(uri.secret == "S46SQCPPTCNPROMHWYBDCTBZXV")
+        #expect(uri.uriString.contains("secret=S46SQCPPTCNPROMHWYBDCTBZXV&"))
+        #expect(try uri.makeTOTP().code(at: 1_612_380_872) == "100172")
+        // Lower case, groups, dashes and (encoded) padding are normalized away.
+        let spaced = try OTPAuthURI(parsing: "otpauth://totp/Demo:alice?secret=s46s%20qcpp-tcnp+romh%C2%A0wybd%20ctbz%20xv%3D%3D%3D%3D%3D%3D")
+        #expect(spaced.secret == "S46SQCPPTCNPROMHWYBDCTBZXV")
+        #expect(spaced.uriString == uri.uriString)
+        #expect(spaced == uri)
+        // Stable: every round trip prints the same.
+        var text = uri.uriString
+        for _ in 0..<3 {
+            let again = try OTPAuthURI(parsing: text)
+            #expect(again.uriString == text)
+            text = again.uriString
+        }
+        // Setting the bytes replaces the secret, and the text follows the bytes.
+        var changed = uri
+        changed.secretBytes = Keys.kh
+        #expect(changed.secret == "JBSWY3DPEHPK3PXP")
+        #expect(changed.uriString.contains("secret=JBSWY3DPEHPK3PXP&"))
+        changed.secretBytes = uri.secretBytes
+        #expect(changed.secret == "S46SQCPPTCNPROMHWYBDCTBZXU")
+        #expect(changed != uri)
+        // Built from bytes: the canonical encoding.
+        let built = try OTPAuthURI(issuer: "Demo", account: "alice", secret: uri.secretBytes)
+        #expect(built.secret == "S46SQCPPTCNPROMHWYBDCTBZXU")
+        #expect(Set([uri, spaced, built]).count == 2)
+    }
+
+    @Test("an empty secret says so, from the parser and the builder")
+    func emptySecret() throws {
+        #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=%20%20") }
+        #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(issuer: nil, account: "x", secret: []) }
     }
 }

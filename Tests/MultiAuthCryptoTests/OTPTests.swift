@@ -74,7 +74,9 @@ struct OTPTests {
         #expect(try six.code(at: Int64(1_111_111_109)) == "081804")
         #expect(try eight.code(at: Int64(1_111_111_109)) == "07081804")
         #expect(try six.verify("005924", at: Int64(1_234_567_890)) == 41_152_263)
-        for malformed in ["5924", "05924", "0005924", "00592a", " 005924", "005924 ", "", "٠٠٥٩٢٤", "+05924", "-05924"] {
+        // Whitespace is ignored (B34), so " 005924" and "005924 " are accepted (see b34);
+        // everything else here is still a format error.
+        for malformed in ["5924", "05924", "0005924", "00592a", "", "٠٠٥٩٢٤", "+05924", "-05924"] {
             #expect(throws: CryptoError.invalidCodeFormat) { try six.verify(malformed, at: Int64(1_234_567_890)) }
         }
         let seven = try TOTP(secret: Keys.k20, digits: 7)
@@ -90,12 +92,12 @@ struct OTPTests {
         for period: Int64 in [0, -30] {
             #expect(throws: CryptoError.invalidPeriod) { try TOTP(secret: Keys.k20, period: period) }
         }
-        #expect(throws: CryptoError.invalidKey) { try TOTP(secret: []) }
+        #expect(throws: CryptoError.emptySecret) { try TOTP(secret: []) }
         let totp = try TOTP(secret: Keys.k20, t0: 100)
         #expect(throws: CryptoError.invalidTime) { try totp.code(at: Int64(99)) }
         #expect(try totp.timeStep(at: Int64(129)) == 0)
         #expect(try totp.timeStep(at: Int64(130)) == 1)
-        #expect(throws: CryptoError.invalidTime) { try totp.code(at: Double.nan) }
+        #expect(throws: CryptoError.timeOutOfRange) { try totp.code(at: Double.nan) }
         #expect(throws: CryptoError.invalidParameter("window")) { try totp.verify("123456", at: Int64(1000), window: -1) }
     }
 
@@ -203,5 +205,111 @@ final class Outcomes: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if success { successes += 1 } else if alreadyUsed { replays += 1 }
+    }
+}
+
+// MARK: Review fixes (whitespace in codes, time overflow, bounded windows, literals)
+
+extension OTPTests {
+    @Test("B34: whitespace anywhere in a submitted code is ignored; other characters are not")
+    func b34WhitespaceInCodes() throws {
+        let totp = try TOTP(secret: Keys.k20)
+        for typed in [" 287082", "287 082", "287082\n", "\t287082\r\n", "2 8 7 0 8 2", "\u{00A0}287\u{2009}082\u{3000}"] {
+            #expect(try totp.verify(typed, at: 59, window: 0) == 1, "\(typed.debugDescription)")
+        }
+        #expect(try TOTP(secret: Keys.k20).verify(" 005924", at: 1_234_567_890) == 41_152_263)
+        #expect(try TOTP(secret: Keys.k20).verify("005924 ", at: 1_234_567_890) == 41_152_263)
+        for malformed in ["28708a", "28708", "2870822", " 2870 8", "287-082", "\u{200B}287082", "２８７０８２", "   "] {
+            #expect(throws: CryptoError.invalidCodeFormat, "\(malformed.debugDescription)") {
+                try totp.verify(malformed, at: 59, window: 0)
+            }
+        }
+        let hotp = try HOTP(secret: Keys.k20)
+        #expect(try hotp.verify(" 755 224\n", counter: 0) == 0)
+        #expect(throws: CryptoError.invalidCodeFormat) { try hotp.verify("755 22", counter: 0) }
+    }
+
+    @Test("time arithmetic never traps: extreme Int64 times are exact, unrepresentable Doubles throw timeOutOfRange")
+    func timeOverflow() throws {
+        let early = try TOTP(secret: Keys.k20, t0: -1)
+        // Int64.max - (-1) = 2^63 seconds elapsed: 2^63 mod 30 = 8, so 22 seconds remain.
+        #expect(try early.secondsRemaining(at: .max) == 22)
+        #expect(try early.timeStep(at: Int64.max) == 307_445_734_561_825_860)
+        let earliest = try TOTP(secret: Keys.k20, t0: .min)
+        #expect(try earliest.timeStep(at: Int64.max) == 614_891_469_123_651_720)
+        #expect(try earliest.secondsRemaining(at: Int64.max) == 30 - Int64((UInt64.max % 30)))
+        #expect(try earliest.code(at: Int64.max).count == 6)
+        #expect(try earliest.timeStep(at: Int64.min) == 0)
+        #expect(throws: CryptoError.invalidTime) { try early.secondsRemaining(at: Int64.min) }
+        #expect(throws: CryptoError.invalidTime) { try early.timeStep(at: Int64(-2)) }
+        let last = try early.code(at: Int64.max)
+        #expect(try early.verify(last, at: Int64.max, window: TOTP.maximumWindow) == 307_445_734_561_825_860)
+
+        let totp = try TOTP(secret: Keys.k20)
+        for bad in [Double.nan, .infinity, -.infinity, 1e30, -1e30, 0x1p63, -0x1p64, .greatestFiniteMagnitude] {
+            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.code(at: bad) }
+            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.timeStep(at: bad) }
+            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.secondsRemaining(at: bad) }
+            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") {
+                try totp.verify("287082", at: Date(timeIntervalSince1970: bad))
+            }
+        }
+        #expect(throws: CryptoError.invalidTime) { try totp.code(at: -0.5) }
+        #expect(try totp.code(at: 59.999) == "287082")
+        #expect(CryptoError.timeOutOfRange.description != CryptoError.invalidTime.description)
+        #expect(!CryptoError.timeOutOfRange.description.contains("T0"))
+    }
+
+    @Test("drift windows and HOTP look-ahead are bounded", .timeLimit(.minutes(1)))
+    func boundedWindows() throws {
+        let totp = try TOTP(secret: Keys.k20)
+        #expect(TOTP.maximumWindow == 10)
+        for window in [Int.max, 11, 1_000_000, Int.min] {
+            #expect(throws: CryptoError.invalidParameter("window"), "\(window)") {
+                try totp.verify("287082", at: 59, window: window)
+            }
+            #expect(throws: CryptoError.invalidParameter("window")) {
+                try totp.verify("287082", at: 59, window: window, replayGuard: TOTPReplayGuard())
+            }
+        }
+        // 10 steps (300 s) either side is still accepted.
+        #expect(try totp.verify("287082", at: 59 + 300, window: 10) == 1)
+        let hotp = try HOTP(secret: Keys.k20)
+        #expect(HOTP.maximumLookAhead == 1000)
+        for lookAhead in [Int.max, 1001, -1] {
+            #expect(throws: CryptoError.invalidParameter("lookAhead"), "\(lookAhead)") {
+                try hotp.verify("755224", counter: 0, lookAhead: lookAhead)
+            }
+        }
+        let far = hotp.code(counter: 1000)
+        #expect(try hotp.verify(far, counter: 0, lookAhead: 1000) <= 1000)
+    }
+
+    @Test("integer literals pick the Int overloads: code(at: 59) compiles")
+    func integerLiterals() throws {
+        let totp = try TOTP(secret: Keys.k20)
+        #expect(try totp.code(at: 59) == "287082")
+        #expect(try totp.timeStep(at: 59) == 1)
+        #expect(try totp.secondsRemaining(at: 59) == 1)
+        #expect(try totp.verify("287082", at: 59) == 1)
+        #expect(try totp.verify("287082", at: 59, window: 0, lastUsedStep: 0) == 1)
+        #expect(try totp.verify("287082", at: 59, replayGuard: TOTPReplayGuard()) == 1)
+        #expect(try totp.code(at: 59.5) == "287082")
+        #expect(try totp.code(at: .max).count == 6)
+        #expect(try totp.timeStep(at: .max) == UInt64(Int64.max / 30))
+        #expect(try totp.secondsRemaining(at: .max) == 30 - Int64.max % 30)
+        let seconds: Int = 60
+        #expect(try totp.code(at: seconds) == "359152")
+        #expect(try totp.timeStep(at: seconds) == 2)
+        #expect(try totp.secondsRemaining(at: seconds) == 30)
+        #expect(try totp.verify("359152", at: seconds) == 2)
+        #expect(try totp.verify("359152", at: seconds, replayGuard: TOTPReplayGuard()) == 2)
+    }
+
+    @Test("an empty secret says so")
+    func emptySecret() throws {
+        #expect(throws: CryptoError.emptySecret) { try TOTP(secret: Base32.decode(" \u{00A0} ")) }
+        #expect(throws: CryptoError.emptySecret) { try HOTP(secret: []) }
+        #expect(CryptoError.emptySecret.description == "the secret is empty")
     }
 }

@@ -22,9 +22,13 @@ public enum Base32 {
 
     /// Decodes a base32 secret as people paste it.
     ///
-    /// Letters are case-insensitive; spaces, tabs, line breaks and `-` are ignored (secrets
-    /// are often shown in groups of 4). Trailing `=` padding is optional and its amount is
-    /// not checked. Unused bits of the last character are dropped, as other decoders do.
+    /// Letters are case-insensitive; `-` and every Unicode whitespace character (Unicode
+    /// `White_Space`: spaces, tabs, line breaks, no-break space U+00A0, ideographic space
+    /// U+3000, …) are ignored, since secrets are often shown in groups of 4 and copied from
+    /// web pages. Trailing `=` padding is optional and its amount is not checked. Unused bits
+    /// of the last character are dropped, as other decoders do. An empty or
+    /// whitespace-only string decodes to no bytes (OTP generators reject that as
+    /// ``CryptoError/emptySecret``).
     /// - Parameter string: the secret as typed, pasted or read from an otpauth URI.
     /// - Returns: the key bytes (5 bytes per 8 characters).
     /// - Throws: ``CryptoError/invalidCharacter`` for a character outside `A–Z 2–7`;
@@ -37,16 +41,14 @@ public enum Base32 {
         var bits = 0
         var count = 0
         var paddingSeen = false
-        for character in string.utf8 {
-            switch character {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "-"):
-                continue
-            case UInt8(ascii: "="):
+        for scalar in string.unicodeScalars {
+            if scalar == "-" || isIgnorable(scalar) { continue }
+            if scalar == "=" {
                 paddingSeen = true
                 continue
-            default:
-                break
             }
+            guard scalar.isASCII else { throw CryptoError.invalidCharacter }
+            let character = UInt8(truncatingIfNeeded: scalar.value)
             let value: UInt32
             switch character {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(character - UInt8(ascii: "A"))
@@ -68,5 +70,12 @@ public enum Base32 {
         case 1, 3, 6: throw CryptoError.invalidLength
         default: return out
         }
+    }
+
+    /// Whitespace that separates groups of a pasted secret: the Unicode `White_Space`
+    /// property, which covers ASCII space, tab and line breaks as well as U+00A0, U+2000–U+200A,
+    /// U+202F, U+3000 and the other Unicode spaces.
+    static func isIgnorable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace
     }
 }

@@ -30,6 +30,11 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case invalidCounter
     /// The time is before the TOTP start time `T0` (RFC 6238 §4.2).
     case invalidTime
+    /// The time is not a finite number of seconds within the range of `Int64` (NaN, an
+    /// infinity, or a value such as `1e30`), so no time step can be computed.
+    case timeOutOfRange
+    /// The shared secret has no bytes (an empty or whitespace-only base32 secret).
+    case emptySecret
     /// A submitted code does not have exactly `digits` ASCII digits; it was not compared.
     case invalidCodeFormat
     /// A well-formed code matched no time step (or counter) in the window.
@@ -52,6 +57,9 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case invalidKey
     /// No key in the JWKS matches the token's `kid`, `kty` and `alg` (RFC 7517 §4.5).
     case keyNotFound
+    /// The only keys that match are RSA keys below the minimum size (RFC 7518 §3.3 requires
+    /// 2048 bits); the values are the key's modulus size and the minimum, in bits.
+    case keyTooSmall(bits: Int, required: Int)
     /// The signature did not verify.
     case signatureInvalid
     /// A JWKS document is not JSON of the form `{"keys": [...]}` (RFC 7517 §5).
@@ -61,7 +69,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
 
     // MARK: JWT
 
-    /// A JWT is not three base64url segments of JSON objects (RFC 7519 §7.2).
+    /// A JWT is not three base64url segments of JSON objects (RFC 7519 §7.2), or its header
+    /// or claims repeat a member name (RFC 7515 §4, RFC 7519 §4: such tokens are rejected).
     case malformedToken
     /// A registered claim has the wrong JSON type, e.g. a string `exp`; the value is its name.
     case invalidClaim(String)
@@ -86,6 +95,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .invalidDigits: "invalid digits: must be 6, 7 or 8"
         case .invalidCounter: "invalid HOTP counter"
         case .invalidTime: "time is before the TOTP start time T0"
+        case .timeOutOfRange: "time is not representable: not finite or outside the Int64 range of seconds"
+        case .emptySecret: "the secret is empty"
         case .invalidCodeFormat: "code has the wrong length or a non-digit character"
         case .invalidCode: "code does not match"
         case .codeAlreadyUsed: "code was already used"
@@ -95,10 +106,11 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .unsupportedAlgorithm: "unsupported or disallowed algorithm"
         case .invalidKey: "invalid key"
         case .keyNotFound: "no matching key in the key set"
+        case .keyTooSmall(let bits, let required): "key too small: \(bits) bits, \(required) required"
         case .signatureInvalid: "signature does not verify"
         case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
-        case .malformedToken: "malformed JWT: expected three base64url JSON segments"
+        case .malformedToken: "malformed JWT: expected three base64url segments of JSON objects with unique member names"
         case .invalidClaim(let name): "invalid claim '\(name)'"
         case .expired: "token expired"
         case .notYetValid: "token not yet valid"

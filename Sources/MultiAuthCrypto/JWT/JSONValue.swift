@@ -111,12 +111,14 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         return try encoder.encode(self)
     }
 
-    /// Parses a JSON object.
-    /// - Throws: ``CryptoError/malformedToken`` when `data` is not a JSON object.
+    /// Parses a JSON object whose objects (at any depth) have unique member names.
+    /// - Throws: ``CryptoError/malformedToken`` when `data` is not a JSON object, or when an
+    ///   object repeats a member name (RFC 7519 §4; see ``JSONMemberNames``).
     static func object(from data: [UInt8]) throws -> [String: JSONValue] {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(data)), case .object(let members) = value else {
             throw CryptoError.malformedToken
         }
+        try JSONMemberNames.requireUnique(in: data)
         return members
     }
 }

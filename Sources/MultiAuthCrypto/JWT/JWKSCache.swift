@@ -23,9 +23,9 @@ public actor JWKSCache {
     private let fetch: Fetch
     private let minimumRefetchInterval: TimeInterval
     private let maximumAge: TimeInterval
-    private var resolved: [(JWK, PublicKey)]?
+    private var resolved: [JWKSet.ResolvedKey]?
     private var lastFetch: Date?
-    private var inFlight: Task<[(JWK, PublicKey)], any Error>?
+    private var inFlight: Task<[JWKSet.ResolvedKey], any Error>?
 
     /// The number of fetches started so far (for diagnostics and tests).
     public private(set) var fetchCount = 0
@@ -71,28 +71,30 @@ public actor JWKSCache {
     ///
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` (`none`, `HS*`, disallowed `alg`;
     ///   checked before any fetch), ``CryptoError/keyNotFound``,
+    ///   ``CryptoError/keyTooSmall(bits:required:)`` (the only matching keys are RSA keys
+    ///   below 2048 bits),
     ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``, or the fetch
     ///   closure's error.
     public func verifySignature(of jwt: JWT, at now: Date,
                                 algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
         let cached = try await freshKeys(at: now)
-        var candidates = JWKSet.candidates(in: cached.keys, for: jwt, algorithm: algorithm)
-        if candidates.isEmpty, !cached.fetched, mayRefetch(at: now) {
-            candidates = JWKSet.candidates(in: try await refresh(at: now), for: jwt, algorithm: algorithm)
+        var keys = cached.keys
+        if JWKSet.candidates(in: keys, for: jwt, algorithm: algorithm).isEmpty, !cached.fetched, mayRefetch(at: now) {
+            keys = try await refresh(at: now)
         }
-        _ = try JWKSet.verify(jwt, algorithm: algorithm, candidates: candidates)
+        _ = try JWKSet.verify(jwt, algorithm: algorithm, keys: keys)
     }
 
     /// The cached key set, fetching it first if there is none or it is too old.
     ///
     /// - Throws: ``CryptoError/malformedKeySet`` or the fetch closure's error.
     public func keySet(at now: Date) async throws -> JWKSet {
-        JWKSet(keys: try await freshKeys(at: now).keys.map(\.0))
+        JWKSet(keys: try await freshKeys(at: now).keys.map(\.jwk))
     }
 
     /// The cached keys if younger than `maximumAge`, else freshly fetched ones.
-    private func freshKeys(at now: Date) async throws -> (keys: [(JWK, PublicKey)], fetched: Bool) {
+    private func freshKeys(at now: Date) async throws -> (keys: [JWKSet.ResolvedKey], fetched: Bool) {
         if let resolved, let lastFetch, now.timeIntervalSince(lastFetch) <= maximumAge {
             return (resolved, false)
         }
@@ -105,15 +107,14 @@ public actor JWKSCache {
     }
 
     /// Fetches and imports the key set, joining a fetch already in flight.
-    private func refresh(at now: Date) async throws -> [(JWK, PublicKey)] {
+    private func refresh(at now: Date) async throws -> [JWKSet.ResolvedKey] {
         if let inFlight { return try await inFlight.value }
         fetchCount += 1
         let fetch = self.fetch
         // Owned by this actor through `inFlight`; it ends when the fetch closure returns or
         // throws, and `inFlight` is cleared right after, whatever the outcome.
-        let task = Task<[(JWK, PublicKey)], any Error> {
-            let set = try JWKSet(jsonData: try await fetch())
-            return set.keys.compactMap { jwk in (try? PublicKey(jwk: jwk)).map { (jwk, $0) } }
+        let task = Task<[JWKSet.ResolvedKey], any Error> {
+            JWKSet.resolve(try JWKSet(jsonData: try await fetch()).keys)
         }
         inFlight = task
         defer { inFlight = nil }

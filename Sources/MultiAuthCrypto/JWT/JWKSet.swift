@@ -56,24 +56,76 @@ public struct JWKSet: Sendable, Hashable, Codable {
     /// every fitting key is tried.
     /// - Returns: the key that verified.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` for `none`, `HS*` or a disallowed
-    ///   `alg`; ``CryptoError/keyNotFound`` when no usable key is a candidate;
-    ///   ``CryptoError/signatureInvalid`` when candidates exist but none verifies.
+    ///   `alg`; ``CryptoError/keyTooSmall(bits:required:)`` when the only keys that match are
+    ///   RSA keys below 2048 bits; ``CryptoError/keyNotFound`` when no usable key is a
+    ///   candidate; ``CryptoError/signatureInvalid`` when candidates exist but none verifies.
     @discardableResult
     public func verifySignature(of jwt: JWT, algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws -> JWK {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
-        let resolved = keys.compactMap { jwk in (try? PublicKey(jwk: jwk)).map { (jwk, $0) } }
-        return try Self.verify(jwt, algorithm: algorithm, candidates: Self.candidates(in: resolved, for: jwt, algorithm: algorithm))
+        return try Self.verify(jwt, algorithm: algorithm, keys: Self.resolve(keys))
     }
 
-    /// The imported keys that may verify `jwt` under `algorithm`.
-    static func candidates(in resolved: [(JWK, PublicKey)], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(JWK, PublicKey)] {
-        resolved.filter { jwk, key in
-            key.keyType == algorithm.keyType && jwk.fits(algorithm) && (jwt.keyID == nil || jwk.kid == jwt.keyID)
+    /// A JWK of the set with its imported key, or why it could not be imported.
+    struct ResolvedKey: Sendable {
+        /// The key as published.
+        let jwk: JWK
+        /// The imported key, or the import error (``CryptoError/keyTooSmall(bits:required:)``
+        /// for an RSA modulus below 2048 bits).
+        let key: Result<PublicKey, CryptoError>
+    }
+
+    /// The smallest RSA modulus accepted from a JWKS, in bits (RFC 7518 §3.3).
+    static let minimumRSABits = 2048
+
+    /// Imports every key of `jwks`, keeping the reason for each one that fails.
+    static func resolve(_ jwks: [JWK]) -> [ResolvedKey] {
+        jwks.map { jwk in
+            do {
+                return ResolvedKey(jwk: jwk, key: .success(try PublicKey(jwk: jwk)))
+            } catch {
+                if jwk.kty == "RSA", let bits = rsaModulusBits(jwk), bits > 0, bits < minimumRSABits {
+                    return ResolvedKey(jwk: jwk, key: .failure(.keyTooSmall(bits: bits, required: minimumRSABits)))
+                }
+                return ResolvedKey(jwk: jwk, key: .failure(error as? CryptoError ?? .invalidKey))
+            }
         }
     }
 
-    static func verify(_ jwt: JWT, algorithm: SignatureAlgorithm, candidates: [(JWK, PublicKey)]) throws -> JWK {
-        guard !candidates.isEmpty else { throw CryptoError.keyNotFound }
+    /// The bit length of a JWK's RSA modulus `n` (leading zero bytes ignored), or nil.
+    private static func rsaModulusBits(_ jwk: JWK) -> Int? {
+        guard let n = jwk.n, let bytes = try? Base64URL.decode(n) else { return nil }
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
+        return (bytes.count - first) * 8 - bytes[first].leadingZeroBitCount
+    }
+
+    /// Whether `jwk` is one `jwt` may select under `algorithm`: it fits, and has the token's
+    /// `kid` if the token names one.
+    private static func matches(_ jwk: JWK, _ jwt: JWT, _ algorithm: SignatureAlgorithm) -> Bool {
+        jwk.fits(algorithm) && (jwt.keyID == nil || jwk.kid == jwt.keyID)
+    }
+
+    /// The imported keys that may verify `jwt` under `algorithm`.
+    static func candidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(JWK, PublicKey)] {
+        resolved.compactMap { entry in
+            guard case .success(let key) = entry.key, key.keyType == algorithm.keyType,
+                  matches(entry.jwk, jwt, algorithm) else { return nil }
+            return (entry.jwk, key)
+        }
+    }
+
+    /// Verifies `jwt` with the candidates among `keys`.
+    ///
+    /// - Throws: ``CryptoError/keyTooSmall(bits:required:)`` when there is no candidate but a
+    ///   matching key was refused for its size; ``CryptoError/keyNotFound`` when there is no
+    ///   candidate otherwise; ``CryptoError/signatureInvalid``.
+    static func verify(_ jwt: JWT, algorithm: SignatureAlgorithm, keys: [ResolvedKey]) throws -> JWK {
+        let candidates = candidates(in: keys, for: jwt, algorithm: algorithm)
+        guard !candidates.isEmpty else {
+            for entry in keys where matches(entry.jwk, jwt, algorithm) {
+                if case .failure(let error) = entry.key, case .keyTooSmall = error { throw error }
+            }
+            throw CryptoError.keyNotFound
+        }
         for (jwk, key) in candidates where key.isValidSignature(jwt.signature, for: jwt.signingInput, algorithm: algorithm) {
             return jwk
         }

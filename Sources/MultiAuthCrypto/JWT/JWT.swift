@@ -32,7 +32,9 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     ///
     /// - Parameter token: the token, exactly three base64url segments separated by `.`.
     /// - Throws: ``CryptoError/malformedToken`` for a token without exactly three segments,
-    ///   or whose header or claims are not JSON objects, or whose `alg` is missing;
+    ///   or whose header or claims are not JSON objects, repeat a member name (at any depth,
+    ///   compared after unescaping: RFC 7519 §4 allows rejecting, and we do, so
+    ///   `{"alg":"RS256","alg":"none"}` is never read as either), or whose `alg` is missing;
     ///   ``CryptoError/invalidBase64`` for a segment that is not unpadded base64url;
     ///   ``CryptoError/invalidClaim(_:)`` for a registered claim of the wrong JSON type.
     public init(parsing token: String) throws {

@@ -9,6 +9,13 @@ public struct HOTP: Sendable {
     public let digits: Int
     let key: HMACKey
 
+    /// The largest look-ahead ``verify(_:counter:lookAhead:)`` accepts: 1000 counters.
+    ///
+    /// Every counter in the window costs one HMAC, so the bound keeps one verification cheap
+    /// (`Int.max` would never finish). RFC 4226 §7.4 asks for a small look-ahead: each extra
+    /// counter is one more value a guessed code may match.
+    public static let maximumLookAhead = 1000
+
     /// Creates a generator for the shared secret `secret`.
     ///
     /// - Parameters:
@@ -16,12 +23,14 @@ public struct HOTP: Sendable {
     ///     or more, RFC 4226 §4 recommends 20.
     ///   - algorithm: the HMAC hash function; SHA-1 by default.
     ///   - digits: the code length in digits, 6...8; 6 by default.
-    /// - Throws: ``CryptoError/invalidDigits``; ``CryptoError/invalidKey`` for an empty secret.
+    /// - Throws: ``CryptoError/invalidDigits``; ``CryptoError/emptySecret`` for an empty secret.
     public init(secret: some Sequence<UInt8>, algorithm: DigestAlgorithm = .sha1, digits: Int = 6) throws {
         try OTPCode.validate(digits: digits)
+        let bytes = Array(secret)
+        guard !bytes.isEmpty else { throw CryptoError.emptySecret }
         self.algorithm = algorithm
         self.digits = digits
-        self.key = try HMACKey(secret, algorithm: algorithm)
+        self.key = try HMACKey(bytes, algorithm: algorithm)
     }
 
     /// The code for `counter` (RFC 4226 §5.3): HMAC of the 8-byte big-endian counter, dynamic
@@ -39,15 +48,17 @@ public struct HOTP: Sendable {
     /// as the next expected counter.
     ///
     /// - Parameters:
-    ///   - code: the code as entered, already trimmed; exactly ``digits`` ASCII digits.
+    ///   - code: the code as entered: exactly ``digits`` ASCII digits once all Unicode
+    ///     whitespace is removed (`" 755 224\n"` is read as `755224`).
     ///   - counter: the next counter value the server expects.
-    ///   - lookAhead: how many further counters to try, 0 or more.
+    ///   - lookAhead: how many further counters to try, 0...``maximumLookAhead``.
     /// - Returns: the lowest matching counter.
     /// - Throws: ``CryptoError/invalidCodeFormat`` for a wrong length or non-digits (no MAC is
     ///   computed); ``CryptoError/invalidCode`` when nothing matches;
-    ///   ``CryptoError/invalidParameter(_:)`` (`"lookAhead"`) for a negative look-ahead.
+    ///   ``CryptoError/invalidParameter(_:)`` (`"lookAhead"`) for a look-ahead below 0 or
+    ///   above ``maximumLookAhead``.
     public func verify(_ code: String, counter: UInt64, lookAhead: Int = 0) throws -> UInt64 {
-        guard lookAhead >= 0 else { throw CryptoError.invalidParameter("lookAhead") }
+        guard (0...Self.maximumLookAhead).contains(lookAhead) else { throw CryptoError.invalidParameter("lookAhead") }
         let submitted = try OTPCode.parse(code, digits: digits)
         var matched: UInt64?
         var candidate = counter

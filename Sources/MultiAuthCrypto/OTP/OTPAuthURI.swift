@@ -4,7 +4,15 @@
 /// Parsing is strict: a percent escape that is not `%XX` (RFC 3986 §2.1), an unknown
 /// `algorithm`, `digits` outside 6...8, a `period` that is not a whole number of seconds above
 /// 0, a missing or negative HOTP `counter`, or a repeated parameter is an error, never a silent
-/// default. Unknown parameters (`image`, `color`, …) are ignored.
+/// default. Unknown parameters (`image`, `color`, …) are ignored. An empty account, and a
+/// control character (C0, DEL or C1, e.g. a decoded `%00` or `%0A`) in the account or an
+/// issuer, are errors, so a URI cannot smuggle line breaks into what is shown to the user.
+///
+/// The builder (``init(kind:issuer:labelIssuer:account:secret:algorithm:digits:period:counter:)``)
+/// also refuses what the label syntax cannot carry: the Key URI Format forbids a `:` in the
+/// issuer or the account, and the parser drops spaces before the account, so a `:`, or
+/// leading or trailing whitespace in the account, would not come back unchanged. Whatever
+/// the builder accepts parses back to exactly the same fields (case B12).
 ///
 /// The label is `issuer:account` or `account`. Its issuer is kept as ``labelIssuer`` for
 /// display; when the `issuer` parameter is present it wins as ``issuer`` (a mismatch, as in
@@ -12,8 +20,9 @@
 /// `+` is a literal plus; in query values it is a space (HTML form convention).
 ///
 /// ``uriString`` is canonical: every parameter present, the secret as upper-case unpadded
-/// base32, everything outside the RFC 3986 unreserved characters percent-encoded (a space is
-/// `%20`, never `+`), so parsing and building again gives back the same string.
+/// base32 (for a parsed URI, the characters it was given, normalized; see ``secret``),
+/// everything outside the RFC 3986 unreserved characters percent-encoded (a space is `%20`,
+/// never `+`), so parsing and building again gives back the same string.
 ///
 /// The secret is never printed: `description`, `debugDescription` and the mirror redact it.
 public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -35,7 +44,15 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The account name from the label (after `:`, leading spaces removed), e.g. an e-mail.
     public var account: String
     /// The shared secret's bytes (the decoded `secret` parameter).
-    public var secretBytes: [UInt8]
+    ///
+    /// Setting it replaces the secret: ``secret`` is then the canonical encoding of the new
+    /// bytes.
+    public var secretBytes: [UInt8] {
+        didSet { secretText = nil }
+    }
+    /// The parsed `secret` parameter, normalized (upper case; no whitespace, `-` or `=`);
+    /// `nil` when the URI was built from bytes or ``secretBytes`` was set since.
+    private var secretText: String?
     /// The HMAC hash function (`algorithm`; SHA-1 when absent).
     public var algorithm: DigestAlgorithm
     /// The code length in digits, 6...8 (`digits`; 6 when absent).
@@ -46,7 +63,13 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var counter: UInt64?
 
     /// The secret in canonical form: upper-case base32 without padding (RFC 4648 §6).
-    public var secret: String { Base32.encode(secretBytes) }
+    ///
+    /// For a parsed URI these are the characters it was given, only upper-cased and without
+    /// whitespace, `-` and `=`: they are not re-encoded from ``secretBytes``, so a secret
+    /// whose last character carries non-zero unused bits (`…ZXV`) is kept as given rather
+    /// than rewritten (`…ZXU`). For a built URI, or after ``secretBytes`` is set, it is
+    /// ``Base32/encode(_:)`` of the bytes. Either way it decodes to ``secretBytes``.
+    public var secret: String { secretText ?? Base32.encode(secretBytes) }
 
     /// `true` when both the label and the `issuer` parameter name an issuer and they differ.
     public var issuerMismatch: Bool {
@@ -58,16 +81,21 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     ///
     /// - Parameters:
     ///   - kind: TOTP (default) or HOTP.
-    ///   - issuer: the issuer, used both as label prefix and as `issuer` parameter; `nil` for none.
-    ///   - labelIssuer: a different label prefix to show; by default `issuer`.
-    ///   - account: the account name, e.g. `user@example.com`.
+    ///   - issuer: the issuer, used both as label prefix and as `issuer` parameter; `nil` for
+    ///     none. Not empty; no `:` and no control characters.
+    ///   - labelIssuer: a different label prefix to show; by default `issuer`. Same rules.
+    ///   - account: the account name, e.g. `user@example.com`. Not empty; no `:`, no control
+    ///     characters, no leading or trailing whitespace.
     ///   - secret: the key bytes, 1 byte or more.
     ///   - algorithm: the hash function; SHA-1 by default.
     ///   - digits: code length, 6...8 digits; 6 by default.
     ///   - period: TOTP step in seconds, above 0; 30 by default.
     ///   - counter: the HOTP start counter; required for HOTP, ignored for TOTP.
-    /// - Throws: ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod``,
-    ///   ``CryptoError/invalidParameter(_:)`` (`"secret"`) for an empty secret,
+    /// - Throws: ``CryptoError/invalidParameter(_:)`` (`"issuer"`, `"labelIssuer"`,
+    ///   `"account"`) for a name the label cannot carry (see above),
+    ///   ``CryptoError/missingParameter(_:)`` (`"account"`) for an empty account,
+    ///   ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod``,
+    ///   ``CryptoError/emptySecret``,
     ///   ``CryptoError/missingParameter(_:)`` (`"counter"`) for HOTP without a counter.
     public init(
         kind: Kind = .totp, issuer: String?, labelIssuer: String? = nil, account: String,
@@ -79,10 +107,22 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.labelIssuer = labelIssuer ?? issuer
         self.account = account
         self.secretBytes = Array(secret)
+        self.secretText = nil
         self.algorithm = algorithm
         self.digits = digits
         self.period = period
         self.counter = kind == .hotp ? counter : nil
+        for (name, value) in [("issuer", issuer), ("labelIssuer", labelIssuer)] {
+            guard let value else { continue }
+            guard !value.isEmpty, !value.contains(":"), !Self.hasControlCharacter(value) else {
+                throw CryptoError.invalidParameter(name)
+            }
+        }
+        guard !account.contains(":"), !Self.hasControlCharacter(account),
+              account.unicodeScalars.first?.properties.isWhitespace != true,
+              account.unicodeScalars.last?.properties.isWhitespace != true else {
+            throw CryptoError.invalidParameter("account")
+        }
         try validate()
     }
 
@@ -91,8 +131,10 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// - Parameter string: the URI, e.g. read from a QR code.
     /// - Throws: ``CryptoError/invalidURI`` (scheme, type, label or query syntax),
     ///   ``CryptoError/invalidPercentEscape``, ``CryptoError/missingParameter(_:)``
-    ///   (`"secret"`, `"counter"`), ``CryptoError/invalidParameter(_:)`` (an empty or
-    ///   repeated parameter), the base32 errors of ``Base32/decode(_:)``,
+    ///   (`"secret"`, `"counter"`; `"account"` for an empty account),
+    ///   ``CryptoError/invalidParameter(_:)`` (an empty or repeated parameter; `"account"` or
+    ///   `"issuer"` for a control character after decoding), the base32 errors of
+    ///   ``Base32/decode(_:)``, ``CryptoError/emptySecret``,
     ///   ``CryptoError/unsupportedAlgorithm``, ``CryptoError/invalidDigits``,
     ///   ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
     public init(parsing string: String) throws {
@@ -128,8 +170,13 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             }
         }
 
-        guard let secretText = parameters["secret"] else { throw CryptoError.missingParameter("secret") }
-        secretBytes = try Base32.decode(secretText)
+        guard let secretParameter = parameters["secret"] else { throw CryptoError.missingParameter("secret") }
+        secretBytes = try Base32.decode(secretParameter)
+        // Decoding succeeded, so only base32 letters and digits, `=`, `-` and whitespace are
+        // left; keep the data characters, upper-cased.
+        self.secretText = String(String.UnicodeScalarView(secretParameter.unicodeScalars.filter {
+            $0 != "=" && $0 != "-" && !Base32.isIgnorable($0)
+        })).uppercased()
         if let issuerParameter = parameters["issuer"] {
             guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
             issuer = issuerParameter
@@ -162,11 +209,46 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         return UInt64(text)
     }
 
+    /// The checks shared by the parser and the builder.
     private func validate() throws {
+        guard !account.isEmpty else { throw CryptoError.missingParameter("account") }
+        guard !Self.hasControlCharacter(account) else { throw CryptoError.invalidParameter("account") }
+        for name in [issuer, labelIssuer] {
+            if let name, Self.hasControlCharacter(name) { throw CryptoError.invalidParameter("issuer") }
+        }
         try OTPCode.validate(digits: digits)
         guard period > 0 else { throw CryptoError.invalidPeriod }
-        guard !secretBytes.isEmpty else { throw CryptoError.invalidParameter("secret") }
+        guard !secretBytes.isEmpty else { throw CryptoError.emptySecret }
         if kind == .hotp, counter == nil { throw CryptoError.missingParameter("counter") }
+    }
+
+    /// Whether `text` holds a control character (general category Cc: C0 U+0000–U+001F,
+    /// DEL U+007F, C1 U+0080–U+009F).
+    private static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Equal when every field and the canonical ``secret`` text are equal, so two values are
+    /// equal exactly when their ``uriString``s are.
+    public static func == (lhs: OTPAuthURI, rhs: OTPAuthURI) -> Bool {
+        lhs.kind == rhs.kind && lhs.issuer == rhs.issuer && lhs.labelIssuer == rhs.labelIssuer
+            && lhs.account == rhs.account && lhs.secretBytes == rhs.secretBytes && lhs.secret == rhs.secret
+            && lhs.algorithm == rhs.algorithm && lhs.digits == rhs.digits && lhs.period == rhs.period
+            && lhs.counter == rhs.counter
+    }
+
+    /// Hashes the fields that ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(issuer)
+        hasher.combine(labelIssuer)
+        hasher.combine(account)
+        hasher.combine(secretBytes)
+        hasher.combine(secret)
+        hasher.combine(algorithm)
+        hasher.combine(digits)
+        hasher.combine(period)
+        hasher.combine(counter)
     }
 
     /// The canonical URI string. It contains the secret: treat it as a secret.

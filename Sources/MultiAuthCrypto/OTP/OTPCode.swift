@@ -36,18 +36,25 @@ enum OTPCode {
         return String(decoding: characters, as: UTF8.self)
     }
 
-    /// Checks that `code` is exactly `digits` ASCII digits and returns their fixed-width
-    /// value. Because the length is checked first, leading zeros are significant: `"5924"`
-    /// is rejected for 6 digits instead of being read as `005924`.
-    /// - Throws: ``CryptoError/invalidCodeFormat``.
+    /// Checks that `code` is exactly `digits` ASCII digits once every Unicode whitespace
+    /// character is removed, and returns their fixed-width value.
+    ///
+    /// Whitespace anywhere is ignored, as in the core module's `ChallengeAnswer` (case B34:
+    /// `" 123456"`, `"123456\n"`, `"123 456"`; also U+00A0 and other Unicode spaces). Because
+    /// the length is checked, leading zeros are significant: `"5924"` is rejected for 6 digits
+    /// instead of being read as `005924` (case B05), and the code is never converted to an
+    /// integer before that check.
+    /// - Throws: ``CryptoError/invalidCodeFormat`` for any other character (letters, signs,
+    ///   non-ASCII digits) or a wrong number of digits.
     static func parse(_ code: String, digits: Int) throws -> UInt32 {
         var value: UInt32 = 0
         var count = 0
-        for character in code.utf8 {
-            guard character >= UInt8(ascii: "0"), character <= UInt8(ascii: "9"), count < digits else {
+        for scalar in code.unicodeScalars {
+            if scalar.properties.isWhitespace { continue }
+            guard scalar.value >= 0x30, scalar.value <= 0x39, count < digits else {
                 throw CryptoError.invalidCodeFormat
             }
-            value = value * 10 + UInt32(character - UInt8(ascii: "0"))
+            value = value * 10 + (scalar.value - 0x30)
             count += 1
         }
         guard count == digits else { throw CryptoError.invalidCodeFormat }

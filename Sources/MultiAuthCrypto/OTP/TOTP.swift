@@ -4,8 +4,10 @@ import Foundation
 /// `T = floor((now - T0) / period)`.
 ///
 /// The module never reads the clock: every method takes the time as Unix seconds
-/// (`Int64` or `Double`) or a `Date` from the caller's time source. Codes are `String`s of
-/// exactly ``digits`` characters, leading zeros kept.
+/// (`Int64`, `Int` or `Double`) or a `Date` from the caller's time source. The `Int` and
+/// `Double` overloads are disfavoured, so integer literals and `.max` pick `Int64`:
+/// `code(at: 59)` and `secondsRemaining(at: .max)` are unambiguous, `code(at: 59.5)` uses
+/// `Double`. Codes are `String`s of exactly ``digits`` characters, leading zeros kept.
 public struct TOTP: Sendable {
     /// The underlying HOTP generator (key, algorithm, digits).
     public let hotp: HOTP
@@ -19,6 +21,13 @@ public struct TOTP: Sendable {
     /// The code length in digits, 6...8.
     public var digits: Int { hotp.digits }
 
+    /// The widest drift window ``verify(_:at:window:lastUsedStep:)`` accepts: 10 steps
+    /// either side (±5 minutes with 30-second steps).
+    ///
+    /// RFC 6238 §5.2 and §6 recommend at most one step of network delay and a small drift
+    /// window; each extra step costs one HMAC and is one more value a guessed code may match.
+    public static let maximumWindow = 10
+
     /// Creates a TOTP generator and verifier.
     ///
     /// - Parameters:
@@ -28,7 +37,7 @@ public struct TOTP: Sendable {
     ///   - period: step length in seconds, above 0; 30 by default.
     ///   - t0: Unix time in seconds of step 0; 0 by default.
     /// - Throws: ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod``,
-    ///   ``CryptoError/invalidKey`` (empty secret).
+    ///   ``CryptoError/emptySecret``.
     public init(
         secret: some Sequence<UInt8>, algorithm: DigestAlgorithm = .sha1, digits: Int = 6,
         period: Int64 = 30, t0: Int64 = 0
@@ -43,36 +52,76 @@ public struct TOTP: Sendable {
 
     /// The time step `T` containing `unixTime` (RFC 6238 §4.2).
     ///
+    /// Exact for every `Int64` time at or after `t0`: the elapsed seconds are computed in
+    /// `UInt64`, so even `t0 = Int64.min` with `unixTime = Int64.max` does not overflow.
     /// - Parameter unixTime: seconds since 1970-01-01T00:00:00Z.
     /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
     public func timeStep(at unixTime: Int64) throws -> UInt64 {
-        guard unixTime >= t0 else { throw CryptoError.invalidTime }
-        let elapsed = unixTime.subtractingReportingOverflow(t0)
-        guard !elapsed.overflow else { throw CryptoError.invalidTime }
-        return UInt64(elapsed.partialValue / period)
+        try elapsedSeconds(at: unixTime) / UInt64(period)
+    }
+
+    /// The time step containing `unixTime` seconds since 1970, for `Int` values; see the
+    /// `Int64` overload (which integer literals pick).
+    ///
+    /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
+    @_disfavoredOverload
+    public func timeStep(at unixTime: Int) throws -> UInt64 {
+        try timeStep(at: Int64(unixTime))
     }
 
     /// The time step containing `unixTime`, a possibly fractional number of seconds since
     /// 1970 (the fraction is floored, RFC 6238 §4.2).
     ///
-    /// - Throws: ``CryptoError/invalidTime`` before `t0`, or for a non-finite time.
+    /// - Throws: ``CryptoError/timeOutOfRange`` for NaN, an infinity or a time outside the
+    ///   `Int64` range of seconds; ``CryptoError/invalidTime`` before `t0`.
+    @_disfavoredOverload
     public func timeStep(at unixTime: Double) throws -> UInt64 {
         try timeStep(at: Self.wholeSeconds(unixTime))
     }
 
     /// The time step containing `date`.
     ///
-    /// - Throws: ``CryptoError/invalidTime`` before `t0`.
+    /// - Throws: ``CryptoError/timeOutOfRange`` for a date outside the `Int64` range of
+    ///   seconds; ``CryptoError/invalidTime`` before `t0`.
     public func timeStep(at date: Date) throws -> UInt64 {
         try timeStep(at: date.timeIntervalSince1970)
     }
 
     /// Seconds from `unixTime` until the step containing it ends, 1...period.
     ///
+    /// Exact for every `Int64` time at or after `t0`: no overflow, as in the `Int64` `timeStep(at:)`.
     /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
     public func secondsRemaining(at unixTime: Int64) throws -> Int64 {
+        let intoStep = try elapsedSeconds(at: unixTime) % UInt64(period)
+        // 0 <= intoStep < period, so the result is in 1...period.
+        return period - Int64(intoStep)
+    }
+
+    /// Seconds from `unixTime` until the step containing it ends, for `Int` values; see the
+    /// `Int64` overload.
+    ///
+    /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
+    @_disfavoredOverload
+    public func secondsRemaining(at unixTime: Int) throws -> Int64 {
+        try secondsRemaining(at: Int64(unixTime))
+    }
+
+    /// Seconds from `unixTime` (fractional seconds since 1970, floored) until its step ends.
+    ///
+    /// - Throws: ``CryptoError/timeOutOfRange``, ``CryptoError/invalidTime``.
+    @_disfavoredOverload
+    public func secondsRemaining(at unixTime: Double) throws -> Int64 {
+        try secondsRemaining(at: Self.wholeSeconds(unixTime))
+    }
+
+    /// `unixTime - t0` as an exact unsigned number of seconds.
+    ///
+    /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
+    private func elapsedSeconds(at unixTime: Int64) throws -> UInt64 {
         guard unixTime >= t0 else { throw CryptoError.invalidTime }
-        return period - (unixTime - t0) % period
+        // With unixTime >= t0 the true difference lies in 0...UInt64.max, so the wrapping
+        // subtraction's bit pattern is exactly that difference.
+        return UInt64(bitPattern: unixTime &- t0)
     }
 
     // MARK: Codes
@@ -85,14 +134,22 @@ public struct TOTP: Sendable {
     /// - Throws: ``CryptoError/invalidTime`` before `t0`.
     public func code(at unixTime: Int64) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
 
-    /// The code at `unixTime`, fractional seconds since 1970.
+    /// The code at `unixTime` seconds since 1970, for `Int` values.
     ///
     /// - Throws: ``CryptoError/invalidTime`` before `t0`.
+    @_disfavoredOverload
+    public func code(at unixTime: Int) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
+
+    /// The code at `unixTime`, fractional seconds since 1970.
+    ///
+    /// - Throws: ``CryptoError/timeOutOfRange`` (NaN, infinite, beyond `Int64` seconds),
+    ///   ``CryptoError/invalidTime`` before `t0`.
+    @_disfavoredOverload
     public func code(at unixTime: Double) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
 
     /// The code at `date`.
     ///
-    /// - Throws: ``CryptoError/invalidTime`` before `t0`.
+    /// - Throws: ``CryptoError/timeOutOfRange``, ``CryptoError/invalidTime`` before `t0`.
     public func code(at date: Date) throws -> String { code(forTimeStep: try timeStep(at: date)) }
 
     // MARK: Verification
@@ -108,15 +165,18 @@ public struct TOTP: Sendable {
     /// pure function: the caller stores the returned step as the new last used step,
     /// atomically with the check (or use ``verify(_:at:window:replayGuard:)``).
     /// - Parameters:
-    ///   - code: the code as entered, trimmed; exactly ``digits`` ASCII digits.
+    ///   - code: the code as entered: exactly ``digits`` ASCII digits once every Unicode
+    ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, case B34).
     ///   - unixTime: the verifier's time in seconds since 1970.
-    ///   - window: steps accepted before and after the current one, 0 or more; 1 by default.
+    ///   - window: steps accepted before and after the current one,
+    ///     0...``maximumWindow``; 1 by default.
     ///   - lastUsedStep: the last accepted step, or `nil`.
     /// - Returns: the matched time step, which is newer than `lastUsedStep`.
     /// - Throws: ``CryptoError/invalidCodeFormat`` (wrong length or non-digits; nothing is
     ///   computed), ``CryptoError/invalidCode`` (no step matches),
     ///   ``CryptoError/codeAlreadyUsed`` (only used steps match),
-    ///   ``CryptoError/invalidTime``, ``CryptoError/invalidParameter(_:)`` (`"window"` < 0).
+    ///   ``CryptoError/invalidTime``, ``CryptoError/invalidParameter(_:)`` (`"window"` below
+    ///   0 or above ``maximumWindow``).
     public func verify(_ code: String, at unixTime: Int64, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
         let step = try matchingStep(code, at: unixTime, window: window)
         if let lastUsedStep, step <= lastUsedStep { throw CryptoError.codeAlreadyUsed }
@@ -135,7 +195,22 @@ public struct TOTP: Sendable {
         return step
     }
 
-    /// Verifies `code` at `date`; see the `Int64` overload.
+    /// Verifies `code` at `unixTime` seconds since 1970, for `Int` values; see the `Int64`
+    /// overload.
+    @_disfavoredOverload
+    public func verify(_ code: String, at unixTime: Int, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
+        try verify(code, at: Int64(unixTime), window: window, lastUsedStep: lastUsedStep)
+    }
+
+    /// Verifies `code` at `unixTime` seconds since 1970 with a replay guard; see the `Int64`
+    /// overload.
+    @_disfavoredOverload
+    public func verify(_ code: String, at unixTime: Int, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
+        try verify(code, at: Int64(unixTime), window: window, replayGuard: replayGuard)
+    }
+
+    /// Verifies `code` at `date`; see the `Int64` overload (and ``CryptoError/timeOutOfRange``
+    /// for a date beyond the `Int64` range of seconds).
     public func verify(_ code: String, at date: Date, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
         try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, lastUsedStep: lastUsedStep)
     }
@@ -146,20 +221,24 @@ public struct TOTP: Sendable {
         try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, replayGuard: replayGuard)
     }
 
-    /// Floors fractional Unix seconds (RFC 6238 §4.2); non-finite or out-of-range is an error.
+    /// Floors fractional Unix seconds (RFC 6238 §4.2).
+    ///
+    /// - Throws: ``CryptoError/timeOutOfRange`` for NaN, an infinity, or a value outside
+    ///   `Int64` (-2^63 ..< 2^63, both exactly representable as `Double`).
     private static func wholeSeconds(_ unixTime: Double) throws -> Int64 {
         let seconds = unixTime.rounded(.down)
-        guard seconds.isFinite, seconds >= -9.2e18, seconds <= 9.2e18 else { throw CryptoError.invalidTime }
+        guard seconds.isFinite, seconds >= -0x1p63, seconds < 0x1p63 else { throw CryptoError.timeOutOfRange }
         return Int64(seconds)
     }
 
     private func matchingStep(_ code: String, at unixTime: Int64, window: Int) throws -> UInt64 {
-        guard window >= 0 else { throw CryptoError.invalidParameter("window") }
+        guard (0...Self.maximumWindow).contains(window) else { throw CryptoError.invalidParameter("window") }
         let submitted = try OTPCode.parse(code, digits: digits)
         let current = try timeStep(at: unixTime)
         let width = UInt64(window)
         let first = current >= width ? current - width : 0
-        let last = current.addingReportingOverflow(width).overflow ? UInt64.max : current + width
+        let (sum, overflow) = current.addingReportingOverflow(width)
+        let last = overflow ? UInt64.max : sum
         var nearest: UInt64?
         var nearestDistance = UInt64.max
         var step = first
