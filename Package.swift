@@ -80,6 +80,14 @@ let package = Package(
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+        // Stress and fault matrix (issue 10): thousands of concurrent flows through one sandbox
+        // with random faults, and "process death" between every pair of steps.
+        .testTarget(
+            name: "MultiAuthStressTests",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],
