@@ -46,11 +46,18 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
+        .target(
+            name: "MultiAuthBuiltInConformance",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
             ]
         ),
         .executableTarget(
@@ -64,22 +71,32 @@ let package = Package(
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
             name: "MultiAuthSamples",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance"],
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthSandbox",
+                "MultiAuthConformance",
+            ],
             path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
             dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
         .testTarget(
             name: "MultiAuthDynamicTests",
-            dependencies: ["MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
-            dependencies: ["MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthPortalTests",
-            dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         // Stress and fault matrix (issue 10): thousands of concurrent flows through one sandbox
         // with random faults, and "process death" between every pair of steps.
         .testTarget(

@@ -308,7 +308,9 @@ public struct PortalProvider: RedirectHandlingProvider {
         let method = state[StateKey.method]
         let email = state[StateKey.email].flatMap { try? EmailAddress($0) }
         var identities: [AuthUser.Identity] = []
-        if let email { identities.append(AuthUser.Identity(kind: "email", value: email.identityKey, verified: true)) }
+        // The value is the end user's id, never the address: identities are dumped in clear, the
+        // address stays in the masked `email` (C14).
+        if email != nil { identities.append(AuthUser.Identity(kind: "email", value: endUserID, verified: true)) }
         var attributes: [String: String] = [:]
         if let method { attributes["authMethod"] = method }
         return AuthSession(
