@@ -97,6 +97,14 @@ let package = Package(
             dependencies: [
                 "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
             ]),
+        // Stress and fault matrix (issue 10): thousands of concurrent flows through one sandbox
+        // with random faults, and "process death" between every pair of steps.
+        .testTarget(
+            name: "MultiAuthStressTests",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],

@@ -101,6 +101,10 @@ struct OTPAuthURITests {
             #expect(throws: CryptoError.invalidDigits) { try OTPAuthURI(parsing: base + "&digits=\(digits)") }
         }
         #expect(try OTPAuthURI(parsing: base + "&digits=7").digits == 7)
+        // Found by Fuzz/otpauth: a digits value above Int.max trapped instead of throwing.
+        for digits in ["00000000000011644206345617323218", "9223372036854775808", "18446744073709551615", "18446744073709551616"] {
+            #expect(throws: CryptoError.invalidDigits, "digits=\(digits)") { try OTPAuthURI(parsing: base + "&digits=\(digits)") }
+        }
         #expect(throws: CryptoError.missingParameter("secret")) { try OTPAuthURI(parsing: "otpauth://totp/x?issuer=A") }
         #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=") }
         #expect(throws: CryptoError.invalidParameter("secret")) { try OTPAuthURI(parsing: base + "&secret=GEZDGNBV") }

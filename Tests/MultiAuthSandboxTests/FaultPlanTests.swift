@@ -30,6 +30,22 @@ struct FaultPlanTests {
         #expect(sandbox.clock.sleeperCount == 0)
     }
 
+    @Test func fireCountCountsFiringsAlsoAfterTheRuleIsUsedUp() async throws {
+        let sandbox = Sandbox.echo()
+        let once = sandbox.faults.add(.jsonStatus(503), pathPrefix: "/a", repeat: .once)
+        let never = sandbox.faults.add(.dropConnection, pathPrefix: "/nowhere")
+        let delivery = sandbox.faults.failDelivery(on: .sms, repeat: .times(2))
+        #expect(try await sandbox.get("/a").status == 503)
+        #expect(try await sandbox.get("/a").status == 200)
+        #expect(sandbox.faults.deliveryFails(on: .sms, to: "+15555550100"))
+        #expect(sandbox.faults.deliveryFails(on: .sms, to: "+15555550100"))
+        #expect(!sandbox.faults.deliveryFails(on: .sms, to: "+15555550100"))
+        #expect(sandbox.faults.fireCount(for: once) == 1)
+        #expect(sandbox.faults.fireCount(for: never) == 0)
+        #expect(sandbox.faults.fireCount(for: delivery) == 2)
+        #expect(sandbox.faults.activeRuleCount == 1)
+    }
+
     @Test func forcedStatusCarriesItsBody() async throws {
         let sandbox = Sandbox.echo()
         sandbox.faults.add(.jsonStatus(503, ["code": "maintenance"], headers: ["Retry-After": "7"]), pathPrefix: "/otp")

@@ -185,8 +185,10 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         }
         algorithm = try parameters["algorithm"].map { try DigestAlgorithm(name: $0) } ?? .sha1
         digits = try parameters["digits"].map { value in
-            guard let digits = Self.unsignedInteger(value) else { throw CryptoError.invalidDigits }
-            return Int(digits)
+            // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
+            // Fuzz/otpauth) is an invalid length, not a trap.
+            guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else { throw CryptoError.invalidDigits }
+            return digits
         } ?? 6
         period = try parameters["period"].map { value in
             guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else { throw CryptoError.invalidPeriod }

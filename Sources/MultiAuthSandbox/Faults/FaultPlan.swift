@@ -53,6 +53,7 @@ public final class FaultPlan: @unchecked Sendable {
     private var offsets: [String: Duration] = [:]
     private var globalOffset: Duration = .zero
     private var nextID: UInt64 = 0
+    private var firings: [FaultRuleID: Int] = [:]
     private var generator: SeededRandomNumberGenerator
 
     /// Creates an empty plan whose random faults are drawn from `seed`.
@@ -151,6 +152,16 @@ public final class FaultPlan: @unchecked Sendable {
         globalOffset = .zero
     }
 
+    /// How many times rule `id` has fired so far (a request or delivery it changed), counted
+    /// also after the rule was used up or removed; `0` for an unknown id. A rate-limit rule
+    /// counts the requests it refused. Stress tests use it to report how many faults a run
+    /// injected.
+    public func fireCount(for id: FaultRuleID) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return firings[id, default: 0]
+    }
+
     /// The number of request and delivery rules still active.
     public var activeRuleCount: Int {
         lock.lock()
@@ -168,6 +179,7 @@ public final class FaultPlan: @unchecked Sendable {
                 $0.channel == channel && ($0.destination == nil || $0.destination == destination)
             })
         else { return false }
+        firings[deliveryRules[index].id, default: 0] += 1
         if let remaining = deliveryRules[index].remaining {
             if remaining <= 1 { deliveryRules.remove(at: index) } else { deliveryRules[index].remaining = remaining - 1 }
         }
@@ -220,6 +232,7 @@ public final class FaultPlan: @unchecked Sendable {
                     terminalChosen = true
                 }
             }
+            if fired { firings[rule.id, default: 0] += 1 }
             if fired, let remaining = rules[index].remaining {
                 if remaining <= 1 {
                     rules.remove(at: index)
