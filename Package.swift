@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
+        .executable(name: "multiauth-crosscheck", targets: ["MultiAuthCrossCheck"]),
     ],
     targets: [
         .systemLibrary(
@@ -45,16 +46,23 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
+        .target(
+            name: "MultiAuthBuiltInConformance",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+            ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
             ]
         ),
         .executableTarget(
             name: "MultiAuthBench",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", cryptoSystemLibrary]
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", cryptoSystemLibrary]
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
@@ -63,18 +71,34 @@ let package = Package(
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
+        .testTarget(
+            name: "MultiAuthSamples",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthSandbox",
+                "MultiAuthConformance",
+            ],
+            path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
             dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
         .testTarget(
             name: "MultiAuthDynamicTests",
-            dependencies: ["MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
-            dependencies: ["MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthPortalTests",
-            dependencies: ["MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
+        // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import Foundation
 /// The `multiauth` entry point: dispatches to subcommands, prints help and maps errors to exit
 /// codes.
 enum CLI {
-    static let commands: [any Command] = [DemoCommand(), PhoneCommand()]
+    static let commands: [any Command] = [DemoCommand(), ConformanceCommand(), TOTPCommand(), OTPAuthCommand(), JWTCommand(), PhoneCommand()]
 
     static var help: String {
         let rows = commands.map { ["  \($0.name)", $0.summary] }

@@ -114,3 +114,35 @@ struct KeyTests {
         #expect(key.publicKey.description == "PublicKey(P-256)")
     }
 }
+
+@Suite("DER helpers used by the Apple backend agree with libcrypto")
+struct DERTests {
+    @Test("SPKI → PKCS#1 → (n, e) matches the JWK; re-encoding gives the same SPKI bytes")
+    func rsaRoundTrip() throws {
+        let key = try PublicKey(pemRepresentation: PeerFixtures.rsaPEM)
+        let spki = try key.derRepresentation()
+        guard case .rsa(let pkcs1)? = DER.publicKeyInfo(spki) else {
+            Issue.record("not an RSA SPKI")
+            return
+        }
+        let components = try #require(DER.rsaComponents(pkcs1: pkcs1))
+        let jwk = try key.jwk()
+        #expect(Base64URL.encode(components.modulus) == jwk.n)
+        #expect(Base64URL.encode(components.exponent) == jwk.e)
+        #expect(DER.rsaPublicKey(modulus: components.modulus, exponent: components.exponent) == pkcs1)
+        #expect(DER.subjectPublicKeyInfo(rsaPublicKey: pkcs1) == spki)
+    }
+
+    @Test("EC SPKI is recognised; garbage and trailing bytes are not")
+    func others() throws {
+        let ec = try PrivateKey.generateP256().publicKey.derRepresentation()
+        #expect(DER.publicKeyInfo(ec) == .ec)
+        #expect(DER.publicKeyInfo(ec + [0]) == nil)
+        #expect(DER.publicKeyInfo([0x30, 0x81, 0x01, 0x00]) == nil)
+        #expect(DER.publicKeyInfo([]) == nil)
+        #expect(DER.rsaComponents(pkcs1: [0x30, 0x03, 0x02, 0x01, 0x01]) == nil)
+        #expect(DER.unsignedInteger([0x80]) == [0x02, 0x02, 0x00, 0x80])
+        #expect(DER.unsignedInteger([0x00, 0x01]) == [0x02, 0x01, 0x01])
+        #expect(DER.encode(tag: 0x04, [UInt8](repeating: 7, count: 300)).prefix(4) == [0x04, 0x82, 0x01, 0x2C])
+    }
+}

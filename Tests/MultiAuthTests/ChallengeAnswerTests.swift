@@ -34,4 +34,12 @@ import MultiAuth
         }
         #expect(try PersonName(firstName: String(repeating: "a", count: 127)).firstName.count == 127)
     }
+
+    @Test func decodingAppliesTheNameRules() throws {
+        let name = try JSONDecoder().decode(PersonName.self, from: Data(#"{"firstName":" Ana ","lastName":"Lima"}"#.utf8))
+        #expect(name.fullName == "Ana Lima")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(PersonName.self, from: Data(#"{"firstName":"1234","lastName":""}"#.utf8))
+        }
+    }
 }

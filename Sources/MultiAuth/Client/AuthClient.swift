@@ -253,8 +253,9 @@ public actor AuthClient {
     /// it.
     ///
     /// A redirect is accepted only while a flow of that provider is pending (the provider
-    /// checks its state against the pending challenge); a replay of a redirect that already
-    /// signed in returns the same session without a network call.
+    /// checks its state against the pending challenge). A re-delivered redirect replays its
+    /// result without a network call: the session it led to (directly, or after a further
+    /// step such as TOTP), or that further step while it is still pending.
     /// - Parameter resuming: A challenge saved before the process died, used as the pending
     ///   flow when this client has none.
     /// - Returns: `nil` when no registered provider claims the URL; otherwise the next step.
@@ -268,8 +269,11 @@ public actor AuthClient {
         let providerID = provider.id
         let key = url.absoluteString
         if let flowID = completedRedirects[key] {
+            // A re-delivered redirect replays its result without a network call: the session
+            // (finishing an interrupted store write first), or the further step still pending.
             if let session = unsaved[flowID] { return try await persist(session, flowID: flowID) }
             if let session = finishedSessions[flowID] { return .signedIn(session) }
+            if let next = pending[providerID], next.flowID == flowID { return .challenge(next) }
         }
         let pendingChallenge = pending[providerID] ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
         if let pendingChallenge, pendingChallenge.isExpired(at: time.now) {
@@ -286,7 +290,10 @@ public actor AuthClient {
         } catch {
             throw normalize(error, provider: providerID)
         }
-        if case .signedIn = step { remember(redirect: key, flowID: flowID) }
+        switch step {
+        case .signedIn: remember(redirect: key, flowID: flowID)
+        case .challenge(let next): remember(redirect: key, flowID: next.flowID)
+        }
         return try await accept(step, provider: providerID, flowID: flowID)
     }
 

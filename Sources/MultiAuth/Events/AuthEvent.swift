@@ -28,14 +28,17 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
     }
 
     /// What happened. Cases are past tense.
+    ///
+    /// Cases carrying sessions, challenges, states or errors are `indirect`: one boxed value
+    /// is shared by every subscriber's buffer instead of being copied inline into each.
     public enum Kind: Sendable, CustomStringConvertible {
         /// The first element of `AuthClient.authStates()`: the state when the subscriber
         /// attached (stored sessions with expired flags). Sent once per subscriber.
-        case initialState(AuthState)
+        indirect case initialState(AuthState)
         /// A sign-in flow started; the summary is masked (e.g. `phone(+91 •••••• 3210)`).
         case flowStarted(summary: String)
         /// A challenge was issued (or re-issued after a resend or fallback).
-        case challengeIssued(Challenge)
+        indirect case challengeIssued(Challenge)
         /// The provider reported a delivery status for the code or link.
         case deliveryStatus(channel: DeliveryChannel, status: DeliveryStatus)
         /// Delivery moved from one channel to another (SmartAuth fallback, SNA → OTP).
@@ -50,15 +53,15 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
         /// The flow's challenge expired.
         case flowExpired
         /// A session was created and persisted.
-        case signedIn(AuthSession)
+        indirect case signedIn(AuthSession)
         /// A stored session was loaded at start-up.
-        case sessionRestored(AuthSession)
+        indirect case sessionRestored(AuthSession)
         /// A session's tokens were refreshed and persisted.
-        case sessionRefreshed(AuthSession)
+        indirect case sessionRefreshed(AuthSession)
         /// The provider's session was removed.
         case signedOut
         /// Writing or reading the session store failed; nothing was deleted.
-        case storageFailed(AuthError)
+        indirect case storageFailed(AuthError)
 
         /// The case name, e.g. `"signedIn"`.
         public var name: String {

@@ -193,7 +193,6 @@ final class EventSubscriber: @unchecked Sendable {
         self.capacity = capacity
         self.initialLoader = initialLoader
         self.onTermination = onTermination
-        buffer.reserveCapacity(min(capacity, 64))
     }
 
     /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside locks).

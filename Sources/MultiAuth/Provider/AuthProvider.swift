@@ -20,7 +20,9 @@ import Foundation
 /// 5. Map every provider error code to an `AuthError.Code`, keeping the raw code in
 ///    `providerCode`; unknown codes map to `.generic`. Throw `CancellationError` on
 ///    cancellation. Never put a code, token or secret in a message.
-/// 6. Read time only from `context.time`; sleep only on `context.time.clock`.
+/// 6. Read time only from `context.time`; sleep only on `context.time.clock`. Sessions are
+///    stored with millisecond precision, so put dates on whole milliseconds
+///    (`Date.roundedToMilliseconds`) and a restored session equals the one you returned.
 /// 7. Optional abilities are separate protocols: ``RedirectHandlingProvider``,
 ///    ``RefreshableProvider``, ``ResendableProvider``.
 ///

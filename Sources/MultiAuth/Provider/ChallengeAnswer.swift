@@ -88,6 +88,21 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
         }
     }
 
+    private enum CodingKeys: String, CodingKey { case firstName, lastName }
+
+    /// Decodes a name and applies the same rules as ``init(firstName:lastName:)``, so a stored
+    /// or received name can never bypass them.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping the `AuthError` when a rule fails.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let first = try container.decode(String.self, forKey: .firstName)
+        let last = try container.decodeIfPresent(String.self, forKey: .lastName) ?? ""
+        do { try self.init(firstName: first, lastName: last) } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "invalid person name", underlyingError: error))
+        }
+    }
+
     /// The full name, first then last, separated by a space.
     public var fullName: String { lastName.isEmpty ? firstName : "\(firstName) \(lastName)" }
 

@@ -80,11 +80,12 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON.
+    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
+    /// ``json(_:_:body:headers:)`` writes them).
     /// - Throws: `AuthError` `.invalidInput` when the body is missing or not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard let body else { throw AuthError(.invalidInput, "request has no body") }
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+        do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {
             throw AuthError(.invalidInput, "request body is not the expected JSON")
         }
     }
@@ -139,10 +140,11 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON.
+    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
+    /// ``json(_:_:headers:)`` writes them).
     /// - Throws: `AuthError` `.malformedResponse` (with `provider`) when the body is not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self, provider: AuthProviderID? = nil) throws -> T {
-        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+        do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {
             throw AuthError(.malformedResponse, "HTTP \(status) body is not the expected JSON", provider: provider)
         }
     }
@@ -158,14 +160,29 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
 extension JSONEncoder {
     /// The encoder MultiAuth uses for request bodies and stores: sorted keys, unescaped slashes,
-    /// dates as Unix time in fractional seconds (a JSON number that round-trips a `Date`
-    /// exactly).
+    /// dates as Unix time in seconds with millisecond precision (a JSON number such as
+    /// `1700000000.123`).
+    ///
+    /// A date on a whole millisecond (what providers put in sessions) round-trips exactly:
+    /// `decode(encode(date)) == date`. Finer fractions are rounded to the millisecond.
     public static var multiAuth: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.unixMilliseconds / 1000)
+        }
         return encoder
     }
+}
+
+extension Date {
+    /// Unix time in whole milliseconds, as a `Double` (exact below 2^53 ms).
+    var unixMilliseconds: Double { (timeIntervalSince1970 * 1000).rounded() }
+
+    /// This date rounded to the nearest millisecond: the precision sessions are stored with.
+    /// `JSONEncoder.multiAuth` round-trips such a date exactly.
+    public var roundedToMilliseconds: Date { Date(timeIntervalSince1970: unixMilliseconds / 1000) }
 }
 
 extension JSONDecoder {

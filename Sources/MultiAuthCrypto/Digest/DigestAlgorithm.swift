@@ -20,14 +20,6 @@ public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// The internal block size in bytes (64 or 128), which bounds HMAC key pre-hashing.
-    public var blockSize: Int {
-        switch self {
-        case .sha1, .sha256: 64
-        case .sha512: 128
-        }
-    }
-
     /// Parses an algorithm name case-insensitively, accepting `SHA1`, `SHA-1`, `sha256`, ….
     ///
     /// - Parameter name: the name as written in a URI or configuration.

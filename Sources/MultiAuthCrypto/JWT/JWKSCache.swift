@@ -76,18 +76,10 @@ public actor JWKSCache {
     public func verifySignature(of jwt: JWT, at now: Date,
                                 algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
-        var fetchedForThisCall = false
-        var keys: [(JWK, PublicKey)]
-        if let resolved, let lastFetch, now.timeIntervalSince(lastFetch) <= maximumAge {
-            keys = resolved
-        } else {
-            keys = try await refresh(at: now)
-            fetchedForThisCall = true
-        }
-        var candidates = JWKSet.candidates(in: keys, for: jwt, algorithm: algorithm)
-        if candidates.isEmpty, !fetchedForThisCall, mayRefetch(at: now) {
-            keys = try await refresh(at: now)
-            candidates = JWKSet.candidates(in: keys, for: jwt, algorithm: algorithm)
+        let cached = try await freshKeys(at: now)
+        var candidates = JWKSet.candidates(in: cached.keys, for: jwt, algorithm: algorithm)
+        if candidates.isEmpty, !cached.fetched, mayRefetch(at: now) {
+            candidates = JWKSet.candidates(in: try await refresh(at: now), for: jwt, algorithm: algorithm)
         }
         _ = try JWKSet.verify(jwt, algorithm: algorithm, candidates: candidates)
     }
@@ -96,10 +88,15 @@ public actor JWKSCache {
     ///
     /// - Throws: ``CryptoError/malformedKeySet`` or the fetch closure's error.
     public func keySet(at now: Date) async throws -> JWKSet {
-        if resolved == nil || lastFetch.map({ now.timeIntervalSince($0) > maximumAge }) ?? true {
-            _ = try await refresh(at: now)
+        JWKSet(keys: try await freshKeys(at: now).keys.map(\.0))
+    }
+
+    /// The cached keys if younger than `maximumAge`, else freshly fetched ones.
+    private func freshKeys(at now: Date) async throws -> (keys: [(JWK, PublicKey)], fetched: Bool) {
+        if let resolved, let lastFetch, now.timeIntervalSince(lastFetch) <= maximumAge {
+            return (resolved, false)
         }
-        return JWKSet(keys: (resolved ?? []).map(\.0))
+        return (try await refresh(at: now), true)
     }
 
     private func mayRefetch(at now: Date) -> Bool {

@@ -33,9 +33,16 @@ public final class PublicKey: Sendable, CustomStringConvertible {
 
     /// A public key from DER SubjectPublicKeyInfo bytes.
     ///
-    /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA ≥ 2048 or P-256 SPKI.
-    public convenience init(derRepresentation der: some Sequence<UInt8>) throws {
-        self.init(handle: try KeyHandle.publicKey(spki: Array(der)))
+    /// - Parameters:
+    ///   - der: one SubjectPublicKeyInfo structure, no trailing bytes.
+    ///   - minimumRSABits: the smallest RSA modulus accepted, in bits; 2048 by default
+    ///     (RFC 7518 §3.3). Lower it only where a provider's published key is known to be
+    ///     smaller and must still be accepted (Truecaller's `/v1/key` sample is RSA-1024,
+    ///     providers.md §3.3, §3.8); never below 1024.
+    /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`) or
+    ///   P-256 SPKI.
+    public convenience init(derRepresentation der: some Sequence<UInt8>, minimumRSABits: Int = 2048) throws {
+        self.init(handle: try KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits)))
     }
 
     /// A public key from a PEM `-----BEGIN PUBLIC KEY-----` block (RFC 7468 §13).

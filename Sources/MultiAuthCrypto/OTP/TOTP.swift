@@ -57,9 +57,7 @@ public struct TOTP: Sendable {
     ///
     /// - Throws: ``CryptoError/invalidTime`` before `t0`, or for a non-finite time.
     public func timeStep(at unixTime: Double) throws -> UInt64 {
-        let seconds = unixTime.rounded(.down)
-        guard seconds.isFinite, seconds >= -9.2e18, seconds <= 9.2e18 else { throw CryptoError.invalidTime }
-        return try timeStep(at: Int64(seconds))
+        try timeStep(at: Self.wholeSeconds(unixTime))
     }
 
     /// The time step containing `date`.
@@ -139,17 +137,18 @@ public struct TOTP: Sendable {
 
     /// Verifies `code` at `date`; see the `Int64` overload.
     public func verify(_ code: String, at date: Date, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
-        try verify(code, at: Self.unixSeconds(date), window: window, lastUsedStep: lastUsedStep)
+        try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, lastUsedStep: lastUsedStep)
     }
 
     /// Verifies `code` at `date` with a replay guard; see
     /// the `Int64` overload.
     public func verify(_ code: String, at date: Date, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
-        try verify(code, at: Self.unixSeconds(date), window: window, replayGuard: replayGuard)
+        try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, replayGuard: replayGuard)
     }
 
-    private static func unixSeconds(_ date: Date) throws -> Int64 {
-        let seconds = date.timeIntervalSince1970.rounded(.down)
+    /// Floors fractional Unix seconds (RFC 6238 §4.2); non-finite or out-of-range is an error.
+    private static func wholeSeconds(_ unixTime: Double) throws -> Int64 {
+        let seconds = unixTime.rounded(.down)
         guard seconds.isFinite, seconds >= -9.2e18, seconds <= 9.2e18 else { throw CryptoError.invalidTime }
         return Int64(seconds)
     }

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Cross-check MultiAuthCrypto against independent Python peers.
+
+Generates a few thousand random cases and compares, case by case:
+  * TOTP codes (RFC 6238) and ±1-step verification with pyotp,
+  * otpauth:// URI parsing with pyotp, in both directions (our canonical URIs parsed by
+    pyotp, pyotp's provisioning URIs parsed by us),
+  * JWT (RS256, RS512, ES256) verification with PyJWT, on valid, expired, not-yet-valid and
+    tampered tokens and tokens checked against the wrong key.
+
+All cases go through ONE `multiauth-crosscheck` process (JSON lines on stdin/stdout).
+Prints "<kind>: N/N agree" per kind; on any disagreement prints the failing input and both
+answers and exits 1.
+
+Usage: python3 Scripts/crosscheck_crypto.py [--seed N] [--binary PATH] [--cases N]
+Needs: pip install -r Scripts/requirements-dev.txt
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import jwt
+import pyotp
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DIGESTS = {"SHA1": hashlib.sha1, "SHA256": hashlib.sha256, "SHA512": hashlib.sha512}
+# Label/issuer characters both sides treat alike. ':' is left out on purpose: pyotp splits
+# the label on a literal ':' before decoding while MultiAuth decodes first (case B09 uses
+# %3A as the separator), so names containing ':' are read differently by design.
+NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 @.-_~+!$'()*,;=éü日本"
+
+
+def b32(data: bytes) -> str:
+    return base64.b32encode(data).decode().rstrip("=")
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def random_name(rng, allow_empty=False):
+    length = rng.randint(0 if allow_empty else 1, 24)
+    name = "".join(rng.choice(NAME_CHARS) for _ in range(length))
+    # Leading spaces of an account are dropped by both sides; keep names unambiguous.
+    return name.strip() or "x"
+
+
+def random_otp_params(rng):
+    # pyotp needs at least 112-bit (14-byte) secrets.
+    secret = b32(rng.randbytes(rng.choice([14, 15, 16, 20, 25, 32, 40, 64, rng.randint(14, 80)])))
+    algorithm = rng.choice(list(DIGESTS))
+    digits = rng.choice([6, 7, 8])
+    # pyotp accepts periods of 1...120 s only.
+    period = rng.choice([15, 30, 30, 60, 90, rng.randint(1, 120)])
+    return secret, algorithm, digits, period
+
+
+def totp_cases(rng, count):
+    requests, expected = [], []
+    for _ in range(count):
+        secret, algorithm, digits, period = random_otp_params(rng)
+        t = rng.choice([rng.randint(0, 2**31), rng.randint(0, 2**34), rng.randint(0, 10**6)])
+        peer = pyotp.TOTP(secret, digits=digits, digest=DIGESTS[algorithm], interval=period)
+        requests.append({"op": "totp", "secret": secret, "algorithm": algorithm, "digits": digits,
+                         "period": period, "time": t})
+        expected.append(("code", peer.at(t)))
+    return requests, expected
+
+
+def verify_cases(rng, count):
+    requests, expected = [], []
+    for _ in range(count):
+        secret, algorithm, digits, period = random_otp_params(rng)
+        t = rng.randint(10**6, 2**33)
+        peer = pyotp.TOTP(secret, digits=digits, digest=DIGESTS[algorithm], interval=period)
+        # A code from -2..+2 steps away (±1 must pass, ±2 must fail unless codes collide),
+        # or a random code.
+        offset = rng.choice([-2, -1, 0, 1, 2, None])
+        code = peer.at(t + offset * period) if offset is not None else str(rng.randrange(10**digits)).zfill(digits)
+        requests.append({"op": "verify", "secret": secret, "algorithm": algorithm, "digits": digits,
+                         "period": period, "time": t, "code": code, "window": 1})
+        expected.append(("valid", peer.verify(code, for_time=t, valid_window=1)))
+    return requests, expected
+
+
+def uri_cases(rng, count):
+    """Half: pyotp builds, we parse. Half: we build (canonical), pyotp parses."""
+    requests, expected = [], []
+    for index in range(count):
+        secret, algorithm, digits, period = random_otp_params(rng)
+        issuer = random_name(rng) if rng.random() < 0.8 else None
+        account = random_name(rng)
+        fields = {"secret": secret, "issuer": issuer, "account": account, "algorithm": algorithm,
+                  "digits": digits, "period": period}
+        if index % 2 == 0:
+            peer = pyotp.TOTP(secret, digits=digits, digest=DIGESTS[algorithm], interval=period,
+                              issuer=issuer, name=account)
+            requests.append({"op": "uri_parse", "uri": peer.provisioning_uri()})
+            expected.append(("fields", fields))
+        else:
+            requests.append({"op": "uri_build", **fields})
+            expected.append(("peer_parse", fields))
+    return requests, expected
+
+
+def peer_parse(uri):
+    otp = pyotp.parse_uri(uri)
+    return {"secret": otp.secret.upper().rstrip("="), "issuer": otp.issuer, "account": otp.name,
+            "algorithm": otp.digest().name.upper(), "digits": otp.digits,
+            "period": otp.interval}
+
+
+class Keys:
+    def __init__(self):
+        self.rsa = [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(3)]
+        self.ec = [ec.generate_private_key(ec.SECP256R1()) for _ in range(3)]
+
+    def pick(self, rng, algorithm):
+        return rng.choice(self.rsa if algorithm.startswith("RS") else self.ec)
+
+    @staticmethod
+    def jwk(private_key, kid):
+        public = private_key.public_key()
+        cls = jwt.algorithms.RSAAlgorithm if isinstance(public, rsa.RSAPublicKey) else jwt.algorithms.ECAlgorithm
+        value = json.loads(cls.to_jwk(public))
+        value["kid"] = kid
+        return value
+
+
+def jwt_cases(rng, count, keys, now):
+    requests, expected = [], []
+    modes = ["valid", "valid", "expired", "future_nbf", "past_nbf", "payload", "signature", "wrong_key",
+             "other_type_key", "alg_none", "alg_swap", "audience"]
+    for _ in range(count):
+        algorithm = rng.choice(["RS256", "RS512", "ES256"])
+        key = keys.pick(rng, algorithm)
+        mode = rng.choice(modes)
+        leeway = rng.choice([0, 0, 30, 60, 300])
+        audience = "client-%d" % rng.randint(1, 3)
+        claims = {"iss": "https://issuer.example", "sub": "user-%d" % rng.randint(1, 10**6),
+                  "aud": audience if rng.random() < 0.5 else [audience, "other"],
+                  "iat": int(now) - rng.randint(0, 3600),
+                  "exp": int(now) + rng.randint(120, 86400)}
+        if mode == "expired":
+            # Clearly outside or clearly inside the leeway, never within 60 s of a boundary.
+            claims["exp"] = int(now) - leeway - rng.randint(60, 86400) if rng.random() < 0.7 else int(now) - leeway + 120
+        if mode == "future_nbf":
+            claims["nbf"] = int(now) + leeway + rng.randint(60, 3600)
+        if mode == "past_nbf":
+            claims["nbf"] = int(now) + leeway - rng.randint(60, 3600)
+        token = jwt.encode(claims, key, algorithm=algorithm, headers={"kid": "k1"})
+        header_b64, payload_b64, signature_b64 = token.split(".")
+        verify_key = key
+        if mode == "payload":
+            forged = dict(claims, sub="admin")
+            token = ".".join([header_b64, b64url(json.dumps(forged).encode()), signature_b64])
+        elif mode == "signature":
+            signature = bytearray(unb64url(signature_b64))
+            signature[rng.randrange(len(signature))] ^= 1 << rng.randrange(8)
+            token = ".".join([header_b64, payload_b64, b64url(bytes(signature))])
+        elif mode == "wrong_key":
+            while verify_key is key:
+                verify_key = keys.pick(rng, algorithm)
+        elif mode == "other_type_key":
+            verify_key = keys.pick(rng, "ES256" if algorithm.startswith("RS") else "RS256")
+        elif mode == "alg_none":
+            header = b64url(json.dumps({"alg": "none", "kid": "k1"}).encode())
+            token = ".".join([header, payload_b64, ""])
+        elif mode == "alg_swap" and algorithm != "ES256":
+            other = "RS512" if algorithm == "RS256" else "RS256"
+            header = b64url(json.dumps({"alg": other, "kid": "k1", "typ": "JWT"}).encode())
+            token = ".".join([header, payload_b64, signature_b64])
+        expected_audience = audience if mode != "audience" else "someone-else"
+        jwk = Keys.jwk(verify_key, "k1")
+        requests.append({"op": "jwt", "token": token, "jwk": jwk, "now": now, "leeway": leeway,
+                         "audience": expected_audience})
+        expected.append(("jwt", (token, verify_key, algorithm, leeway, expected_audience)))
+    return requests, expected
+
+
+def peer_jwt_valid(token, verify_key, algorithm, leeway, audience):
+    try:
+        jwt.decode(token, verify_key.public_key(), algorithms=[algorithm], audience=audience, leeway=leeway)
+        return True
+    except jwt.PyJWTError:
+        return False
+    except (ValueError, TypeError):
+        return False
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("CROSSCHECK_SEED", "20240601")))
+    parser.add_argument("--cases", type=int, default=3000, help="TOTP cases; other kinds scale from it")
+    parser.add_argument("--binary", help="path to a built multiauth-crosscheck (default: swift run)")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    now = time.time()
+
+    totp_req, totp_exp = totp_cases(rng, args.cases)
+    verify_req, verify_exp = verify_cases(rng, args.cases // 2)
+    uri_req, uri_exp = uri_cases(rng, args.cases // 2)
+    keys = Keys()
+    jwt_req, jwt_exp = jwt_cases(rng, args.cases // 3, keys, now)
+
+    kinds = [("totp", totp_req, totp_exp), ("totp verify ±1", verify_req, verify_exp),
+             ("otpauth uri", uri_req, uri_exp), ("jwt", jwt_req, jwt_exp)]
+    requests = []
+    for _, reqs, _ in kinds:
+        for request in reqs:
+            request["id"] = len(requests)
+            requests.append(request)
+
+    command = [args.binary] if args.binary else ["swift", "run", "-c", "debug", "--package-path", ROOT, "multiauth-crosscheck"]
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    result = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        sys.exit("multiauth-crosscheck exited with %d" % result.returncode)
+    answers = {}
+    for line in result.stdout.splitlines():
+        if not line.startswith("{"):
+            continue  # build progress that `swift run` may print before the program starts
+        answer = json.loads(line)
+        answers[answer["id"]] = answer
+
+    failures = 0
+    for name, reqs, exps in kinds:
+        agree = 0
+        accepted = 0
+        for request, (kind, value) in zip(reqs, exps):
+            ours = answers.get(request["id"], {"error": "no answer"})
+            if kind == "code":
+                peer, mine = value, ours.get("code", ours)
+            elif kind == "valid":
+                peer, mine = value, ours.get("valid", ours)
+            elif kind == "fields":
+                peer = dict(value)
+                mine = {k: ours.get(k) for k in peer} if "error" not in ours else ours
+            elif kind == "peer_parse":
+                uri = ours.get("uri")
+                try:
+                    parsed = peer_parse(uri) if uri else {"error": ours}
+                except ValueError as error:
+                    parsed = {"error": str(error)}
+                peer, mine = dict(value), parsed
+                request = dict(request, uri=uri)
+            else:
+                peer, mine = peer_jwt_valid(*value), ours.get("valid", ours)
+            if peer == mine:
+                agree += 1
+                accepted += peer is True
+            else:
+                failures += 1
+                if failures <= 10:
+                    print("DISAGREE %s\n  input: %s\n  peer:  %s\n  ours:  %s" % (name, json.dumps(request, ensure_ascii=False),
+                                                                            json.dumps(peer, ensure_ascii=False),
+                                                                            json.dumps(mine, ensure_ascii=False)))
+        detail = " (%d accepted, %d rejected by both)" % (accepted, agree - accepted) if name in ("totp verify ±1", "jwt") else ""
+        print("%s: %d/%d agree%s" % (name, agree, len(reqs), detail))
+    if failures:
+        print("cross-check FAILED: %d disagreement(s) (seed %d)" % (failures, args.seed))
+        sys.exit(1)
+    print("cross-check passed (seed %d)" % args.seed)
+
+
+if __name__ == "__main__":
+    main()

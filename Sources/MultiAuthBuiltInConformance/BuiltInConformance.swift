@@ -1,0 +1,44 @@
+import Foundation
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthSandbox
+
+/// Ready-made conformance runs of the built-in providers against their emulated backends:
+/// what `multiauth conformance` prints and what each adapter's tests assert.
+///
+/// Each ``ProviderConformance`` pairs a provider factory with its ``ConformanceHarness``
+/// (identities, abilities with the reasons the others do not apply, error fixtures from
+/// providers.md, clock tolerance). Running one takes a few seconds: every check gets a fresh
+/// sandbox, provider and `AuthClient`.
+public enum BuiltInConformance {
+    /// The reference provider and every built-in provider, in display order.
+    public static func all() -> [(id: AuthProviderID, kit: ProviderConformance)] {
+        [
+            ("reference", ProviderConformance.reference()),
+            (.dynamic, dynamic()),
+            (.truecaller, truecaller()),
+            (.portal, portal()),
+        ]
+    }
+
+    /// The run for `id` (`"reference"`, `"dynamic"`, `"truecaller"`, `"portal"`), or `nil`.
+    public static func kit(for id: AuthProviderID) -> ProviderConformance? {
+        all().first { $0.id == id }?.kit
+    }
+
+    /// One RSA-2048 key shared by every Dynamic backend of a run (key generation is slow).
+    public static let dynamicSigningKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+
+    /// Why C17 does not apply to Dynamic.
+    public static let dynamicRedirectReason =
+        "Dynamic's e-mail and SMS OTP flows complete by code; DynamicProvider handles no redirect URLs"
+
+    /// `DynamicProvider` against `DynamicBackend`.
+    public static func dynamic() -> ProviderConformance {
+        ProviderConformance(
+            provider: { _ in DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()) },
+            harness: .dynamic())
+    }
+}

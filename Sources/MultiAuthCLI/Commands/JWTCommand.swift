@@ -1,0 +1,126 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthHTTP
+
+/// `multiauth jwt TOKEN [--jwks URL|FILE]`: header, claims, validity and (with keys) signature.
+struct JWTCommand: Command {
+    let name = "jwt"
+    let summary = "Decode a JWT; check exp/nbf with leeway and, given a JWKS, its signature"
+    let valueOptions: Set<String> = ["jwks", "leeway", "time", "issuer", "audience"]
+    let flags: Set<String> = ["json"]
+    var help: String {
+        """
+        Usage: multiauth jwt TOKEN [--jwks URL|FILE] [--leeway S] [--time T] [--issuer I] [--audience A] [--json]
+
+        Decodes a JWT (RFC 7519) without trusting it: prints the header and the claims (with
+        exp, nbf and iat as dates), and whether it is valid now: now < exp + leeway and
+        now >= nbf - leeway. With --jwks the signature is verified against the key set
+        (RS256, RS512, ES256; the key is chosen by kid; alg none and HMAC are refused).
+        The signature itself is never printed.
+
+        Options:
+          --jwks URL|FILE  a JSON Web Key Set (RFC 7517) from an https URL or a file
+          --leeway S       clock-skew allowance in seconds (default 60)
+          --time T         Unix time to validate at (default: now)
+          --issuer I       require iss == I
+          --audience A     require A in aud
+          --json           print one JSON object
+
+        Examples:
+          multiauth jwt eyJhbGciOi...                      # decode and check expiry
+          multiauth jwt "$TOKEN" --jwks jwks.json --audience my-app
+
+        \(ExitCode.helpText)
+        """
+    }
+
+    func run(_ arguments: Arguments) async throws -> Int32 {
+        guard arguments.positionals.count == 1 else { throw Arguments.UsageError(description: "give exactly one token") }
+        let token = arguments.positionals[0].trimmingCharacters(in: .whitespacesAndNewlines)
+        let jwt: JWT
+        do { jwt = try JWT(parsing: token) } catch {
+            Terminal.err("multiauth jwt: not a JWT: \(error) (a JWT is three base64url parts separated by dots)")
+            return ExitCode.usage
+        }
+        let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
+        let now: Double
+        if let text = arguments.options["time"] {
+            guard let value = Double(text) else { throw Arguments.UsageError(description: "--time must be Unix seconds, got '\(text)'") }
+            now = value
+        } else {
+            now = Date().timeIntervalSince1970
+        }
+        var problems: [String] = []
+        do {
+            try jwt.claims.validate(at: now, leeway: leeway, issuer: arguments.options["issuer"], audience: arguments.options["audience"])
+        } catch {
+            problems.append("\(error)")
+        }
+        var signature = "not checked (give --jwks)"
+        if let source = arguments.options["jwks"] {
+            let data: Data
+            do { data = try await load(source) } catch {
+                Terminal.err("multiauth jwt: cannot read the JWKS from \(source): \(error)")
+                return ExitCode.usage
+            }
+            do {
+                let keys = try JWKSet(jsonData: data)
+                let key = try keys.verifySignature(of: jwt)
+                signature = "valid (kid \(key.kid ?? "-"))"
+            } catch {
+                signature = "INVALID: \(error)"
+                problems.append("signature: \(error)")
+            }
+        }
+        if arguments.flags.contains("json") {
+            var header: [String: Any] = [:]
+            for (key, value) in jwt.header { header[key] = Self.plain(value) }
+            var claims: [String: Any] = [:]
+            for (key, value) in jwt.claims.members { claims[key] = Self.plain(value) }
+            Terminal.out(Terminal.jsonLine(["header": header, "claims": claims, "valid": problems.isEmpty, "problems": problems, "signature": signature]))
+        } else {
+            Terminal.out("header")
+            Terminal.out(Terminal.table(jwt.header.keys.sorted().map { ["  \($0)", Self.text(jwt.header[$0]!)] }))
+            Terminal.out("claims")
+            Terminal.out(Terminal.table(jwt.claims.members.keys.sorted().map { key in
+                let value = jwt.claims.members[key]!
+                if ["exp", "nbf", "iat"].contains(key), let seconds = value.doubleValue {
+                    return ["  \(key)", "\(Self.text(value))  (\(Date(timeIntervalSince1970: seconds).formatted(.iso8601)))"]
+                }
+                return ["  \(key)", Self.text(value)]
+            }))
+            Terminal.out("signature  \(signature)")
+            Terminal.out(problems.isEmpty ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
+        }
+        return problems.isEmpty ? ExitCode.ok : ExitCode.verificationFailed
+    }
+
+    private func load(_ source: String) async throws -> Data {
+        if let url = URL(string: source), url.scheme == "https" || url.scheme == "http" {
+            let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
+            guard response.isSuccess else { throw AuthError(.providerUnavailable, "HTTP \(response.status)") }
+            return response.body
+        }
+        return try Data(contentsOf: URL(fileURLWithPath: source))
+    }
+
+    /// A claim value as compact JSON text.
+    static func text(_ value: JSONValue) -> String {
+        if case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+        guard let data = try? JSONSerialization.data(withJSONObject: plain(value), options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        else { return "?" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func plain(_ value: JSONValue) -> Any {
+        switch value {
+        case .null: NSNull()
+        case .bool(let bool): bool
+        case .number(let number): number
+        case .string(let string): string
+        case .array(let array): array.map(plain)
+        case .object(let object): object.mapValues(plain)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MultiAuth
+
+/// `multiauth demo`: every built-in provider's main flows end to end through one `AuthClient`
+/// against the embedded sandbox.
+struct DemoCommand: Command {
+    let name = "demo"
+    let summary = "Run every provider's sign-in flow end to end against the embedded sandbox (no keys, no network)"
+    let valueOptions: Set<String> = ["provider", "store", "seed"]
+    let flags: Set<String> = ["interactive", "json", "no-qr"]
+    var help: String {
+        """
+        Usage: multiauth demo [--provider NAME] [--interactive] [--json] [--store DIR] [--no-qr]
+
+        Runs the main sign-in flow of every built-in provider through one AuthClient against
+        the embedded sandbox (emulated backends, an inbox that plays the phone and the mailbox,
+        a manual clock). For each flow it prints the steps, the live event stream (sequence
+        numbers and timings), the code the sandbox delivered, and the final session with every
+        token redacted; then a summary table.
+
+        Flows:
+          dynamic     e-mail OTP (verificationUUID), one wrong code first, then the right one
+          truecaller  phone OTP with verification states, TTL and a name to finish
+          portal      Google OAuth → TOTP enrollment (otpauth QR) → TOTP code
+
+        Options:
+          --provider NAME  run one flow: \(Self.flowNames.joined(separator: ", "))
+          --interactive    you type the identity and the code (or 'resend', 'wait', 'quit')
+          --json           the event stream and steps as JSON lines
+          --store DIR      keep sessions in DIR (FileSessionStore): a second run shows them restored
+          --seed N         the sandbox seed (default 1): same seed, same codes and tokens
+          --no-qr          do not draw the enrollment QR code
+
+        Examples:
+          swift run multiauth demo
+          swift run multiauth demo --provider portal
+          swift run multiauth demo --interactive --provider dynamic
+          swift run multiauth demo --store /tmp/multiauth-demo   # run twice
+
+        \(ExitCode.helpText)
+        """
+    }
+
+    static let flowNames = ["dynamic", "truecaller", "portal"]
+
+    func run(_ arguments: Arguments) async throws -> Int32 {
+        guard arguments.positionals.isEmpty else {
+            throw Arguments.UsageError(description: "unexpected argument '\(arguments.positionals[0])'")
+        }
+        let selected: [String]
+        if let name = arguments.options["provider"]?.lowercased() {
+            guard Self.flowNames.contains(name) else {
+                throw Arguments.UsageError(description: "unknown provider '\(name)'; choose one of \(Self.flowNames.joined(separator: ", "))")
+            }
+            selected = [name]
+        } else {
+            selected = Self.flowNames
+        }
+        let seed = UInt64(try arguments.integer("seed", in: 0...Int(Int32.max)) ?? 1)
+        let console = DemoConsole(interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
+        let store: any SessionStore
+        if let directory = arguments.options["store"] {
+            store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+        } else {
+            store = InMemorySessionStore()
+        }
+        let world = try DemoWorld(store: store, console: console, seed: seed)
+
+        if !console.json {
+            Terminal.out("MultiAuth demo — \(selected.count) flow(s) through one AuthClient, against the embedded sandbox")
+            Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock)\n")
+        }
+        let restored = await world.client.restoreSessions()
+        await world.printer.catchUp()
+        if !restored.sessions.isEmpty || !restored.unavailable.isEmpty {
+            console.say("restored from \(arguments.options["store"] ?? "the store"): \(restored)", kind: "restored")
+        }
+
+        var outcomes: [DemoOutcome] = []
+        for name in selected {
+            if !console.json { Terminal.out("━━ \(name) " + String(repeating: "━", count: max(0, 70 - name.count))) }
+            let before = world.printer.all.count
+            let start = ContinuousClock.now
+            var session: AuthSession?
+            var note = ""
+            do {
+                switch name {
+                case "dynamic": session = try await DemoScenarios.dynamicEmail(world)
+                case "truecaller": session = try await DemoScenarios.truecallerOTP(world)
+                default: session = try await DemoScenarios.portalTOTP(world, showQR: !arguments.flags.contains("no-qr"))
+                }
+            } catch let error as AuthError {
+                note = "\(error.code): \(error.message)"
+                console.say("✗ \(note)")
+            }
+            await world.printer.catchUp()
+            if let session {
+                console.say("✔ signed in, session persisted before it was returned:", kind: "session")
+                console.say("  \(session)", kind: "session")
+            }
+            let elapsed = (ContinuousClock.now - start).timeInterval * 1000
+            let flow = ["dynamic": "e-mail OTP", "truecaller": "phone OTP + name", "portal": "OAuth → TOTP"][name]!
+            outcomes.append(DemoOutcome(
+                provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.all.count - before,
+                milliseconds: elapsed, note: note))
+            if !console.json { Terminal.out("") }
+        }
+
+        let state = await world.client.currentState()
+        if console.json {
+            for outcome in outcomes {
+                Terminal.out(Terminal.jsonLine([
+                    "type": "summary", "provider": outcome.provider.rawValue, "flow": outcome.flow, "signedIn": outcome.session != nil,
+                    "events": outcome.events, "elapsedMs": outcome.milliseconds.rounded(), "note": outcome.note,
+                ]))
+            }
+        } else {
+            Terminal.out("Summary")
+            Terminal.out(Terminal.table(
+                outcomes.map { outcome in
+                    [
+                        "  \(outcome.provider)", outcome.flow, outcome.session == nil ? "✗ not signed in" : "✔ signed in",
+                        "\(outcome.events) events", String(format: "%.1f ms", outcome.milliseconds),
+                        outcome.session?.expiresAt.map { "expires \($0.formatted(.iso8601))" } ?? outcome.note,
+                    ]
+                }, header: ["  provider", "flow", "result", "events", "time", "session"]))
+            Terminal.out("\nStore now holds: \(state)")
+            if arguments.options["store"] != nil { Terminal.out("Run the same command again to see the sessions restored.") }
+        }
+        return outcomes.allSatisfy { $0.session != nil } ? ExitCode.ok : ExitCode.verificationFailed
+    }
+}

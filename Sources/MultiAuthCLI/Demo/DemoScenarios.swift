@@ -1,0 +1,94 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthPortal
+import MultiAuthSandbox
+
+/// One row of the demo's summary table.
+struct DemoOutcome {
+    var provider: AuthProviderID
+    var flow: String
+    var session: AuthSession?
+    var events: Int
+    var milliseconds: Double
+    var note: String
+}
+
+/// The demo's flows, one per built-in provider.
+enum DemoScenarios {
+    /// Dynamic-style e-mail OTP (`verificationUUID`), with one wrong code first.
+    static func dynamicEmail(_ world: DemoWorld) async throws -> AuthSession? {
+        let email = try EmailAddress(world.console.identity("e-mail address", suggestion: "Ada.Lovelace+demo@Example.com"))
+        world.console.say("→ signIn(with: .dynamic, .email(\(email.masked)))   identity key: \(email.identityKey)")
+        let step = try await world.client.signIn(with: .dynamic, .email(email))
+        guard case .challenge(let challenge) = step else { return step.session }
+        return try await world.answerCodes(
+            challenge, destination: email.identityKey, channel: .email, wrongFirst: !world.console.interactive)
+    }
+
+    /// Truecaller-style OTP for a non-Truecaller user: states, TTL, a name to finish.
+    static func truecallerOTP(_ world: DemoWorld) async throws -> AuthSession? {
+        let phone = try PhoneNumber(world.console.identity("phone number", suggestion: "098765 43210"), defaultRegion: "IN")
+        world.console.say("→ signIn(with: .truecaller, .phone(\(phone.masked)))   parsed from national input, region IN")
+        let step = try await world.client.signIn(with: .truecaller, .phone(phone))
+        guard case .challenge(let challenge) = step else { return step.session }
+        let name = try PersonName(firstName: world.console.identity("first name", suggestion: "Asha"), lastName: "Rao")
+        return try await world.answerCodes(challenge, destination: phone.e164, channel: .sms, name: name)
+    }
+
+    /// Portal-style OAuth → TOTP enrollment (otpauth QR) → TOTP code from an "authenticator".
+    static func portalTOTP(_ world: DemoWorld, showQR: Bool) async throws -> AuthSession? {
+        let email = try EmailAddress(world.console.identity("Google account", suggestion: "grace@example.com"))
+        world.console.say("→ signIn(with: .portal, .oauth(.google))")
+        let step = try await world.client.signIn(with: .portal, .oauth(.google))
+        await world.printer.catchUp()
+        guard case .challenge(let oauthChallenge) = step, case .oauthRedirect(let authorize) = oauthChallenge.kind else {
+            return step.session
+        }
+        world.console.say("🌐 the browser opens \(authorize.host ?? "")\(authorize.path) and \(email.masked) consents")
+        let consent = try await world.sandbox.transport.send(
+            HTTPRequest(method: .get, url: URL(string: authorize.absoluteString + "&login_hint=\(email.identityKey)")!))
+        guard let redirect = PortalBackend.redirectLocation(consent) else {
+            world.console.say("✗ the consent page did not redirect (HTTP \(consent.status))")
+            return nil
+        }
+        world.console.say("↩︎ handleRedirect(\(redirect.scheme ?? "")://\(redirect.host ?? "")\(redirect.path)?token=…)")
+        guard case .challenge(let totpChallenge)? = try await world.client.handleRedirect(redirect) else { return nil }
+        await world.printer.catchUp()
+        guard case .totp(let digits, let enrollment) = totpChallenge.kind, let enrollment else {
+            world.console.say("✗ expected a TOTP enrollment")
+            return nil
+        }
+        let uri = try enrollment.parsedURI()
+        world.console.say("🔐 enroll an authenticator: \(uri.issuer ?? "-") / \(uri.account), \(uri.algorithm.rawValue), \(uri.digits) digits, \(uri.period) s")
+        if showQR, !world.console.json {
+            let qr = try enrollment.qrCode()
+            Terminal.out(qr.terminalString().split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
+            world.console.say("(QR: version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules)")
+        }
+        var challenge = totpChallenge
+        while true {
+            let code: String
+            if world.console.interactive {
+                guard let typed = world.console.ask("TOTP code from your authenticator (\(digits) digits, or 'quit'):"), typed != "quit" else {
+                    return nil
+                }
+                code = typed
+            } else {
+                code = try uri.makeTOTP().code(at: world.sandbox.clock.wallNow)
+                world.console.say("📱 authenticator app shows \(code)  (RFC 6238 from the scanned otpauth URI)")
+            }
+            world.console.say("→ submit(code: \(code))")
+            do {
+                let step = try await world.client.submit(ChallengeAnswer(code: code), for: challenge)
+                await world.printer.catchUp()
+                if case .signedIn(let session) = step { return session }
+                if case .challenge(let next) = step { challenge = next }
+            } catch let error as AuthError {
+                await world.printer.catchUp()
+                world.console.say("✗ \(error.code): \(error.message)")
+                if !world.console.interactive { return nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import MultiAuth
+import MultiAuthDynamic
+import MultiAuthPortal
+import MultiAuthSandbox
+import MultiAuthTruecaller
+
+/// The embedded sandbox: every built-in provider's emulated backend, one `AuthClient` over all
+/// of them, and the event printer.
+struct DemoWorld {
+    let sandbox: Sandbox
+    let client: AuthClient
+    let printer: EventPrinter
+    let console: DemoConsole
+    let portalBackend: PortalBackend
+
+    static let truecallerHost = TruecallerBackend.defaultHost
+
+    init(store: any SessionStore, console: DemoConsole, seed: UInt64) throws {
+        let sandbox = Sandbox(seed: seed)
+        sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
+        sandbox.register(try TruecallerBackend(), host: TruecallerBackend.defaultHost)
+        let portalBackend = try PortalBackend()
+        sandbox.register(portalBackend, host: PortalBackend.defaultHost)
+        let providers: [any AuthProvider] = [
+            DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
+            TruecallerProvider(configuration: TruecallerConfiguration(
+                appKey: "demo-app-key", appLink: URL(string: "https://demo.multiauth.example/truecaller")!,
+                baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!, deviceID: "demo-device")),
+            PortalProvider(configuration: try PortalConfiguration(
+                authEnvironmentID: PortalBackend.defaultEnvironmentID, redirectURL: URL(string: PortalBackend.defaultRedirectURL)!,
+                apiHost: PortalBackend.defaultHost)),
+        ]
+        self.sandbox = sandbox
+        self.portalBackend = portalBackend
+        self.client = try AuthClient(providers: providers, store: store, transport: sandbox.transport, time: sandbox.time)
+        self.printer = EventPrinter(bus: client.events, json: console.json)
+        self.console = console
+    }
+
+    /// Prints what the sandbox "phone" or "mailbox" received for `destination`.
+    func showDelivery(to destination: String, channel: DeliveryChannel? = nil) -> String? {
+        guard let message = sandbox.inbox.latest(for: destination, channel: channel) else {
+            console.say("📭 nothing delivered to \(destination) yet")
+            return nil
+        }
+        if let code = message.code {
+            console.say("📱 \(message.channel) to \(destination): \"Your code is \(code)\"  (sandbox inbox, \(message.status))")
+        } else if let link = message.link {
+            console.say("✉️  \(message.channel) to \(destination): sign-in link \(link.scheme ?? "")://…  (sandbox inbox, \(message.status))")
+        }
+        return message.code
+    }
+
+    /// Answers code challenges until signed in, following the person's (or the automatic)
+    /// actions: wrong codes, resends, waiting past expiry.
+    /// - Parameters:
+    ///   - wrongFirst: in automatic mode, submit a wrong code once first to show `codeRejected`.
+    func answerCodes(
+        _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false
+    ) async throws -> AuthSession? {
+        var challenge = first
+        var triedWrong = !wrongFirst
+        while true {
+            await printer.catchUp()
+            let delivered = showDelivery(to: destination, channel: channel)
+            var action = console.action(delivered: delivered)
+            if !triedWrong, case .code(let code) = action {
+                triedWrong = true
+                let wrong = String(code.reversed()) == code ? String(repeating: "0", count: code.count) : String(code.reversed())
+                console.say("⌨️  typing a wrong code first: \(wrong)")
+                action = .code(wrong)
+            }
+            switch action {
+            case .quit:
+                await client.cancelFlow(for: challenge.provider)
+                await printer.catchUp()
+                return nil
+            case .wait:
+                if let expiresAt = challenge.expiresAt {
+                    let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
+                    sandbox.clock.advance(by: .interval(wait))
+                    console.say("⏳ the sandbox clock moved \(Int(wait)) s: the code has expired")
+                } else {
+                    console.say("this challenge has no expiry")
+                }
+            case .resend:
+                do {
+                    challenge = try await client.resend(challenge)
+                    console.say("↻ a new code was sent")
+                } catch let error as AuthError {
+                    console.say("✗ resend refused: \(error.code)" + (error.retryAfter.map { ", retry after \($0)" } ?? ""))
+                }
+            case .code(let code):
+                console.say("→ submit(code: \(code))")
+                do {
+                    let step = try await client.submit(ChallengeAnswer(code: code, name: name), for: challenge)
+                    switch step {
+                    case .signedIn(let session):
+                        await printer.catchUp()
+                        return session
+                    case .challenge(let next):
+                        challenge = next
+                    }
+                } catch let error as AuthError {
+                    await printer.catchUp()
+                    console.say("✗ \(error.code)" + (error.reason.map { " (\($0))" } ?? "") + ": \(error.message)"
+                        + (error.attemptsRemaining.map { " — \($0) attempts left" } ?? ""))
+                    if [.expired, .attemptsExhausted].contains(error.code) {
+                        console.say("the flow has ended; run the demo again to start over")
+                        return nil
+                    }
+                }
+            }
+        }
+    }
+}

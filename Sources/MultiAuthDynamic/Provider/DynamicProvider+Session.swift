@@ -1,0 +1,91 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+extension DynamicProvider {
+    /// Builds a session from a `VerifyResponse` (providers.md §2.2).
+    ///
+    /// The expiry is moved onto the client's clock: when the token has an `iat`, the session
+    /// expires `expiresAt − iat` seconds after `now`, so a skewed server clock neither ends a
+    /// session early nor keeps it alive too long; otherwise `expiresAt` is used as given.
+    /// - Throws: `AuthError` `.malformedResponse` when there is no JWT, no user, or no expiry.
+    func makeSession(
+        _ verified: DynamicWire.VerifyResponse, sessionID: String?, createdAt: Date, now: Date, previous: AuthSession? = nil
+    ) throws -> AuthSession {
+        guard let access = verified.minifiedJwt ?? verified.jwt, !access.isEmpty else {
+            throw AuthError(.malformedResponse, "the Dynamic response has neither jwt nor minifiedJwt", provider: id)
+        }
+        guard let user = verified.user.map(makeUser) ?? previous?.user else {
+            throw AuthError(.malformedResponse, "the Dynamic response has no user", provider: id)
+        }
+        let token = try? JWT(parsing: access)
+        let scopes = token?.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
+        let expiresAt: Date
+        if let serverExpiry = verified.expiresAt {
+            if let issued = token?.claims.issuedAt?.secondsSince1970, serverExpiry > issued {
+                expiresAt = now.addingTimeInterval(serverExpiry - issued)
+            } else {
+                expiresAt = Date(timeIntervalSince1970: serverExpiry)
+            }
+        } else if let exp = token?.claims.expiresAt {
+            expiresAt = exp.date
+        } else {
+            throw AuthError(.malformedResponse, "the Dynamic response has no expiresAt", provider: id)
+        }
+        var extra = ProviderState()
+        if let minified = verified.minifiedJwt { extra["minifiedJwt"] = minified }
+        return AuthSession(
+            id: sessionID ?? UUID().uuidString.lowercased(), provider: id, user: user,
+            credentials: Credentials(
+                accessToken: access, idToken: verified.jwt, tokenType: "Bearer", expiresAt: expiresAt, scopes: scopes, extra: extra),
+            createdAt: createdAt)
+    }
+
+    /// Maps an `SdkUser` to an ``MultiAuth/AuthUser``: id, e-mail, phone (E.164), name, and one
+    /// identity per verified credential (kind `email`, `phone`, the OAuth provider,
+    /// `blockchain:<chain>` or the credential `format`), all `verified: true`.
+    ///
+    /// An identity's value is the credential's Dynamic id (the wallet address for blockchain
+    /// credentials), never the address or number: those are personal data and live only in the
+    /// masked-in-dumps ``MultiAuth/AuthUser/email`` and ``MultiAuth/AuthUser/phone``.
+    func makeUser(_ user: DynamicWire.User) -> AuthUser {
+        let credentials = user.verifiedCredentials ?? []
+        let identities = credentials.map { credential -> AuthUser.Identity in
+            switch credential.format {
+            case "email":
+                return AuthUser.Identity(kind: "email", value: credential.id, verified: true)
+            case "phoneNumber":
+                return AuthUser.Identity(kind: "phone", value: credential.id, verified: true)
+            case "oauth":
+                return AuthUser.Identity(kind: credential.oauthProvider ?? "oauth", value: credential.id, verified: true)
+            case "blockchain":
+                return AuthUser.Identity(kind: credential.chain.map { "blockchain:\($0)" } ?? "blockchain", value: credential.address ?? credential.id, verified: true)
+            default:
+                return AuthUser.Identity(kind: credential.format, value: credential.id, verified: true)
+            }
+        }
+        let email = user.email.flatMap { try? EmailAddress($0) }
+            ?? credentials.lazy.compactMap { $0.format == "email" ? $0.email.flatMap { try? EmailAddress($0) } : nil }.first
+        let phone = user.phoneNumber.flatMap { try? PhoneNumber($0.hasPrefix("+") ? $0 : "+" + $0) }
+            ?? credentials.lazy.compactMap { $0.format == "phoneNumber" ? Self.phone(from: $0) : nil }.first
+        var attributes: [String: String] = [:]
+        attributes["environmentId"] = user.projectEnvironmentId
+        attributes["sessionId"] = user.sessionId
+        attributes["lastVerifiedCredentialId"] = user.lastVerifiedCredentialId
+        attributes["username"] = user.username
+        attributes["newUser"] = user.newUser.map { $0 ? "true" : "false" }
+        let name = user.firstName.flatMap { try? PersonName(firstName: $0, lastName: user.lastName ?? "") }
+        return AuthUser(id: user.id, phone: phone, email: email, name: name, identities: identities, attributes: attributes)
+    }
+
+    /// The E.164 number of a phone credential: `phoneCountryCode` + `phoneNumber`, read with
+    /// the credential's `isoCountryCode` as the default region.
+    static func phone(from credential: DynamicWire.VerifiedCredential) -> PhoneNumber? {
+        guard let national = credential.phoneNumber else { return nil }
+        if let code = credential.phoneCountryCode {
+            let digits = code.filter(\.isNumber)
+            return try? PhoneNumber("+" + digits + national)
+        }
+        return try? PhoneNumber(national, defaultRegion: credential.isoCountryCode)
+    }
+}

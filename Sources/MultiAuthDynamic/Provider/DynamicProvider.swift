@@ -1,0 +1,277 @@
+import Foundation
+import MultiAuth
+
+/// The Dynamic-style adapter: e-mail OTP and SMS OTP keyed by a `verificationUUID`, a JWT
+/// session from `{jwt, minifiedJwt, expiresAt, user}`, refresh with the bearer token, and
+/// revoke on sign-out (providers.md §2).
+///
+/// ## Flow (providers.md §2.4)
+/// 1. ``start(_:context:)``: `POST /sdk/{env}/emailVerifications/create` `{email}` or
+///    `POST /sdk/{env}/smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode}`
+///    → `201 {verificationUUID, …}`. The challenge is a 6-digit ``Challenge/Kind/oneTimeCode(length:channel:linkAlsoSent:)``
+///    whose ``Challenge/providerState`` keeps the `verificationUUID` (so it survives a
+///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
+///    is the challenge kind's.
+/// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken}` →
+///    `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
+///    `mfaToken` it is a further challenge (never a silent success).
+/// 3. ``refresh(_:context:)``: `POST /sdk/{env}/refresh` with `Authorization: Bearer`.
+/// 4. ``signOut(_:context:)``: `POST /sdk/{env}/revoke` with `Authorization: Bearer` → `204`.
+///
+/// Identities: an e-mail (channel `nil` or `email`), sent as its ``MultiAuth/EmailAddress/identityKey``
+/// (case B33); a phone number (channel `nil` or `sms`) whose ``MultiAuth/PhoneNumber/regionCode`` is
+/// known, sent as `phoneCountryCode` `"+<calling code>"`, `phoneNumber` the national
+/// significant number, `isoCountryCode` the region. Anything else throws before any network call.
+///
+/// Sessions: ``MultiAuth/Credentials/accessToken`` is the `minifiedJwt` (the backend-verified
+/// access token, §2.6; the `jwt` when no minified one came), ``MultiAuth/Credentials/idToken``
+/// the `jwt`, ``MultiAuth/Credentials/scopes`` the token's `scope` claim (read, not verified: the
+/// client trusts its TLS peer; servers use ``DynamicTokenVerifier``). There is no refresh
+/// token: the bearer JWT itself is refreshed.
+///
+/// Error mapping: see ``mapError(_:channel:)`` and `Docs/Providers/Dynamic.md`.
+///
+/// Concurrency: a stateless `Sendable` value; every flow's state lives in its challenge. It
+/// never retries a request on its own (a resent `create` burns the send budget, §2.7).
+public struct DynamicProvider: RefreshableProvider, ResendableProvider {
+    /// The provider id, ``MultiAuth/AuthProviderID/dynamic`` by default.
+    public let id: AuthProviderID
+    /// The environment, base URL and unpublished defaults.
+    public let configuration: DynamicConfiguration
+
+    /// The number of digits of a Dynamic code: 6 (schema `sixDigitsVerificationToken`, providers.md §2.2).
+    public static let codeLength = 6
+
+    /// ``Challenge/providerState`` keys this provider writes.
+    enum StateKey {
+        static let verificationUUID = "verificationUUID"
+        static let email = "email"
+        static let sms = "sms"
+        static let mfaToken = "mfaToken"
+    }
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - configuration: The environment to talk to.
+    ///   - id: The provider id (default `"dynamic"`).
+    public init(configuration: DynamicConfiguration, id: AuthProviderID = .dynamic) {
+        self.configuration = configuration
+        self.id = id
+    }
+
+    /// Creates a provider for `environmentID` at `baseURL` with the default assumptions.
+    /// - Parameters:
+    ///   - environmentID: The Dynamic environment id.
+    ///   - baseURL: The API base URL (default `https://app.dynamicauth.com/api/v0`).
+    public init(environmentID: String, baseURL: URL = DynamicConfiguration.productionBaseURL) {
+        self.init(configuration: DynamicConfiguration(environmentID: environmentID, baseURL: baseURL))
+    }
+
+    // MARK: Sign-in
+
+    /// Creates an e-mail or SMS verification and returns its 6-digit code challenge.
+    ///
+    /// Publishes `deliveryStatus(.sent)` on the verification's channel. Makes exactly one
+    /// request and never retries it.
+    /// - Returns: `.challenge` with `attemptsRemaining` = ``DynamicConfiguration/maximumAttempts``
+    ///   and `expiresAt` = now + ``DynamicConfiguration/codeLifetime`` ([ASSUMPTION]).
+    /// - Throws: `AuthError` `.unsupported` (OAuth, phone + non-SMS channel, e-mail + non-email
+    ///   channel; no request made), `.invalidInput` with `.invalidCountryCode` (a number with no
+    ///   ISO region; no request made), `.configuration`, `.rateLimited` with `retryAfter` (the
+    ///   3-per-10-minutes send limit), `.network`, `.providerUnavailable`, `.malformedResponse`,
+    ///   or `CancellationError`.
+    public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        try configuration.validate(provider: id)
+        var state = ProviderState()
+        let channel: DeliveryChannel
+        let destination: String
+        let httpRequest: HTTPRequest
+        switch (request.identity, request.channel) {
+        case (.email(let email), nil), (.email(let email), .some(.email)):
+            channel = .email
+            destination = email.masked
+            state[StateKey.email] = email.identityKey
+            httpRequest = try .json(
+                .post, configuration.endpoint("emailVerifications/create"), body: DynamicWire.EmailCreate(email: email.identityKey))
+        case (.phone(let phone), nil), (.phone(let phone), .some(.sms)):
+            channel = .sms
+            destination = phone.masked
+            let wire = try Self.smsIdentity(phone, provider: id)
+            try state.encode(wire, forKey: StateKey.sms)
+            httpRequest = try .json(.post, configuration.endpoint("smsVerifications/create"), body: wire)
+        default:
+            throw AuthError(.unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
+        }
+        let created: DynamicWire.VerificationCreated = try await send(httpRequest, channel: channel, context: context)
+        state[StateKey.verificationUUID] = created.verificationUUID
+        context.emit(.deliveryStatus(channel: channel, status: .sent))
+        return .challenge(codeChallenge(flowID: context.flowID ?? .random(), channel: channel, destination: destination, state: state, now: context.now))
+    }
+
+    /// The wire identity of an SMS verification, from a parsed number (providers.md §2.2):
+    /// `phoneCountryCode` `"+44"`, `phoneNumber` `"2079460958"`, `isoCountryCode` `"GB"`.
+    /// - Throws: `AuthError` `.invalidInput` with `.invalidCountryCode` when the number has no
+    ///   ISO 3166-1 region (non-geographic calling codes).
+    static func smsIdentity(_ phone: PhoneNumber, provider: AuthProviderID) throws -> DynamicWire.SMSCreate {
+        guard let region = phone.regionCode else {
+            throw AuthError(
+                .invalidInput, "Dynamic needs an ISO country code; this number belongs to no region", provider: provider,
+                reason: .invalidCountryCode)
+        }
+        return DynamicWire.SMSCreate(
+            phoneCountryCode: "+\(phone.countryCallingCode)", phoneNumber: phone.nationalNumber, isoCountryCode: region)
+    }
+
+    private func codeChallenge(flowID: FlowID, channel: DeliveryChannel, destination: String?, state: ProviderState, now: Date) -> Challenge {
+        Challenge(
+            flowID: flowID, provider: id, kind: .oneTimeCode(length: Self.codeLength, channel: channel, linkAlsoSent: false),
+            destination: destination, issuedAt: now, expiresAt: now.addingTimeInterval(configuration.codeLifetime.timeInterval),
+            resendAvailableAt: now, attemptsRemaining: configuration.maximumAttempts, providerState: state)
+    }
+
+    /// Signs in with the code: `POST …/{email|sms}Verifications/signin`.
+    ///
+    /// A wrong code leaves the challenge usable: the error carries `attemptsRemaining`, one less
+    /// than the challenge's.
+    /// - Returns: `.signedIn` when the response has a JWT; `.challenge` (an MFA step, kind
+    ///   `.totp(digits: 6, enrollment: nil)`) when it has an `mfaToken`.
+    /// - Throws: `AuthError` `.invalidInput` (`.invalidCodeFormat`: not 6 digits; no request
+    ///   made), `.challengeNotPending` (no `verificationUUID` in the state), `.invalidCode`
+    ///   with `attemptsRemaining` (`wrong_*_verification_token`), `.expired`
+    ///   (`email_verification_expired`, `invalid_*_verification`), `.attemptsExhausted`
+    ///   (`too_many_*_verification_attempts`), `.unsupported` (answering the MFA step: its
+    ///   wire protocol is not documented), `.rateLimited`, `.unauthorized` (403),
+    ///   `.network`, `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        try configuration.validate(provider: id)
+        if challenge.providerState[StateKey.mfaToken] != nil {
+            throw AuthError(
+                .unsupported, "completing Dynamic's MFA step is not supported: its wire protocol is not documented (providers.md §2.3)",
+                provider: id, providerCode: "mfa_required")
+        }
+        let code = try answer.normalizedCode(length: Self.codeLength)
+        guard let uuid = challenge.providerState[StateKey.verificationUUID],
+            let channel = Self.channel(of: challenge)
+        else {
+            throw AuthError(.challengeNotPending, "the challenge carries no Dynamic verification", provider: id)
+        }
+        let path = channel == .sms ? "smsVerifications/signin" : "emailVerifications/signin"
+        let request = try HTTPRequest.json(
+            .post, configuration.endpoint(path), body: DynamicWire.SignIn(verificationUUID: uuid, verificationToken: code))
+        let verified: DynamicWire.VerifyResponse
+        do {
+            verified = try await send(request, channel: channel, context: context)
+        } catch var error as AuthError where error.code == .invalidCode {
+            error.attemptsRemaining = max(0, (challenge.attemptsRemaining ?? configuration.maximumAttempts) - 1)
+            throw error
+        }
+        if let mfaToken = verified.mfaToken, !mfaToken.isEmpty {
+            context.emit(.verificationStateChanged("mfaRequired"))
+            var state = challenge.providerState
+            state[StateKey.mfaToken] = mfaToken
+            return .challenge(
+                Challenge(
+                    flowID: challenge.flowID, provider: id, kind: .totp(digits: 6, enrollment: nil), destination: challenge.destination,
+                    issuedAt: context.now, providerState: state))
+        }
+        return .signedIn(try makeSession(verified, sessionID: nil, createdAt: context.now, now: context.now))
+    }
+
+    /// Revokes the session: `POST /sdk/{env}/revoke` with the bearer token → `204`.
+    ///
+    /// Idempotent: a session without a token makes no request, and `401` (already revoked or
+    /// expired) counts as signed out. `AuthClient.signOut` removes the local session even when
+    /// this throws, and reports the error in its outcome.
+    /// - Throws: `AuthError` `.network`, `.providerUnavailable`, `.unauthorized` (403),
+    ///   `.generic`, or `CancellationError`.
+    public func signOut(_ session: AuthSession, context: AuthContext) async throws {
+        guard let token = session.credentials.accessToken ?? session.credentials.idToken else { return }
+        try configuration.validate(provider: id)
+        let request = HTTPRequest(
+            method: .post, url: configuration.endpoint("revoke"), headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+        let response = try await context.transport.send(request)
+        if response.isSuccess || response.status == 401 { return }
+        throw mapError(response, channel: nil)
+    }
+
+    // MARK: Abilities
+
+    /// Refreshes the session: `POST /sdk/{env}/refresh` with the current bearer JWT → a new
+    /// `VerifyResponse` (same ``MultiAuth/AuthSession/id`` and `createdAt`).
+    ///
+    /// `AuthClient` coalesces concurrent refreshes of one token into one call (case B17).
+    /// - Throws: `AuthError` `.unauthorized` (no token, `401`, `403`: the client then removes the
+    ///   session), `.network`, `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
+    public func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+        guard let token = session.credentials.accessToken ?? session.credentials.idToken else {
+            throw AuthError(.unauthorized, "the session has no Dynamic token to refresh", provider: id)
+        }
+        try configuration.validate(provider: id)
+        let request = HTTPRequest(
+            method: .post, url: configuration.endpoint("refresh"), headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+        let verified: DynamicWire.VerifyResponse = try await send(request, channel: nil, context: context)
+        if verified.mfaToken != nil, verified.jwt == nil, verified.minifiedJwt == nil {
+            throw AuthError(.unauthorized, "the refresh asked for an MFA step; sign in again", provider: id, providerCode: "mfa_required")
+        }
+        return try makeSession(verified, sessionID: session.id, createdAt: session.createdAt, now: context.now, previous: session)
+    }
+
+    /// Sends a new code for the challenge: `POST …/{email|sms}Verifications/retry` → `201`
+    /// with a `verificationUUID` (the returned one is kept; it may be new, §2.4).
+    ///
+    /// Each retry counts against the send limit (3 per 10 minutes per address).
+    /// - Parameter channel: `nil` or the challenge's own channel; Dynamic cannot switch channels.
+    /// - Returns: The challenge with a fresh expiry and attempt count.
+    /// - Throws: `AuthError` `.unsupported` (another channel, or the MFA step), `.challengeNotPending`,
+    ///   `.rateLimited` with `retryAfter`, `.expired`, `.network`, `.providerUnavailable`, or
+    ///   `CancellationError`.
+    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
+        try configuration.validate(provider: id)
+        guard let uuid = challenge.providerState[StateKey.verificationUUID],
+            let own = Self.channel(of: challenge),
+            challenge.providerState[StateKey.mfaToken] == nil
+        else {
+            throw AuthError(.challengeNotPending, "the challenge carries no Dynamic verification to resend", provider: id)
+        }
+        guard channel == nil || channel == own else {
+            throw AuthError(.unsupported, "Dynamic resends on the verification's own channel only", provider: id)
+        }
+        let request: HTTPRequest
+        if own == .sms {
+            guard let sms = try challenge.providerState.decode(DynamicWire.SMSCreate.self, forKey: StateKey.sms) else {
+                throw AuthError(.challengeNotPending, "the challenge carries no phone number", provider: id)
+            }
+            request = try .json(
+                .post, configuration.endpoint("smsVerifications/retry"),
+                body: DynamicWire.SMSRetry(
+                    verificationUUID: uuid, phoneCountryCode: sms.phoneCountryCode, phoneNumber: sms.phoneNumber,
+                    isoCountryCode: sms.isoCountryCode))
+        } else {
+            guard let email = challenge.providerState[StateKey.email] else {
+                throw AuthError(.challengeNotPending, "the challenge carries no e-mail address", provider: id)
+            }
+            request = try .json(
+                .post, configuration.endpoint("emailVerifications/retry"), body: DynamicWire.EmailRetry(verificationUUID: uuid, email: email))
+        }
+        let created: DynamicWire.VerificationCreated = try await send(request, channel: own, context: context)
+        var state = challenge.providerState
+        state[StateKey.verificationUUID] = created.verificationUUID
+        context.emit(.deliveryStatus(channel: own, status: .sent))
+        return codeChallenge(flowID: challenge.flowID, channel: own, destination: challenge.destination, state: state, now: context.now)
+    }
+
+    /// The verification's channel, read from the challenge kind (`email` or `sms`).
+    static func channel(of challenge: Challenge) -> DeliveryChannel? {
+        guard case .oneTimeCode(_, let channel, _) = challenge.kind, channel == .email || channel == .sms else { return nil }
+        return channel
+    }
+
+    // MARK: Wire
+
+    /// Sends `request`; a 2xx body decodes as `Result`, anything else goes through ``mapError(_:channel:)``.
+    private func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext) async throws -> Result {
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else { throw mapError(response, channel: channel) }
+        return try response.decodeJSON(Result.self, provider: id)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The JSON bodies of the Dynamic SDK API this adapter speaks (providers.md §2.2, §2.3).
+///
+/// Field names are the wire names. Response types decode only the fields the adapter uses and
+/// ignore the long optional tail of `SdkUser`; error `code`s are free strings, never an enum,
+/// so a code the SDK build does not know (e.g. `email_verification_expired`) still decodes.
+enum DynamicWire {
+    /// `POST …/emailVerifications/create` body.
+    struct EmailCreate: Encodable {
+        var email: String
+    }
+
+    /// `POST …/emailVerifications/retry` body.
+    struct EmailRetry: Encodable {
+        var verificationUUID: String
+        var email: String
+    }
+
+    /// `POST …/smsVerifications/create` body; also the SMS part of `retry`.
+    struct SMSCreate: Codable, Hashable {
+        var phoneCountryCode: String
+        var phoneNumber: String
+        var isoCountryCode: String
+    }
+
+    /// `POST …/smsVerifications/retry` body.
+    struct SMSRetry: Encodable {
+        var verificationUUID: String
+        var phoneCountryCode: String
+        var phoneNumber: String
+        var isoCountryCode: String
+    }
+
+    /// `201` body of create and retry (email or SMS): only the UUID matters.
+    struct VerificationCreated: Decodable {
+        var verificationUUID: String
+    }
+
+    /// `POST …/signin` body. `captchaToken` and `sessionPublicKey` are omitted (§2.7).
+    struct SignIn: Encodable {
+        var verificationUUID: String
+        var verificationToken: String
+    }
+
+    /// `VerifyResponse`: `{mfaToken?, jwt?, minifiedJwt?, expiresAt, user}`.
+    struct VerifyResponse: Decodable {
+        var mfaToken: String?
+        var jwt: String?
+        var minifiedJwt: String?
+        /// Unix seconds.
+        var expiresAt: Double?
+        var user: User?
+    }
+
+    /// The used part of `SdkUser`.
+    struct User: Decodable {
+        var id: String
+        var projectEnvironmentId: String?
+        var verifiedCredentials: [VerifiedCredential]?
+        var lastVerifiedCredentialId: String?
+        var sessionId: String?
+        var email: String?
+        var phoneNumber: String?
+        var firstName: String?
+        var lastName: String?
+        var username: String?
+        var newUser: Bool?
+    }
+
+    /// The used part of `JwtVerifiedCredential`.
+    struct VerifiedCredential: Decodable {
+        var id: String
+        var format: String
+        var email: String?
+        var phoneNumber: String?
+        var phoneCountryCode: String?
+        var isoCountryCode: String?
+        var address: String?
+        var chain: String?
+        var oauthProvider: String?
+    }
+
+    /// Every error body: `{error: string}` (400, 401, 429, 500), `{error, code?, payload?}`
+    /// (422), `{error: {code, message}, payload}` (403).
+    struct ErrorBody: Decodable {
+        var code: String?
+        var message: String?
+
+        private enum Keys: String, CodingKey { case error, code }
+        private enum Nested: String, CodingKey { case code, message }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            code = try? container.decodeIfPresent(String.self, forKey: .code)
+            if let text = try? container.decodeIfPresent(String.self, forKey: .error) {
+                message = text
+            } else if let nested = try? container.nestedContainer(keyedBy: Nested.self, forKey: .error) {
+                message = try? nested.decodeIfPresent(String.self, forKey: .message)
+                if code == nil { code = try? nested.decodeIfPresent(String.self, forKey: .code) }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+extension DynamicBackend {
+    private struct EmailBody: Decodable {
+        var email: String?
+        var verificationUUID: String?
+    }
+
+    private struct SMSBody: Decodable {
+        var phoneCountryCode: String?
+        var phoneNumber: String?
+        var isoCountryCode: String?
+        var verificationUUID: String?
+    }
+
+    private struct SignInBody: Decodable {
+        var verificationUUID: String
+        var verificationToken: String
+    }
+
+    private static func prefix(_ channel: DeliveryChannel) -> String { channel == .sms ? "sms" : "email" }
+
+    /// `create` and `retry` of either channel.
+    func create(_ request: HTTPRequest, channel: DeliveryChannel, retry: Bool, context: SandboxContext) throws -> HTTPResponse {
+        let destination: String
+        var wire: [String: JSONValue]
+        let previousUUID: String?
+        if channel == .email {
+            let body: EmailBody = try request.decodeJSON()
+            guard let raw = body.email, let email = try? EmailAddress(raw) else {
+                return try Self.error(422, "Invalid email address", code: "invalid_email_address")
+            }
+            destination = email.identityKey
+            wire = ["email": .string(email.identityKey)]
+            previousUUID = body.verificationUUID
+        } else {
+            let body: SMSBody = try request.decodeJSON()
+            guard let code = body.phoneCountryCode, let national = body.phoneNumber, let iso = body.isoCountryCode,
+                !code.isEmpty, !national.isEmpty, code.count <= 255, national.count <= 255,
+                let phone = try? PhoneNumber("+" + code.filter(\.isNumber) + national),
+                PhoneNumber.callingCode(forRegion: iso) == phone.countryCallingCode, iso.count == 2
+            else {
+                return try Self.error(422, "Invalid phone number", code: "invalid_phone")
+            }
+            destination = phone.e164
+            wire = ["phoneCountryCode": .string(code), "phoneNumber": .string(national), "isoCountryCode": .string(iso.uppercased())]
+            previousUUID = body.verificationUUID
+        }
+        if retry && previousUUID == nil { return try Self.error(400, "verificationUUID is required") }
+        let now = context.time.now
+        let uuid = Self.uuid(context)
+        let code = context.random.digits(Self.codeLength)
+        let outcome: Result<Void, CreateFailure> = lock.withLock {
+            if let previousUUID {
+                guard let old = verifications[previousUUID], old.channel == channel, old.destination == destination else {
+                    return .failure(.invalidVerification)
+                }
+            }
+            let windowStart = now.addingTimeInterval(-Self.sendWindow.timeInterval)
+            var recent = sends[destination, default: []].filter { $0 > windowStart }
+            if recent.count >= Self.sendLimit {
+                let wait = max(1, Int(recent[0].addingTimeInterval(Self.sendWindow.timeInterval).timeIntervalSince(now).rounded(.up)))
+                return .failure(.rateLimited(wait))
+            }
+            recent.append(now)
+            sends[destination] = recent
+            if let previousUUID { verifications[previousUUID] = nil }
+            verifications[uuid] = Verification(
+                channel: channel, destination: destination, wire: wire, code: code,
+                expiresAt: now.addingTimeInterval(Self.codeLifetime.timeInterval))
+            return .success(())
+        }
+        switch outcome {
+        case .failure(.invalidVerification):
+            let prefix = Self.prefix(channel)
+            return try Self.error(422, "Invalid verification", code: "invalid_\(prefix)_verification")
+        case .failure(.rateLimited(let wait)):
+            return try Self.error(429, "Too many requests", headers: ["Retry-After": String(wait)])
+        case .success:
+            break
+        }
+        context.deliver(code: code, to: destination, channel: channel)
+        wire["verificationUUID"] = .string(uuid)
+        return try .json(201, JSONValue.object(wire))
+    }
+
+    /// Why a create or retry was refused.
+    enum CreateFailure: Error {
+        case invalidVerification
+        case rateLimited(Int)
+    }
+
+    private enum SignInOutcome {
+        case error(String)
+        case success(userKey: String, mfa: Bool)
+    }
+
+    /// `signin` of either channel.
+    func signIn(_ request: HTTPRequest, channel: DeliveryChannel, context: SandboxContext) throws -> HTTPResponse {
+        let body: SignInBody = try request.decodeJSON()
+        guard body.verificationToken.count == Self.codeLength, body.verificationToken.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return try Self.error(400, "verificationToken must be 6 digits")
+        }
+        let now = context.time.now
+        let prefix = Self.prefix(channel)
+        let userID = Self.uuid(context)
+        let credentialID = Self.uuid(context)
+        let outcome: SignInOutcome = lock.withLock {
+            guard var verification = verifications[body.verificationUUID], verification.channel == channel, !verification.used else {
+                return .error("invalid_\(prefix)_verification")
+            }
+            if now >= verification.expiresAt { return .error("\(prefix)_verification_expired") }
+            if verification.wrongAttempts >= Self.maximumAttempts { return .error("too_many_\(prefix)_verification_attempts") }
+            guard verification.code == body.verificationToken else {
+                verification.wrongAttempts += 1
+                verifications[body.verificationUUID] = verification
+                return .error(
+                    verification.wrongAttempts >= Self.maximumAttempts
+                        ? "too_many_\(prefix)_verification_attempts" : "wrong_\(prefix)_verification_token")
+            }
+            verification.used = true
+            verifications[body.verificationUUID] = verification
+            let key = verification.destination
+            if users[key] == nil {
+                users[key] = User(id: userID, credentialID: credentialID, destination: key, channel: channel, wire: verification.wire)
+            }
+            users[key]?.signIns += 1
+            return .success(userKey: key, mfa: mfaDestinations.contains(key))
+        }
+        switch outcome {
+        case .error(let code):
+            return try Self.error(422, code.hasPrefix("wrong_") ? "Wrong verification code" : "Verification failed", code: code)
+        case .success(let key, let mfa):
+            if mfa {
+                let user = lock.withLock { users[key] }!
+                return try .json(
+                    200,
+                    JSONValue.object([
+                        "mfaToken": .string("mfa_" + context.random.hex(bytes: 16)),
+                        "expiresAt": .number((now.addingTimeInterval(Self.codeLifetime.timeInterval)).timeIntervalSince1970.rounded()),
+                        "user": userJSON(user, sessionID: nil),
+                    ]))
+            }
+            let sessionID = Self.uuid(context)
+            lock.withLock { sessions[sessionID] = Session(id: sessionID, userKey: key) }
+            return try .json(200, try issue(sessionID: sessionID, context: context))
+        }
+    }
+}

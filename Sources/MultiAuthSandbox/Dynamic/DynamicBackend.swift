@@ -1,0 +1,197 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// The emulated Dynamic SDK API (providers.md §2): e-mail and SMS verifications keyed by a
+/// `verificationUUID`, sign-in with a 6-digit code, RS256 JWT sessions with refresh and
+/// revoke, and the environment's JWKS.
+///
+/// Register it under ``defaultHost`` and point the adapter at ``baseURL(host:)``:
+/// ```swift
+/// let sandbox = Sandbox()
+/// let backend = try DynamicBackend()
+/// sandbox.register(backend, host: DynamicBackend.defaultHost)
+/// // DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+/// let code = sandbox.inbox.latest(for: "user@example.com", channel: .email)?.code
+/// ```
+///
+/// Paths (under `/api/v0/sdk/{env}/`, the last segment matched case-insensitively, providers.md
+/// §2.2 [ASSUMPTION]; every path answers `OPTIONS` with `204`):
+/// - `POST emailVerifications/create` `{email}` → `201 {verificationUUID, email}`;
+///   `POST emailVerifications/retry` `{verificationUUID, email}` → `201` (a new UUID).
+/// - `POST smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode}` → `201`
+///   echoing them with the UUID; `POST smsVerifications/retry` likewise.
+/// - `POST emailVerifications/signin`, `POST smsVerifications/signin`
+///   `{verificationUUID, verificationToken}` → `200 {jwt, minifiedJwt, expiresAt, user}`, or
+///   `{mfaToken, expiresAt, user}` for a destination marked with ``requireMFA(for:)``.
+/// - `POST refresh`, `POST revoke` with `Authorization: Bearer <jwt or minifiedJwt>` → `200`
+///   VerifyResponse / `204`; `401 {error}` for an unknown, expired or revoked token.
+/// - `GET .well-known/jwks` → `{keys: [{kid, alg: RS256, kty: RSA, use: sig, n, e}]}`.
+/// - `GET users` (Bearer) → `200` the current `SdkUser`.
+///
+/// Rules: codes are 6 digits from the sandbox's seeded random source, delivered to the
+/// ``Inbox`` (destination: the e-mail identity key or the E.164 number; channel `email` or
+/// `sms`); a code lives ``codeLifetime`` (**[ASSUMPTION]** 10 min); 3 wrong codes burn a
+/// verification (the third answers `too_many_*_verification_attempts`, [3P]); at most
+/// ``sendLimit`` sends (create + retry) per destination per ``sendWindow`` (3 per 10 min,
+/// [DOC]; the same for SMS is an **[ASSUMPTION]**), the next gets `429 {error}` with a
+/// `Retry-After` header in whole seconds (**[ASSUMPTION]**: the real header is not
+/// documented); JWTs live ``tokenLifetime`` (**[ASSUMPTION]** 2 h) and are signed RS256 by an
+/// RSA key generated at start-up; a refresh retires the presented token (**[ASSUMPTION]**);
+/// an unknown environment gets `404 {error}`; `x-dyn-*` headers are ignored (**[ASSUMPTION]**).
+/// Error codes are the snake_case wire spelling (**[ASSUMPTION]**, providers.md §2.3); an
+/// expired SMS code answers `sms_verification_expired` (**[ASSUMPTION]**, the e-mail twin is [3P]).
+///
+/// Thread-safe: one lock around its tables; handlers never suspend while holding it.
+public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
+    /// The host the demo and tests register it under: `dynamic.sandbox.test`.
+    public static let defaultHost = "dynamic.sandbox.test"
+    /// The environment id it serves by default.
+    public static let defaultEnvironmentID = "6b1c2d3e-0000-4000-8000-00000000d7a1"
+    /// The API prefix before `/sdk/{env}` (as in `https://app.dynamicauth.com/api/v0`).
+    public static let apiPrefix = "/api/v0"
+    /// Digits per code: 6 (schema `sixDigitsVerificationToken`, [SDK]).
+    public static let codeLength = 6
+    /// How long a code can be used: **[ASSUMPTION]** 600 s.
+    public static let codeLifetime: Duration = .seconds(600)
+    /// Wrong codes per verification before it is burned: 3 ([3P]).
+    public static let maximumAttempts = 3
+    /// Sends allowed per destination per ``sendWindow``: 3 ([DOC] for e-mail).
+    public static let sendLimit = 3
+    /// The send-limit window: 600 s ([DOC]).
+    public static let sendWindow: Duration = .seconds(600)
+    /// JWT lifetime: **[ASSUMPTION]** 7 200 s.
+    public static let tokenLifetime: Duration = .seconds(7200)
+    /// The scope a finished sign-in carries (providers.md §2.6).
+    public static let basicScope = "user:basic"
+
+    /// The API base URL for a host, e.g. `https://dynamic.sandbox.test/api/v0`.
+    public static func baseURL(host: String = defaultHost) -> URL {
+        URL(string: "https://\(host)\(apiPrefix)")!
+    }
+
+    /// The environment id this backend serves.
+    public let environmentID: String
+    /// The `kid` of its signing key.
+    public let keyID: String
+    /// The `aud` it puts in tokens (the client's Origin).
+    public let audience: String
+    let signingKey: PrivateKey
+
+    let lock = NSLock()
+    var verifications: [String: Verification] = [:]
+    var sends: [String: [Date]] = [:]
+    var users: [String: User] = [:]
+    var sessions: [String: Session] = [:]
+    var tokens: [String: String] = [:]
+    var mfaDestinations: Set<String> = []
+
+    struct Verification {
+        let channel: DeliveryChannel
+        let destination: String
+        let wire: [String: JSONValue]
+        let code: String
+        let expiresAt: Date
+        var wrongAttempts = 0
+        var used = false
+    }
+
+    struct User {
+        let id: String
+        let credentialID: String
+        let destination: String
+        let channel: DeliveryChannel
+        let wire: [String: JSONValue]
+        var signIns = 0
+    }
+
+    struct Session {
+        let id: String
+        let userKey: String
+        var revoked = false
+    }
+
+    /// Creates a backend with a fresh RSA-2048 signing key.
+    /// - Parameters:
+    ///   - environmentID: The environment it serves (default ``defaultEnvironmentID``).
+    ///   - keyID: The signing key's `kid`.
+    ///   - audience: The `aud` of issued tokens.
+    /// - Throws: `CryptoError` when the key cannot be generated.
+    public convenience init(
+        environmentID: String = DynamicBackend.defaultEnvironmentID, keyID: String = "dynamic-sandbox-key-1",
+        audience: String = "https://app.sandbox.test"
+    ) throws {
+        self.init(signingKey: try PrivateKey.generateRSA(bits: 2048), environmentID: environmentID, keyID: keyID, audience: audience)
+    }
+
+    /// Creates a backend that signs with `signingKey` (e.g. one key shared by many test
+    /// backends, to skip RSA key generation).
+    /// - Parameters:
+    ///   - signingKey: An RSA private key (2048 bits or more).
+    ///   - environmentID: The environment it serves.
+    ///   - keyID: The signing key's `kid`.
+    ///   - audience: The `aud` of issued tokens.
+    public init(
+        signingKey: PrivateKey, environmentID: String = DynamicBackend.defaultEnvironmentID,
+        keyID: String = "dynamic-sandbox-key-1", audience: String = "https://app.sandbox.test"
+    ) {
+        self.environmentID = environmentID
+        self.keyID = keyID
+        self.audience = audience
+        self.signingKey = signingKey
+    }
+
+    /// Makes sign-ins of `destination` (e-mail identity key or E.164) answer with an
+    /// `mfaToken` and no JWT, as an environment with MFA does.
+    public func requireMFA(for destination: String) {
+        lock.withLock { _ = mfaDestinations.insert(destination) }
+    }
+
+    /// The JWKS document this backend serves.
+    public var jwks: JWKSet {
+        get throws { JWKSet(keys: [try signingKey.publicKey.jwk(keyID: keyID, algorithm: .rs256)]) }
+    }
+
+    /// Routes a request; see the type's documentation for paths and rules.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        let parts = request.url.path.split(separator: "/").map(String.init)
+        let prefix = Self.apiPrefix.split(separator: "/").map(String.init) + ["sdk"]
+        guard parts.count > prefix.count + 1, Array(parts.prefix(prefix.count)) == prefix else {
+            return try Self.error(404, "Not found")
+        }
+        guard parts[prefix.count] == environmentID else { return try Self.error(404, "Environment not found") }
+        if request.method.rawValue == "OPTIONS" { return HTTPResponse(status: 204) }
+        let route = parts[(prefix.count + 1)...].map { $0.lowercased() }.joined(separator: "/")
+        do {
+            switch (request.method, route) {
+            case (.post, "emailverifications/create"): return try create(request, channel: .email, retry: false, context: context)
+            case (.post, "emailverifications/retry"): return try create(request, channel: .email, retry: true, context: context)
+            case (.post, "smsverifications/create"): return try create(request, channel: .sms, retry: false, context: context)
+            case (.post, "smsverifications/retry"): return try create(request, channel: .sms, retry: true, context: context)
+            case (.post, "emailverifications/signin"): return try signIn(request, channel: .email, context: context)
+            case (.post, "smsverifications/signin"): return try signIn(request, channel: .sms, context: context)
+            case (.post, "refresh"): return try refresh(request, context: context)
+            case (.post, "revoke"): return try revoke(request, context: context)
+            case (.get, ".well-known/jwks"): return try .json(200, try jwks)
+            case (.get, "users"): return try currentUser(request, context: context)
+            default: return try Self.error(404, "Not found")
+            }
+        } catch let error as AuthError where error.code == .invalidInput {
+            return try Self.error(400, "Bad request")
+        }
+    }
+
+    /// An error body: `{error}` or, with a code, `{error, code}` (providers.md §2.3).
+    static func error(_ status: Int, _ message: String, code: String? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
+        var body: [String: JSONValue] = ["error": .string(message)]
+        if let code { body["code"] = .string(code) }
+        return try .json(status, JSONValue.object(body), headers: headers)
+    }
+
+    /// A UUID-shaped id (8-4-4-4-12 hex) from the sandbox's seeded random source.
+    static func uuid(_ context: SandboxContext) -> String {
+        let hex = Array(context.random.hex(bytes: 16))
+        let cuts = [0, 8, 12, 16, 20, 32]
+        return (0..<5).map { String(hex[cuts[$0]..<cuts[$0 + 1]]) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import MultiAuth
+
+/// Records every event published on an ``MultiAuth/AuthEventBus`` (or an `AuthClient`'s bus),
+/// for assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
+///
+/// The subscription is registered synchronously in `init`, so no event published after `init`
+/// returns is missed (case B22). Events are moved from the bus into the recorder by a task the
+/// recorder owns; it ends when the bus finishes, on ``cancel()`` or when the recorder is
+/// released. The recorder subscribes with a large buffer (default 4096 events) so a test
+/// never loses events to the bus's drop policy.
+///
+/// Thread-safe (one lock).
+public final class RecordingSubscriber: @unchecked Sendable {
+    private struct Waiter {
+        let count: Int
+        let continuation: CheckedContinuation<[AuthEvent], Never>
+    }
+
+    private let lock = NSLock()
+    private var recorded: [AuthEvent] = []
+    private var waiters: [Waiter] = []
+    private var ended = false
+    private let stream: AuthEventStream
+    private var pump: Task<Void, Never>?
+
+    /// Subscribes to `bus` now.
+    /// - Parameter bufferCapacity: The subscription's buffer size (events).
+    public init(bus: AuthEventBus, bufferCapacity: Int = 4096) {
+        let stream = bus.subscribe(bufferCapacity: bufferCapacity)
+        self.stream = stream
+        // Owned by this recorder (`pump`); ends when the bus finishes or the stream is
+        // cancelled by `cancel()` / `deinit`.
+        let task = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                self.append(event)
+            }
+            self?.end()
+        }
+        lock.lock()
+        pump = task
+        lock.unlock()
+    }
+
+    /// Subscribes to `client`'s event bus now (live events only, no initial state).
+    public convenience init(client: AuthClient, bufferCapacity: Int = 4096) {
+        self.init(bus: client.events, bufferCapacity: bufferCapacity)
+    }
+
+    deinit {
+        stream.cancel()
+        pump?.cancel()
+    }
+
+    /// Every event recorded so far, in publish order.
+    public var events: [AuthEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+
+    /// The case names of ``events``, e.g. `["flowStarted", "challengeIssued", "signedIn"]`.
+    public var kinds: [String] { events.map(\.kind.name) }
+
+    /// The events of one flow.
+    public func events(of flowID: FlowID) -> [AuthEvent] { events.filter { $0.flowID == flowID } }
+
+    /// Suspends until at least `count` events were recorded (or the subscription ended), then
+    /// returns every recorded event. Resumed by the recording itself: no sleeping.
+    public func waitFor(count: Int) async -> [AuthEvent] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[AuthEvent], Never>) in
+            lock.lock()
+            if recorded.count >= count || ended {
+                let events = recorded
+                lock.unlock()
+                continuation.resume(returning: events)
+            } else {
+                waiters.append(Waiter(count: count, continuation: continuation))
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Suspends until an event named `kind` (e.g. `"signedIn"`) was recorded, and returns the
+    /// first one; `nil` when the subscription ended without one.
+    public func waitFor(kind: String) async -> AuthEvent? {
+        var seen = 0
+        while true {
+            let events = await waitFor(count: seen + 1)
+            if let match = events.first(where: { $0.kind.name == kind }) { return match }
+            if events.count <= seen { return nil }
+            seen = events.count
+        }
+    }
+
+    /// Stops recording: unregisters from the bus and resumes every waiter with what was
+    /// recorded.
+    public func cancel() {
+        stream.cancel()
+        end()
+    }
+
+    private func append(_ event: AuthEvent) {
+        lock.lock()
+        recorded.append(event)
+        let count = recorded.count
+        var ready: [(CheckedContinuation<[AuthEvent], Never>)] = []
+        waiters.removeAll { waiter in
+            guard count >= waiter.count else { return false }
+            ready.append(waiter.continuation)
+            return true
+        }
+        let events = recorded
+        lock.unlock()
+        for continuation in ready { continuation.resume(returning: events) }
+    }
+
+    private func end() {
+        lock.lock()
+        ended = true
+        let ready = waiters.map(\.continuation)
+        waiters.removeAll()
+        let events = recorded
+        lock.unlock()
+        for continuation in ready { continuation.resume(returning: events) }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import MultiAuth
+
+/// The faults a ``Sandbox`` injects: per host and path prefix, latency, a forced HTTP status,
+/// a dropped connection or a rate limit; per channel, failed delivery; per host, a server clock
+/// offset.
+///
+/// Rules are checked in the order they were added. For one request the sandbox sums the
+/// latency of every matching latency rule, sleeps it on its ``ManualClock``, then applies the
+/// first matching terminal rule (drop, status, rate limit); with none it calls the backend.
+/// A rule with `probability < 1` fires at random, drawn from a generator seeded by the
+/// sandbox's seed, so a run is reproducible: the same seed and the same request order give the
+/// same faults. A rule that did not fire is not used up.
+///
+/// Thread-safe (one lock); changes apply to requests that arrive afterwards.
+public final class FaultPlan: @unchecked Sendable {
+    private struct Rule {
+        let id: FaultRuleID
+        let host: String?
+        let pathPrefix: String
+        let action: FaultAction
+        var remaining: Int?
+        let probability: Double
+        var hits: [Date] = []
+
+        func matches(host: String, path: String) -> Bool {
+            (self.host == nil || self.host == host) && path.hasPrefix(pathPrefix)
+        }
+    }
+
+    private struct DeliveryRule {
+        let id: FaultRuleID
+        let channel: DeliveryChannel
+        let destination: String?
+        var remaining: Int?
+    }
+
+    /// What the plan decided for one request.
+    struct Decision {
+        var latency: Duration = .zero
+        var outcome: Outcome = .pass
+
+        enum Outcome {
+            case pass
+            case drop
+            case respond(HTTPResponse)
+        }
+    }
+
+    private let lock = NSLock()
+    private var rules: [Rule] = []
+    private var deliveryRules: [DeliveryRule] = []
+    private var offsets: [String: Duration] = [:]
+    private var globalOffset: Duration = .zero
+    private var nextID: UInt64 = 0
+    private var generator: SeededRandomNumberGenerator
+
+    /// Creates an empty plan whose random faults are drawn from `seed`.
+    public init(seed: UInt64 = 0) {
+        generator = SeededRandomNumberGenerator(seed: seed ^ 0x5EED_FA17_0000_0001)
+    }
+
+    private func makeID() -> FaultRuleID {
+        nextID += 1
+        return FaultRuleID(rawValue: nextID)
+    }
+
+    private static func count(_ repeat: FaultRepeat) -> Int? {
+        switch `repeat` {
+        case .once: 1
+        case .times(let n): max(0, n)
+        case .always: nil
+        }
+    }
+
+    /// Adds a rule.
+    /// - Parameters:
+    ///   - action: What to do to a matching request.
+    ///   - host: The host to match; `nil` matches every host.
+    ///   - pathPrefix: Matches paths starting with it (`""` matches every path), e.g. `"/otp/"`.
+    ///   - repeat: How many matching requests it fires for (default: every one).
+    ///   - probability: The chance it fires for a matching request, `0 ... 1` (default 1).
+    /// - Returns: The rule's id, for ``remove(_:)``.
+    @discardableResult
+    public func add(
+        _ action: FaultAction, host: String? = nil, pathPrefix: String = "", repeat: FaultRepeat = .always,
+        probability: Double = 1
+    ) -> FaultRuleID {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = makeID()
+        rules.append(
+            Rule(
+                id: id, host: host, pathPrefix: pathPrefix, action: action, remaining: Self.count(`repeat`),
+                probability: min(1, max(0, probability))))
+        return id
+    }
+
+    /// Makes delivery on `channel` fail (the message lands in the ``Inbox`` as `.failed`);
+    /// backends consult this through ``SandboxContext/deliver(code:link:to:channel:)`` and
+    /// may fall back to another channel.
+    /// - Parameters:
+    ///   - channel: The failing channel.
+    ///   - destination: Only this destination (E.164 or e-mail key); `nil` for all.
+    ///   - repeat: How many deliveries fail (default: all).
+    /// - Returns: The rule's id.
+    @discardableResult
+    public func failDelivery(
+        on channel: DeliveryChannel, destination: String? = nil, repeat: FaultRepeat = .always
+    ) -> FaultRuleID {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = makeID()
+        deliveryRules.append(DeliveryRule(id: id, channel: channel, destination: destination, remaining: Self.count(`repeat`)))
+        return id
+    }
+
+    /// Sets how far the emulated server's clock is ahead of the sandbox clock (negative:
+    /// behind). Backends read server time from ``SandboxContext/time``.
+    /// - Parameters:
+    ///   - offset: The skew, e.g. `.seconds(-90)`.
+    ///   - host: Only this host; `nil` sets the default for every host without its own offset.
+    public func setServerClockOffset(_ offset: Duration, host: String? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let host { offsets[host] = offset } else { globalOffset = offset }
+    }
+
+    /// The server clock offset applied to `host`.
+    public func serverClockOffset(for host: String) -> Duration {
+        lock.lock()
+        defer { lock.unlock() }
+        return offsets[host] ?? globalOffset
+    }
+
+    /// Removes one rule (request or delivery rule). Removing an unknown id does nothing.
+    public func remove(_ id: FaultRuleID) {
+        lock.lock()
+        defer { lock.unlock() }
+        rules.removeAll { $0.id == id }
+        deliveryRules.removeAll { $0.id == id }
+    }
+
+    /// Removes every rule and resets every clock offset.
+    public func removeAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        rules.removeAll()
+        deliveryRules.removeAll()
+        offsets.removeAll()
+        globalOffset = .zero
+    }
+
+    /// The number of request and delivery rules still active.
+    public var activeRuleCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return rules.count + deliveryRules.count
+    }
+
+    /// Whether a delivery to `destination` on `channel` fails now; uses up one firing of the
+    /// matching rule.
+    public func deliveryFails(on channel: DeliveryChannel, to destination: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard
+            let index = deliveryRules.firstIndex(where: {
+                $0.channel == channel && ($0.destination == nil || $0.destination == destination)
+            })
+        else { return false }
+        if let remaining = deliveryRules[index].remaining {
+            if remaining <= 1 { deliveryRules.remove(at: index) } else { deliveryRules[index].remaining = remaining - 1 }
+        }
+        return true
+    }
+
+    /// Decides what happens to a request to `host` + `path` arriving at sandbox time `now`.
+    func evaluate(host: String, path: String, now: Date) -> Decision {
+        lock.lock()
+        defer { lock.unlock() }
+        var decision = Decision()
+        var index = 0
+        var terminalChosen = false
+        while index < rules.count {
+            guard rules[index].matches(host: host, path: path) else {
+                index += 1
+                continue
+            }
+            let rule = rules[index]
+            let isLatency: Bool
+            if case .latency = rule.action { isLatency = true } else { isLatency = false }
+            if !isLatency && terminalChosen {
+                index += 1
+                continue
+            }
+            if rule.probability < 1 && Double.random(in: 0..<1, using: &generator) >= rule.probability {
+                index += 1
+                continue
+            }
+            var fired = true
+            switch rule.action {
+            case .latency(let duration):
+                decision.latency += duration
+            case .dropConnection:
+                decision.outcome = .drop
+                terminalChosen = true
+            case .status(let status, let headers, let body):
+                decision.outcome = .respond(HTTPResponse(status: status, headers: headers, body: body))
+                terminalChosen = true
+            case .rateLimit(let limit, let window):
+                let windowStart = now.addingTimeInterval(-window.timeInterval)
+                rules[index].hits.removeAll { $0 <= windowStart }
+                if rules[index].hits.count < limit {
+                    rules[index].hits.append(now)
+                    fired = false
+                } else {
+                    let oldest = rules[index].hits.first ?? now
+                    let wait = max(1, Int((oldest.addingTimeInterval(window.timeInterval).timeIntervalSince(now)).rounded(.up)))
+                    decision.outcome = .respond(Self.rateLimited(retryAfter: wait))
+                    terminalChosen = true
+                }
+            }
+            if fired, let remaining = rules[index].remaining {
+                if remaining <= 1 {
+                    rules.remove(at: index)
+                    continue
+                }
+                rules[index].remaining = remaining - 1
+            }
+            index += 1
+        }
+        return decision
+    }
+
+    private static func rateLimited(retryAfter seconds: Int) -> HTTPResponse {
+        let body = Data(#"{"code":"rate_limited","retryAfter":\#(seconds)}"#.utf8)
+        return HTTPResponse(
+            status: 429, headers: ["Content-Type": "application/json", "Retry-After": String(seconds)], body: body)
+    }
+}

@@ -1,0 +1,360 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// An emulated Portal Client Auth backend (providers.md §4): e-mail magic links, Google/Apple
+/// OAuth with a single-use `state`, grant exchange, TOTP enrollment and verification, and a
+/// CST check.
+///
+/// | request (base `/api/v3/auth`) | success `{"data": …}` | errors `{"error": …}` |
+/// |---|---|---|
+/// | `POST /magic-links` `{email, redirectUrl, …}` | `{sent: true}`; the link goes to the inbox (channel `email`) | 401 environment / redirect not allow-listed, 400 e-mail not lower case, 429 (1 send per address per 60 s, [ASSUMPTION] §4.7) |
+/// | `POST /magic-links/validations` `{token}` | grant result | 401 unknown, used or expired grant (15 min, [ASSUMPTION] §4.7) |
+/// | `GET /oauth/urls?redirectUrl=…` | `{google, apple}` sharing one single-use `state` | 401 environment / redirect |
+/// | `POST /oauth/tokens` `{token}` | grant result | 401 |
+/// | `POST /totps/validations` `{code}` + `Authorization: Bearer <userJwt>` | `{clientId, clientSessionToken}` | 401 `Invalid TOTP code` (wrong or replayed code, JWT stays usable; [ASSUMPTION] §4.4), 401 `Unauthorized` (bad, expired or used JWT) |
+/// | `GET /sandbox/oauth/{google,apple}?state=…[&login_hint=<email>]` | `302`, `Location: redirectUrl?token=…&login_type=…` | `302` to `redirectUrl?error=oauth_failed` for a foreign, used or stale (10 min) state |
+/// | `GET /api/v3/clients/me` + `Authorization: Bearer <CST>` | `{id}` (slides the 24 h expiry, 7 days max) | 401 ([ASSUMPTION] §4.8) |
+///
+/// The `/sandbox/oauth/…` endpoint stands in for the identity provider's consent page: a test
+/// or demo "opens" an authorize URL by sending a GET through the sandbox transport and reads
+/// the redirect from the `Location` header (see ``redirectLocation(_:)``).
+///
+/// Grant results: with ``totpRequired`` every sign-in stops at `{userJwt, endUserId}`, plus
+/// `totpLink` (an `otpauth://` URI with a fresh random 20-byte secret) until the user's first
+/// correct code. The `userJwt` is HS256 with a random sandbox secret ([ASSUMPTION] §4.4),
+/// claims `endUserId`, `environmentId`, `iat`, `exp` = `iat` + ``userJwtLifetime``, `aud`,
+/// `iss`, `jti`; it is retired when a code is accepted. Codes are checked with RFC 6238 at
+/// ±1 step, each time step accepted once per user (`TOTPReplayGuard`, RFC 6238 §5.2, case B08).
+///
+/// Tokens and grants come from the sandbox's seeded random source; time is the server clock.
+/// Thread-safe: one lock around the tables.
+public final class PortalBackend: SandboxBackend, @unchecked Sendable {
+    /// The default host, `api.portal.sandbox.test`.
+    public static let defaultHost = "api.portal.sandbox.test"
+    /// The auth environment id accepted by default.
+    public static let defaultEnvironmentID = "sandbox-auth-environment"
+    /// The redirect URL allow-listed by default.
+    public static let defaultRedirectURL = "multiauth-portal://auth/callback"
+    /// The TOTP issuer written into enrollment links.
+    public static let issuer = "Portal Sandbox"
+
+    /// The accepted `x-portal-auth-environment-id`.
+    public let environmentID: String
+    /// Allow-listed redirect URLs, compared byte for byte (providers.md §4.2).
+    public let allowedRedirectURLs: Set<String>
+    /// Whether sign-ins stop at the TOTP step.
+    public let totpRequired: Bool
+    /// Minimum time between magic links to one address: 60 s ([ASSUMPTION] §4.7).
+    public let magicLinkInterval: Duration
+    /// Magic-link grant lifetime: 15 min ([ASSUMPTION] §4.7).
+    public let magicLinkLifetime: Duration
+    /// `userJwt` lifetime: 600 s (SDK fixture; [ASSUMPTION] §4.4).
+    public let userJwtLifetime: Duration
+    /// OAuth `state` lifetime: 10 min (sandbox choice).
+    public let oauthStateLifetime: Duration
+    /// CST idle lifetime (24 h) and maximum lifetime (7 days), providers.md §4.7.
+    public let sessionIdleLifetime: Duration = .seconds(24 * 3600)
+    /// CST maximum lifetime, 7 days.
+    public let sessionMaximumLifetime: Duration = .seconds(7 * 24 * 3600)
+
+    private struct Grant {
+        let email: String
+        let method: String
+        let expiresAt: Date
+        var used = false
+    }
+    private struct OAuthState {
+        let redirectURL: String
+        let expiresAt: Date
+        var used = false
+    }
+    private struct User {
+        let endUserID: String
+        let secret: [UInt8]
+        var enrolled = false
+        let replayGuard = TOTPReplayGuard()
+    }
+    private struct Session {
+        let endUserID: String
+        let maximumEnd: Date
+        var idleEnd: Date
+    }
+
+    private let lock = NSLock()
+    private let jwtSecret: [UInt8]
+    private var grants: [String: Grant] = [:]
+    private var states: [String: OAuthState] = [:]
+    private var users: [String: User] = [:]
+    private var lastSend: [String: Date] = [:]
+    private var usedJWTs: Set<String> = []
+    private var sessions: [String: Session] = [:]
+
+    /// Creates a backend.
+    /// - Parameters:
+    ///   - environmentID: The accepted auth environment id.
+    ///   - allowedRedirectURLs: Redirect URLs accepted byte for byte.
+    ///   - totpRequired: Whether sign-ins need the TOTP step (default `true`).
+    ///   - magicLinkInterval: Minimum time between magic links to one address (default 60 s).
+    ///   - magicLinkLifetime: Grant lifetime (default 15 min).
+    ///   - userJwtLifetime: `userJwt` lifetime (default 600 s).
+    ///   - oauthStateLifetime: OAuth `state` lifetime (default 10 min).
+    /// - Throws: `CryptoError` when the system random generator fails (JWT secret).
+    public init(
+        environmentID: String = PortalBackend.defaultEnvironmentID,
+        allowedRedirectURLs: Set<String> = [PortalBackend.defaultRedirectURL], totpRequired: Bool = true,
+        magicLinkInterval: Duration = .seconds(60), magicLinkLifetime: Duration = .seconds(900),
+        userJwtLifetime: Duration = .seconds(600), oauthStateLifetime: Duration = .seconds(600)
+    ) throws {
+        self.environmentID = environmentID
+        self.allowedRedirectURLs = allowedRedirectURLs
+        self.totpRequired = totpRequired
+        self.magicLinkInterval = magicLinkInterval
+        self.magicLinkLifetime = magicLinkLifetime
+        self.userJwtLifetime = userJwtLifetime
+        self.oauthStateLifetime = oauthStateLifetime
+        self.jwtSecret = try SecureRandom.bytes(count: 32)
+    }
+
+    /// The TOTP secret enrolled (or being enrolled) for `email`, as test and demo code reads it
+    /// to compute a code with `TOTP`; `nil` before the user's first sign-in.
+    public func totpSecret(for email: String) -> [UInt8]? {
+        lock.withLock { users[email]?.secret }
+    }
+
+    /// Whether `email` completed TOTP enrollment (one correct code).
+    public func isEnrolled(_ email: String) -> Bool {
+        lock.withLock { users[email]?.enrolled ?? false }
+    }
+
+    /// The redirect URL in the `Location` header of a `/sandbox/oauth/…` response, or `nil`.
+    public static func redirectLocation(_ response: HTTPResponse) -> URL? {
+        response.header("Location").flatMap(URL.init(string:))
+    }
+
+    /// Serves one request (table above). Never throws.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        let now = context.time.now
+        let path = request.url.path
+        let auth = "/api/v3/auth"
+        if request.method == .get, path.hasPrefix("/sandbox/oauth/") {
+            return consent(request, provider: request.url.lastPathComponent, now: now, context: context)
+        }
+        if request.method == .get, path == "/api/v3/clients/me" {
+            return clientsMe(request, now: now)
+        }
+        guard path.hasPrefix(auth) else { return Self.error(404, "Not found") }
+        guard request.header("x-portal-auth-environment-id") == environmentID else { return Self.error(401, "Unauthorized") }
+        switch (request.method, String(path.dropFirst(auth.count))) {
+        case (.post, "/magic-links"): return sendMagicLink(request, now: now, context: context)
+        case (.post, "/magic-links/validations"): return exchange(request, methods: ["EMAIL_MAGIC_LINK"], now: now, context: context)
+        case (.get, "/oauth/urls"): return oauthURLs(request, now: now, context: context)
+        case (.post, "/oauth/tokens"): return exchange(request, methods: ["GOOGLE", "APPLE"], now: now, context: context)
+        case (.post, "/totps/validations"): return validateTOTP(request, now: now, context: context)
+        default: return Self.error(404, "Not found")
+        }
+    }
+
+    // MARK: Endpoints
+
+    private struct MagicLinkBody: Decodable {
+        let email: String
+        let redirectUrl: String
+    }
+
+    private func sendMagicLink(_ request: HTTPRequest, now: Date, context: SandboxContext) -> HTTPResponse {
+        guard let body = try? request.decodeJSON(MagicLinkBody.self) else { return Self.error(400, "Invalid request") }
+        guard allowedRedirectURLs.contains(body.redirectUrl) else { return Self.error(401, "Unauthorized") }
+        guard body.email == body.email.lowercased(), (try? EmailAddress(body.email))?.identityKey == body.email else {
+            return Self.error(400, "Invalid email")
+        }
+        let token = context.random.hex(bytes: 24)
+        let allowed: Bool = lock.withLock {
+            if let last = lastSend[body.email], now < last.addingTimeInterval(magicLinkInterval.timeInterval) { return false }
+            lastSend[body.email] = now
+            grants[token] = Grant(email: body.email, method: "EMAIL_MAGIC_LINK", expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
+            return true
+        }
+        guard allowed else { return Self.error(429, "Too many requests") }
+        let link = Self.append(["token": token, "authMethod": "EMAIL_MAGIC_LINK"], to: body.redirectUrl)
+        context.deliver(code: nil, link: link, to: body.email, channel: .email)
+        return Self.data(["sent": .bool(true)])
+    }
+
+    private func oauthURLs(_ request: HTTPRequest, now: Date, context: SandboxContext) -> HTTPResponse {
+        let redirect = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+            .last { $0.name == "redirectUrl" }?.value
+        guard let redirect, allowedRedirectURLs.contains(redirect) else { return Self.error(401, "Unauthorized") }
+        let state = context.random.hex(bytes: 16)
+        lock.withLock { states[state] = OAuthState(redirectURL: redirect, expiresAt: now.addingTimeInterval(oauthStateLifetime.timeInterval)) }
+        func url(_ provider: String) -> JSONValue {
+            .string("https://\(context.host)/sandbox/oauth/\(provider)?state=\(state)&response_type=code")
+        }
+        return Self.data(["google": url("google"), "apple": url("apple")])
+    }
+
+    /// The identity provider's consent page: a valid, unused, fresh `state` redirects with a
+    /// grant; anything else with `error=oauth_failed`.
+    private func consent(_ request: HTTPRequest, provider: String, now: Date, context: SandboxContext) -> HTTPResponse {
+        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let state = items.last { $0.name == "state" }?.value ?? ""
+        let method = provider == "apple" ? "APPLE" : provider == "google" ? "GOOGLE" : ""
+        let email = items.last { $0.name == "login_hint" }?.value?.lowercased() ?? "\(provider)-user@example.com"
+        let token = context.random.hex(bytes: 24)
+        let redirect: String? = lock.withLock {
+            guard var entry = states[state] else { return nil }
+            defer { states[state] = entry }
+            guard !entry.used, now < entry.expiresAt, !method.isEmpty else {
+                entry.used = true
+                return entry.redirectURL + "#failed"
+            }
+            entry.used = true
+            grants[token] = Grant(email: email, method: method, expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
+            return entry.redirectURL
+        }
+        guard let redirect else {
+            // A foreign state: no redirect URL is known; answer like a provider error page.
+            return Self.error(400, "Unknown OAuth state")
+        }
+        let location: URL
+        if redirect.hasSuffix("#failed") {
+            location = Self.append(["error": "oauth_failed"], to: String(redirect.dropLast(7)))
+        } else {
+            location = Self.append(["token": token, "login_type": method], to: redirect)
+        }
+        return HTTPResponse(status: 302, headers: ["Location": location.absoluteString], body: Data())
+    }
+
+    private struct GrantBody: Decodable {
+        let token: String
+    }
+
+    private func exchange(_ request: HTTPRequest, methods: Set<String>, now: Date, context: SandboxContext) -> HTTPResponse {
+        guard let body = try? request.decodeJSON(GrantBody.self) else { return Self.error(400, "Invalid request") }
+        let newSecret = (0..<20).map { _ in UInt8(context.random.int(in: 0...255)) }
+        let userID = "eu_" + context.random.hex(bytes: 8)
+        let jti = context.random.hex(bytes: 16)
+        let cst = context.random.hex(bytes: 32)
+        let clientID = "cl_" + context.random.hex(bytes: 8)
+        let outcome: (User, String)? = lock.withLock {
+            guard var grant = grants[body.token], !grant.used, now < grant.expiresAt, methods.contains(grant.method) else { return nil }
+            grant.used = true
+            grants[body.token] = grant
+            let user = users[grant.email] ?? User(endUserID: userID, secret: newSecret)
+            users[grant.email] = user
+            return (user, grant.email)
+        }
+        guard let (user, email) = outcome else { return Self.error(401, "Unauthorized") }
+        guard totpRequired else {
+            openSession(cst, endUserID: user.endUserID, now: now)
+            return Self.data(["endUserId": .string(user.endUserID), "clientId": .string(clientID), "clientSessionToken": .string(cst)])
+        }
+        var data: [String: JSONValue] = ["endUserId": .string(user.endUserID), "userJwt": .string(makeUserJWT(user.endUserID, jti: jti, now: now))]
+        if !user.enrolled, let uri = try? OTPAuthURI(issuer: Self.issuer, account: email, secret: user.secret) {
+            data["totpLink"] = .string(uri.uriString)
+        }
+        return Self.data(data)
+    }
+
+    private struct TOTPBody: Decodable {
+        let code: String
+    }
+
+    private func validateTOTP(_ request: HTTPRequest, now: Date, context: SandboxContext) -> HTTPResponse {
+        guard let bearer = request.header("Authorization"), bearer.hasPrefix("Bearer "),
+            let claims = verifyUserJWT(String(bearer.dropFirst(7)), now: now)
+        else { return Self.error(401, "Unauthorized") }
+        guard let body = try? request.decodeJSON(TOTPBody.self) else { return Self.error(400, "Invalid request") }
+        let cst = context.random.hex(bytes: 32)
+        let clientID = "cl_" + context.random.hex(bytes: 8)
+        enum Outcome { case accepted, wrongCode, unauthorized }
+        let outcome: Outcome = lock.withLock {
+            guard !usedJWTs.contains(claims.jti),
+                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({ ($0.key, $0.value) })
+            else { return .unauthorized }
+            guard let totp = try? TOTP(secret: user.secret),
+                (try? totp.verify(body.code, at: now, window: 1, replayGuard: user.replayGuard)) != nil
+            else { return .wrongCode }
+            // Retire the JWT before answering (providers.md §4.4).
+            usedJWTs.insert(claims.jti)
+            users[email]?.enrolled = true
+            return .accepted
+        }
+        switch outcome {
+        case .unauthorized: return Self.error(401, "Unauthorized")
+        case .wrongCode: return Self.error(401, "Invalid TOTP code")
+        case .accepted:
+            openSession(cst, endUserID: claims.endUserID, now: now)
+            return Self.data(["clientId": .string(clientID), "clientSessionToken": .string(cst)])
+        }
+    }
+
+    private func clientsMe(_ request: HTTPRequest, now: Date) -> HTTPResponse {
+        guard let bearer = request.header("Authorization"), bearer.hasPrefix("Bearer ") else { return Self.error(401, "Unauthorized") }
+        let token = String(bearer.dropFirst(7))
+        let user: String? = lock.withLock {
+            guard var session = sessions[token], now < session.idleEnd, now < session.maximumEnd else { return nil }
+            session.idleEnd = min(now.addingTimeInterval(sessionIdleLifetime.timeInterval), session.maximumEnd)
+            sessions[token] = session
+            return session.endUserID
+        }
+        guard let user else { return Self.error(401, "Unauthorized") }
+        return (try? HTTPResponse.json(200, ["id": user])) ?? Self.error(500, "Internal")
+    }
+
+    private func openSession(_ cst: String, endUserID: String, now: Date) {
+        lock.withLock {
+            sessions[cst] = Session(
+                endUserID: endUserID, maximumEnd: now.addingTimeInterval(sessionMaximumLifetime.timeInterval),
+                idleEnd: now.addingTimeInterval(sessionIdleLifetime.timeInterval))
+        }
+    }
+
+    // MARK: userJwt (HS256, [ASSUMPTION] providers.md §4.4)
+
+    private func makeUserJWT(_ endUserID: String, jti: String, now: Date) -> String {
+        let iat = now.timeIntervalSince1970.rounded(.down)
+        let claims: [String: JSONValue] = [
+            "endUserId": .string(endUserID), "environmentId": .string(environmentID), "iat": .number(iat),
+            "exp": .number(iat + userJwtLifetime.timeInterval), "aud": .string("portal-client-auth"),
+            "iss": .string("https://api.portalhq.io"), "jti": .string(jti),
+        ]
+        let input = Self.segment(["alg": .string("HS256"), "typ": .string("JWT")]) + "." + Self.segment(claims)
+        return input + "." + Base64URL.encode(HMAC.authenticationCode(for: Array(input.utf8), key: jwtSecret, algorithm: .sha256))
+    }
+
+    private func verifyUserJWT(_ token: String, now: Date) -> (endUserID: String, jti: String)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let mac = try? Base64URL.decode(parts[2]),
+            HMAC.isValidAuthenticationCode(mac, for: Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), key: jwtSecret, algorithm: .sha256),
+            let jwt = try? JWT(parsing: token), jwt.algorithm == "HS256",
+            (try? jwt.claims.validate(at: now, leeway: 0)) != nil,
+            let user = jwt.claims["endUserId"]?.stringValue, let jti = jwt.claims.jwtID
+        else { return nil }
+        return (user, jti)
+    }
+
+    private static func segment(_ object: [String: JSONValue]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Base64URL.encode((try? encoder.encode(object)) ?? Data("{}".utf8))
+    }
+
+    // MARK: Helpers
+
+    private static func append(_ items: KeyValuePairs<String, String>, to base: String) -> URL {
+        var text = base + (base.contains("?") ? "&" : "?")
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        text += items.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }
+            .joined(separator: "&")
+        return URL(string: text)!
+    }
+
+    private static func data(_ payload: [String: JSONValue]) -> HTTPResponse {
+        (try? HTTPResponse.json(200, ["data": JSONValue.object(payload)])) ?? error(500, "Internal")
+    }
+
+    private static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(message)"}"#.utf8))
+    }
+}

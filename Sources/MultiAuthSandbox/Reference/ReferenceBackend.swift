@@ -1,0 +1,237 @@
+import Foundation
+import MultiAuth
+
+/// The emulated server of the ``ReferenceProtocol``: the backend MultiAuth's own tests, the
+/// conformance kit's self-test and the CLI demo run against.
+///
+/// Register it with `sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)`.
+/// Codes, flow ids, user ids and tokens come from the sandbox's seeded random source; time from
+/// the server clock (``SandboxContext/time``, fault-plan offset applied). Each start is an
+/// independent flow: a second start for the same identity does not invalidate the first.
+///
+/// Thread-safe (one lock around its tables); handlers never suspend while holding it.
+public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
+    private struct Flow {
+        let identity: String
+        let isPhone: Bool
+        var channel: String
+        let state: String
+        var code: String
+        var issuedAt: Date
+        var expiresAt: Date
+        var attempts: Int
+        var finished = false
+    }
+
+    private struct Grant {
+        let userID: String
+        let identity: String
+        let isPhone: Bool
+        let accessToken: String
+    }
+
+    private let lock = NSLock()
+    private var flows: [String: Flow] = [:]
+    private var users: [String: String] = [:]
+    private var grants: [String: Grant] = [:]
+    private var revokedAccessTokens: Set<String> = []
+
+    /// Creates a backend with no flows, users or tokens.
+    public init() {}
+
+    /// Routes `request` to its endpoint (see ``ReferenceProtocol``); unknown paths get `404`
+    /// `{"code":"not_found"}`, undecodable bodies `400` `{"code":"bad_request"}`.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        guard request.method == .post else { return try Self.error(405, "method_not_allowed") }
+        do {
+            switch request.url.path {
+            case "/otp/start": return try start(try request.decodeJSON(), context: context)
+            case "/otp/verify": return try verify(try request.decodeJSON(), context: context)
+            case "/otp/resend": return try resend(try request.decodeJSON(), context: context)
+            case "/token/refresh": return try refresh(try request.decodeJSON(), context: context)
+            case "/logout": return try logout(try request.decodeJSON())
+            default: return try Self.error(404, "not_found")
+            }
+        } catch let error as AuthError where error.code == .invalidInput {
+            return try Self.error(400, "bad_request")
+        }
+    }
+
+    /// The number of users created so far.
+    public var userCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return users.count
+    }
+
+    private static func error(
+        _ status: Int, _ code: String, attemptsRemaining: Int? = nil, retryAfter: Int? = nil
+    ) throws -> HTTPResponse {
+        var headers: [String: String] = [:]
+        if let retryAfter { headers["Retry-After"] = String(retryAfter) }
+        return try .json(
+            status, ReferenceProtocol.ErrorResponse(code: code, attemptsRemaining: attemptsRemaining, retryAfter: retryAfter),
+            headers: headers)
+    }
+
+    private static func isValidIdentity(_ identity: String, phone: Bool) -> Bool {
+        if phone {
+            let digits = identity.dropFirst()
+            return identity.hasPrefix("+") && (8...15).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        let parts = identity.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && identity == identity.lowercased()
+    }
+
+    private func start(_ body: ReferenceProtocol.StartRequest, context: SandboxContext) throws -> HTTPResponse {
+        let isPhone = body.identity.hasPrefix("+")
+        guard Self.isValidIdentity(body.identity, phone: isPhone) else { return try Self.error(400, "invalid_identity") }
+        let allowed = isPhone ? ["sms", "whatsapp"] : ["email"]
+        guard allowed.contains(body.channel) else { return try Self.error(400, "unsupported_channel") }
+        var channel = body.channel
+        var fallbackFrom: String?
+        let code = context.random.digits(ReferenceProtocol.codeLength)
+        var message = deliver(code: code, state: body.state, to: body.identity, channel: channel, context: context)
+        if message.status == .failed, body.allowFallback, channel == "whatsapp" {
+            fallbackFrom = channel
+            channel = "sms"
+            message = deliver(code: code, state: body.state, to: body.identity, channel: channel, context: context)
+        }
+        guard message.status != .failed else { return try Self.error(422, "channel_unavailable") }
+        let now = context.time.now
+        let flowID = "flow_" + context.random.hex(bytes: 12)
+        let flow = Flow(
+            identity: body.identity, isPhone: isPhone, channel: channel, state: body.state, code: code, issuedAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL)),
+            attempts: ReferenceProtocol.maximumAttempts)
+        lock.lock()
+        flows[flowID] = flow
+        lock.unlock()
+        return try .json(200, challengeResponse(flowID, flow, fallbackFrom: fallbackFrom))
+    }
+
+    private func deliver(
+        code: String, state: String, to identity: String, channel: String, context: SandboxContext
+    ) -> InboxMessage {
+        var link = URLComponents()
+        link.scheme = ReferenceProtocol.redirectScheme
+        link.host = "callback"
+        link.queryItems = [URLQueryItem(name: "state", value: state), URLQueryItem(name: "code", value: code)]
+        return context.deliver(code: code, link: link.url, to: identity, channel: DeliveryChannel(rawValue: channel))
+    }
+
+    private func challengeResponse(_ flowID: String, _ flow: Flow, fallbackFrom: String?) -> ReferenceProtocol.ChallengeResponse {
+        ReferenceProtocol.ChallengeResponse(
+            flowId: flowID, length: ReferenceProtocol.codeLength, expiresIn: ReferenceProtocol.challengeTTL,
+            expiresAt: flow.expiresAt, resendAfter: ReferenceProtocol.resendAfter, attempts: flow.attempts,
+            channel: flow.channel, fallbackFrom: fallbackFrom)
+    }
+
+    private func verify(_ body: ReferenceProtocol.VerifyRequest, context: SandboxContext) throws -> HTTPResponse {
+        let now = context.time.now
+        lock.lock()
+        guard var flow = flows[body.flowId] else {
+            lock.unlock()
+            return try Self.error(404, "unknown_flow")
+        }
+        if flow.finished {
+            lock.unlock()
+            return try Self.error(409, "already_used")
+        }
+        if now >= flow.expiresAt {
+            lock.unlock()
+            return try Self.error(410, "expired")
+        }
+        if flow.attempts <= 0 {
+            lock.unlock()
+            return try Self.error(403, "attempts_exhausted")
+        }
+        guard body.code == flow.code else {
+            flow.attempts -= 1
+            flows[body.flowId] = flow
+            lock.unlock()
+            if flow.attempts == 0 { return try Self.error(403, "attempts_exhausted") }
+            return try Self.error(401, "invalid_code", attemptsRemaining: flow.attempts)
+        }
+        flow.finished = true
+        flows[body.flowId] = flow
+        let userID: String
+        if let existing = users[flow.identity] {
+            userID = existing
+        } else {
+            userID = "u\(users.count + 1)"
+            users[flow.identity] = userID
+        }
+        lock.unlock()
+        return try .json(200, issueTokens(userID: userID, identity: flow.identity, isPhone: flow.isPhone, context: context))
+    }
+
+    private func issueTokens(
+        userID: String, identity: String, isPhone: Bool, context: SandboxContext
+    ) -> ReferenceProtocol.TokenResponse {
+        let access = "at_" + context.random.hex(bytes: 16)
+        let refresh = "rt_" + context.random.hex(bytes: 16)
+        lock.lock()
+        grants[refresh] = Grant(userID: userID, identity: identity, isPhone: isPhone, accessToken: access)
+        lock.unlock()
+        return ReferenceProtocol.TokenResponse(
+            accessToken: access, refreshToken: refresh, expiresIn: ReferenceProtocol.accessTokenTTL,
+            expiresAt: context.time.now.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL)),
+            user: ReferenceProtocol.User(id: userID, email: isPhone ? nil : identity, phone: isPhone ? identity : nil))
+    }
+
+    private func resend(_ body: ReferenceProtocol.ResendRequest, context: SandboxContext) throws -> HTTPResponse {
+        let now = context.time.now
+        lock.lock()
+        guard var flow = flows[body.flowId], !flow.finished else {
+            lock.unlock()
+            return try Self.error(404, "unknown_flow")
+        }
+        if now >= flow.expiresAt {
+            lock.unlock()
+            return try Self.error(410, "expired")
+        }
+        let available = flow.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.resendAfter))
+        if now < available {
+            lock.unlock()
+            let wait = max(1, Int(available.timeIntervalSince(now).rounded(.up)))
+            return try Self.error(429, "rate_limited", retryAfter: wait)
+        }
+        lock.unlock()
+        var code = context.random.digits(ReferenceProtocol.codeLength)
+        while code == flow.code { code = context.random.digits(ReferenceProtocol.codeLength) }
+        let channel = body.channel ?? flow.channel
+        let allowed = flow.isPhone ? ["sms", "whatsapp"] : ["email"]
+        guard allowed.contains(channel) else { return try Self.error(400, "unsupported_channel") }
+        let message = deliver(code: code, state: flow.state, to: flow.identity, channel: channel, context: context)
+        guard message.status != .failed else { return try Self.error(422, "channel_unavailable") }
+        flow.code = code
+        flow.channel = channel
+        flow.issuedAt = now
+        flow.expiresAt = now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL))
+        lock.lock()
+        flows[body.flowId] = flow
+        lock.unlock()
+        return try .json(200, challengeResponse(body.flowId, flow, fallbackFrom: nil))
+    }
+
+    private func refresh(_ body: ReferenceProtocol.RefreshRequest, context: SandboxContext) throws -> HTTPResponse {
+        lock.lock()
+        guard let grant = grants.removeValue(forKey: body.refreshToken) else {
+            lock.unlock()
+            return try Self.error(401, "invalid_grant")
+        }
+        revokedAccessTokens.insert(grant.accessToken)
+        lock.unlock()
+        return try .json(
+            200, issueTokens(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, context: context))
+    }
+
+    private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let grant = grants.removeValue(forKey: body.refreshToken) else { return try Self.error(401, "invalid_token") }
+        revokedAccessTokens.insert(grant.accessToken)
+        return HTTPResponse(status: 204)
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import MultiAuth
+
+/// Hosts emulated provider backends by host name and serves them through an in-process
+/// transport (``transport``) or `URLSession` (``SandboxURLProtocol``), with an ``Inbox`` of
+/// delivered codes, a ``FaultPlan`` and a request log.
+///
+/// Every request goes through the same pipeline, whichever way it arrives:
+/// 1. cancellation is checked; an unknown host drops the connection (`AuthError(.network)`);
+/// 2. the request is logged (host, method, path) and counted;
+/// 3. the fault plan decides: latency is slept on ``clock`` (a ``ManualClock``; cancelling
+///    the caller ends the wait with `CancellationError`), then a drop, forced status or rate
+///    limit may answer instead of the backend;
+/// 4. the backend gets the request's bytes and a ``SandboxContext`` (server time with the
+///    clock offset, inbox, seeded random), and its response bytes go back.
+///
+/// Requests and responses cross as bytes (`HTTPRequest`/`HTTPResponse` carry `Data`; the
+/// backend decodes JSON itself), so a provider is exercised exactly as on the wire.
+///
+/// Deterministic under ``seed``: codes, tokens and random faults come from seeded generators;
+/// time only moves when a test advances ``clock``.
+///
+/// Thread-safe; a `final class` with a lock around the host table and the log.
+public final class Sandbox: @unchecked Sendable {
+    /// The clock every latency sleeps on and every backend reads time from.
+    public let clock: ManualClock
+    /// The seed of ``random`` and of the fault plan's random faults.
+    public let seed: UInt64
+    /// Where backends deliver codes and links.
+    public let inbox: Inbox
+    /// The faults applied to requests and deliveries.
+    public let faults: FaultPlan
+    /// The seeded random source handed to backends.
+    public let random: SandboxRandom
+
+    private let lock = NSLock()
+    private var backends: [String: any SandboxBackend] = [:]
+    private var log: [SandboxLogEntry] = []
+    private var urlProtocolID: String?
+
+    /// Creates an empty sandbox.
+    /// - Parameters:
+    ///   - seed: Fixes every random value the sandbox and its backends produce.
+    ///   - clock: The manual clock (default: a new one starting at Unix time 1 700 000 000).
+    public init(seed: UInt64 = 0, clock: ManualClock = ManualClock()) {
+        self.seed = seed
+        self.clock = clock
+        self.inbox = Inbox()
+        self.faults = FaultPlan(seed: seed)
+        self.random = SandboxRandom(seed: seed)
+    }
+
+    deinit {
+        if let urlProtocolID { SandboxURLProtocol.unregister(id: urlProtocolID) }
+    }
+
+    /// The time source to give an `AuthClient` using this sandbox: ``clock`` for sleeping and
+    /// its wall clock (no server offset).
+    public var time: TimeSource { clock.timeSource }
+
+    /// The in-process transport serving this sandbox's backends.
+    public var transport: SandboxTransport { SandboxTransport(sandbox: self) }
+
+    /// Hosts `backend` under `host` (e.g. `"ref.sandbox.test"`), replacing any backend there.
+    public func register(_ backend: any SandboxBackend, host: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        backends[host.lowercased()] = backend
+    }
+
+    /// The hosts with a backend, sorted.
+    public var hosts: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return backends.keys.sorted()
+    }
+
+    /// Every request that reached the sandbox, in arrival order.
+    public var requestLog: [SandboxLogEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return log
+    }
+
+    /// The number of requests that reached the sandbox (dropped, faulted and cancelled ones
+    /// included): assert `0` for "no network call".
+    public var requestCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return log.count
+    }
+
+    /// The number of logged requests to `host` (any host when `nil`) whose path starts with
+    /// `pathPrefix`.
+    public func requestCount(host: String? = nil, pathPrefix: String = "") -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
+    }
+
+    /// Empties the request log (the count restarts at 0). Call it while no request is in
+    /// flight: a request that finishes afterwards would record its outcome on the new log.
+    public func resetLog() {
+        lock.lock()
+        defer { lock.unlock() }
+        log.removeAll()
+    }
+
+    /// Serves one request through the pipeline described on ``Sandbox``.
+    /// - Returns: The backend's or the fault plan's response.
+    /// - Throws: `AuthError` `.network` (dropped connection, unknown host), or
+    ///   `CancellationError`.
+    public func serve(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let host = request.url.host?.lowercased() ?? ""
+        let path = request.url.path.isEmpty ? "/" : request.url.path
+        let now = clock.wallNow
+        let (index, backend) = logRequest(host: host, method: request.method.rawValue, path: path, at: now)
+        guard let backend else {
+            finish(index, .dropped)
+            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): host not found (sandbox)")
+        }
+        let decision = faults.evaluate(host: host, path: path, now: now)
+        if decision.latency > .zero {
+            do { try await clock.sleep(for: decision.latency) } catch {
+                finish(index, .cancelled)
+                throw CancellationError()
+            }
+        }
+        switch decision.outcome {
+        case .drop:
+            finish(index, .dropped)
+            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (sandbox fault)")
+        case .respond(let response):
+            finish(index, .response(status: response.status))
+            return response
+        case .pass:
+            break
+        }
+        // Only bytes cross: the backend gets a fresh copy of the request body.
+        let copy = HTTPRequest(
+            method: request.method, url: request.url, headers: request.headers, body: request.body.map { Data($0) },
+            timeout: request.timeout)
+        let response: HTTPResponse
+        do {
+            response = try await backend.handle(copy, context: context(for: host))
+        } catch is CancellationError {
+            finish(index, .cancelled)
+            throw CancellationError()
+        } catch let error as AuthError where error.code == .network {
+            finish(index, .dropped)
+            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (backend)")
+        } catch {
+            let failure = HTTPResponse(
+                status: 500, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"internal_error"}"#.utf8))
+            finish(index, .response(status: 500))
+            return failure
+        }
+        finish(index, .response(status: response.status))
+        return HTTPResponse(status: response.status, headers: response.headers, body: Data(response.body))
+    }
+
+    /// The context handed to the backend of `host`: server time shifted by the host's offset.
+    public func context(for host: String) -> SandboxContext {
+        let clock = self.clock
+        let offset = faults.serverClockOffset(for: host).timeInterval
+        let time = TimeSource(clock: clock, now: { clock.wallNow.addingTimeInterval(offset) })
+        return SandboxContext(host: host, time: time, inbox: inbox, random: random, faults: faults)
+    }
+
+    private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
+        lock.lock()
+        defer { lock.unlock() }
+        let entry = SandboxLogEntry(
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+        log.append(entry)
+        return (entry.index, backends[host])
+    }
+
+    private func finish(_ index: Int, _ outcome: SandboxLogEntry.Outcome) {
+        lock.lock()
+        defer { lock.unlock() }
+        if index >= 1, index <= log.count { log[index - 1].outcome = outcome }
+    }
+
+    /// The id under which ``SandboxURLProtocol`` finds this sandbox (registered on first use).
+    var urlProtocolRegistration: String {
+        lock.lock()
+        if let urlProtocolID {
+            lock.unlock()
+            return urlProtocolID
+        }
+        let id = UUID().uuidString
+        urlProtocolID = id
+        lock.unlock()
+        SandboxURLProtocol.register(self, id: id)
+        return id
+    }
+}

@@ -1,0 +1,364 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// The emulated Truecaller backend (providers.md §3): the OTP flow's create / verify /
+/// profile endpoints, the public key endpoint, the server-side `phoneNumberDetail` token check,
+/// and signed one-tap profiles from a sandbox RSA key generated at start-up.
+///
+/// All paths live on one host (``defaultHost``); point the adapter's configuration at
+/// `https://truecaller.sandbox.test`:
+///
+/// | Method | Path | Answer |
+/// |---|---|---|
+/// | POST | `/v1/otp/installation/create` | `{status: 2, method: "sms", verificationToken, tokenTtl}` and a code to the inbox, or `{status: 1, accessToken}` for a number verified on the same `deviceId` |
+/// | POST | `/v1/otp/installation/verify` | `{status: 1, accessToken}`; `{code: 4001, attemptsRemaining}`; `{code: 4002}`; `{code: 4290, retryAfter}` |
+/// | POST | `/v1/profile` (Bearer) | `{}` after storing `{firstName, lastName}`; `{code: 18}` for a blank first name |
+/// | GET | `/v1/profile` (Bearer) | the profile JSON (§3.2) |
+/// | GET | `/v1/key` | `[{key: base64 DER SPKI, keyType: "RSA"}]` |
+/// | GET | `/v1/otp/installation/phoneNumberDetail/{token}` (`appKey`) and `/v1/otp/client/installation/phoneNumberDetail/{token}` (`clientId`) | `{phoneNumber: 91…, countryCode: "IN"}`; `{code: 404}`; `{code: 1404}` |
+///
+/// Every error body has a `code` key (the SDK ignores HTTP statuses). Values the real service
+/// does not publish are the [ASSUMPTION]s of providers.md §3.7: `tokenTtl` 300 s, 6-digit
+/// codes, the 5th wrong code answers `{code: 4290}`; plus ours: the number is then locked for
+/// ``lockout`` (300 s), and error codes 4001/4002/4291 (see Docs/Providers/Truecaller.md).
+///
+/// Thread-safe (one lock around its tables; no suspension while holding it).
+public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
+    /// The host the sandbox serves this backend on.
+    public static let defaultHost = "truecaller.sandbox.test"
+    /// The only signature algorithm the backend signs with.
+    public static let signatureAlgorithm = "SHA512withRSA"
+
+    /// The code length in digits. [ASSUMPTION] 6.
+    public let otpLength: Int
+    /// `tokenTtl` in seconds. [ASSUMPTION] 300.
+    public let tokenTtl: Int
+    /// Wrong codes allowed per verification token; the last one answers 4290. [ASSUMPTION] 5.
+    public let maximumAttempts: Int
+    /// How long a number stays locked after the attempt limit. [ASSUMPTION] 300 s.
+    public let lockout: Duration
+    /// App keys (and OAuth client ids) accepted; `nil` accepts any non-empty key.
+    public let acceptedAppKeys: Set<String>?
+
+    struct Environment {
+        var now: Date
+        var digits: (Int) -> String
+        var token: () -> String
+        var deliver: (_ code: String, _ destination: String) -> Void
+    }
+
+    private struct Pending {
+        let e164: String
+        let countryCodeName: String
+        let nationalNumber: String
+        let deviceID: String
+        let code: String
+        let expiresAt: Date
+        var wrongAttempts = 0
+    }
+
+    private struct Person {
+        var firstName = ""
+        var lastName = ""
+        let e164: String
+        let countryCodeName: String
+    }
+
+    private let lock = NSLock()
+    private var pending: [String: Pending] = [:]
+    private var verifiedInstallations: Set<String> = []
+    private var people: [String: Person] = [:]
+    private var accessTokens: [String: String] = [:]  // token → e164
+    private var lockedUntil: [String: Date] = [:]
+    private var signingKey: PrivateKey
+    private var publishedKeys: [PublicKey]
+
+    /// Creates a backend and generates its RSA signing key.
+    /// - Parameters:
+    ///   - otpLength: Code length in digits (4...10).
+    ///   - tokenTtl: `tokenTtl` in seconds.
+    ///   - maximumAttempts: Wrong codes allowed per token.
+    ///   - lockout: Lock duration after the attempt limit.
+    ///   - acceptedAppKeys: Accepted app keys; `nil` accepts any non-empty key.
+    ///   - keyBits: RSA modulus size (2048 to 8192).
+    /// - Throws: `CryptoError` when key generation fails.
+    public init(
+        otpLength: Int = 6, tokenTtl: Int = 300, maximumAttempts: Int = 5, lockout: Duration = .seconds(300),
+        acceptedAppKeys: Set<String>? = nil, keyBits: Int = 2048
+    ) throws {
+        precondition((4...10).contains(otpLength) && tokenTtl > 0 && maximumAttempts > 0)
+        self.otpLength = otpLength
+        self.tokenTtl = tokenTtl
+        self.maximumAttempts = maximumAttempts
+        self.lockout = lockout
+        self.acceptedAppKeys = acceptedAppKeys
+        self.signingKey = try PrivateKey.generateRSA(bits: keyBits)
+        self.publishedKeys = [signingKey.publicKey]
+    }
+
+    // MARK: Test and demo controls
+
+    /// Replaces the signing key with a new one; the key endpoint serves only the new key
+    /// (unless `keepOldKeyPublished`), so cached keys stop verifying new profiles.
+    /// - Throws: `CryptoError` when key generation fails.
+    public func rotateSigningKey(keepOldKeyPublished: Bool = false) throws {
+        let key = try PrivateKey.generateRSA()
+        lock.lock()
+        defer { lock.unlock() }
+        signingKey = key
+        publishedKeys = keepOldKeyPublished ? publishedKeys + [key.publicKey] : [key.publicKey]
+    }
+
+    /// The public keys the key endpoint serves.
+    public var currentPublicKeys: [PublicKey] {
+        lock.lock()
+        defer { lock.unlock() }
+        return publishedKeys
+    }
+
+    /// Marks `e164` as verified on installation `deviceID`, with a name, as if an earlier OTP
+    /// flow had finished: the next create answers `verifiedBefore`.
+    public func registerVerifiedNumber(_ e164: String, countryCodeName: String, deviceID: String, firstName: String, lastName: String = "") {
+        lock.lock()
+        defer { lock.unlock() }
+        verifiedInstallations.insert(deviceID + "|" + e164)
+        people[e164] = Person(firstName: firstName, lastName: lastName, e164: e164, countryCodeName: countryCodeName)
+    }
+
+    /// What the Truecaller app hands back for a one-tap request: a profile signed with the
+    /// current sandbox key.
+    /// - Parameters:
+    ///   - e164: The user's number, E.164 with `+`.
+    ///   - countryCode: ISO 3166-1 alpha-2 (sent lower-case, as Truecaller does).
+    ///   - firstName: The first name.
+    ///   - lastName: The last name.
+    ///   - requestNonce: The nonce of the app's request (copied into the payload and the envelope).
+    ///   - requestTime: The payload's `requestTime` (the sandbox clock's now, usually).
+    /// - Throws: `CryptoError` when signing fails.
+    public func oneTapResponse(
+        e164: String, countryCode: String, firstName: String, lastName: String = "", requestNonce: String, requestTime: Date
+    ) throws -> TruecallerSignedProfile {
+        let object: [String: JSONValue] = [
+            "firstName": .string(firstName), "lastName": .string(lastName), "phoneNumber": .string(e164),
+            "countryCode": .string(countryCode.lowercased()), "gender": .string("N"), "isTrueName": .bool(true),
+            "isAmbassador": .bool(false), "requestNonce": .string(requestNonce),
+            "requestTime": .number(requestTime.timeIntervalSince1970.rounded(.down)),
+        ]
+        let payload = Base64.encode(try JSONEncoder.multiAuth.encode(object))
+        lock.lock()
+        let key = signingKey
+        lock.unlock()
+        let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
+        return TruecallerSignedProfile(
+            payload: payload, signature: Base64.encode(signature), signatureAlgorithm: Self.signatureAlgorithm,
+            requestNonce: requestNonce)
+    }
+
+    // MARK: Routing
+
+    /// Serves one request (table above). Codes go to the sandbox inbox on channel `.sms`
+    /// addressed to the E.164 number; codes and tokens come from the sandbox's seeded random
+    /// source; time is the server clock (fault-plan offset applied).
+    /// - Returns: The response; every error is a JSON body with a `code` key. Never throws.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        let environment = Environment(
+            now: context.time.now, digits: { context.random.digits($0) }, token: { Self.uuid(context.random.hex(bytes: 16)) },
+            deliver: { code, destination in context.deliver(code: code, to: destination, channel: .sms) })
+        return respond(to: request, environment: environment)
+    }
+
+    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, providers.md §3.4).
+    private static func uuid(_ hex: String) -> String {
+        let h = Array(hex)
+        return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
+    }
+
+    func respond(to request: HTTPRequest, environment env: Environment) -> HTTPResponse {
+        let path = request.url.path
+        switch (request.method, path) {
+        case (.get, "/v1/key"): return keyList()
+        case (.post, "/v1/otp/installation/create"):
+            guard authorized(request.header("appKey")) else { return Self.error(404, 404, "Invalid partner credentials.") }
+            return create(request, env)
+        case (.post, "/v1/otp/installation/verify"):
+            guard authorized(request.header("appKey")) else { return Self.error(404, 404, "Invalid partner credentials.") }
+            return verify(request, env)
+        case (.post, "/v1/profile"), (.get, "/v1/profile"):
+            return profile(request)
+        case (.get, _) where path.hasPrefix("/v1/otp/installation/phoneNumberDetail/"):
+            return phoneNumberDetail(token: request.url.lastPathComponent, credential: request.header("appKey"))
+        case (.get, _) where path.hasPrefix("/v1/otp/client/installation/phoneNumberDetail/"):
+            return phoneNumberDetail(token: request.url.lastPathComponent, credential: request.header("clientId"))
+        default:
+            return Self.error(404, 14, "Not found")
+        }
+    }
+
+    private func authorized(_ key: String?) -> Bool {
+        guard let key, !key.isEmpty else { return false }
+        return acceptedAppKeys?.contains(key) ?? true
+    }
+
+    private struct CreateBody: Decodable {
+        let countryCodeName: String
+        let phoneNumber: String
+        let deviceId: String
+    }
+
+    private struct VerifyBody: Decodable {
+        let countryCodeName: String
+        let phoneNumber: String
+        let secretToken: String
+        let verificationToken: String
+    }
+
+    private struct NameBody: Decodable {
+        let firstName: String?
+        let lastName: String?
+    }
+
+    private func create(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
+        guard let body = try? request.decodeJSON(CreateBody.self), !body.deviceId.isEmpty,
+            let callingCode = PhoneNumber.callingCode(forRegion: body.countryCodeName.uppercased()),
+            let phone = try? PhoneNumber("+\(callingCode)\(body.phoneNumber)")
+        else { return Self.error(400, 14, "Bad request") }
+        let region = body.countryCodeName.uppercased()
+        lock.lock()
+        if let retry = lockRemaining(phone.e164, now: env.now) {
+            lock.unlock()
+            return Self.error(429, 4290, "Too many attempts", retryAfter: retry)
+        }
+        if verifiedInstallations.contains(body.deviceId + "|" + phone.e164) {
+            let token = env.token()
+            accessTokens[token] = phone.e164
+            lock.unlock()
+            return Self.json(200, ["status": .number(1), "message": .string("Number already verified"), "accessToken": .string(token)])
+        }
+        let code = env.digits(otpLength)
+        let verificationToken = env.token()
+        pending[verificationToken] = Pending(
+            e164: phone.e164, countryCodeName: region, nationalNumber: phone.nationalNumber, deviceID: body.deviceId,
+            code: code, expiresAt: env.now.addingTimeInterval(TimeInterval(tokenTtl)))
+        lock.unlock()
+        env.deliver(code, phone.e164)
+        return Self.json(200, [
+            "status": .number(2), "message": .string("OTP sent"), "method": .string("sms"),
+            "verificationToken": .string(verificationToken), "tokenTtl": .number(Double(tokenTtl)),
+        ])
+    }
+
+    private func verify(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
+        guard let body = try? request.decodeJSON(VerifyBody.self) else { return Self.error(400, 14, "Bad request") }
+        lock.lock()
+        defer { lock.unlock() }
+        guard var flow = pending[body.verificationToken] else {
+            return Self.error(400, 4002, "Verification token expired or unknown")
+        }
+        guard flow.countryCodeName == body.countryCodeName.uppercased(), flow.nationalNumber == body.phoneNumber else {
+            return Self.error(400, 14, "Bad request")
+        }
+        if let retry = lockRemaining(flow.e164, now: env.now) {
+            return Self.error(429, 4290, "Too many attempts", retryAfter: retry)
+        }
+        guard env.now < flow.expiresAt else {
+            pending[body.verificationToken] = nil
+            return Self.error(400, 4002, "Verification token expired")
+        }
+        guard ConstantTime.equals(Array(body.secretToken.utf8), Array(flow.code.utf8)) else {
+            flow.wrongAttempts += 1
+            if flow.wrongAttempts >= maximumAttempts {
+                pending[body.verificationToken] = nil
+                lockedUntil[flow.e164] = env.now.addingTimeInterval(lockout.timeInterval)
+                return Self.error(429, 4290, "Too many attempts", retryAfter: Int(lockout.timeInterval.rounded(.up)))
+            }
+            pending[body.verificationToken] = flow
+            return Self.error(400, 4001, "Invalid OTP", attemptsRemaining: maximumAttempts - flow.wrongAttempts)
+        }
+        pending[body.verificationToken] = nil
+        verifiedInstallations.insert(flow.deviceID + "|" + flow.e164)
+        if people[flow.e164] == nil { people[flow.e164] = Person(e164: flow.e164, countryCodeName: flow.countryCodeName) }
+        let token = env.token()
+        accessTokens[token] = flow.e164
+        return Self.json(200, ["status": .number(1), "message": .string("Verified"), "accessToken": .string(token)])
+    }
+
+    private func profile(_ request: HTTPRequest) -> HTTPResponse {
+        let header = request.header("Authorization") ?? ""
+        let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        lock.lock()
+        defer { lock.unlock() }
+        guard let e164 = accessTokens[token], var person = people[e164] else {
+            return Self.error(401, 1404, "Invalid access token.")
+        }
+        if request.method == .post {
+            guard let body = try? request.decodeJSON(NameBody.self) else { return Self.error(400, 14, "Bad request") }
+            let first = (body.firstName ?? "").trimmingCharacters(in: .whitespaces)
+            let last = (body.lastName ?? "").trimmingCharacters(in: .whitespaces)
+            guard !first.isEmpty, first.count < 128, last.count < 128, first.contains(where: \.isLetter) else {
+                return Self.error(400, 18, "Invalid name")
+            }
+            person.firstName = first
+            person.lastName = last
+            people[e164] = person
+            return Self.json(200, [:])
+        }
+        return Self.json(200, [
+            "firstName": .string(person.firstName), "lastName": .string(person.lastName), "phoneNumber": .string(e164),
+            "countryCode": .string(person.countryCodeName.lowercased()), "gender": .string("N"),
+            "isTrueName": .bool(false), "isAmbassador": .bool(false),
+        ])
+    }
+
+    private func phoneNumberDetail(token: String, credential: String?) -> HTTPResponse {
+        guard authorized(credential) else { return Self.error(404, 404, "Invalid partner credentials.") }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let e164 = accessTokens[token], let person = people[e164] else {
+            return Self.error(404, 1404, "Invalid access token.")
+        }
+        return Self.json(200, [
+            "phoneNumber": .number(Double(e164.dropFirst()) ?? 0), "countryCode": .string(person.countryCodeName),
+        ])
+    }
+
+    private func keyList() -> HTTPResponse {
+        let keys = currentPublicKeys.compactMap { try? $0.derRepresentation() }
+        let list = JSONValue.array(keys.map { .object(["key": .string(Base64.encode($0)), "keyType": .string("RSA")]) })
+        return Self.response(200, list)
+    }
+
+    /// Must hold `lock`: seconds left on a lock of `e164`, or nil.
+    private func lockRemaining(_ e164: String, now: Date) -> Int? {
+        guard let until = lockedUntil[e164] else { return nil }
+        guard now < until else {
+            lockedUntil[e164] = nil
+            return nil
+        }
+        return Int(until.timeIntervalSince(now).rounded(.up))
+    }
+
+    private static func error(
+        _ status: Int, _ code: Int, _ message: String, retryAfter: Int? = nil, attemptsRemaining: Int? = nil
+    ) -> HTTPResponse {
+        var object: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
+        var headers: [String: String] = [:]
+        if let retryAfter {
+            object["retryAfter"] = .number(Double(retryAfter))
+            headers["Retry-After"] = String(retryAfter)
+        }
+        if let attemptsRemaining { object["attemptsRemaining"] = .number(Double(attemptsRemaining)) }
+        return response(status, .object(object), headers: headers)
+    }
+
+    private static func json(_ status: Int, _ object: [String: JSONValue]) -> HTTPResponse {
+        response(status, .object(object))
+    }
+
+    private static func response(_ status: Int, _ value: JSONValue, headers: [String: String] = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        let body = (try? JSONEncoder.multiAuth.encode(value)) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import MultiAuth
+
+/// Everything a ``TruecallerProvider`` needs: the partner app key, the app link, the base URLs
+/// and the installation's identity.
+///
+/// Defaults are the production hosts from providers.md §3.1 and §3.3. For the sandbox, point
+/// every base URL at one emulated host with ``init(appKey:appLink:baseURL:deviceID:)``.
+public struct TruecallerConfiguration: Sendable, Hashable {
+    /// The partner app key, sent as the `appKey` header. Public (it ships inside the app,
+    /// providers.md §3.8); must not be blank.
+    public var appKey: String
+    /// The app link (universal link) registered with Truecaller, sent as the `appLink` header.
+    public var appLink: URL
+    /// Base of `POST /v1/otp/installation/create` and `/verify`. Default `https://api4.truecaller.com`.
+    public var otpBaseURL: URL
+    /// Base of `/v1/profile` for EU/EEA numbers. Default `https://outline-eu.truecaller.com`.
+    public var profileBaseURLEU: URL
+    /// Base of `/v1/profile` for every other number. Default `https://outline-noneu.truecaller.com`.
+    public var profileBaseURLNonEU: URL
+    /// The public key endpoint (a JSON array of `{key, keyType}`). Default
+    /// `https://api4.truecaller.com/v1/key` (providers.md §3.3).
+    public var keyEndpoint: URL
+    /// Upper-case ISO 3166-1 alpha-2 codes whose profile calls go to ``profileBaseURLEU``.
+    /// Default: the EU member states plus Iceland, Liechtenstein and Norway (the SDK keeps its
+    /// own EU/EEA list; providers.md §3.1).
+    public var euRegions: Set<String>
+    /// Regions the OTP flow accepts (upper-case ISO codes); `nil` accepts any region.
+    /// Default `["IN"]`: the non-Truecaller OTP flow is India only (providers.md §3.7, [DOC]).
+    public var otpRegions: Set<String>?
+    /// The installation id sent as `deviceId` and `simSerial` (the SDK sends the IDFV). The
+    /// backend answers `verifiedBefore` for a number already verified on this installation,
+    /// so keep it stable across launches.
+    public var deviceID: String
+    /// The app version sent as `version` (the SDK sends `CFBundleVersion`).
+    public var appVersion: String
+    /// The OTP length in digits used for the challenge. Default 6: [ASSUMPTION] (providers.md
+    /// §3.7; the real length is not published).
+    public var otpLength: Int
+    /// The oldest one-tap profile accepted, by its `requestTime`. Default 10 minutes:
+    /// [ASSUMPTION] (providers.md §3.3).
+    public var maximumProfileAge: Duration
+    /// The app's bundle id, used to check a one-tap payload's `verifier` (HMAC-SHA256 of the
+    /// bundle id keyed with ``appKey``) when the payload carries one; `nil` skips that check.
+    /// [ASSUMPTION] (providers.md §3.2).
+    public var bundleID: String?
+
+    /// The production OTP host, `https://api4.truecaller.com`.
+    public static let productionOTPBaseURL = URL(string: "https://api4.truecaller.com")!
+    /// The production EU profile host, `https://outline-eu.truecaller.com`.
+    public static let productionProfileBaseURLEU = URL(string: "https://outline-eu.truecaller.com")!
+    /// The production non-EU profile host, `https://outline-noneu.truecaller.com`.
+    public static let productionProfileBaseURLNonEU = URL(string: "https://outline-noneu.truecaller.com")!
+    /// The production key endpoint, `https://api4.truecaller.com/v1/key`.
+    public static let productionKeyEndpoint = URL(string: "https://api4.truecaller.com/v1/key")!
+    /// EU member states plus Iceland, Liechtenstein and Norway, upper case.
+    public static let defaultEURegions: Set<String> = [
+        "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
+        "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO",
+    ]
+
+    /// Creates a configuration for the production hosts.
+    /// - Parameters:
+    ///   - appKey: The partner app key.
+    ///   - appLink: The registered app link.
+    ///   - deviceID: A stable installation id (IDFV on iOS); a new random UUID by default,
+    ///     which makes every launch a new installation.
+    ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
+    public init(appKey: String, appLink: URL, deviceID: String = UUID().uuidString, otpRegions: Set<String>? = ["IN"]) {
+        self.appKey = appKey
+        self.appLink = appLink
+        self.otpBaseURL = Self.productionOTPBaseURL
+        self.profileBaseURLEU = Self.productionProfileBaseURLEU
+        self.profileBaseURLNonEU = Self.productionProfileBaseURLNonEU
+        self.keyEndpoint = Self.productionKeyEndpoint
+        self.euRegions = Self.defaultEURegions
+        self.otpRegions = otpRegions
+        self.deviceID = deviceID
+        self.appVersion = "1"
+        self.otpLength = 6
+        self.maximumProfileAge = .seconds(600)
+        self.bundleID = nil
+    }
+
+    /// Creates a configuration whose OTP, profile and key calls all go to `baseURL` (the
+    /// sandbox's emulated host, e.g. `https://truecaller.sandbox.test`).
+    /// - Parameters:
+    ///   - appKey: The partner app key.
+    ///   - appLink: The registered app link.
+    ///   - baseURL: The one host serving `/v1/otp/installation/*`, `/v1/profile` and `/v1/key`.
+    ///   - deviceID: A stable installation id.
+    ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
+    public init(appKey: String, appLink: URL, baseURL: URL, deviceID: String = UUID().uuidString, otpRegions: Set<String>? = ["IN"]) {
+        self.init(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        self.otpBaseURL = baseURL
+        self.profileBaseURLEU = baseURL
+        self.profileBaseURLNonEU = baseURL
+        self.keyEndpoint = baseURL.appending(path: "v1/key")
+    }
+
+    /// The profile base for a number of `region` (upper-cased before the lookup, unlike the
+    /// SDK, which compares case-sensitively; providers.md §3.1).
+    public func profileBaseURL(forRegion region: String) -> URL {
+        euRegions.contains(region.uppercased()) ? profileBaseURLEU : profileBaseURLNonEU
+    }
+
+    /// Checks the configuration before any network call.
+    /// - Throws: `AuthError` `.configuration` with provider code `"1"` (blank app key) or
+    ///   `.configuration` for an OTP length outside 4...10.
+    public func validate() throws {
+        guard !appKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw TruecallerErrorCode.appKeyMissing.authError("the Truecaller app key is missing")
+        }
+        guard (4...10).contains(otpLength) else {
+            throw AuthError(.configuration, "the OTP length must be 4 to 10 digits", provider: .truecaller)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// What Truecaller's access-token check returns for a valid token (providers.md §3.4):
+/// the verified number and its country.
+public struct TruecallerPhoneNumberDetail: Sendable, Hashable, CustomStringConvertible {
+    /// The number as digits with the country calling code and no `+`, e.g. `"919876543210"`
+    /// (the wire sends a JSON number).
+    public var phoneNumber: String
+    /// The upper-case ISO 3166-1 alpha-2 country code, e.g. `"IN"`.
+    public var countryCode: String
+
+    /// Creates a detail.
+    public init(phoneNumber: String, countryCode: String) {
+        self.phoneNumber = phoneNumber
+        self.countryCode = countryCode
+    }
+
+    /// The number in E.164 form: `"+"` followed by ``phoneNumber``.
+    public var e164: String { "+" + phoneNumber }
+
+    /// `TruecallerPhoneNumberDetail(IN, ••••3210)`: the last four digits only.
+    public var description: String { "TruecallerPhoneNumberDetail(\(countryCode), ••••\(phoneNumber.suffix(4)))" }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// Checks a one-tap ``TruecallerProfileResponse``: algorithm, signature, nonce and age, then
+/// decodes the profile (providers.md §3.3; DESIGN.md §3 invariant 8).
+///
+/// The iOS SDK checks neither the signature nor the nonce (§3.3, "Important"); this type does
+/// both, in this order:
+/// 1. `signatureAlgorithm` must be `SHA512withRSA` (case-insensitive) → else code 15.
+/// 2. The signature (standard base64, base64url tolerated) must verify with RSASSA-PKCS1-v1_5
+///    / SHA-512 over the UTF-8 bytes of the `payload` string under **any** key from the key
+///    endpoint. Keys are cached in ``keyStore``; when no cached key verifies, the keys are
+///    fetched again once (rotation) and every key tried again → else code 15.
+/// 3. `response.requestNonce` and the payload's `requestNonce` must both equal the nonce the
+///    app issued → else code 16.
+/// 4. [ASSUMPTION] the payload's `requestTime` must be no older than
+///    ``TruecallerConfiguration/maximumProfileAge`` (10 minutes) → else `.expired`.
+/// 5. [ASSUMPTION] when the payload has a `verifier` and a bundle id is configured, it must be
+///    base64 HMAC-SHA256(key: app key, message: bundle id) → else code 15.
+///
+/// Usable on a server too (no UIKit). Concurrency: a `Sendable` value; the key cache is an
+/// actor shared by copies.
+public struct TruecallerProfileVerifier: Sendable {
+    /// The configuration (key endpoint, profile age, app key and bundle id).
+    public let configuration: TruecallerConfiguration
+    /// The cache of signing keys.
+    public let keyStore: TruecallerKeyStore
+
+    /// The only accepted `signatureAlgorithm`.
+    public static let signatureAlgorithm = "SHA512withRSA"
+
+    /// Creates a verifier with its own key cache for `configuration.keyEndpoint`.
+    public init(configuration: TruecallerConfiguration) {
+        self.init(configuration: configuration, keyStore: TruecallerKeyStore(endpoint: configuration.keyEndpoint))
+    }
+
+    /// Creates a verifier sharing `keyStore`.
+    public init(configuration: TruecallerConfiguration, keyStore: TruecallerKeyStore) {
+        self.configuration = configuration
+        self.keyStore = keyStore
+    }
+
+    /// Verifies `response` and returns its profile.
+    /// - Parameters:
+    ///   - response: The one-tap response as received.
+    ///   - expectedNonce: The nonce the app issued for this request.
+    ///   - context: Transport (for the key endpoint) and time (for the profile age).
+    /// - Returns: The decoded, verified profile.
+    /// - Throws: `AuthError` `.signatureInvalid` with provider code `"15"` (algorithm,
+    ///   signature, verifier) or `"16"` (nonce); `.malformedResponse` with `"13"` (payload not
+    ///   base64 JSON); `.expired` (stale `requestTime`); `.invalidInput` (blank expected
+    ///   nonce); the key endpoint's errors; `CancellationError`.
+    public func verify(_ response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws -> TruecallerProfile {
+        guard !expectedNonce.isEmpty else {
+            throw AuthError(.invalidInput, "the expected nonce is empty", provider: .truecaller)
+        }
+        guard response.signatureAlgorithm.caseInsensitiveCompare(Self.signatureAlgorithm) == .orderedSame else {
+            throw TruecallerErrorCode.verificationFailed.authError("unsupported signature algorithm")
+        }
+        guard let signature = Self.decodeSignature(response.signature) else {
+            throw TruecallerErrorCode.verificationFailed.authError("the signature is not base64")
+        }
+        let message = Array(response.payload.utf8)
+        var (keys, fetched) = try await keyStore.keys(transport: context.transport)
+        var verified = Self.anyVerifies(keys, signature: signature, message: message)
+        if !verified && !fetched {
+            keys = try await keyStore.refetch(transport: context.transport)
+            verified = Self.anyVerifies(keys, signature: signature, message: message)
+        }
+        guard verified else {
+            throw TruecallerErrorCode.verificationFailed.authError("the profile signature does not verify with any Truecaller key")
+        }
+        guard ConstantTime.equals(Array(response.requestNonce.utf8), Array(expectedNonce.utf8)) else {
+            throw TruecallerErrorCode.requestNonceMismatch.authError("the response nonce is not the request nonce")
+        }
+        guard let json = try? Base64.decode(response.payload.filter { !$0.isWhitespace }) else {
+            throw TruecallerErrorCode.userProfileContentNotValid.authError("the payload is not base64")
+        }
+        let profile = try TruecallerProfile(json: Data(json))
+        guard let payloadNonce = profile.requestNonce, ConstantTime.equals(Array(payloadNonce.utf8), Array(expectedNonce.utf8)) else {
+            throw TruecallerErrorCode.requestNonceMismatch.authError("the payload nonce is not the request nonce")
+        }
+        if let requestTime = profile.requestTime,
+            context.now.timeIntervalSince(requestTime) > configuration.maximumProfileAge.timeInterval
+        {
+            throw AuthError(.expired, "the profile is older than the accepted age", provider: .truecaller)
+        }
+        if let verifier = profile.verifier, let bundleID = configuration.bundleID {
+            let valid = (try? Base64.decode(verifier)).map {
+                HMAC.isValidAuthenticationCode($0, for: Array(bundleID.utf8), key: Array(configuration.appKey.utf8), algorithm: .sha256)
+            }
+            guard valid == true else {
+                throw TruecallerErrorCode.verificationFailed.authError("the payload verifier does not match the bundle id")
+            }
+        }
+        return profile
+    }
+
+    private static func anyVerifies(_ keys: [PublicKey], signature: [UInt8], message: [UInt8]) -> Bool {
+        keys.contains { $0.isValidSignature(signature, for: message, algorithm: .rs512) }
+    }
+
+    private static func decodeSignature(_ text: String) -> [UInt8]? {
+        let compact = text.filter { !$0.isWhitespace }
+        if let bytes = try? Base64.decode(compact) { return bytes }
+        return try? Base64URL.decode(compact)
+    }
+}

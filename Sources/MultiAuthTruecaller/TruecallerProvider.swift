@@ -1,0 +1,249 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// A Truecaller-style phone verification provider (providers.md §3): the SMS OTP flow for
+/// non-Truecaller users, and the check of signed one-tap profiles.
+///
+/// ## OTP flow (§3.1 B, §3.6)
+/// - ``start(_:context:)`` takes `.phone(number)` (channel `nil` or `.sms`), POSTs
+///   `/v1/otp/installation/create` and returns either a `.oneTimeCode` challenge
+///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock) or,
+///   for a number already verified on this installation, a session at once (`verifiedBefore`).
+/// - ``respond(to:with:context:)`` needs the code **and** a ``MultiAuth/PersonName``. Both,
+///   and the challenge's TTL, are checked before any network call. It emits `otpReceived`,
+///   POSTs `/verify`, stores the name (`POST /v1/profile`), emits `verificationComplete`,
+///   GETs the profile and returns a session whose access token a server checks with
+///   ``TruecallerTokenVerifier``.
+/// - States are published as `AuthEvent.Kind.verificationStateChanged(_:)` with the raw values
+///   of ``TruecallerVerificationState``.
+///
+/// ## One-tap (§3.1 A, §3.3)
+/// ``signIn(with:expectedNonce:context:)`` verifies a ``TruecallerProfileResponse`` with
+/// ``TruecallerProfileVerifier`` (signature, key rotation, nonce) and builds a session. The app
+/// hand-off itself is Apple-only (``TruecallerAppHandoff``).
+///
+/// Errors are `AuthError`s whose `providerCode` is the raw Truecaller code
+/// (``TruecallerErrorCode``). Concurrency: a `Sendable` value; the only shared state is the
+/// key cache (an actor). Time only from `context.time`.
+public struct TruecallerProvider: AuthProvider {
+    /// ``MultiAuth/AuthProviderID/truecaller``.
+    public let id: AuthProviderID
+    /// The configuration.
+    public let configuration: TruecallerConfiguration
+    /// The one-tap profile verifier (with its key cache).
+    public let profileVerifier: TruecallerProfileVerifier
+
+    /// Provider-state keys of an OTP challenge.
+    enum StateKey {
+        static let verificationToken = "verificationToken"
+        static let countryCodeName = "countryCodeName"
+        static let phoneNumber = "phoneNumber"
+        static let name = "name"
+    }
+
+    /// `SignInRequest.options` key for the first name, when the app collects the name before
+    /// the code (then `ChallengeAnswer.name` may be `nil`).
+    public static let firstNameOption = "firstName"
+    /// `SignInRequest.options` key for the last name (optional).
+    public static let lastNameOption = "lastName"
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - configuration: App key, app link, base URLs, installation id.
+    ///   - id: The provider id; ``MultiAuth/AuthProviderID/truecaller`` by default.
+    public init(configuration: TruecallerConfiguration, id: AuthProviderID = .truecaller) {
+        self.id = id
+        self.configuration = configuration
+        self.profileVerifier = TruecallerProfileVerifier(configuration: configuration)
+    }
+
+    // MARK: Start
+
+    /// Requests verification of a phone number (`POST /v1/otp/installation/create`).
+    /// - Parameters:
+    ///   - request: `.phone(number)` with channel `nil` or `.sms`; the number's region must be
+    ///     in ``TruecallerConfiguration/otpRegions``. Options ``firstNameOption`` and
+    ///     ``lastNameOption`` may carry the name up front; it is checked here, before any
+    ///     network call, and used when the answer brings no name.
+    ///   - context: Transport, time and event sink.
+    /// - Returns: `.challenge` (a `.oneTimeCode` of ``TruecallerConfiguration/otpLength``
+    ///   digits on SMS, expiring after `tokenTtl`) after emitting `otpInitiated`, or
+    ///   `.signedIn` after emitting `verifiedBefore`.
+    /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
+    ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
+    ///   option breaking the rules), `.configuration` (code 1, blank app key), the mapped backend codes
+    ///   (`.rateLimited` with `retryAfter` for 4290/4291, …), `.malformedResponse`,
+    ///   `.network`, `.providerUnavailable`; or `CancellationError`.
+    public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        try configuration.validate()
+        guard case .phone(let phone) = request.identity else {
+            throw AuthError(.unsupported, "Truecaller verifies phone numbers only", provider: id)
+        }
+        if let channel = request.channel, channel != .sms {
+            throw AuthError(.unsupported, "Truecaller sends codes by SMS only", provider: id)
+        }
+        guard let region = phone.regionCode?.uppercased() else {
+            throw AuthError(.unsupported, "the number's region could not be determined", provider: id)
+        }
+        if let allowed = configuration.otpRegions, !allowed.contains(region) {
+            throw AuthError(.unsupported, "Truecaller OTP verification is not available in region \(region)", provider: id)
+        }
+        let presetName: PersonName? = try request.options[Self.firstNameOption].map { first in
+            try checkedName(first, request.options[Self.lastNameOption] ?? "")
+        }
+        let body = TruecallerWire.CreateRequest(
+            countryCodeName: region, phoneNumber: phone.nationalNumber, clientId: 16, phonePermission: false, os: "ios",
+            version: configuration.appVersion, sequence: 1, deviceId: configuration.deviceID,
+            simSerial: [configuration.deviceID])
+        let url = configuration.otpBaseURL.appending(path: "v1/otp/installation/create")
+        let object = try await TruecallerWire.send(
+            .json(.post, url, body: body, headers: TruecallerWire.headers(configuration)), transport: context.transport)
+        try Task.checkCancellation()
+
+        if object["method"]?.stringValue == "sms" {
+            guard let token = object["verificationToken"]?.stringValue, !token.isEmpty else {
+                throw AuthError(.malformedResponse, "create answered sms without a verificationToken", provider: id)
+            }
+            guard let ttl = object["tokenTtl"]?.doubleValue ?? object["tokenTtl"]?.stringValue.flatMap(Double.init), ttl > 0 else {
+                throw AuthError(.malformedResponse, "create answered sms without a positive tokenTtl", provider: id)
+            }
+            let now = context.now
+            var state = ProviderState()
+            state[StateKey.verificationToken] = token
+            state[StateKey.countryCodeName] = region
+            state[StateKey.phoneNumber] = phone.nationalNumber
+            if let presetName { try state.encode(presetName, forKey: StateKey.name) }
+            context.emit(TruecallerVerificationState.otpInitiated.event)
+            return .challenge(
+                Challenge(
+                    flowID: context.flowID ?? .random(), provider: id,
+                    kind: .oneTimeCode(length: configuration.otpLength, channel: .sms, linkAlsoSent: false),
+                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state))
+        }
+        if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty {
+            context.emit(TruecallerVerificationState.verifiedBefore.event)
+            let profile = try await fetchProfile(accessToken: accessToken, region: region, context: context)
+            return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: presetName, context: context))
+        }
+        throw AuthError(.malformedResponse, "create answered neither an SMS challenge nor a verified number", provider: id)
+    }
+
+    // MARK: Respond
+
+    /// Completes the OTP flow with the code and the user's name.
+    /// - Parameters:
+    ///   - challenge: A challenge this provider issued (possibly in an earlier process).
+    ///   - answer: The code (``TruecallerConfiguration/otpLength`` digits) and a
+    ///     ``MultiAuth/PersonName`` (required unless the request's options carried the name;
+    ///     the answer's name wins).
+    ///   - context: Transport, time and event sink.
+    /// - Returns: `.signedIn` with the access token in the credentials.
+    /// - Throws: `AuthError` (local, no network call): `.invalidInput` with reason
+    ///   `.answerMismatch` (no name) or `.invalidName` (name rules), both with provider code
+    ///   `"18"`; `.invalidInput` `.invalidCodeFormat`; `.expired` (TTL passed);
+    ///   `.invalidInput` `.answerMismatch` (not a Truecaller OTP challenge). From the backend:
+    ///   `.invalidCode` with `attemptsRemaining` (4001), `.expired` (4002), `.rateLimited`
+    ///   with `retryAfter` (4290), the other mapped codes, `.malformedResponse`, `.network`,
+    ///   `.providerUnavailable`. Or `CancellationError`.
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        try configuration.validate()
+        guard challenge.provider == id, case .oneTimeCode = challenge.kind,
+            let token = challenge.providerState[StateKey.verificationToken],
+            let region = challenge.providerState[StateKey.countryCodeName],
+            let national = challenge.providerState[StateKey.phoneNumber]
+        else {
+            throw AuthError(.invalidInput, "not a Truecaller OTP challenge", provider: id, reason: .answerMismatch)
+        }
+        if challenge.isExpired(at: context.now) {
+            throw AuthError(.expired, "the verification code expired; request a new one", provider: id)
+        }
+        let name: PersonName
+        if let given = answer.name {
+            // Re-check: a decoded PersonName skips its initializer's rules.
+            name = try checkedName(given.firstName, given.lastName)
+        } else if let preset = try challenge.providerState.decode(PersonName.self, forKey: StateKey.name) {
+            name = try checkedName(preset.firstName, preset.lastName)
+        } else {
+            throw AuthError(
+                .invalidInput, "Truecaller needs the user's first name to finish", provider: id,
+                providerCode: String(TruecallerErrorCode.invalidName.rawValue), reason: .answerMismatch)
+        }
+        let code = try answer.normalizedCode(length: challenge.expectedCodeLength)
+        context.emit(TruecallerVerificationState.otpReceived.event)
+
+        let verifyURL = configuration.otpBaseURL.appending(path: "v1/otp/installation/verify")
+        let body = TruecallerWire.VerifyRequest(
+            countryCodeName: region, phoneNumber: national, secretToken: code, verificationToken: token)
+        let object = try await TruecallerWire.send(
+            .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)), transport: context.transport)
+        guard let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty else {
+            throw AuthError(.malformedResponse, "verify answered without an access token or an error code", provider: id)
+        }
+        try Task.checkCancellation()
+
+        let profileURL = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
+        _ = try await TruecallerWire.send(
+            .json(.post, profileURL, body: TruecallerWire.NameRequest(firstName: name.firstName, lastName: name.lastName),
+                headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
+            transport: context.transport)
+        context.emit(TruecallerVerificationState.verificationComplete.event)
+        let profile = try await fetchProfile(accessToken: accessToken, region: region, context: context)
+        return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: name, context: context))
+    }
+
+    /// Truecaller has no sign-out or revoke endpoint (providers.md §5); nothing to do.
+    /// Idempotent; never throws.
+    public func signOut(_ session: AuthSession, context: AuthContext) async throws {}
+
+    // MARK: One-tap
+
+    /// Signs in with a one-tap profile response after verifying it (see
+    /// ``TruecallerProfileVerifier`` for the checks and their order).
+    /// - Parameters:
+    ///   - response: The response from the Truecaller app.
+    ///   - expectedNonce: The nonce the app issued with the profile request.
+    ///   - context: Transport (key endpoint) and time.
+    /// - Returns: A session without an access token; the signed payload and signature are kept
+    ///   in `credentials.extra` (`payload`, `signature`, `signatureAlgorithm`) for a server to
+    ///   check again.
+    /// - Throws: `AuthError` `.signatureInvalid` (`"15"`, `"16"`), `.malformedResponse`
+    ///   (`"13"`), `.expired`, key endpoint errors; `CancellationError`.
+    public func signIn(with response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws -> AuthSession {
+        let profile = try await profileVerifier.verify(response, expectedNonce: expectedNonce, context: context)
+        var extra = ProviderState()
+        extra["payload"] = response.payload
+        extra["signature"] = response.signature
+        extra["signatureAlgorithm"] = response.signatureAlgorithm
+        return AuthSession(
+            provider: id, user: profile.authUser, credentials: Credentials(extra: extra), createdAt: context.now)
+    }
+
+    // MARK: Helpers
+
+    /// The name rules (error 18 meaning): ``MultiAuth/PersonName``'s, with this provider and
+    /// code 18 on the error.
+    private func checkedName(_ first: String, _ last: String) throws -> PersonName {
+        do { return try PersonName(firstName: first, lastName: last) } catch var error as AuthError {
+            error.provider = id
+            error.providerCode = String(TruecallerErrorCode.invalidName.rawValue)
+            throw error
+        }
+    }
+
+    private func fetchProfile(accessToken: String, region: String, context: AuthContext) async throws -> TruecallerProfile {
+        let url = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
+        let object = try await TruecallerWire.send(
+            HTTPRequest(method: .get, url: url, headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
+            transport: context.transport)
+        return try TruecallerProfile(object: object)
+    }
+
+    private func session(profile: TruecallerProfile, accessToken: String, fallbackName: PersonName?, context: AuthContext) -> AuthSession {
+        var user = profile.authUser
+        if user.name == nil { user.name = fallbackName }
+        return AuthSession(
+            provider: id, user: user, credentials: Credentials(accessToken: accessToken, tokenType: "Bearer"),
+            createdAt: context.now)
+    }
+}

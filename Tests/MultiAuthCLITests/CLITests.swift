@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+/// Runs the built `multiauth` executable as a subprocess and checks exit codes and output.
+struct CLI {
+    /// The directory holding the built products (next to the test bundle).
+    static var productsDirectory: URL {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        #endif
+        return Bundle.main.bundleURL
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("multiauth")
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct CLITests {
+    @Test func helpListsCommandsAndExitCodes() throws {
+        let result = try CLI.run(["--help"])
+        #expect(result.status == 0)
+        for command in ["demo", "conformance", "totp", "otpauth", "jwt", "phone"] { #expect(result.stdout.contains("  \(command) ")) }
+        #expect(result.stdout.contains("2  usage or input error"))
+        #expect(try CLI.run([]).status == 2)
+        let unknown = try CLI.run(["frobnicate"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
+    }
+
+    @Test(arguments: ["demo", "conformance", "totp", "otpauth", "jwt", "phone"])
+    func everyCommandHasHelpWithExamples(_ command: String) throws {
+        let result = try CLI.run([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Usage: multiauth \(command)"))
+        #expect(result.stdout.contains("Examples:"))
+        #expect(result.stdout.contains("Exit codes:"))
+    }
+
+    @Test func totpMatchesTheRFCVectors() throws {
+        #expect(try CLI.run(["totp", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--time", "59", "--digits", "8"]).stdout == "94287082\n")
+        #expect(try CLI.run(["totp", "gezd gnbv gy3t qojq gezd gnbv gy3t qojq", "--time", "59"]).stdout == "287082\n")
+        let uri = "otpauth://totp/Example:user%40example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZA&issuer=Example&algorithm=SHA256&digits=8&period=30"
+        #expect(try CLI.run(["totp", uri, "--time", "59"]).stdout == "46119246\n")
+        #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "324550", "--time", "1700000000"]).status == 0)
+        #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "324551", "--time", "1700000000"]).status == 1)
+        #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PX1"]).status == 2)
+        #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--digits", "9"]).status == 2)
+    }
+
+    @Test func otpauthMasksTheSecretAndRejectsBadEscapes() throws {
+        let ok = try CLI.run(["otpauth", "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft"])
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("Microsoft"))
+        #expect(!ok.stdout.contains("JBSWY3DPEHPK3PXP"))
+        #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 1)
+    }
+
+    @Test func jwtReportsExpiryWithLeeway() throws {
+        let token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyIiwiZXhwIjoxNzAwMDAwMDAwfQ.c2ln"
+        #expect(try CLI.run(["jwt", token, "--time", "1700000059"]).status == 0)
+        let expired = try CLI.run(["jwt", token, "--time", "1700000060"])
+        #expect(expired.status == 1)
+        #expect(expired.stdout.contains("expired"))
+        #expect(!expired.stdout.contains("c2ln"))
+        #expect(try CLI.run(["jwt", "eyJhY.eyJhY"]).status == 2)
+    }
+
+    @Test func phoneParsesAndExplainsErrors() throws {
+        let result = try CLI.run(["phone", "+44 (0) 20 7946 0958", "--json"])
+        #expect(result.stdout.contains(#""e164":"+442079460958""#))
+        let national = try CLI.run(["phone", "020 7946 0958"])
+        #expect(national.status == 2)
+        #expect(national.stderr.contains("regionRequired"))
+        #expect(try CLI.run(["phone", "020 7946 0958", "--region", "GB"]).stdout.contains("+442079460958"))
+    }
+
+    @Test func conformancePrintsTheReportAndJSON() throws {
+        let table = try CLI.run(["conformance", "--provider", "reference"])
+        #expect(table.status == 0, "\(table.stdout)\(table.stderr)")
+        #expect(table.stdout.contains("C20  passed"))
+        #expect(table.stdout.contains("reference: 20 checks, 20 passed, 0 failed, 0 skipped"))
+        let json = try CLI.run(["conformance", "--provider", "portal", "--json"])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["provider"] as? String == "portal")
+        #expect(try CLI.run(["conformance", "--provider", "nope"]).status == 2)
+    }
+
+    @Test func demoSignsInWithEveryProvider() throws {
+        let result = try CLI.run(["demo", "--no-qr"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        for provider in ["dynamic", "truecaller", "portal"] {
+            #expect(result.stdout.contains("  \(provider)"))
+        }
+        #expect(result.stdout.contains("✔ signed in"))
+        #expect(!result.stdout.contains("✗ not signed in"))
+        #expect(!result.stdout.contains("accessToken: ey"))
+    }
+
+    @Test func demoJSONIsOneObjectPerLine() throws {
+        let result = try CLI.run(["demo", "--provider", "dynamic", "--json"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not JSON: \(line)")
+        }
+        #expect(lines.last?.contains(#""signedIn":true"#) == true)
+    }
+
+    @Test func demoStoreRestoresOnTheSecondRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try CLI.run(["demo", "--provider", "truecaller", "--store", directory.path]).status == 0)
+        let second = try CLI.run(["demo", "--provider", "truecaller", "--store", directory.path])
+        #expect(second.stdout.contains("sessionRestored"))
+        #expect(second.stdout.contains("restored from"))
+    }
+
+    @Test func interactiveDemoAcceptsTypedInput() throws {
+        let result = try CLI.run(["demo", "--interactive", "--provider", "dynamic"], stdin: "me@example.com\n12\nquit\n")
+        #expect(result.stdout.contains("invalidCodeFormat"))
+        #expect(result.stdout.contains("flowCancelled"))
+        #expect(result.status == 1)
+    }
+}

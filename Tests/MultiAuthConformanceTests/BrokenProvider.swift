@@ -1,0 +1,202 @@
+import Foundation
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthSandbox
+
+/// The reference provider with exactly one behaviour broken, chosen by the check that must
+/// catch it. Proves no check of the kit is vacuous: each breakage fails its check and only it.
+struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, ResendableProvider {
+    let breaking: ConformanceCheck
+    let reference = ReferenceProvider()
+    private let memory = Memory()
+
+    var id: AuthProviderID { reference.id }
+
+    init(breaking: ConformanceCheck) { self.breaking = breaking }
+
+    /// Per-instance state some breakages keep (a fresh instance starts empty).
+    final class Memory: @unchecked Sendable {
+        private let lock = NSLock()
+        private var states: [FlowID: ProviderState] = [:]
+        private var lastState: ProviderState?
+        private var starts: [String: Task<SignInStep, any Error>] = [:]
+
+        func remember(_ state: ProviderState, for flow: FlowID) { locked { states[flow] = state } }
+        func state(for flow: FlowID) -> ProviderState? { locked { states[flow] } }
+        func setLast(_ state: ProviderState) { locked { lastState = state } }
+        var last: ProviderState? { locked { lastState } }
+        func start(_ key: String, _ make: () -> Task<SignInStep, any Error>) -> Task<SignInStep, any Error> {
+            locked {
+                if let task = starts[key] { return task }
+                let task = make()
+                starts[key] = task
+                return task
+            }
+        }
+        private func locked<T>(_ body: () -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body()
+        }
+    }
+
+    /// Records the last response body, for breakages that read the wire directly.
+    final class CapturingTransport: HTTPTransport, @unchecked Sendable {
+        let base: any HTTPTransport
+        private let lock = NSLock()
+        private var _last: HTTPResponse?
+        init(_ base: any HTTPTransport) { self.base = base }
+        var last: HTTPResponse? {
+            lock.lock()
+            defer { lock.unlock() }
+            return _last
+        }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let response = try await base.send(request)
+            lock.withLock { _last = response }
+            return response
+        }
+    }
+
+    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        switch breaking {
+        case .c01:
+            // Asks the server to validate identities the provider cannot serve.
+            do { return try await reference.start(request, context: context) } catch let error as AuthError
+                where error.code == .unsupported || error.code == .invalidInput
+            {
+                let body = ReferenceProtocol.StartRequest(
+                    identity: "\(request)", channel: "email", allowFallback: false, state: "x")
+                _ = try? await context.transport.send(
+                    try .json(.post, reference.baseURL.appendingPathComponent("otp/start"), body: body))
+                throw error
+            }
+        case .c10:
+            // The breakage: runs the start in an unstructured task that nobody cancels; it ends
+            // when the reference start returns (after the kit advances the clock).
+            let task = Task { try await reference.start(request, context: context) }
+            return try await task.value
+        case .c11:
+            // The breakage: coalesces starts of one identity into one unstructured task, owned by
+            // `memory` and never evicted (cancelled ones included); each ends with its start.
+            let task = memory.start(ConformanceHarness.defaultDestination(request)) {
+                Task { try await reference.start(request, context: context) }
+            }
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        case .c19:
+            // Takes the server's absolute expiry (server clock) instead of the relative one.
+            let capture = CapturingTransport(context.transport)
+            let inner = AuthContext(transport: capture, time: context.time, flowID: context.flowID, events: { context.emit($0) })
+            let step = try await reference.start(request, context: inner)
+            guard case .challenge(var challenge) = step, let response = capture.last,
+                let wire = try? response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
+            else { return step }
+            challenge.expiresAt = wire.expiresAt
+            return .challenge(challenge)
+        default:
+            break
+        }
+        let step = try await reference.start(request, context: context)
+        guard case .challenge(var challenge) = step else { return step }
+        switch breaking {
+        case .c02: challenge.flowID = .random()
+        case .c03: challenge.kind = .profileConsent
+        case .c06:
+            if let expiresAt = challenge.expiresAt {
+                challenge.expiresAt = challenge.issuedAt.addingTimeInterval(expiresAt.timeIntervalSince(challenge.issuedAt) * 60)
+            }
+        case .c07: challenge.resendAvailableAt = challenge.issuedAt
+        case .c15:
+            memory.remember(challenge.providerState, for: challenge.flowID)
+            challenge.providerState = ProviderState()
+        case .c16: memory.setLast(challenge.providerState)
+        default: break
+        }
+        return .challenge(challenge)
+    }
+
+    private func restored(_ challenge: Challenge) -> Challenge {
+        var challenge = challenge
+        switch breaking {
+        case .c15: challenge.providerState = memory.state(for: challenge.flowID) ?? ProviderState()
+        case .c16: challenge.providerState = memory.last ?? challenge.providerState
+        default: break
+        }
+        return challenge
+    }
+
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        let step: SignInStep
+        do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var error
+            as AuthError
+        {
+            switch breaking {
+            case .c04 where error.code == .invalidCode: error.attemptsRemaining = nil
+            case .c05 where error.code == .attemptsExhausted:
+                error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
+            case .c08: error.providerCode = nil
+            case .c09 where error.code == .providerUnavailable: error.code = .generic
+            case .c14 where error.code == .invalidCode: error.message = "code \(answer.rawCode) is not correct"
+            default: break
+            }
+            throw error
+        }
+        guard case .signedIn(var session) = step else { return step }
+        switch breaking {
+        case .c12: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
+        case .c20:
+            if let expiresAt = session.credentials.expiresAt {
+                // Rounded to the millisecond, as sessions are stored, so only C20 notices.
+                session.credentials.expiresAt = session.createdAt.addingTimeInterval(
+                    expiresAt.timeIntervalSince(session.createdAt) / 1000).roundedToMilliseconds
+            }
+        default: break
+        }
+        return .signedIn(session)
+    }
+
+    func signOut(_ session: AuthSession, context: AuthContext) async throws {
+        guard breaking == .c13 else { return try await reference.signOut(session, context: context) }
+        // Treats "already revoked" as an error: not idempotent.
+        let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken ?? "")
+        let response = try await context.transport.send(
+            try .json(.post, reference.baseURL.appendingPathComponent("logout"), body: body))
+        if !response.isSuccess { throw reference.mapError(response) }
+    }
+
+    func canHandle(_ url: URL) -> Bool { reference.canHandle(url) }
+
+    func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
+        let pending = pending.map(restored)
+        guard breaking == .c17, let pending else {
+            return try await reference.handleRedirect(url, pending: pending, context: context)
+        }
+        // Ignores the link's state: any link completes the pending flow.
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        components.queryItems =
+            (components.queryItems ?? []).filter { $0.name != "state" } + [
+                URLQueryItem(name: "state", value: pending.providerState["state"])
+            ]
+        return try await reference.handleRedirect(components.url!, pending: pending, context: context)
+    }
+
+    func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+        var refreshed = try await reference.refresh(session, context: context)
+        // Keeps the old refresh token although the server rotated it.
+        if breaking == .c18 { refreshed.credentials.refreshToken = session.credentials.refreshToken }
+        return refreshed
+    }
+
+    func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
+        var updated = try await reference.resend(restored(challenge), channel: channel, context: context)
+        if breaking == .c15 {
+            memory.remember(updated.providerState, for: updated.flowID)
+            updated.providerState = ProviderState()
+        }
+        return updated
+    }
+}

@@ -1,0 +1,18 @@
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthSandbox
+import Testing
+
+/// One deliberately broken provider per check: each makes exactly its own check fail and
+/// every other check pass, so no check is vacuous.
+@Suite(.timeLimit(.minutes(1)))
+struct BrokenProviderTests {
+    @Test(arguments: ConformanceCheck.allCases)
+    func brokenProviderFailsExactlyItsCheck(_ check: ConformanceCheck) async {
+        let kit = ProviderConformance(provider: { _ in BrokenProvider(breaking: check) }, harness: .reference())
+        let report = await kit.run()
+        #expect(report.failed.map(\.id) == [check.rawValue], "\(report.renderTable())")
+        #expect(report.skipped.isEmpty)
+        #expect(report.result(for: check)?.detail?.isEmpty == false)
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthSandbox
+import Testing
+
+/// The kit against the reference provider: every check passes (the harness enables every
+/// ability, so nothing is skipped).
+@Suite(.timeLimit(.minutes(1)))
+struct ReferenceConformanceTests {
+    @Test(arguments: ConformanceCheck.allCases)
+    func referenceProviderPasses(_ check: ConformanceCheck) async {
+        let result = await ProviderConformance.reference().run(check)
+        #expect(result.status == .passed, "\(result)")
+    }
+}

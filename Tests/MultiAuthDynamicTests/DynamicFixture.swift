@@ -1,0 +1,56 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthSandbox
+
+/// A sandbox hosting a ``DynamicBackend``, a provider pointed at it and an `AuthClient`, all on
+/// one `ManualClock`.
+struct DynamicFixture {
+    /// One RSA key for every test backend (key generation is the slow part).
+    static let signingKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+
+    let sandbox: Sandbox
+    let backend: DynamicBackend
+    let provider: DynamicProvider
+    let client: AuthClient
+    let store: InMemorySessionStore
+
+    init(seed: UInt64 = 7) throws {
+        sandbox = Sandbox(seed: seed)
+        backend = DynamicBackend(signingKey: Self.signingKey)
+        sandbox.register(backend, host: DynamicBackend.defaultHost)
+        provider = DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        store = InMemorySessionStore()
+        client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+    }
+
+    var configuration: DynamicConfiguration { provider.configuration }
+
+    /// The path prefix of an environment endpoint, for `sandbox.requestCount(pathPrefix:)`.
+    func path(_ endpoint: String) -> String { configuration.endpoint(endpoint).path }
+
+    func verifier(leeway: Duration = .seconds(60)) -> DynamicTokenVerifier {
+        DynamicTokenVerifier(configuration: configuration, transport: sandbox.transport, time: sandbox.time, leeway: leeway)
+    }
+
+    /// Signs in `email` through the client, reading the code from the inbox.
+    func signIn(email: String = "user@example.com") async throws -> AuthSession {
+        let challenge = try requireChallengeHelper(try await client.signIn(with: .dynamic, try .email(email)))
+        let code = try requireCodeHelper(sandbox.inbox.latest(for: try EmailAddress(email).identityKey, channel: .email)?.code)
+        guard let session = try await client.submit(ChallengeAnswer(code: code), for: challenge).session else {
+            throw AuthError(.generic, "fixture: no session")
+        }
+        return session
+    }
+}
+
+func requireChallengeHelper(_ step: SignInStep) throws -> Challenge {
+    guard let challenge = step.challenge else { throw AuthError(.generic, "expected a challenge, got \(step)") }
+    return challenge
+}
+
+func requireCodeHelper(_ code: String?) throws -> String {
+    guard let code else { throw AuthError(.generic, "no code in the inbox") }
+    return code
+}

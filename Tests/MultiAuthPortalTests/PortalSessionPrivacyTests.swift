@@ -1,0 +1,22 @@
+import Foundation
+import MultiAuth
+import Testing
+
+@testable import MultiAuthPortal
+
+/// The session names the verified e-mail identity by the end user's id; the address itself
+/// appears only masked (found by C14).
+@Suite(.timeLimit(.minutes(2)))
+struct PortalSessionPrivacyTests {
+    @Test func noDumpOfTheSessionHoldsTheAddress() async throws {
+        let bed = try PortalTestBed(totpRequired: false)
+        let session = try #require(try await bed.magicLinkRedirect().session)
+        #expect(session.user.email?.identityKey == PortalTestBed.email)
+        #expect(session.user.identities == [AuthUser.Identity(kind: "email", value: session.user.id, verified: true)])
+        var dumped = ""
+        dump(session, to: &dumped)
+        for text in [String(describing: session), String(reflecting: session), dumped] {
+            #expect(!text.contains(PortalTestBed.email))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthSandbox
+import Synchronization
+import Testing
+
+@testable import MultiAuthPortal
+
+/// A stub transport: records requests, answers from a closure.
+final class StubTransport: HTTPTransport {
+    private let log = Mutex<[HTTPRequest]>([])
+    private let answer: @Sendable (HTTPRequest) -> HTTPResponse
+    init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+    var requests: [HTTPRequest] { log.withLock { $0 } }
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        log.withLock { $0.append(request) }
+        return answer(request)
+    }
+}
+
+private func context(_ transport: StubTransport) -> AuthContext {
+    let clock = ManualClock()
+    return AuthContext(transport: transport, time: clock.timeSource, flowID: .random())
+}
+
+private func json(_ status: Int, _ text: String) -> HTTPResponse {
+    HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct PortalWireTests {
+    static let b12 = "otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30"
+
+    @Test func requestsCarryTheProtocolHeadersAndEncodings() async throws {
+        let transport = StubTransport { request in
+            request.url.path.hasSuffix("/oauth/urls")
+                ? json(200, #"{"data":{"google":"https://accounts.example/auth?state=s1","apple":"https://apple.example/auth?state=s1"}}"#)
+                : json(200, #"{"data":{"sent":true}}"#)
+        }
+        let provider = PortalProvider(configuration: try PortalConfiguration(
+            authEnvironmentID: "env-1", redirectURL: URL(string: "myapp://auth/cb")!, apiHost: "localhost:3000"))
+        _ = try await provider.start(.email(" Someone@Example.COM "), context: context(transport))
+        let step = try await provider.start(.oauth(.google), context: context(transport))
+        #expect(step.challenge?.providerState["oauthState"] == "s1")
+        let (send, urls) = (transport.requests[0], transport.requests[1])
+        #expect(send.url.absoluteString == "http://localhost:3000/api/v3/auth/magic-links")
+        for request in [send, urls] {
+            #expect(request.header("x-portal-auth-environment-id") == "env-1")
+            #expect(request.header("Accept") == "application/json")
+            #expect(request.header("X-Portal-Trace-Id")?.isEmpty == false)
+            #expect(request.header("Authorization") == nil)
+        }
+        let body = try #require(try JSONSerialization.jsonObject(with: send.body ?? Data()) as? [String: Any])
+        #expect(body["email"] as? String == "someone@example.com")
+        #expect(body["redirectUrl"] as? String == "myapp://auth/cb")
+        #expect(body["isAccountAbstracted"] == nil, "omitted when nil")
+        #expect(urls.url.query == "redirectUrl=myapp%3A%2F%2Fauth%2Fcb")
+        #expect(try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "myapp://cb")!).authBaseURL.absoluteString
+            == "https://api.portalhq.io/api/v3/auth")
+    }
+
+    @Test func unsupportedRequestsAndBadConfigurationFailLocally() async throws {
+        let transport = StubTransport { _ in json(500, "{}") }
+        let provider = PortalTestBed.provider()
+        for request in [SignInRequest.oauth(.github), .phone(try PhoneNumber("+14155550100")), .email(try EmailAddress("a@b.co"), channel: .sms)] {
+            await #expect(throws: AuthError.self) { try await provider.start(request, context: context(transport)) }
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(throws: AuthError.self) { try PortalConfiguration(authEnvironmentID: " ", redirectURL: URL(string: "a://b")!) }
+        #expect(throws: AuthError.self) { try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "a://b")!, apiHost: "x/y") }
+    }
+
+    @Test(arguments: [
+        (429, "", AuthError.Code.rateLimited), (400, #"{"error":"AA off"}"#, .configuration), (401, "", .configuration),
+        (503, "", .providerUnavailable), (418, "", .generic),
+    ])
+    func magicLinkErrorsMapWithoutRetry(status: Int, body: String, expected: AuthError.Code) async throws {
+        let transport = StubTransport { _ in json(status, body) }
+        await #expect { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) } throws: {
+            ($0 as? AuthError)?.code == expected
+        }
+        #expect(transport.requests.count == 1, "never retried")
+    }
+
+    @Test func grantResultsMapToSessionTOTPOrMalformed() async throws {
+        let provider = PortalTestBed.provider()
+        var state = ProviderState()
+        state["method"] = "EMAIL_MAGIC_LINK"
+        let pending = Challenge(flowID: .random(), provider: .portal, kind: .magicLink(channel: .email), issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        let url = URL(string: PortalBackend.defaultRedirectURL + "?token=g1&authMethod=EMAIL_MAGIC_LINK")!
+        let cases: [(String, (SignInStep?) -> Bool, AuthError.Code?)] = [
+            (#"{"data":{"endUserId":"u1","clientSessionToken":"cst"}}"#, { $0?.session?.user.id == "u1" }, nil),
+            (#"{"data":{"userJwt":"a.b.c","totpLink":"\#(Self.b12)"}}"#, {
+                if case .totp(6, let enrollment?)? = $0?.challenge?.kind { return enrollment.issuer == "Acme Co" } else { return false } }, nil),
+            (#"{"data":{"clientSessionToken":"cst"}}"#, { _ in false }, .malformedResponse),
+            (#"{"data":{}}"#, { _ in false }, .malformedResponse),
+            (#"{"data":null}"#, { _ in false }, .malformedResponse),
+        ]
+        for (body, check, error) in cases {
+            let transport = StubTransport { _ in json(200, body) }
+            do {
+                let step = try await provider.handleRedirect(url, pending: pending, context: context(transport))
+                #expect(error == nil && check(step), "\(body)")
+            } catch let thrown as AuthError {
+                #expect(thrown.code == error, "\(body)")
+            }
+            #expect(transport.requests.first?.url.path == "/api/v3/auth/magic-links/validations")
+        }
+        let rejected = StubTransport { _ in json(401, "{}") }
+        await #expect { try await provider.handleRedirect(url, pending: pending, context: context(rejected)) } throws: {
+            ($0 as? AuthError)?.code == .unauthorized
+        }
+        let incomplete = URL(string: PortalBackend.defaultRedirectURL + "?foo=1")!
+        await #expect { try await provider.handleRedirect(incomplete, pending: pending, context: context(rejected)) } throws: {
+            ($0 as? AuthError)?.providerCode == "CALLBACK_INCOMPLETE"
+        }
+        let long = URL(string: PortalBackend.defaultRedirectURL + "?error=" + String(repeating: "x", count: 300))!
+        await #expect { try await provider.handleRedirect(long, pending: pending, context: context(rejected)) } throws: {
+            ($0 as? AuthError)?.providerCode?.count == 100
+        }
+    }
+
+    @Test func totpWrongCodeVersusUsedJwt() async throws {
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
+        var state = ProviderState()
+        state["userJwt"] = token
+        let challenge = Challenge(flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil), issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        for (status, body, expected) in [(401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode), (400, "{}", .invalidCode),
+                                         (401, #"{"error":"Unauthorized"}"#, .unauthorized), (500, "{}", .providerUnavailable)] {
+            let transport = StubTransport { _ in json(status, body) }
+            await #expect { try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport)) } throws: {
+                ($0 as? AuthError)?.code == expected
+            }
+            #expect(transport.requests.first?.header("Authorization") == "Bearer \(token)")
+            #expect(String(decoding: transport.requests.first?.body ?? Data(), as: UTF8.self) == #"{"code":"123456"}"#)
+        }
+        let ok = StubTransport { _ in json(200, #"{"data":{"clientSessionToken":"cst","clientId":"c1"}}"#) }
+        let session = try #require(try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(ok)).session)
+        #expect(session.user.id == "u1" && session.credentials.accessToken == "cst" && session.credentials.extra["clientId"] == "c1")
+    }
+
+    /// Case B12: the enrollment URI, built and parsed, and read by the Portal helpers.
+    @Test func b12EnrollmentURI() throws {
+        let built = try OTPAuthURI(issuer: "Acme Co", account: "user@example.com", secret: Base32.decode("JBSWY3DPEHPK3PXP"))
+        #expect(built.uriString == Self.b12)
+        let enrollment = TOTPEnrollment(otpauthURI: Self.b12, issuer: "Acme Co", account: "user@example.com")
+        let parsed = try enrollment.parsedURI()
+        #expect(parsed.issuer == "Acme Co" && parsed.account == "user@example.com" && parsed.secret == "JBSWY3DPEHPK3PXP")
+        #expect(parsed.algorithm == .sha1 && parsed.digits == 6 && parsed.period == 30)
+        #expect(parsed.uriString == Self.b12)
+        #expect(enrollment.totpSecret == "JBSWY3DPEHPK3PXP")
+        let faulty = TOTPEnrollment(otpauthURI: Self.b12.replacingOccurrences(of: "algorithm=SHA1", with: "algorithm=%SHA1"))
+        #expect(throws: CryptoError.self) { try faulty.parsedURI() }
+        #expect(try enrollment.qrCode().version == 7)
+    }
+
+    @Test(arguments: [
+        ("otpauth://totp/A?secret=jbswy3dpehpk3pxp", "JBSWY3DPEHPK3PXP"),
+        ("otpauth://totp/A?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY%3D%3D%3D%3D%3D%3D", "GEZDGNBVGY3TQOJQGEZDGNBVGY======"),
+        ("otpauth://totp/A?secret=AAAA&secret=JBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXP"),
+    ])
+    func totpSecretIsReadAsTheSDKDoes(link: String, expected: String) {
+        #expect(TOTPEnrollment(otpauthURI: link).totpSecret == expected)
+    }
+
+    @Test(arguments: ["otpauth://totp/A?issuer=X", "otpauth://totp/A?secret=JBSWY3DPEHPK3PX1", "otpauth://totp/A?secret=JB=SW",
+                      "otpauth://totp/A?secret=", "not a link"])
+    func totpSecretIsNilWhenAbsentOrInvalid(link: String) {
+        #expect(TOTPEnrollment(otpauthURI: link).totpSecret == nil)
+    }
+
+    @Test func redirectMatchingFollowsTheSDKRules() throws {
+        let provider = PortalProvider(configuration: try PortalConfiguration(
+            authEnvironmentID: "e", redirectURL: URL(string: "https://App.Example.com/Auth/Callback")!))
+        for yes in ["https://app.example.com/Auth/Callback?token=t", "HTTPS://APP.EXAMPLE.COM/Auth/Callback/?x=1#f",
+                    "https://app.example.com/Auth/Callback"] {
+            #expect(provider.canHandle(URL(string: yes)!), "\(yes)")
+        }
+        for no in ["https://app.example.com/auth/callback?token=t", "https://other.example.com/Auth/Callback",
+                   "https://app.example.com/Auth/Callback/more", "https://app.example.com/Auth/Callback?token=" + String(repeating: "a", count: 8200)] {
+            #expect(!provider.canHandle(URL(string: no)!), "\(no.prefix(60))")
+        }
+        #expect(PortalRedirect(URL(string: "x://y?token=a&token=b&login_type=APPLE")!).outcome.grantToken == "b", "last one wins")
+    }
+}
+
+extension PortalRedirect.Outcome {
+    var grantToken: String? { if case .grant(let token, _) = self { token } else { nil } }
+}

@@ -1,0 +1,101 @@
+import Foundation
+@testable import MultiAuthTruecaller
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthSandbox
+
+/// An in-test `HTTPTransport`: answers with a closure and records every request.
+final class StubTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: @Sendable (HTTPRequest) throws -> HTTPResponse
+    private var recorded: [HTTPRequest] = []
+
+    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in HTTPResponse(status: 500) }) {
+        self.handler = handler
+    }
+
+    func setHandler(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+        lock.lock()
+        self.handler = handler
+        lock.unlock()
+    }
+
+    var requests: [HTTPRequest] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+
+    var paths: [String] { requests.map { "\($0.method.rawValue) \($0.url.path)" } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try take(request)(request)
+    }
+
+    private func take(_ request: HTTPRequest) -> @Sendable (HTTPRequest) throws -> HTTPResponse {
+        lock.lock()
+        defer { lock.unlock() }
+        recorded.append(request)
+        return handler
+    }
+}
+
+/// Collects the events a provider emits through its context.
+final class EventRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kinds: [AuthEvent.Kind] = []
+
+    func record(_ kind: AuthEvent.Kind) {
+        lock.lock()
+        kinds.append(kind)
+        lock.unlock()
+    }
+
+    /// The published verification states, in order.
+    var states: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return kinds.compactMap { if case .verificationStateChanged(let state) = $0 { state } else { nil } }
+    }
+}
+
+/// JSON helpers for stubbed answers.
+enum Stub {
+    static func json(_ status: Int, _ object: [String: Any], headers: [String: String] = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: headers, body: try! JSONSerialization.data(withJSONObject: object))
+    }
+
+    static func body(_ request: HTTPRequest) -> [String: Any] {
+        guard let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return [:] }
+        return object
+    }
+
+    nonisolated(unsafe) static let profile: [String: Any] = [
+        "firstName": "Asha", "lastName": "Rao", "phoneNumber": "+919876543210", "countryCode": "in", "gender": "F",
+        "email": "asha@example.com", "isTrueName": true, "isAmbassador": false, "city": "Pune",
+    ]
+}
+
+/// Shared fixtures: a configuration, a manual clock context, signing keys.
+enum Fixture {
+    static let base = URL(string: "https://truecaller.stub.test")!
+    static let configuration = TruecallerConfigurationFactory.make()
+    static let phone = try! PhoneNumber("+91 98765 43210")
+
+    static func context(_ transport: any HTTPTransport, clock: ManualClock = ManualClock(), events: EventRecorder = EventRecorder())
+        -> AuthContext
+    {
+        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1")) { events.record($0) }
+    }
+
+    /// Two RSA-2048 keys, generated once per test process.
+    static let keyA = try! PrivateKey.generateRSA()
+    static let keyB = try! PrivateKey.generateRSA()
+
+    static func keyList(_ keys: [PrivateKey]) -> HTTPResponse {
+        let entries = keys.map { ["key": Base64.encode(try! $0.publicKey.derRepresentation()), "keyType": "RSA"] }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: entries))
+    }
+}

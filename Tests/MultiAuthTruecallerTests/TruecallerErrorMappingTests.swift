@@ -1,0 +1,101 @@
+import Foundation
+import MultiAuth
+import Testing
+@testable import MultiAuthTruecaller
+
+/// Every Truecaller code maps to one `AuthError.Code` with the raw code kept (providers.md §3.5).
+@Suite(.timeLimit(.minutes(1)))
+struct TruecallerErrorMappingTests {
+    static let table: [(Int, AuthError.Code, String)] = [
+        (1, .configuration, "AppKeyMissing"),
+        (2, .configuration, "AppLinkMissing"),
+        (3, .cancelledByProvider, "UserCancelled"),
+        (4, .unsupported, "UserNotSignedIn"),
+        (5, .configuration, "SDKTooOld"),
+        (6, .unsupported, "TruecallerTooOld"),
+        (7, .unsupported, "OSNotSupported"),
+        (8, .unsupported, "TruecallerNotInstalled"),
+        (9, .network, "Network"),
+        (10, .providerUnavailable, "Internal"),
+        (11, .unauthorized, "UnauthorizedUser"),
+        (12, .configuration, "UnauthorizedDeveloper"),
+        (13, .malformedResponse, "UserProfileContentNotValid"),
+        (14, .invalidInput, "BadRequest"),
+        (15, .signatureInvalid, "VerificationFailed"),
+        (16, .signatureInvalid, "RequestNonceMismatch"),
+        (17, .configuration, "ViewDelegateNil"),
+        (18, .invalidInput, "InvalidName"),
+        (19, .configuration, "UniversalLinkFailed"),
+        (20, .configuration, "UrlSchemeMissing"),
+        (404, .configuration, "InvalidPartnerCredentials"),
+        (1404, .unauthorized, "InvalidAccessToken"),
+        (500, .providerUnavailable, "ServerError"),
+        (4001, .invalidCode, "InvalidOTP"),
+        (4002, .expired, "VerificationTokenExpired"),
+        (4290, .rateLimited, "TooManyAttempts"),
+        (4291, .rateLimited, "TooManyRequests"),
+    ]
+
+    @Test(arguments: table)
+    func codeMapsAndKeepsTheRawCode(raw: Int, expected: AuthError.Code, name: String) {
+        let code = TruecallerErrorCode(raw)
+        #expect(code.authErrorCode == expected)
+        #expect(code.name == name)
+        let error = code.authError()
+        #expect(error.code == expected)
+        #expect(error.providerCode == String(raw))
+        #expect(error.provider == .truecaller)
+        #expect(error.reason == (raw == 18 ? .invalidName : nil))
+    }
+
+    @Test(arguments: table)
+    func backendBodyWithCodeMapsWhateverTheHTTPStatus(raw: Int, expected: AuthError.Code, name: String) async throws {
+        // The SDK decides on the `code` key only (providers.md §3.1): try a 200 and a 400.
+        for status in [200, 400] {
+            let transport = StubTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+            }
+            #expect(error?.code == expected)
+            #expect(error?.providerCode == String(raw))
+            #expect(error?.message.contains("server says so") == false, "server messages are not copied into errors")
+        }
+    }
+
+    @Test func unknownAndOddCodesNeverCrashOrMisdecode() async throws {
+        #expect(TruecallerErrorCode(0).authErrorCode == .generic)
+        #expect(TruecallerErrorCode(21).authErrorCode == .generic)
+        #expect(TruecallerErrorCode(-7).name == nil)
+        #expect(TruecallerErrorCode(999).authError().providerCode == "999")
+        let cases: [(HTTPResponse, AuthError.Code, String?)] = [
+            (Stub.json(400, ["code": "17"]), .configuration, "17"),  // a numeric string
+            (Stub.json(400, ["code": 77]), .generic, "77"),
+            (Stub.json(400, ["code": "abc"]), .generic, "abc"),
+            (Stub.json(503, ["code": "unavailable"]), .providerUnavailable, "unavailable"),
+            (Stub.json(502, ["code": 77]), .providerUnavailable, "77"),
+            (Stub.json(429, ["code": 77], headers: ["Retry-After": "5"]), .rateLimited, "77"),
+            (Stub.json(500, ["code": 15]), .signatureInvalid, "15"),
+            (Stub.json(503, [:]), .providerUnavailable, "503"),
+            (HTTPResponse(status: 502, body: Data("<html>".utf8)), .providerUnavailable, "502"),
+            (HTTPResponse(status: 429, headers: ["Retry-After": "30"]), .rateLimited, "429"),
+            (HTTPResponse(status: 200, body: Data("not json".utf8)), .malformedResponse, nil),
+            (Stub.json(200, ["status": 7]), .malformedResponse, nil),
+        ]
+        for (response, expected, providerCode) in cases {
+            let transport = StubTransport { _ in response }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+            }
+            #expect(error?.code == expected, "\(response)")
+            #expect(error?.providerCode == providerCode, "\(response)")
+        }
+    }
+
+    @Test func transportErrorsPassThrough() async throws {
+        let transport = StubTransport { _ in throw AuthError(.network, "dropped") }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+        }
+        #expect(error?.code == .network)
+    }
+}

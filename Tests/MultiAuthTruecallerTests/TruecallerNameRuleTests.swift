@@ -1,0 +1,60 @@
+import Foundation
+import MultiAuth
+import Testing
+@testable import MultiAuthTruecaller
+
+/// The name rules (error 18 meaning, providers.md §3.1): checked before the verify call.
+@Suite(.timeLimit(.minutes(1)))
+struct TruecallerNameRuleTests {
+    static let valid: [(String, String)] = [
+        ("Asha", ""), ("Asha", "Rao"), ("  Asha ", " Rao "), ("A", ""), ("Ōkubo", "Tōru"), ("अनन्या", "शर्मा"),
+        ("Mary-Jane", "O'Brien"), ("R2D2", ""), (String(repeating: "a", count: 127), String(repeating: "b", count: 127)),
+        ("J.", "R.R."),
+    ]
+    static let invalid: [(String, String)] = [
+        ("", "Rao"), ("   ", ""), ("12345", ""), ("!!!", ""), ("123-456", ""), ("@#$", "Rao"),
+        (String(repeating: "a", count: 128), ""), ("Asha", String(repeating: "b", count: 128)), ("Asha", "123"),
+    ]
+
+    @Test(arguments: valid)
+    func validNamesReachTheVerifyCall(first: String, last: String) async throws {
+        let name = try PersonName(firstName: first, lastName: last)
+        let transport = TruecallerOTPFlowTests.server()
+        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport))
+        let sent = Stub.body(transport.requests[2])
+        #expect(sent["firstName"] as? String == first.trimmingCharacters(in: .whitespaces))
+        #expect(sent["lastName"] as? String == last.trimmingCharacters(in: .whitespaces))
+    }
+
+    @Test(arguments: invalid)
+    func invalidNamesAreRefusedWithReasonInvalidName(first: String, last: String) async throws {
+        #expect(throws: AuthError.self) { _ = try PersonName(firstName: first, lastName: last) }
+        // The same name cannot be smuggled in through Codable: decoding applies the rules too.
+        let json = try JSONSerialization.data(withJSONObject: ["firstName": first, "lastName": last])
+        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode(PersonName.self, from: json) }
+    }
+
+    @Test func aNameGivenUpFrontInTheRequestOptionsIsCheckedBeforeCreateAndUsedAtVerify() async throws {
+        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let transport = TruecallerOTPFlowTests.server()
+        let bad = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.phone(Fixture.phone, options: ["firstName": "123"]), context: Fixture.context(transport))
+        }
+        #expect(bad?.reason == .invalidName)
+        #expect(bad?.providerCode == "18")
+        #expect(transport.requests.isEmpty)
+
+        let request = SignInRequest.phone(Fixture.phone, options: [TruecallerProvider.firstNameOption: "Asha", TruecallerProvider.lastNameOption: "Rao"])
+        let challenge = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+        #expect(Stub.body(transport.requests[2])["firstName"] as? String == "Asha")
+        #expect(Stub.body(transport.requests[2])["lastName"] as? String == "Rao")
+
+        // The answer's name wins over the preset one.
+        let second = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")), context: Fixture.context(transport))
+        #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
+    }
+}
