@@ -205,38 +205,38 @@ struct OTPlessIntentPlan: Sendable {
     /// The provider state a challenge keeps to continue (and to resume after a restart).
     func providerState(state: String) -> ProviderState {
         var values = ProviderState()
-        values["state"] = state
-        values["identifierType"] = identifierType
+        values[otpless: "state"] = state
+        values[otpless: "identifierType"] = identifierType
         switch target {
         case .phone(let number):
-            values["mobile"] = number.nationalNumber
-            values["countryCode"] = String(number.countryCallingCode)
-            values["e164"] = number.e164
+            values[otpless: "mobile"] = number.nationalNumber
+            values[otpless: "countryCode"] = String(number.countryCallingCode)
+            values[otpless: "e164"] = number.e164
         case .email(let address):
-            values["email"] = address.identityKey
+            values[otpless: "email"] = address.identityKey
         case .oauth(let name):
-            values["oauth"] = name.rawValue
+            values[otpless: "oauth"] = name.rawValue
         }
-        values["otpLength"] = String(otpLength)
-        values["expiry"] = requestedExpiry.map(String.init)
-        values["requestedOTPLength"] = requestedOTPLength.map(String.init)
-        values["forcedChannel"] = forcedChannel?.rawValue
+        values[otpless: "otpLength"] = String(otpLength)
+        values[otpless: "expiry"] = requestedExpiry.map(String.init)
+        values[otpless: "requestedOTPLength"] = requestedOTPLength.map(String.init)
+        values[otpless: "forcedChannel"] = forcedChannel?.rawValue
         return values
     }
 
     /// Rebuilds a plan from a challenge's provider state (resend), forcing `channel`.
     static func resuming(_ state: ProviderState, channel: DeliveryChannel, configuration: OTPlessConfiguration) -> OTPlessIntentPlan? {
         let target: Target
-        if let e164 = state["e164"], let number = try? PhoneNumber(e164) {
+        if let e164 = state[otpless: "e164"], let number = try? PhoneNumber(e164) {
             target = .phone(number)
-        } else if let email = state["email"], let address = try? EmailAddress(email) {
+        } else if let email = state[otpless: "email"], let address = try? EmailAddress(email) {
             target = .email(address)
         } else {
             return nil
         }
         return OTPlessIntentPlan(
-            target: target, forcedChannel: channel, requestedOTPLength: state["requestedOTPLength"].flatMap(Int.init),
-            otpLength: state["otpLength"].flatMap(Int.init) ?? 6, requestedExpiry: state["expiry"].flatMap(Int.init),
+            target: target, forcedChannel: channel, requestedOTPLength: state[otpless: "requestedOTPLength"].flatMap(Int.init),
+            otpLength: state[otpless: "otpLength"].flatMap(Int.init) ?? 6, requestedExpiry: state[otpless: "expiry"].flatMap(Int.init),
             smartAuthChannels: configuration.preferredChannels)
     }
 

@@ -43,8 +43,8 @@ extension OTPlessProvider {
             let response: HTTPResponse
             do {
                 response = try await api.get(
-                    "v3/lp/user/transaction/status/\(state["state"] ?? "")",
-                    query: ["asId": state["asId"] ?? "", "token": state["token"] ?? "", "uid": state["uid"] ?? ""],
+                    "v3/lp/user/transaction/status/\(state[otpless: "state"] ?? "")",
+                    query: ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""],
                     context: context)
             } catch {
                 if Task.isCancelled { return }
@@ -61,7 +61,7 @@ extension OTPlessProvider {
             default:
                 break
             }
-            let current = state["channel"].map(DeliveryChannel.init(rawValue:))
+            let current = state[otpless: "channel"].map(DeliveryChannel.init(rawValue:))
             if let mode = detail?.communicationMode, let current {
                 let next = OTPlessChannel.deliveryChannel(forMode: mode)
                 if next != current, let updated = fallBack(flowID: flowID, from: current, to: next, asId: detail?.asId) {
@@ -70,12 +70,12 @@ extension OTPlessProvider {
                 }
             }
             if detail?.communicationDelivered == true, let latest = registry.challenge(for: flowID),
-                let channel = latest.providerState["channel"].map(DeliveryChannel.init(rawValue:)),
+                let channel = latest.providerState[otpless: "channel"].map(DeliveryChannel.init(rawValue:)),
                 delivered.insert(channel).inserted
             {
                 context.emit(.deliveryStatus(channel: channel, status: .delivered))
                 // The SDK stops polling once an OTP is delivered (providers.md §1.6 f).
-                if latest.providerState["authType"] == "OTP" { return }
+                if latest.providerState[otpless: "authType"] == "OTP" { return }
             }
         }
     }
@@ -89,12 +89,12 @@ extension OTPlessProvider {
             case .magicLink: challenge.kind = .magicLink(channel: to)
             default: break
             }
-            var failed = Set((challenge.providerState["failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
+            var failed = Set((challenge.providerState[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
             failed.insert(from)
-            challenge.providerState["failedChannels"] = failed.map(\.rawValue).sorted().joined(separator: ",")
-            challenge.providerState["channel"] = to.rawValue
-            challenge.providerState["fallbackFrom"] = from.rawValue
-            if let asId, !asId.isEmpty { challenge.providerState["asId"] = asId }
+            challenge.providerState[otpless: "failedChannels"] = failed.map(\.rawValue).sorted().joined(separator: ",")
+            challenge.providerState[otpless: "channel"] = to.rawValue
+            challenge.providerState[otpless: "fallbackFrom"] = from.rawValue
+            if let asId, !asId.isEmpty { challenge.providerState[otpless: "asId"] = asId }
         }
     }
 }

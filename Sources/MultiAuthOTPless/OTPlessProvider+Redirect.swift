@@ -43,9 +43,9 @@ extension OTPlessProvider {
         var body: [String: JSONValue] = [
             "code": .string(code), "hasWhatsapp": .string(configuration.hasWhatsApp ? "true" : "false"),
         ]
-        for key in ["uid", "asId", "token"] { if let value = state[key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["uid", "asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
         do {
-            let response = try await api.post("v3/lp/user/transaction/code/\(state["state"] ?? "")", body: body, context: context)
+            let response = try await api.post("v3/lp/user/transaction/code/\(state[otpless: "state"] ?? "")", body: body, context: context)
             let status = try api.decode(OTPlessWire.TransactionStatus.self, from: response)
             return try finish(status, flowID: pending.flowID, context: context)
         } catch let error as AuthError where error.isRetryable {

@@ -29,8 +29,8 @@ extension OTPlessProvider {
                 retryAfter: .interval(available.timeIntervalSince(context.now)))
         }
         let state = latest.providerState
-        let failed = Set((state["failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
-        let current = state["channel"].map(DeliveryChannel.init(rawValue:)) ?? .sms
+        let failed = Set((state[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
+        let current = state[otpless: "channel"].map(DeliveryChannel.init(rawValue:)) ?? .sms
         let target = channel ?? current
         if failed.contains(target) {
             throw AuthError(.channelUnavailable, "'\(target)' already failed for this sign-in", provider: id)
@@ -44,12 +44,12 @@ extension OTPlessProvider {
         registry.stopPolling(challenge.flowID)
         var body = plan.intentBody(config: ready.config, configuration: configuration, forcedChannel: target)
         // The earlier transaction's id travels along, as the SDK sends `asId` when known (§1.2).
-        if let asId = state["asId"], !asId.isEmpty { body["asId"] = .string(asId) }
+        if let asId = state[otpless: "asId"], !asId.isEmpty { body["asId"] = .string(asId) }
         let response = try await api.post("v3/lp/user/transaction/intent/\(ready.state)", body: body, context: context)
         let intent = try api.decode(OTPlessWire.IntentResponse.self, from: response)
         let step = try issue(
             intent, plan: plan, state: ready.state, flowID: challenge.flowID, failedChannels: failed,
-            fallbackFrom: state["fallbackFrom"].map(DeliveryChannel.init(rawValue:)), context: context)
+            fallbackFrom: state[otpless: "fallbackFrom"].map(DeliveryChannel.init(rawValue:)), context: context)
         guard case .challenge(let updated) = step else {
             throw AuthError(.malformedResponse, "resend answered with a session", provider: id)
         }

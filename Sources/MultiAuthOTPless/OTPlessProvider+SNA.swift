@@ -11,14 +11,14 @@ extension OTPlessProvider {
     /// then on failure one status GET with `lapseMeta` that yields the fallback or the end.
     func runSilentNetworkAuth(_ challenge: Challenge, context: AuthContext) async throws -> SignInStep {
         let state = challenge.providerState
-        guard let carrier = state["intent"].flatMap(URL.init(string:)) else {
+        guard let carrier = state[otpless: "intent"].flatMap(URL.init(string:)) else {
             throw AuthError(.malformedResponse, "the SNA challenge has no carrier URL", provider: id)
         }
         let timer = (try? state.decode(OTPlessWire.TimerSettings.self, forKey: "snaTimer")) ?? nil
         let interval = Duration.milliseconds(Int64(max(1, timer?.interval ?? Self.defaultSNATimer.interval)))
         let timeout = Duration.milliseconds(Int64(max(0, timer?.timeout ?? Self.defaultSNATimer.timeout)))
-        let ids = ["asId": state["asId"] ?? "", "token": state["token"] ?? "", "uid": state["uid"] ?? ""]
-        let path = "v3/lp/user/transaction/silent-auth-status/\(state["state"] ?? "")"
+        let ids = ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""]
+        let path = "v3/lp/user/transaction/silent-auth-status/\(state[otpless: "state"] ?? "")"
 
         var lapse: [String: String]
         let carrierResult = try await hitCarrier(carrier, timeout: timeout, context: context)
@@ -74,7 +74,7 @@ extension OTPlessProvider {
         let to = leap.communicationMode.map(OTPlessChannel.deliveryChannel(forMode:)) ?? automatic.defaultChannel
         context.emit(.fallbackTriggered(from: .silentNetworkAuth, to: to))
         return try issue(
-            OTPlessWire.IntentResponse(quantumLeap: leap, oneTap: nil), plan: automatic, state: state["state"] ?? "",
+            OTPlessWire.IntentResponse(quantumLeap: leap, oneTap: nil), plan: automatic, state: state[otpless: "state"] ?? "",
             flowID: challenge.flowID, failedChannels: [.silentNetworkAuth], fallbackFrom: .silentNetworkAuth,
             context: context)
     }

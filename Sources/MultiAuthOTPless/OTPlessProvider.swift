@@ -123,16 +123,16 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
         }
         let now = context.now
         var providerState = plan.providerState(state: state)
-        providerState["appId"] = configuration.appID
-        providerState["asId"] = leap.asId
-        providerState["token"] = leap.channelAuthToken
-        providerState["uid"] = leap.uid
+        providerState[otpless: "appId"] = configuration.appID
+        providerState[otpless: "asId"] = leap.asId
+        providerState[otpless: "token"] = leap.channelAuthToken
+        providerState[otpless: "uid"] = leap.uid
         let authType = (leap.channel ?? "OTP").uppercased()
-        providerState["authType"] = authType
+        providerState[otpless: "authType"] = authType
         let channel = leap.communicationMode.map(OTPlessChannel.deliveryChannel(forMode:)) ?? plan.defaultChannel
-        providerState["channel"] = channel.rawValue
-        providerState["failedChannels"] = failedChannels.map(\.rawValue).sorted().joined(separator: ",")
-        providerState["fallbackFrom"] = fallbackFrom?.rawValue
+        providerState[otpless: "channel"] = channel.rawValue
+        providerState[otpless: "failedChannels"] = failedChannels.map(\.rawValue).sorted().joined(separator: ",")
+        providerState[otpless: "fallbackFrom"] = fallbackFrom?.rawValue
         let kind: Challenge.Kind
         var expiresAt = now.addingTimeInterval(TimeInterval(plan.expirySeconds))
         var resendAt: Date? = now.addingTimeInterval(Self.resendCooldown.timeInterval)
@@ -148,8 +148,8 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
                 throw AuthError(.malformedResponse, "SNA intent has no carrier URL", provider: id)
             }
             kind = .silentNetworkAuth
-            providerState["intent"] = target.absoluteString
-            providerState["channel"] = DeliveryChannel.silentNetworkAuth.rawValue
+            providerState[otpless: "intent"] = target.absoluteString
+            providerState[otpless: "channel"] = DeliveryChannel.silentNetworkAuth.rawValue
             try providerState.encode(leap.timerSettings ?? OTPlessWire.TimerSettings(), forKey: "snaTimer")
             resendAt = nil
             attempts = nil
@@ -206,17 +206,17 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     private func verify(code: String, challenge: Challenge, context: AuthContext) async throws -> SignInStep {
         let state = challenge.providerState
         var body: [String: JSONValue] = ["otp": .string(code)]
-        if state["identifierType"] == "MOBILE" {
-            body["mobile"] = .string(state["mobile"] ?? "")
-            body["selectedCountryCode"] = .string(state["countryCode"] ?? "")
-            body["value"] = .string((state["countryCode"] ?? "") + (state["mobile"] ?? ""))
+        if state[otpless: "identifierType"] == "MOBILE" {
+            body["mobile"] = .string(state[otpless: "mobile"] ?? "")
+            body["selectedCountryCode"] = .string(state[otpless: "countryCode"] ?? "")
+            body["value"] = .string((state[otpless: "countryCode"] ?? "") + (state[otpless: "mobile"] ?? ""))
         } else {
-            body["email"] = .string(state["email"] ?? "")
-            body["value"] = .string(state["email"] ?? "")
+            body["email"] = .string(state[otpless: "email"] ?? "")
+            body["value"] = .string(state[otpless: "email"] ?? "")
         }
-        for key in ["uid", "asId", "token"] { if let value = state[key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["uid", "asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
         let remaining = max(0, (challenge.attemptsRemaining ?? Self.maximumAttempts) - 1)
-        let response = try await api.post("v3/lp/user/transaction/otp/\(state["state"] ?? "")", body: body, context: context)
+        let response = try await api.post("v3/lp/user/transaction/otp/\(state[otpless: "state"] ?? "")", body: body, context: context)
         let status: OTPlessWire.TransactionStatus
         do {
             status = try api.decode(OTPlessWire.TransactionStatus.self, from: response, attemptsRemaining: remaining)
@@ -247,7 +247,7 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
 
     /// Refuses a challenge issued by another provider or another app id.
     func checkOwnership(_ challenge: Challenge) throws {
-        guard challenge.provider == id, challenge.providerState["appId"] == configuration.appID else {
+        guard challenge.provider == id, challenge.providerState[otpless: "appId"] == configuration.appID else {
             throw AuthError(.challengeNotPending, "the challenge was not issued by this OTPLESS app", provider: id)
         }
     }

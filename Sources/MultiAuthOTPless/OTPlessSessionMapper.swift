@@ -50,22 +50,26 @@ enum OTPlessSessionMapper {
         extra["sessionTokenJWT"] = info.sessionInfo?.sessionTokenJWT
         var attributes: [String: String] = [:]
         if let channel = identities.first?.channel { attributes["channel"] = channel }
-        if let sessionID = info.sessionInfo?.sessionId { attributes["sessionId"] = sessionID }
         return AuthSession(
             provider: provider,
             user: AuthUser(id: userID, phone: phone, email: email, name: name, identities: mapped, attributes: attributes),
             credentials: Credentials(
                 accessToken: token, idToken: info.idToken, refreshToken: info.sessionInfo?.refreshToken,
-                expiresAt: sessionExpiry(info.sessionInfo?.sessionTokenJWT, appID: appID), extra: extra),
+                expiresAt: sessionExpiry(info.sessionInfo?.sessionTokenJWT, appID: appID, now: now), extra: extra),
             createdAt: now)
     }
 
     /// The `exp` of the session JWT when its `aud` is the app id (the SDK's only local check,
     /// providers.md §1.10); `exp` in milliseconds is accepted ([ASSUMPTION] §1.11).
-    static func sessionExpiry(_ jwt: String?, appID: String) -> Date? {
+    static func sessionExpiry(_ jwt: String?, appID: String, now: Date) -> Date? {
         guard let jwt, let parsed = try? JWT(parsing: jwt) else { return nil }
         guard parsed.claims.audience.contains(where: { $0.caseInsensitiveCompare(appID) == .orderedSame }) else { return nil }
-        return parsed.claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: normalizedSeconds($0)) }
+        guard let exp = parsed.claims["exp"]?.doubleValue.map(normalizedSeconds) else { return nil }
+        // Relative to the client's clock when `iat` is known: the server's clock may be skewed.
+        if let iat = parsed.claims["iat"]?.doubleValue.map(normalizedSeconds), exp > iat {
+            return now.addingTimeInterval(exp - iat)
+        }
+        return Date(timeIntervalSince1970: exp)
     }
 
     /// A NumericDate in seconds; values above 10¹² are taken as milliseconds ([ASSUMPTION] §1.11).

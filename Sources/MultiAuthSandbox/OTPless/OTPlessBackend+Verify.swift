@@ -41,7 +41,9 @@ extension OTPlessBackend {
         lock.lock()
         let token = linkCodes[code]
         lock.unlock()
-        guard let token else { return Self.error(400, "7303", "Expired", "Token is expired") }
+        // [ASSUMPTION] an unknown code is "request values invalid" (4000); providers.md documents
+        // only the expired answer.
+        guard let token else { return Self.error(400, "4000", "Invalid Request", "unknown code") }
         let now = environment.now
         enum Outcome { case used, expired, ok(OTPlessTransaction) }
         let outcome: Outcome? = mutate(token: token) { transaction in
