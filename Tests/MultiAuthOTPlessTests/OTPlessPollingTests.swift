@@ -42,6 +42,7 @@ struct OTPlessPollingTests {
         let world = try TestWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
+        // Owned by this test; cancelled on the next line and awaited below, so it ends here.
         let task = Task { try await client.signIn(with: .otpless, .phone(phone)) }
         task.cancel()
         _ = await task.result
