@@ -1,0 +1,100 @@
+import Foundation
+import MultiAuth
+
+extension OTPlessProvider {
+    /// [SDK] providers.md §1.10: status polling defaults, in seconds.
+    static let defaultStatusTimer = (interval: 3.0, timeout: 60.0)
+
+    /// Starts (or restarts) the status poller of `flowID` (providers.md §1.6 f, §1.8).
+    ///
+    /// `timer` is in **seconds** here (the status poller's unit, providers.md §1.7).
+    func startPolling(flowID: FlowID, timer: OTPlessWire.TimerSettings?, context: AuthContext) {
+        let interval = Duration.interval(max(0.1, timer?.interval ?? Self.defaultStatusTimer.interval))
+        let timeout = Duration.interval(max(0, timer?.timeout ?? Self.defaultStatusTimer.timeout))
+        let registry = self.registry
+        registry.setPoller(for: flowID) { pollerID in
+            // Owned by `registry` (this provider's flow table) under `flowID`. It ends by itself
+            // after a terminal status, a confirmed OTP delivery or the `timeout` budget, and is
+            // cancelled when the flow ends (verified, link exchanged), on a new start, or by
+            // `stopPolling(flowID:)` / `stopAllPolling()`; cancellation wakes its clock sleep.
+            Task {
+                await self.poll(flowID: flowID, interval: interval, timeout: timeout, context: context)
+                registry.pollerFinished(flowID, id: pollerID)
+            }
+        }
+    }
+
+    /// The polling loop: sleep `interval` on the injected clock, GET the status, publish events.
+    func poll(flowID: FlowID, interval: Duration, timeout: Duration, context: AuthContext) async {
+        // The budget is measured on the wall clock of the injected time source (ManualClock
+        // moves it with the sleeping clock), so a long clock jump ends polling at once.
+        let deadline = context.now.addingTimeInterval(timeout.timeInterval)
+        var delivered: Set<DeliveryChannel> = []
+        while context.now.addingTimeInterval(interval.timeInterval) <= deadline {
+            do {
+                try await context.time.sleep(for: interval)
+            } catch {
+                return
+            }
+            guard !Task.isCancelled, let challenge = registry.challenge(for: flowID) else { return }
+            // An expired challenge, or a budget used up while asleep, ends polling without a request.
+            if challenge.isExpired(at: context.now) || context.now > deadline { return }
+            let state = challenge.providerState
+            let response: HTTPResponse
+            do {
+                response = try await api.get(
+                    "v3/lp/user/transaction/status/\(state[otpless: "state"] ?? "")",
+                    query: ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""],
+                    context: context)
+            } catch {
+                if Task.isCancelled { return }
+                continue
+            }
+            guard !Task.isCancelled else { return }
+            guard response.isSuccess, let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self) else { continue }
+            let detail = status.authDetail
+            switch (detail?.status ?? "PENDING").uppercased() {
+            case "SUCCESS", "FAILED":
+                // SUCCESS without the app (cross-device) and FAILED both end polling; the flow
+                // itself is completed by `respond` or `handleRedirect`.
+                return
+            default:
+                break
+            }
+            let current = state[otpless: "channel"].map(DeliveryChannel.init(rawValue:))
+            if let mode = detail?.communicationMode, let current {
+                let next = OTPlessChannel.deliveryChannel(forMode: mode)
+                if next != current, let updated = fallBack(flowID: flowID, from: current, to: next, asId: detail?.asId) {
+                    context.emit(.fallbackTriggered(from: current, to: next))
+                    context.emit(.challengeIssued(updated))
+                }
+            }
+            if detail?.communicationDelivered == true, let latest = registry.challenge(for: flowID),
+                let channel = latest.providerState[otpless: "channel"].map(DeliveryChannel.init(rawValue:)),
+                delivered.insert(channel).inserted
+            {
+                context.emit(.deliveryStatus(channel: channel, status: .delivered))
+                // The SDK stops polling once an OTP is delivered (providers.md §1.6 f).
+                if latest.providerState[otpless: "authType"] == "OTP" { return }
+            }
+        }
+    }
+
+    /// Records a SmartAuth fallback in the flow's challenge: new channel, `fallbackFrom`, the
+    /// failed channel remembered for this attempt (case B29).
+    func fallBack(flowID: FlowID, from: DeliveryChannel, to: DeliveryChannel, asId: String?) -> Challenge? {
+        registry.update(flowID) { challenge in
+            switch challenge.kind {
+            case .oneTimeCode(let length, _, let link): challenge.kind = .oneTimeCode(length: length, channel: to, linkAlsoSent: link)
+            case .magicLink: challenge.kind = .magicLink(channel: to)
+            default: break
+            }
+            var failed = Set((challenge.providerState[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
+            failed.insert(from)
+            challenge.providerState[otpless: "failedChannels"] = failed.map(\.rawValue).sorted().joined(separator: ",")
+            challenge.providerState[otpless: "channel"] = to.rawValue
+            challenge.providerState[otpless: "fallbackFrom"] = from.rawValue
+            if let asId, !asId.isEmpty { challenge.providerState[otpless: "asId"] = asId }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+extension OTPlessProvider {
+    /// [SDK] providers.md §1.7: SNA polling defaults, in milliseconds.
+    static let defaultSNATimer = (interval: 200.0, timeout: 7000.0)
+
+    /// Runs silent network auth for a `.silentNetworkAuth` challenge (providers.md §1.7):
+    /// the carrier hit, then `silent-auth-status` polls every `interval` ms until `timeout` ms,
+    /// then on failure one status GET with `lapseMeta` that yields the fallback or the end.
+    func runSilentNetworkAuth(_ challenge: Challenge, context: AuthContext) async throws -> SignInStep {
+        let state = challenge.providerState
+        guard let carrier = state[otpless: "intent"].flatMap(URL.init(string:)) else {
+            throw AuthError(.malformedResponse, "the SNA challenge has no carrier URL", provider: id)
+        }
+        let timer = (try? state.decode(OTPlessWire.TimerSettings.self, forKey: "snaTimer")) ?? nil
+        let interval = Duration.milliseconds(Int64(max(1, timer?.interval ?? Self.defaultSNATimer.interval)))
+        let timeout = Duration.milliseconds(Int64(max(0, timer?.timeout ?? Self.defaultSNATimer.timeout)))
+        let ids = ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""]
+        let path = "v3/lp/user/transaction/silent-auth-status/\(state[otpless: "state"] ?? "")"
+
+        var lapse: [String: String]
+        let carrierResult = try await hitCarrier(carrier, timeout: timeout, context: context)
+        if let failure = carrierResult {
+            lapse = failure
+        } else {
+            lapse = ["error": "sdk_polling_timeout", "error_description": "SNA polling timed out"]
+            var elapsed: Duration = .zero
+            polling: while true {
+                if let response = try? await api.get(path, query: ids, context: context), response.isSuccess,
+                    let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self)
+                {
+                    switch (status.authDetail?.status ?? "PENDING").uppercased() {
+                    case "SUCCESS": return try finish(status, flowID: challenge.flowID, context: context)
+                    case "FAILED":
+                        lapse = ["error": "sna_failed", "error_description": "the status reported a failure"]
+                        break polling
+                    default: break
+                    }
+                }
+                try Task.checkCancellation()
+                guard elapsed + interval <= timeout else { break }
+                try await context.time.sleep(for: interval)
+                elapsed += interval
+            }
+        }
+        try Task.checkCancellation()
+        var query = ids
+        if let data = try? JSONEncoder.multiAuth.encode(lapse) { query["lapseMeta"] = String(decoding: data, as: UTF8.self) }
+        let response: HTTPResponse
+        do {
+            response = try await api.get(path, query: query, context: context)
+        } catch let error as AuthError where error.code == .network {
+            registry.end(challenge.flowID)
+            throw AuthError(.channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106", underlying: error)
+        }
+        guard response.isSuccess, let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
+            (status.authDetail?.status ?? "").uppercased() == "FAILED"
+        else {
+            registry.end(challenge.flowID)
+            throw AuthError(
+                .channelUnavailable, "silent network auth and every fallback failed", provider: id, providerCode: "9106")
+        }
+        guard let leap = status.quantumLeap else {
+            registry.end(challenge.flowID)
+            throw AuthError(.channelUnavailable, "silent network auth failed and no fallback exists", provider: id, providerCode: "7161")
+        }
+        guard let plan = OTPlessIntentPlan.resuming(state, channel: .sms, configuration: configuration) else {
+            throw AuthError(.malformedResponse, "the SNA challenge lost its phone number", provider: id)
+        }
+        var automatic = plan
+        automatic.forcedChannel = nil
+        let to = leap.communicationMode.map(OTPlessChannel.deliveryChannel(forMode:)) ?? automatic.defaultChannel
+        context.emit(.fallbackTriggered(from: .silentNetworkAuth, to: to))
+        return try issue(
+            OTPlessWire.IntentResponse(quantumLeap: leap, oneTap: nil), plan: automatic, state: state[otpless: "state"] ?? "",
+            flowID: challenge.flowID, failedChannels: [.silentNetworkAuth], fallbackFrom: .silentNetworkAuth,
+            context: context)
+    }
+
+    /// The carrier hit: a plain GET of the intent URL; success iff the JSON has `status`
+    /// `"ok"` (case-insensitive). Returns `nil` on success, else the `lapseMeta` `{cause, brief}`.
+    private func hitCarrier(_ url: URL, timeout: Duration, context: AuthContext) async throws -> [String: String]? {
+        struct CarrierAnswer: Decodable {
+            var status: String?
+            var error: String?
+            var error_description: String?
+        }
+        do {
+            var request = HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+            request.timeout = timeout
+            let response = try await context.transport.send(request)
+            let readable = (200...202).contains(response.status) || (400...451).contains(response.status)
+                || (500...511).contains(response.status)
+            let answer = readable ? try? response.decodeJSON(CarrierAnswer.self) : nil
+            if answer?.status?.lowercased() == "ok" { return nil }
+            return ["cause": answer?.error ?? "http_\(response.status)", "brief": answer?.error_description ?? "carrier did not verify"]
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return ["cause": "network", "brief": "the carrier could not be reached"]
+        }
+    }
+}

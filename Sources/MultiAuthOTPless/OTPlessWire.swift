@@ -1,0 +1,179 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// The JSON shapes of the OTPLESS headless API (providers.md §1.2–§1.4), decoded leniently:
+/// every field is optional so an added or missing field never breaks a flow.
+enum OTPlessWire {
+    /// `GET /v2/state` → `{state}`.
+    struct StateResponse: Decodable { var state: String? }
+
+    /// `GET /v2/lp/merchant/config/{state}` (providers.md §1.4).
+    struct MerchantConfig: Decodable, Sendable {
+        var authType: String?
+        var isMFAEnabled: Bool?
+        var channelConfig: [ChannelGroup]?
+        var merchant: Merchant?
+
+        struct ChannelGroup: Decodable, Sendable {
+            var identifierType: String?
+            var channel: [Channel]?
+        }
+        struct Channel: Decodable, Sendable {
+            var name: String?
+            var type: String?
+            var communicationMode: String?
+            var otpLength: Int?
+        }
+        struct Merchant: Decodable, Sendable {
+            var loginURI: String?
+            var config: Flags?
+        }
+        struct Flags: Decodable, Sendable {
+            var isSilentAuthEnabled: Bool?
+        }
+
+        /// The `INPUT` channels for `identifierType` (`MOBILE` or `EMAIL`).
+        func inputChannels(_ identifierType: String) -> [Channel] {
+            (channelConfig ?? []).filter { $0.identifierType == identifierType }.flatMap { $0.channel ?? [] }
+                .filter { ($0.type ?? "INPUT") == "INPUT" }
+        }
+
+        /// The delivery modes of `INPUT` channels, as MultiAuth channels (`sms`, `whatsapp`, `email`).
+        var deliveryChannels: Set<DeliveryChannel> {
+            Set((channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { ($0.type ?? "INPUT") == "INPUT" }
+                .compactMap(\.communicationMode).map(OTPlessChannel.deliveryChannel(forMode:)))
+        }
+
+        /// The lower-cased names of `BUTTON` (OAuth) channels (`google`, `whatsapp`, …).
+        var oauthChannels: Set<DeliveryChannel> {
+            Set((channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { $0.type == "BUTTON" }
+                .compactMap(\.name).map { DeliveryChannel(rawValue: Self.oauthName(forWire: $0)) })
+        }
+
+        /// `GMAIL` → `google`, `APPLE_EMAIL` → `apple`, `TRUE_CALLER` → `truecaller`, else lower case.
+        static func oauthName(forWire name: String) -> String {
+            switch name.uppercased() {
+            case "GMAIL": "google"
+            case "APPLE_EMAIL": "apple"
+            case "TRUE_CALLER": "truecaller"
+            default: name.lowercased()
+            }
+        }
+    }
+
+    /// `timerSettings{interval, timeout}`: seconds for status polling, milliseconds for SNA
+    /// (providers.md §1.7).
+    struct TimerSettings: Codable, Sendable, Hashable {
+        var interval: Double?
+        var timeout: Double?
+    }
+
+    /// `quantumLeap` of an intent (or SNA fallback) response.
+    struct QuantumLeap: Decodable, Sendable {
+        var asId: String?
+        var channel: String?
+        var channelAuthToken: String?
+        var intent: String?
+        var pollingRequired: Bool?
+        var status: String?
+        var timerSettings: TimerSettings?
+        var uid: String?
+        var communicationMode: String?
+    }
+
+    /// `POST …/transaction/intent/{state}` → `{quantumLeap, oneTap?}`.
+    struct IntentResponse: Decodable, Sendable {
+        var quantumLeap: QuantumLeap?
+        var oneTap: OneTap?
+    }
+
+    /// The transaction status of verify, code exchange and polls (providers.md §1.2).
+    struct TransactionStatus: Decodable, Sendable {
+        var authDetail: AuthDetail?
+        var oneTap: OneTap?
+        var quantumLeap: QuantumLeap?
+
+        struct AuthDetail: Decodable, Sendable {
+            var asId: String?
+            var channel: String?
+            var communicationDelivered: Bool?
+            var status: String?
+            var token: String?
+            var communicationMode: String?
+        }
+    }
+
+    /// `oneTap`: the ONETAP payload. Accepts `merchantUserInfo` (SDK), `data` (callback
+    /// envelope) or the user fields at the top level (docs samples), providers.md §1.3.
+    struct OneTap: Decodable, Sendable {
+        var status: String?
+        var token: String?
+        var merchantUserInfo: UserInfo?
+        var data: UserInfo?
+        var userId: String?
+        var idToken: String?
+        var identities: [Identity]?
+        var sessionInfo: SessionInfo?
+
+        init(merchantUserInfo: UserInfo) { self.merchantUserInfo = merchantUserInfo }
+
+        /// The user info in whichever shape it came.
+        var userInfo: UserInfo {
+            if let merchantUserInfo { return merchantUserInfo }
+            if let data { return data }
+            return UserInfo(token: token, userId: userId, idToken: idToken, identities: identities, sessionInfo: sessionInfo)
+        }
+    }
+
+    /// `merchantUserInfo`.
+    struct UserInfo: Decodable, Sendable {
+        var token: String?
+        var userId: String?
+        var idToken: String?
+        var identities: [Identity]?
+        var sessionInfo: SessionInfo?
+        var timestamp: String?
+        var status: String?
+
+        init(token: String?, userId: String?, idToken: String?, identities: [Identity]?, sessionInfo: SessionInfo?) {
+            self.token = token
+            self.userId = userId
+            self.idToken = idToken
+            self.identities = identities
+            self.sessionInfo = sessionInfo
+        }
+    }
+
+    /// One identity of a user.
+    struct Identity: Decodable, Sendable {
+        var channel: String?
+        var identityType: String?
+        var identityValue: String?
+        var verified: Bool?
+        var name: String?
+    }
+
+    /// `sessionInfo`.
+    struct SessionInfo: Decodable, Sendable {
+        var sessionId: String?
+        var sessionToken: String?
+        var sessionTokenJWT: String?
+        var refreshToken: String?
+    }
+
+    /// An error body `{errorCode, message, description}`; `errorCode` may be a string or a number.
+    struct ErrorBody: Decodable {
+        var errorCode: JSONValue?
+        var message: String?
+        var description: String?
+
+        var code: String? {
+            switch errorCode {
+            case .string(let text): text
+            case .number(let number): String(Int(number))
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+extension OTPlessBackend {
+    /// The merchant config document (providers.md §1.4). Channel names are an [ASSUMPTION]
+    /// (providers.md "Biggest unknowns"): `INPUT` channels `PHONE` / `EMAIL` with their
+    /// `communicationMode`, `BUTTON` channels by OAuth name (`GMAIL`, `WHATSAPP`, …).
+    func merchantConfig() -> [String: JSONValue] {
+        var mobile: [JSONValue] = merchant.phoneChannels.map { channel in
+            .object([
+                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string(channel.rawValue.uppercased()),
+                "otpLength": .number(Double(merchant.otpLength)),
+            ])
+        }
+        var email: [JSONValue] = merchant.emailEnabled
+            ? [.object(["name": .string("EMAIL"), "type": .string("INPUT"), "communicationMode": .string("EMAIL"),
+                        "otpLength": .number(Double(merchant.otpLength))])] : []
+        for name in merchant.oauthChannels {
+            let wire: String
+            switch name.rawValue {
+            case "google": wire = "GMAIL"
+            case "apple": wire = "APPLE_EMAIL"
+            case "truecaller": wire = "TRUE_CALLER"
+            default: wire = name.rawValue.uppercased()
+            }
+            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON")])
+            if ["WHATSAPP", "TRUE_CALLER"].contains(wire) { mobile.append(button) } else { email.append(button) }
+        }
+        return [
+            "authType": .string(merchant.phoneAuthType.rawValue),
+            "isMFAEnabled": .bool(merchant.mfaEnabled),
+            "channelConfig": .array([
+                .object(["identifierType": .string("MOBILE"), "mandatory": .bool(false), "verified": .bool(false), "channel": .array(mobile)]),
+                .object(["identifierType": .string("EMAIL"), "mandatory": .bool(false), "verified": .bool(false), "channel": .array(email)]),
+            ]),
+            "merchant": .object([
+                "loginURI": .string("otpless.\(merchant.appID.lowercased())://otpless"),
+                "otplessId": .string(merchant.appID),
+                "config": .object([
+                    "isSilentAuthEnabled": .bool(merchant.silentAuthEnabled), "isWebauthnEnabled": .bool(false),
+                    "isWebauthnRegistered": .bool(false), "isSecureSdkEnabled": .bool(false), "isPopUpDisabled": .bool(true),
+                    "lang": .string("en"),
+                ]),
+            ]),
+            "userDetails": .object(["mobile": .array([]), "email": .array([])]),
+        ]
+    }
+
+    /// `POST /v3/lp/user/transaction/intent/{state}` (providers.md §1.2 #3).
+    func intent(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
+        guard let body = Self.body(request) else { return Self.error(400, "7101", "Invalid Request", "body is not JSON") }
+        let text = { (key: String) in body[key]?.stringValue ?? "" }
+        guard text("appId") == merchant.appID else { return Self.error(401, "401", "Unauthorized", "unknown appId") }
+        if merchant.mfaEnabled { return Self.error(400, "4001", "Invalid Request", "MFA is not supported headless") }
+        let otpLengthText = text("otpLength")
+        if !otpLengthText.isEmpty, otpLengthText != "4", otpLengthText != "6" {
+            return Self.error(400, "7116", "Invalid Request", "OTP length must be 4 or 6")
+        }
+        let expiryText = text("expiry")
+        var expiry = Self.defaultExpiry
+        if !expiryText.isEmpty {
+            guard let seconds = Int(expiryText), (30...900).contains(seconds) else {
+                return Self.error(400, "7113", "Invalid Request", "invalid expiry")
+            }
+            expiry = seconds
+        }
+        let now = environment.now
+        let type = text("type")
+        let identifierType = text("identifierType")
+        let token = environment.hex(16)
+        let asId = environment.hex(12)
+        if type == "BUTTON" {
+            let wire = text("channel")
+            let name = OAuthProviderName(rawValue: Self.oauthName(wire))
+            guard merchant.oauthChannels.contains(name) else {
+                return Self.error(400, "4003", "Invalid Request", "channel not enabled")
+            }
+            let linkCode = environment.hex(16)
+            let link = URL(string: "otpless.\(merchant.appID.lowercased())://otpless?code=\(linkCode)")!
+            _ = environment.deliver(nil, link, "oauth:\(name.rawValue)", DeliveryChannel(rawValue: name.rawValue))
+            store(OTPlessTransaction(
+                token: token, asId: asId, identifierType: identifierType, destination: "oauth:\(name.rawValue)", authType: wire,
+                remainingChannels: [], primaryChannel: nil, currentChannel: nil, delivered: true, forced: false, otp: nil,
+                linkCode: linkCode, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
+            return intentResponse(
+                token: token, asId: asId, channel: wire, mode: nil, intent: "https://\(Self.issuerHost)/sandbox/oauth/\(name.rawValue)?request=\(asId)",
+                timer: (3, 60))
+        }
+        // Destination.
+        let destination: String
+        let available: [DeliveryChannel]
+        let authType: OTPlessMerchant.AuthType
+        if identifierType == "MOBILE" {
+            let digits = text("mobile")
+            guard digits.count >= 8, digits.count <= 15, digits.allSatisfy(\.isASCIIDigit) else {
+                return Self.error(400, "7102", "Invalid Request", "invalid phone number")
+            }
+            destination = "+" + digits
+            available = merchant.phoneChannels
+            authType = merchant.phoneAuthType
+        } else if identifierType == "EMAIL" {
+            let email = text("email")
+            guard email.contains("@"), !email.hasPrefix("@"), !email.hasSuffix("@") else {
+                return Self.error(400, "7104", "Invalid Request", "invalid email")
+            }
+            destination = email.lowercased()
+            available = merchant.emailEnabled ? [.email] : []
+            authType = merchant.emailAuthType
+        } else {
+            return Self.error(400, "7101", "Invalid Request", "missing identifierType")
+        }
+        // Resend cooldown for a repeated transaction ([ASSUMPTION] §1.10).
+        let previous = text("asId")
+        if !previous.isEmpty, let earlier = transaction(asId: previous), now.timeIntervalSince(earlier.sentAt) < Self.resendCooldown {
+            let wait = Int((Self.resendCooldown - now.timeIntervalSince(earlier.sentAt)).rounded(.up))
+            return Self.error(429, "7022", "Too Many Requests", "resend too early", headers: ["Retry-After": String(max(1, wait))])
+        }
+        // Silent network auth.
+        if identifierType == "MOBILE", merchant.silentAuthEnabled, body["silentAuthEnabled"]?.boolValue == true {
+            store(OTPlessTransaction(
+                token: token, asId: asId, identifierType: identifierType, destination: destination, authType: "SILENT_AUTH",
+                remainingChannels: merchant.phoneChannels, primaryChannel: nil, currentChannel: nil, delivered: false,
+                forced: false, otp: nil, linkCode: nil, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
+            return intentResponse(
+                token: token, asId: asId, channel: "SILENT_AUTH", mode: nil, intent: "http://\(Self.carrierHost)/sna/\(token)",
+                timer: (200, 7000))
+        }
+        // Channel order: forced, the client's SmartAuth order, or the dashboard order.
+        var order: [DeliveryChannel]
+        let forcedMode = text("deliveryMethod")
+        if !forcedMode.isEmpty {
+            let forced = DeliveryChannel(rawValue: forcedMode)
+            guard available.contains(forced) else {
+                return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "delivery channel not enabled")
+            }
+            order = [forced]
+        } else {
+            order = available
+            if let meta = body["clientMetaData"]?.stringValue,
+                case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(meta.utf8)),
+                let preferred = members["channels"]?.arrayValue?.compactMap(\.stringValue).map(DeliveryChannel.init(rawValue:))
+            {
+                let chosen = preferred.filter(available.contains)
+                if !chosen.isEmpty { order = chosen }
+            }
+        }
+        guard !order.isEmpty else { return Self.error(400, "4003", "Invalid Request", "channel not enabled") }
+        let length = otpLengthText.isEmpty ? merchant.otpLength : Int(otpLengthText)!
+        var transaction = OTPlessTransaction(
+            token: token, asId: asId, identifierType: identifierType, destination: destination, authType: authType.rawValue,
+            remainingChannels: order, primaryChannel: order.first, currentChannel: nil, delivered: false,
+            forced: !forcedMode.isEmpty, otp: authType == .magicLink ? nil : environment.digits(length),
+            linkCode: authType == .otp ? nil : environment.hex(16), expiresAt: now.addingTimeInterval(TimeInterval(expiry)),
+            sentAt: now)
+        deliverNext(&transaction, environment: environment)
+        guard transaction.delivered else {
+            return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "no channel could deliver to this recipient")
+        }
+        store(transaction)
+        return intentResponse(
+            token: token, asId: asId, channel: authType.rawValue, mode: transaction.primaryChannel?.rawValue.uppercased(),
+            intent: nil, timer: (3, 60))
+    }
+
+    /// Delivers on the next channel of the order, falling back at once past failing channels
+    /// (unless the channel was forced: then one try only).
+    func deliverNext(_ transaction: inout OTPlessTransaction, environment: Environment) {
+        transaction.delivered = false
+        while !transaction.remainingChannels.isEmpty {
+            let channel = transaction.remainingChannels.removeFirst()
+            let link = transaction.linkCode.map { URL(string: "otpless.\(merchant.appID.lowercased())://otpless?code=\($0)")! }
+            transaction.currentChannel = channel
+            transaction.sentAt = environment.now
+            if environment.deliver(transaction.otp, link, transaction.destination, channel) {
+                transaction.delivered = true
+                return
+            }
+            if transaction.forced { return }
+        }
+    }
+
+    func intentResponse(
+        token: String, asId: String, channel: String, mode: String?, intent: String?, timer: (Double, Double)
+    ) -> HTTPResponse {
+        var leap: [String: JSONValue] = [
+            "asId": .string(asId), "channel": .string(channel), "channelAuthToken": .string(token), "channels": .array([]),
+            "pollingRequired": .bool(true), "state": .string("PENDING"), "status": .string("PENDING"),
+            "timerSettings": .object(["interval": .number(timer.0), "timeout": .number(timer.1)]),
+        ]
+        if let mode { leap["communicationMode"] = .string(mode) }
+        if let intent { leap["intent"] = .string(intent) }
+        return Self.json(200, ["quantumLeap": .object(leap)])
+    }
+
+    static func oauthName(_ wire: String) -> String {
+        switch wire.uppercased() {
+        case "GMAIL": "google"
+        case "APPLE_EMAIL": "apple"
+        case "TRUE_CALLER": "truecaller"
+        default: wire.lowercased()
+        }
+    }
+
+    // MARK: Tables
+
+    func store(_ transaction: OTPlessTransaction) {
+        lock.lock()
+        defer { lock.unlock() }
+        transactions[transaction.token] = transaction
+        asIds[transaction.asId] = transaction.token
+        if let code = transaction.linkCode { linkCodes[code] = transaction.token }
+    }
+
+    func transaction(asId: String) -> OTPlessTransaction? {
+        lock.lock()
+        defer { lock.unlock() }
+        return asIds[asId].flatMap { transactions[$0] }
+    }
+
+    func transaction(token: String) -> OTPlessTransaction? {
+        lock.lock()
+        defer { lock.unlock() }
+        return transactions[token]
+    }
+
+    func mutate<T>(token: String, _ change: (inout OTPlessTransaction) -> T) -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard transactions[token] != nil else { return nil }
+        return change(&transactions[token]!)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import MultiAuth
+
+extension OTPlessBackend: SandboxBackend {
+    /// Serves one request in a ``Sandbox``: server time from the context (clock offset
+    /// included), codes and tokens from its seeded random source, deliveries into its
+    /// ``Inbox`` (a channel the ``FaultPlan`` fails drives the SmartAuth fallback).
+    /// - Returns: The response (any status); never throws.
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+        let environment = Environment(
+            now: context.time.now, digits: { context.random.digits($0) }, hex: { context.random.hex(bytes: $0) },
+            deliver: { code, link, destination, channel in
+                context.deliver(code: code, link: link, to: destination, channel: channel).status == .delivered
+            })
+        return handle(request, environment: environment)
+    }
+
+    /// Registers this backend under every host it answers (``hosts``).
+    public func install(in sandbox: Sandbox) {
+        for host in Self.hosts { sandbox.register(self, host: host) }
+    }
+}

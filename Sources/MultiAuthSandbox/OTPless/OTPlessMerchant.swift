@@ -1,0 +1,65 @@
+import Foundation
+import MultiAuth
+
+/// The merchant set-up an ``OTPlessBackend`` emulates: app id, server credentials, the channels
+/// enabled on the dashboard, the auth type per identifier and the SmartAuth timing
+/// (providers.md §1.4, §1.8, §1.10).
+public struct OTPlessMerchant: Sendable, Hashable {
+    /// How the server authenticates an identifier (the intent's `channel`, providers.md §1.2).
+    public enum AuthType: String, Sendable, Hashable {
+        /// A one-time code.
+        case otp = "OTP"
+        /// A magic link only.
+        case magicLink = "MAGICLINK"
+        /// A code and a link carrying the same grant.
+        case otpLink = "OTP_LINK"
+    }
+
+    /// The public app id, e.g. `"SANDBOXAPP"`.
+    public var appID: String
+    /// The server API client id (validate token, id-token `aud`).
+    public var clientID: String
+    /// The server API client secret.
+    public var clientSecret: String
+    /// Phone delivery channels in SmartAuth order, e.g. `[.whatsapp, .sms]`; empty disables phone OTP.
+    public var phoneChannels: [DeliveryChannel]
+    /// Whether e-mail delivery is enabled.
+    public var emailEnabled: Bool
+    /// OAuth (`BUTTON`) channels enabled, e.g. `["google", "whatsapp"]`.
+    public var oauthChannels: [OAuthProviderName]
+    /// The auth type for phone numbers.
+    public var phoneAuthType: AuthType
+    /// The auth type for e-mail addresses.
+    public var emailAuthType: AuthType
+    /// Whether silent network auth is enabled (`merchant.config.isSilentAuthEnabled`).
+    public var silentAuthEnabled: Bool
+    /// Whether MFA is enabled (the headless SDK refuses it with 4001).
+    public var mfaEnabled: Bool
+    /// The default OTP length, 4 or 6.
+    public var otpLength: Int
+    /// [ASSUMPTION] providers.md §1.8: the wait before SmartAuth falls back to the next channel
+    /// when the code was not verified (an undeliverable channel falls back at once).
+    public var fallbackDelay: Duration
+
+    /// Creates a merchant.
+    public init(
+        appID: String = "SANDBOXAPP", clientID: String = "sandbox-client", clientSecret: String = "sandbox-secret",
+        phoneChannels: [DeliveryChannel] = [.whatsapp, .sms], emailEnabled: Bool = true,
+        oauthChannels: [OAuthProviderName] = [.google, .whatsapp], phoneAuthType: AuthType = .otp,
+        emailAuthType: AuthType = .otp, silentAuthEnabled: Bool = false, mfaEnabled: Bool = false, otpLength: Int = 6,
+        fallbackDelay: Duration = .seconds(30)
+    ) {
+        self.appID = appID
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.phoneChannels = phoneChannels
+        self.emailEnabled = emailEnabled
+        self.oauthChannels = oauthChannels
+        self.phoneAuthType = phoneAuthType
+        self.emailAuthType = emailAuthType
+        self.silentAuthEnabled = silentAuthEnabled
+        self.mfaEnabled = mfaEnabled
+        self.otpLength = otpLength
+        self.fallbackDelay = fallbackDelay
+    }
+}

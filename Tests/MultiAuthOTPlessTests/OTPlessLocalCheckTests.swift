@@ -1,0 +1,97 @@
+import Foundation
+import MultiAuth
+import MultiAuthOTPless
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct OTPlessLocalCheckTests {
+    @Test(arguments: ["5", "8", "0", "six", ""])
+    func otpLengthOtherThanFourOrSixIsRefusedLocally(_ length: String) async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.phone(phone, options: ["otpLength": length]), context: world.context())
+        }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.providerCode == "7116")
+        #expect(world.requestCount == 0)
+    }
+
+    @Test(arguments: ["29", "901", "-5", "60.5", "soon"])
+    func expiryOutsideTheRangeIsRefusedLocally(_ expiry: String) async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.email(email, options: ["expiry": expiry]), context: world.context())
+        }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.providerCode == "7113")
+        #expect(world.requestCount == 0)
+    }
+
+    @Test func aChannelTheMerchantDidNotEnableIsRefusedLocally() async throws {
+        let world = try TestWorld()
+        let provider = try world.provider { $0.enabledChannels = [.sms, .email] }
+        for request in [SignInRequest.phone(phone, channel: .whatsapp), .oauth(.google)] {
+            let error = await #expect(throws: AuthError.self) { _ = try await provider.start(request, context: world.context()) }
+            #expect(error?.code == .configuration)
+            #expect(error?.providerCode == "4003")
+        }
+        #expect(world.requestCount == 0)
+    }
+
+    @Test func aChannelMissingFromTheFetchedMerchantConfigIsRefusedBeforeTheIntent() async throws {
+        let world = try TestWorld(merchant: .init(phoneChannels: [.sms]))
+        let provider = try world.provider()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.phone(phone, channel: .whatsapp), context: world.context())
+        }
+        #expect(error?.code == .configuration)
+        #expect(error?.providerCode == "4003")
+        #expect(world.requests(containing: "intent").isEmpty)
+    }
+
+    @Test func aChannelThatCannotReachTheIdentityIsUnsupported() async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.email(email, channel: .sms), context: world.context())
+        }
+        #expect(error?.code == .unsupported)
+        #expect(world.requestCount == 0)
+    }
+
+    @Test func invalidIdentitiesNeverReachTheProvider() {
+        #expect(throws: AuthError.self) { _ = try SignInRequest.phone("12345") }
+        #expect(throws: AuthError.self) { _ = try SignInRequest.email("user@@example.com") }
+    }
+
+    @Test func fourDigitCodesAreRequestedAndExpected() async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let challenge = try #require(
+            try await provider.start(.phone(phone, options: ["otpLength": "4", "expiry": "60"]), context: world.context()).challenge)
+        #expect(challenge.expectedCodeLength == 4)
+        #expect(challenge.expiresAt == world.clock.wallNow.addingTimeInterval(60))
+        #expect(world.latest(phone.e164)?.code?.count == 4)
+    }
+
+    @Test func anExpiredChallengeIsRefusedWithoutANetworkCall() async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
+        provider.stopAllPolling()
+        world.clock.advance(by: .seconds(300))
+        let before = world.requestCount
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: world.context())
+        }
+        #expect(error?.code == .expired)
+        #expect(world.requestCount == before)
+    }
+
+    @Test func aBadAppIDIsAConfigurationError() {
+        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "") }
+        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "app/../x") }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthOTPless
+import MultiAuthSandbox
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct OTPlessTokenVerifierTests {
+    func claims(_ world: TestWorld, exp: Double? = nil) -> [String: JSONValue] {
+        let now = world.clock.wallNow.timeIntervalSince1970
+        return [
+            "iss": .string("https://otpless.com"), "sub": .string("OT_1"), "aud": .string("sandbox-client"),
+            "iat": .number(now), "exp": .number(exp ?? now + 600),
+        ]
+    }
+
+    func verifier(_ world: TestWorld, secret: String = "sandbox-secret") -> OTPlessTokenVerifier {
+        OTPlessTokenVerifier(clientID: "sandbox-client", clientSecret: secret, transport: world.transport, time: world.time)
+    }
+
+    @Test func aValidIDTokenVerifiesThroughDiscoveryAndJWKS() async throws {
+        let world = try TestWorld()
+        let token = try world.backend.sign(claims: claims(world))
+        let jwt = try await verifier(world).verifyIDToken(token)
+        #expect(jwt.claims.subject == "OT_1")
+        #expect(world.requests.contains { $0.url.path == "/.well-known/openid-configuration" })
+        #expect(world.requests.contains { $0.url.path == OTPlessBackend.jwksPath })
+    }
+
+    @Test func expiryInMillisecondsIsAccepted() async throws {
+        let world = try TestWorld()
+        let ms = (world.clock.wallNow.timeIntervalSince1970 + 600) * 1000
+        let token = try world.backend.sign(claims: claims(world, exp: ms))
+        _ = try await verifier(world).verifyIDToken(token)
+        world.clock.advance(by: .seconds(700))
+        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
+        #expect(error?.code == .expired)
+    }
+
+    @Test func aTamperedIDTokenIsRefused() async throws {
+        let world = try TestWorld()
+        let token = try world.backend.sign(claims: claims(world))
+        var parts = token.split(separator: ".").map(String.init)
+        var payload = claims(world)
+        payload["sub"] = .string("OT_attacker")
+        parts[1] = Base64URL.encode(try JSONEncoder().encode(JSONValue.object(payload)))
+        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(parts.joined(separator: ".")) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func anUnknownKeyIDIsRefused() async throws {
+        let world = try TestWorld()
+        let token = try world.backend.sign(claims: claims(world), keyID: "rotated-away")
+        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func aTokenForAnotherAudienceOrIssuerIsRefused() async throws {
+        let world = try TestWorld()
+        var other = claims(world)
+        other["aud"] = .string("someone-else")
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await verifier(world).verifyIDToken(try world.backend.sign(claims: other))
+        }
+        #expect(error?.code == .unauthorized)
+    }
+
+    @Test func aBlankOrMalformedTokenMakesNoNetworkCall() async throws {
+        let world = try TestWorld()
+        for token in ["", "   ", "a.b", "not-a-jwt"] {
+            let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
+            #expect(error?.code == .invalidInput)
+        }
+        let blank = await #expect(throws: AuthError.self) { _ = try await verifier(world).validate(token: " ") }
+        #expect(blank?.code == .invalidInput)
+        #expect(world.requestCount == 0)
+    }
+
+    @Test func validateTokenNeedsTheRightCredentials() async throws {
+        let world = try TestWorld()
+        let bad = await #expect(throws: AuthError.self) { _ = try await verifier(world, secret: "wrong").validate(token: "abc") }
+        #expect(bad?.code == .unauthorized)
+        #expect(bad?.providerCode == "7002")
+        let unknown = await #expect(throws: AuthError.self) { _ = try await verifier(world).validate(token: "abc") }
+        #expect(unknown?.code == .unauthorized)
+        let request = try #require(world.requests.last)
+        #expect(request.header("clientId") == "sandbox-client")
+        #expect(request.url.path == "/auth/v1/validate/token")
+    }
+}
