@@ -78,6 +78,10 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     /// - Parameter flowID: The flow whose poller to stop; unknown ids are ignored.
     public func stopPolling(flowID: FlowID) { registry.end(flowID) }
 
+    /// `AuthClient` calls this when a flow ends without the provider being asked again
+    /// (cancelled, superseded, signed out, expired, signed in): its status poller stops.
+    public func flowEnded(_ flowID: FlowID) { registry.end(flowID) }
+
     /// Stops every status poller of this provider (a new start does this too, providers.md §1.6).
     public func stopAllPolling() { registry.stopAllPolling() }
 

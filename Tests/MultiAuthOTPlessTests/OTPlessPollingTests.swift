@@ -26,6 +26,20 @@ struct OTPlessPollingTests {
         #expect(provider.activePollerCount == 0)
     }
 
+    @Test func theClientsCancelFlowAndSignInStopPolling() async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        for _ in 0..<3 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
+        _ = try await client.signIn(with: .otpless, .phone(phone))
+        await world.clock.waitForSleepers(count: 1)
+        #expect(provider.activePollerCount == 1)
+        await client.cancelFlow(for: .otpless)                   // AuthProvider.flowEnded stops it
+        await world.settle { world.clock.sleeperCount == 0 }
+        #expect(world.clock.sleeperCount == 0)
+        #expect(provider.activePollerCount == 0)
+    }
+
     @Test func aNewStartStopsThePreviousFlowsPolling() async throws {
         let world = try TestWorld()
         let provider = try world.provider()

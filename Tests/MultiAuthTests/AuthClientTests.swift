@@ -291,6 +291,16 @@ struct AuthClientTests {
         #expect(try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: fresh)), for: fresh).session != nil)
     }
 
+    @Test func providersHearWhenTheirFlowsEnd() async throws {
+        let fixture = Fixture()
+        let cancelled = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        await fixture.client.cancelFlow(for: "fake")
+        #expect(fixture.provider.ended.all == [cancelled.flowID])
+        let signedIn = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
+        _ = try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: signedIn)), for: signedIn)
+        #expect(fixture.provider.ended.all == [cancelled.flowID, signedIn.flowID])
+    }
+
     @Test func resendOfAnExpiredChallengeIsRefusedLocally() async throws {
         let fixture = Fixture()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)

@@ -109,7 +109,7 @@ public actor AuthClient {
     private nonisolated func context(for provider: AuthProviderID, flowID: FlowID?) -> AuthContext {
         let gate = self.gate
         return AuthContext(transport: transport, time: time, flowID: flowID) { kind in
-            gate.publish(kind, provider: provider, flowID: flowID)
+            gate.publishFromProvider(kind, provider: provider, flowID: flowID)
         }
     }
 
@@ -129,6 +129,7 @@ public actor AuthClient {
         if let previous = startingFlows[providerID] {
             gate.cancel(previous.flowID, provider: providerID)
             previous.task.cancel()
+            endFlow(previous.flowID, provider: providerID)
         }
         gate.publish(.flowStarted(summary: request.description), provider: providerID, flowID: flowID)
         let context = context(for: providerID, flowID: flowID)
@@ -182,9 +183,11 @@ public actor AuthClient {
         let now = time.now
         if challenge.isExpired(at: now) {
             if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
+            endFlow(challenge.flowID, provider: providerID)
             gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
             throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
         }
+        refreshPending(providerID)
         let current = pending[providerID]?.flowID == challenge.flowID ? pending[providerID]! : challenge
         if let remaining = current.attemptsRemaining, remaining <= 0 {
             throw AuthError(.attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
@@ -208,6 +211,7 @@ public actor AuthClient {
                 gate.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: challenge.flowID)
             case .attemptsExhausted, .expired:
                 if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
+                endFlow(challenge.flowID, provider: providerID)
                 if error.code == .expired { gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID) }
             default: break
             }
@@ -348,8 +352,26 @@ public actor AuthClient {
         }
     }
 
-    /// The challenge of `provider`'s pending flow, if any.
-    public func pendingChallenge(for provider: AuthProviderID) -> Challenge? { pending[provider] }
+    /// The challenge of `provider`'s pending flow, if any, including changes the provider
+    /// published since (e.g. the channel after a fallback).
+    public func pendingChallenge(for provider: AuthProviderID) -> Challenge? {
+        refreshPending(provider)
+        return pending[provider]
+    }
+
+    /// Applies a challenge the provider published for the pending flow (fallback, SNA → OTP).
+    private func refreshPending(_ provider: AuthProviderID) {
+        guard let current = pending[provider], let updated = gate.takeUpdatedChallenge(current.flowID) else { return }
+        var challenge = updated
+        challenge.provider = provider
+        pending[provider] = challenge
+    }
+
+    /// Tells the provider a flow ended and drops what the client kept for it.
+    private func endFlow(_ flowID: FlowID, provider: AuthProviderID) {
+        gate.forgetChallenges(of: flowID)
+        providers[provider]?.flowEnded(flowID)
+    }
 
     /// Abandons `provider`'s pending flow (and its start in flight): publishes `flowCancelled`
     /// once; later events of that flow are dropped.
@@ -358,11 +380,13 @@ public actor AuthClient {
             abandonedFlows.insert(starting.flowID)
             gate.cancel(starting.flowID, provider: provider)
             starting.task.cancel()
+            endFlow(starting.flowID, provider: provider)
         }
         if let challenge = pending.removeValue(forKey: provider) {
             abandonedFlows.insert(challenge.flowID)
             unsaved[challenge.flowID] = nil
             gate.cancel(challenge.flowID, provider: provider)
+            endFlow(challenge.flowID, provider: provider)
         }
     }
 
@@ -394,6 +418,7 @@ public actor AuthClient {
         finishedSessions[flowID] = session
         trimFinishedSessions()
         if pending[session.provider]?.flowID == flowID { pending[session.provider] = nil }
+        endFlow(flowID, provider: session.provider)
         gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
         return .signedIn(session)
     }

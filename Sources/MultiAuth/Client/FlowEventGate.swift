@@ -14,6 +14,9 @@ final class FlowEventGate: @unchecked Sendable {
     private var sessions: [AuthProviderID: AuthSession] = [:]
     private var unavailable: [AuthProviderID: AuthError] = [:]
     private var stateLoaded = false
+    /// The newest challenge a provider published for a flow (e.g. after a channel fallback),
+    /// so the client's pending challenge follows it.
+    private var updatedChallenges: [FlowID: Challenge] = [:]
     let bus: AuthEventBus
 
     init(bus: AuthEventBus) { self.bus = bus }
@@ -26,6 +29,32 @@ final class FlowEventGate: @unchecked Sendable {
         if let flowID, cancelled.contains(flowID) { return false }
         bus.publish(kind, provider: provider, flowID: flowID)
         return true
+    }
+
+    /// Publishes an event a provider emitted; a `challengeIssued` is also remembered as the
+    /// flow's newest challenge.
+    func publishFromProvider(_ kind: AuthEvent.Kind, provider: AuthProviderID, flowID: FlowID?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let flowID, cancelled.contains(flowID) { return }
+        if case .challengeIssued(let challenge) = kind {
+            updatedChallenges[challenge.flowID] = challenge
+        }
+        bus.publish(kind, provider: provider, flowID: flowID)
+    }
+
+    /// Takes (and forgets) the newest provider-published challenge of `flowID`, if any.
+    func takeUpdatedChallenge(_ flowID: FlowID) -> Challenge? {
+        lock.lock()
+        defer { lock.unlock() }
+        return updatedChallenges.removeValue(forKey: flowID)
+    }
+
+    /// Forgets provider-published challenges of a finished flow.
+    func forgetChallenges(of flowID: FlowID) {
+        lock.lock()
+        updatedChallenges[flowID] = nil
+        lock.unlock()
     }
 
     /// Records a session change (`nil` = removed) and publishes its event in one step.

@@ -73,6 +73,19 @@ public protocol AuthProvider: Sendable {
     /// Ends the session on the provider's side if its protocol allows it. Idempotent.
     /// - Throws: `AuthError` (`.network`, `.providerUnavailable`) or `CancellationError`.
     func signOut(_ session: AuthSession, context: AuthContext) async throws
+
+    /// Stops any per-flow work (polling, timers) of `flowID`; see the default in the extension.
+    func flowEnded(_ flowID: FlowID)
+}
+
+extension AuthProvider {
+    /// Called by `AuthClient` when a flow this provider started ends without the provider
+    /// being asked again: cancelled (`cancelFlow`, a superseding start, sign-out), expired, or
+    /// signed in. A provider that keeps per-flow work alive (status polling, timers) stops it
+    /// here. Synchronous and non-throwing; may be called more than once for a flow.
+    ///
+    /// The default does nothing.
+    public func flowEnded(_ flowID: FlowID) {}
 }
 
 /// A provider whose flows complete through a redirect URL (magic links, OAuth, deep links).

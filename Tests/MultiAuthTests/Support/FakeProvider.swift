@@ -73,6 +73,7 @@ actor FakeServer {
     func revokeRefreshToken(_ token: String) { refreshTokens.remove(token) }
 
     func signOut() { calls["signOut", default: 0] += 1 }
+
     func redirect() { calls["redirect", default: 0] += 1 }
 }
 
@@ -84,9 +85,18 @@ struct NoNetworkTransport: HTTPTransport {
     }
 }
 
+/// Flow ids `AuthClient` reported as ended (`AuthProvider.flowEnded`).
+final class EndedFlows: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [FlowID] = []
+    func append(_ id: FlowID) { lock.withLock { ids.append(id) } }
+    var all: [FlowID] { lock.withLock { ids } }
+}
+
 struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider, ResendableProvider {
     let id: AuthProviderID
     let server: FakeServer
+    let ended = EndedFlows()
     var codeLength = 6
 
     init(id: AuthProviderID = "fake", server: FakeServer) {
@@ -129,6 +139,8 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     func signOut(_ session: AuthSession, context: AuthContext) async throws {
         await server.signOut()
     }
+
+    func flowEnded(_ flowID: FlowID) { ended.append(flowID) }
 
     func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
         let (access, refresh) = try await server.refresh(token: session.credentials.refreshToken ?? "")
