@@ -79,7 +79,11 @@ struct CLITests {
         #expect(ok.status == 0)
         #expect(ok.stdout.contains("Microsoft"))
         #expect(!ok.stdout.contains("JBSWY3DPEHPK3PXP"))
-        #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 1)
+        #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 2)
+        #expect(try CLI.run(["otpauth", "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&period=0"]).status == 2)
+        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr"])
+        #expect(qr.status == 0)
+        #expect(qr.stdout.contains("▀") && qr.stdout.contains("error correction M"))
     }
 
     @Test func jwtReportsExpiryWithLeeway() throws {
@@ -90,6 +94,7 @@ struct CLITests {
         #expect(expired.stdout.contains("expired"))
         #expect(!expired.stdout.contains("c2ln"))
         #expect(try CLI.run(["jwt", "eyJhY.eyJhY"]).status == 2)
+        #expect(try CLI.run(["jwt", "a.b", "--json"]).stdout.contains(#""valid":false"#))
     }
 
     @Test func phoneParsesAndExplainsErrors() throws {
@@ -116,9 +121,11 @@ struct CLITests {
     @Test func demoSignsInWithEveryProvider() throws {
         let result = try CLI.run(["demo", "--no-qr"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        for provider in ["dynamic", "truecaller", "portal"] {
+        for provider in ["otpless", "dynamic", "truecaller", "portal"] {
             #expect(result.stdout.contains("  \(provider)"))
         }
+        #expect(result.stdout.contains("fallbackTriggered"))
+        #expect(result.stdout.contains("verificationStateChanged"))
         #expect(result.stdout.contains("✔ signed in"))
         #expect(!result.stdout.contains("✗ not signed in"))
         #expect(!result.stdout.contains("accessToken: ey"))

@@ -40,7 +40,11 @@ struct JWTCommand: Command {
         let token = arguments.positionals[0].trimmingCharacters(in: .whitespacesAndNewlines)
         let jwt: JWT
         do { jwt = try JWT(parsing: token) } catch {
-            Terminal.err("multiauth jwt: not a JWT: \(error) (a JWT is three base64url parts separated by dots)")
+            if arguments.flags.contains("json") {
+                Terminal.out(Terminal.jsonLine(["valid": false, "error": "\(error)"]))
+            } else {
+                Terminal.err("multiauth jwt: not a readable JWT: \(error)")
+            }
             return ExitCode.usage
         }
         let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)

@@ -1,4 +1,5 @@
 import MultiAuthCrypto
+import MultiAuthPortal
 
 /// `multiauth otpauth URI`: parse, validate and print the canonical form of a Key URI.
 struct OTPAuthCommand: Command {
@@ -34,12 +35,17 @@ struct OTPAuthCommand: Command {
         }
         let uri: OTPAuthURI
         do { uri = try OTPAuthURI(parsing: arguments.positionals[0]) } catch {
-            Terminal.err("multiauth otpauth: invalid URI: \(error)")
-            return ExitCode.verificationFailed
+            if arguments.flags.contains("json") {
+                Terminal.out(Terminal.jsonLine(["valid": false, "error": "\(error)"]))
+            } else {
+                Terminal.err("multiauth otpauth: invalid URI: \(error)")
+                Terminal.err("expected otpauth://totp/Issuer:account?secret=BASE32&issuer=Issuer[&algorithm=SHA1&digits=6&period=30]")
+            }
+            return ExitCode.usage
         }
         let show = arguments.flags.contains("show-secret")
-        let secret = show ? uri.secret : String(uri.secret.prefix(4)) + String(repeating: "•", count: max(0, uri.secret.count - 4))
-        let canonical = show ? uri.uriString : uri.uriString.replacingOccurrences(of: uri.secret, with: secret)
+        let secret = show ? uri.secret : "•••• (\(uri.secret.count) characters; --show-secret prints it)"
+        let canonical = show ? uri.uriString : uri.uriString.replacingOccurrences(of: uri.secret, with: "••••")
         if arguments.flags.contains("json") {
             var object: [String: Any] = [
                 "type": uri.kind.rawValue, "account": uri.account, "algorithm": uri.algorithm.rawValue, "digits": uri.digits,
@@ -53,7 +59,7 @@ struct OTPAuthCommand: Command {
             var rows: [[String]] = [["type", uri.kind.rawValue], ["issuer", uri.issuer ?? "-"]]
             if let label = uri.labelIssuer, label != uri.issuer { rows.append(["label issuer", label + "  (differs from the issuer parameter; the parameter wins)"]) }
             rows += [
-                ["account", uri.account], ["secret", "\(secret)  (\(uri.secretBytes.count) bytes)"],
+                ["account", uri.account], ["secret", show ? "\(secret)  (\(uri.secretBytes.count) bytes)" : secret],
                 ["algorithm", uri.algorithm.rawValue], ["digits", String(uri.digits)],
             ]
             rows.append(uri.kind == .totp ? ["period", "\(uri.period) s"] : ["counter", uri.counter.map(String.init) ?? "-"])
@@ -61,17 +67,10 @@ struct OTPAuthCommand: Command {
             Terminal.out(Terminal.table(rows))
         }
         if arguments.flags.contains("qr") {
-            guard let art = QRTerminal.render(uri.uriString) else {
-                Terminal.err("multiauth otpauth: QR rendering is not available in this build")
-                return ExitCode.usage
-            }
-            Terminal.out(art)
+            let qr = try QRCode(encoding: uri.uriString)
+            Terminal.out(qr.terminalString())
+            Terminal.out("QR version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules (it carries the secret)")
         }
         return ExitCode.ok
     }
-}
-
-/// Terminal QR rendering; wired to the Portal module's encoder when it is built.
-enum QRTerminal {
-    static func render(_ text: String) -> String? { nil }
 }

@@ -19,6 +19,7 @@ struct DemoCommand: Command {
         token redacted; then a summary table.
 
         Flows:
+          otpless     WhatsApp OTP that falls back to SMS (SmartAuth), then a magic link by e-mail
           dynamic     e-mail OTP (verificationUUID), one wrong code first, then the right one
           truecaller  phone OTP with verification states, TTL and a name to finish
           portal      Google OAuth → TOTP enrollment (otpauth QR) → TOTP code
@@ -41,7 +42,19 @@ struct DemoCommand: Command {
         """
     }
 
-    static let flowNames = ["dynamic", "truecaller", "portal"]
+    static let flowNames = ["otpless", "dynamic", "truecaller", "portal"]
+
+    /// The flows of each provider: (label for the summary, runner).
+    static func flows(of name: String, showQR: Bool) -> [(String, @Sendable (DemoWorld) async throws -> AuthSession?)] {
+        switch name {
+        case "otpless":
+            [("WhatsApp → SMS OTP", { try await DemoScenarios.otplessWhatsApp($0) }),
+             ("magic link", { try await DemoScenarios.otplessMagicLink($0) })]
+        case "dynamic": [("e-mail OTP", { try await DemoScenarios.dynamicEmail($0) })]
+        case "truecaller": [("phone OTP + name", { try await DemoScenarios.truecallerOTP($0) })]
+        default: [("OAuth → TOTP", { try await DemoScenarios.portalTOTP($0, showQR: showQR) })]
+        }
+    }
 
     func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.isEmpty else {
@@ -60,14 +73,19 @@ struct DemoCommand: Command {
         let console = DemoConsole(interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
         let store: any SessionStore
         if let directory = arguments.options["store"] {
-            store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+            do {
+                store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+            } catch {
+                throw Arguments.UsageError(description: "cannot use '\(directory)' as the session directory (it must be a writable folder, created if missing)")
+            }
         } else {
             store = InMemorySessionStore()
         }
         let world = try DemoWorld(store: store, console: console, seed: seed)
 
         if !console.json {
-            Terminal.out("MultiAuth demo — \(selected.count) flow(s) through one AuthClient, against the embedded sandbox")
+            let count = selected.reduce(0) { $0 + Self.flows(of: $1, showQR: false).count }
+            Terminal.out("MultiAuth demo — \(count) flow(s) of \(selected.count) provider(s) through one AuthClient, against the embedded sandbox")
             Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock)\n")
         }
         let restored = await world.client.restoreSessions()
@@ -77,33 +95,34 @@ struct DemoCommand: Command {
         }
 
         var outcomes: [DemoOutcome] = []
+        let showQR = !arguments.flags.contains("no-qr")
         for name in selected {
-            if !console.json { Terminal.out("━━ \(name) " + String(repeating: "━", count: max(0, 70 - name.count))) }
-            let before = world.printer.all.count
-            let start = ContinuousClock.now
-            var session: AuthSession?
-            var note = ""
-            do {
-                switch name {
-                case "dynamic": session = try await DemoScenarios.dynamicEmail(world)
-                case "truecaller": session = try await DemoScenarios.truecallerOTP(world)
-                default: session = try await DemoScenarios.portalTOTP(world, showQR: !arguments.flags.contains("no-qr"))
+            for (flow, runner) in Self.flows(of: name, showQR: showQR) {
+                if !console.json {
+                    let title = "\(name) · \(flow) "
+                    Terminal.out("━━ " + title + String(repeating: "━", count: max(0, 70 - title.count)))
                 }
-            } catch let error as AuthError {
-                note = "\(error.code): \(error.message)"
-                console.say("✗ \(note)")
+                let before = world.printer.all.count
+                let start = ContinuousClock.now
+                var session: AuthSession?
+                var note = ""
+                do {
+                    session = try await runner(world)
+                } catch let error as AuthError {
+                    note = "\(error.code): \(error.message)"
+                    console.say("✗ \(note)")
+                }
+                await world.printer.catchUp()
+                if let session {
+                    console.say("✔ signed in, session persisted before it was returned:", kind: "session")
+                    console.say("  \(session)", kind: "session")
+                }
+                let elapsed = (ContinuousClock.now - start).timeInterval * 1000
+                outcomes.append(DemoOutcome(
+                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.all.count - before,
+                    milliseconds: elapsed, note: note))
+                if !console.json { Terminal.out("") }
             }
-            await world.printer.catchUp()
-            if let session {
-                console.say("✔ signed in, session persisted before it was returned:", kind: "session")
-                console.say("  \(session)", kind: "session")
-            }
-            let elapsed = (ContinuousClock.now - start).timeInterval * 1000
-            let flow = ["dynamic": "e-mail OTP", "truecaller": "phone OTP + name", "portal": "OAuth → TOTP"][name]!
-            outcomes.append(DemoOutcome(
-                provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.all.count - before,
-                milliseconds: elapsed, note: note))
-            if !console.json { Terminal.out("") }
         }
 
         let state = await world.client.currentState()

@@ -16,6 +16,43 @@ struct DemoOutcome {
 
 /// The demo's flows, one per built-in provider.
 enum DemoScenarios {
+    /// OTPLESS-style WhatsApp OTP; the sandbox's WhatsApp cannot reach the number, so
+    /// SmartAuth falls back to SMS (events `fallbackTriggered`, `challengeIssued`).
+    static func otplessWhatsApp(_ world: DemoWorld) async throws -> AuthSession? {
+        let phone = try PhoneNumber(world.console.identity("phone number", suggestion: "+91 98765 43210"))
+        world.sandbox.faults.failDelivery(on: .whatsapp, destination: phone.e164)
+        world.console.say("→ signIn(with: .otpless, .phone(\(phone.masked)))   channel chosen by the system: WhatsApp, then SMS")
+        let step = try await world.client.signIn(with: .otpless, .phone(phone))
+        guard case .challenge(let challenge) = step else { return step.session }
+        await world.printer.catchUp()
+        world.console.say("📵 WhatsApp cannot reach \(phone.masked) in the sandbox; the status poll (server timer, 3 s) will see it")
+        await world.sandbox.clock.waitForSleepers(count: 1)
+        world.sandbox.clock.advance(by: .seconds(3))
+        _ = try await world.sandbox.inbox.next(for: phone.e164, channel: .sms)   // resumed by the delivery, no sleeping
+        for _ in 0..<1_000 where await world.client.pendingChallenge(for: .otpless)?.kind == challenge.kind { await Task.yield() }
+        let current = await world.client.pendingChallenge(for: .otpless) ?? challenge
+        return try await world.answerCodes(current, destination: phone.e164, channel: .sms)
+    }
+
+    /// OTPLESS-style magic link by e-mail, completed through the deep link
+    /// `otpless.{appid}://otpless?code=…`.
+    static func otplessMagicLink(_ world: DemoWorld) async throws -> AuthSession? {
+        let email = try EmailAddress(world.console.identity("e-mail address", suggestion: "linus@example.com"))
+        world.console.say("→ signIn(with: .otpless, .email(\(email.masked)))")
+        let step = try await world.client.signIn(with: .otpless, .email(email))
+        await world.printer.catchUp()
+        guard case .challenge = step else { return step.session }
+        guard let link = world.sandbox.inbox.latest(for: email.identityKey)?.link else {
+            world.console.say("✗ no link was delivered")
+            return nil
+        }
+        world.console.say("✉️  email to \(email.identityKey): sign-in link \(link.scheme ?? "")://\(link.host ?? "")?code=…")
+        world.console.say("↩︎ the app opens the link: handleRedirect(\(link.scheme ?? "")://…)")
+        guard case .signedIn(let session)? = try await world.client.handleRedirect(link) else { return nil }
+        await world.printer.catchUp()
+        return session
+    }
+
     /// Dynamic-style e-mail OTP (`verificationUUID`), with one wrong code first.
     static func dynamicEmail(_ world: DemoWorld) async throws -> AuthSession? {
         let email = try EmailAddress(world.console.identity("e-mail address", suggestion: "Ada.Lovelace+demo@Example.com"))

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthDynamic
+import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthTruecaller
@@ -16,13 +17,19 @@ struct DemoWorld {
 
     static let truecallerHost = TruecallerBackend.defaultHost
 
+    /// The OTPLESS merchant: WhatsApp then SMS for phones, magic links for e-mail.
+    static let otplessAppID = "DEMOAPP"
+
     init(store: any SessionStore, console: DemoConsole, seed: UInt64) throws {
         let sandbox = Sandbox(seed: seed)
+        try OTPlessBackend(merchant: OTPlessMerchant(
+            appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink)).install(in: sandbox)
         sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
         sandbox.register(try TruecallerBackend(), host: TruecallerBackend.defaultHost)
         let portalBackend = try PortalBackend()
         sandbox.register(portalBackend, host: PortalBackend.defaultHost)
         let providers: [any AuthProvider] = [
+            try OTPlessProvider(configuration: OTPlessConfiguration(appID: Self.otplessAppID, preferredChannels: [.whatsapp, .sms])),
             DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
             TruecallerProvider(configuration: TruecallerConfiguration(
                 appKey: "demo-app-key", appLink: URL(string: "https://demo.multiauth.example/truecaller")!,
