@@ -5,6 +5,7 @@
 #   Scripts/fuzz.sh [target|all] [seconds-per-target]       default: all, 30 s
 #   FUZZ_MERGE=1 Scripts/fuzz.sh …    also merge new coverage into the committed corpus
 #   FUZZ_JOBS=2 Scripts/fuzz.sh …     libFuzzer workers per target (default 1)
+#   FUZZ_SEED=1 Scripts/fuzz.sh …     fixed libFuzzer seed (CI uses one, so a pass is reproducible)
 #
 # How: the package modules are compiled with coverage instrumentation
 # (`swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address`, library
@@ -70,7 +71,7 @@ for t in "${targets[@]}"; do
   set +e
   parallel=()
   if [ "$jobs" -gt 1 ]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
-  LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" SWIFT_BACKTRACE=enable=no "$bin_dir/$t" "$corpus" "Fuzz/Corpus/$t" -max_total_time="$seconds" -print_final_stats=1 "${parallel[@]}" \
+  LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" SWIFT_BACKTRACE=enable=no "$bin_dir/$t" "$corpus" "Fuzz/Corpus/$t" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -print_final_stats=1 "${parallel[@]}" \
     -artifact_prefix="Fuzz/.artifacts/$t-" -max_len=4096 -timeout=10 -rss_limit_mb=2048 >"$log" 2>&1
   rc=$?
   set -e
