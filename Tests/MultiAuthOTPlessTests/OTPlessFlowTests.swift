@@ -72,6 +72,23 @@ struct OTPlessFlowTests {
         #expect(try await client.submit(ChallengeAnswer(code: code), for: resent).session != nil)
     }
 
+    @Test func aLinkFromAnAbandonedFlowOrAnotherAccountNeverSignsIn() async throws {
+        let world = try TestWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
+        let provider = try world.provider()
+        let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
+        let alice = try EmailAddress("alice@example.com")
+        let bob = try EmailAddress("bob@example.com")
+        _ = try await client.signIn(with: .otpless, .email(alice))
+        let linkA = try #require(world.latest(alice.identityKey)?.link)
+        _ = try await client.signIn(with: .otpless, .email(bob))     // supersedes Alice's flow
+        let error = await #expect(throws: AuthError.self) { _ = try await client.handleRedirect(linkA) }
+        #expect(error?.providerCode == "4000")
+        #expect(try await client.session(for: .otpless) == nil)
+        let linkB = try #require(world.latest(bob.identityKey)?.link)
+        let session = try #require(try await client.handleRedirect(linkB)?.session)
+        #expect(session.user.email == bob)
+    }
+
     @Test func explicitlyChosenWhatsAppThatCannotDeliverIsChannelUnavailable() async throws {
         let world = try TestWorld()
         world.failDelivery(on: .whatsapp)

@@ -28,7 +28,7 @@ import MultiAuth
         #expect(name.firstName == "Ana" && name.lastName == "")
         #expect(try PersonName(firstName: "José", lastName: "O'Brien-Núñez").fullName == "José O'Brien-Núñez")
         #expect(try PersonName(firstName: "李", lastName: "小龙").fullName == "李 小龙")
-        for (first, last) in [("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"), (String(repeating: "a", count: 128), "")] {
+        for (first, last) in [("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"), (String(repeating: "a", count: 128), ""), ("\u{301}", ""), ("1\u{301}", "")] {
             let error = #expect(throws: AuthError.self) { try PersonName(firstName: first, lastName: last) }
             #expect(error?.reason == .invalidName)
         }

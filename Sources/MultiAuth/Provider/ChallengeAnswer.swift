@@ -83,7 +83,9 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
         guard part.count <= maximumLength else {
             throw AuthError.invalidInput(.invalidName, "the \(label) must be under 128 characters")
         }
-        guard part.unicodeScalars.contains(where: { CharacterSet.letters.contains($0) }) else {
+        // A letter is a scalar of a Unicode letter category (L*): combining marks alone do not count.
+        let letters: Set<Unicode.GeneralCategory> = [.uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter]
+        guard part.unicodeScalars.contains(where: { letters.contains($0.properties.generalCategory) }) else {
             throw AuthError.invalidInput(.invalidName, "the \(label) must contain a letter")
         }
     }

@@ -44,6 +44,13 @@ extension OTPlessBackend {
         // [ASSUMPTION] an unknown code is "request values invalid" (4000); providers.md documents
         // only the expired answer.
         guard let token else { return Self.error(400, "4000", "Invalid Request", "unknown code") }
+        // The code must belong to the transaction the client is completing (the `token` it sends
+        // with it): a link from another sign-in, or from a flow the app abandoned, never signs
+        // in. [ASSUMPTION] the real service binds codes to transactions the same way; the
+        // answer is "request values invalid" (4000).
+        if let claimed = body["token"]?.stringValue, claimed != token {
+            return Self.error(400, "4000", "Invalid Request", "the code belongs to another transaction")
+        }
         let now = environment.now
         enum Outcome { case used, expired, ok(OTPlessTransaction) }
         let outcome: Outcome? = mutate(token: token) { transaction in
