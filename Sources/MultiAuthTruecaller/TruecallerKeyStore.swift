@@ -13,6 +13,22 @@ public actor TruecallerKeyStore {
     public let endpoint: URL
     private var cached: [PublicKey]?
     private var fetches = 0
+    private var lastFailureRefetch: Date?
+
+    /// The least time between two refetches caused by a signature that no cached key verifies,
+    /// in seconds: forged profiles cannot make every verification hit the key endpoint.
+    public static let minimumRefetchInterval: TimeInterval = 60
+
+    /// Refetches because no cached key verified a signature, at most once per
+    /// ``minimumRefetchInterval`` (measured on the caller's clock).
+    /// - Parameter now: The current time from the caller's `TimeSource`.
+    /// - Returns: The new keys, or `nil` when a refetch happened too recently.
+    /// - Throws: As ``refetch(transport:)``.
+    public func refetchAfterFailure(transport: any HTTPTransport, now: Date) async throws -> [PublicKey]? {
+        if let last = lastFailureRefetch, now.timeIntervalSince(last) < Self.minimumRefetchInterval { return nil }
+        lastFailureRefetch = now
+        return try await refetch(transport: transport)
+    }
 
     /// Creates an empty store for `endpoint`.
     public init(endpoint: URL) { self.endpoint = endpoint }

@@ -64,8 +64,8 @@ public struct TruecallerProfileVerifier: Sendable {
         let message = Array(response.payload.utf8)
         var (keys, fetched) = try await keyStore.keys(transport: context.transport)
         var verified = Self.anyVerifies(keys, signature: signature, message: message)
-        if !verified && !fetched {
-            keys = try await keyStore.refetch(transport: context.transport)
+        if !verified && !fetched, let fresh = try await keyStore.refetchAfterFailure(transport: context.transport, now: context.now) {
+            keys = fresh
             verified = Self.anyVerifies(keys, signature: signature, message: message)
         }
         guard verified else {

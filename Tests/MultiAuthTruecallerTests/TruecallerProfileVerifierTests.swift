@@ -107,6 +107,23 @@ struct TruecallerProfileVerifierTests {
         #expect(await verifier.keyStore.fetchCount == 2)
     }
 
+    @Test func forgedProfilesCannotMakeEveryVerificationFetchTheKeys() async throws {
+        let transport = keyServer([Fixture.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        _ = try await verifier.verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        for _ in 0..<5 {
+            await #expect(throws: AuthError.self) {
+                _ = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            }
+        }
+        #expect(await verifier.keyStore.fetchCount == 2)        // the first load, then one refetch
+        clock.advance(by: .seconds(61))
+        await #expect(throws: AuthError.self) {
+            _ = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        }
+        #expect(await verifier.keyStore.fetchCount == 3)
+    }
+
     @Test func aResponseNonceMismatchIsCode16() async throws {
         let transport = keyServer([Fixture.keyA])
         let error = await #expect(throws: AuthError.self) {
