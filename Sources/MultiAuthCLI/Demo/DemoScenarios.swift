@@ -31,7 +31,9 @@ enum DemoScenarios {
         _ = try await world.sandbox.inbox.next(for: phone.e164, channel: .sms)   // resumed by the delivery, no sleeping
         for _ in 0..<1_000 where await world.client.pendingChallenge(for: .otpless)?.kind == challenge.kind { await Task.yield() }
         let current = await world.client.pendingChallenge(for: .otpless) ?? challenge
-        return try await world.answerCodes(current, destination: phone.e164, channel: .sms)
+        return try await world.answerCodes(
+            current, destination: phone.e164, channel: .sms,
+            restart: { try await world.client.signIn(with: .otpless, .phone(phone, channel: .sms)).challenge })
     }
 
     /// OTPLESS-style magic link by e-mail, completed through the deep link
@@ -60,7 +62,8 @@ enum DemoScenarios {
         let step = try await world.client.signIn(with: .dynamic, .email(email))
         guard case .challenge(let challenge) = step else { return step.session }
         return try await world.answerCodes(
-            challenge, destination: email.identityKey, channel: .email, wrongFirst: !world.console.interactive)
+            challenge, destination: email.identityKey, channel: .email, wrongFirst: !world.console.interactive,
+            restart: { try await world.client.signIn(with: .dynamic, .email(email)).challenge })
     }
 
     /// Truecaller-style OTP for a non-Truecaller user: states, TTL, a name to finish.
@@ -70,7 +73,9 @@ enum DemoScenarios {
         let step = try await world.client.signIn(with: .truecaller, .phone(phone))
         guard case .challenge(let challenge) = step else { return step.session }
         let name = try PersonName(firstName: world.console.identity("first name", suggestion: "Asha"), lastName: "Rao")
-        return try await world.answerCodes(challenge, destination: phone.e164, channel: .sms, name: name)
+        return try await world.answerCodes(
+            challenge, destination: phone.e164, channel: .sms, name: name,
+            restart: { try await world.client.signIn(with: .truecaller, .phone(phone)).challenge })
     }
 
     /// Portal-style OAuth → TOTP enrollment (otpauth QR) → TOTP code from an "authenticator".

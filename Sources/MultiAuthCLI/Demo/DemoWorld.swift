@@ -63,8 +63,10 @@ struct DemoWorld {
     /// actions: wrong codes, resends, waiting past expiry.
     /// - Parameters:
     ///   - wrongFirst: in automatic mode, submit a wrong code once first to show `codeRejected`.
+    ///   - restart: starts the flow again (a new code) when the challenge expired.
     func answerCodes(
-        _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false
+        _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false,
+        restart: (() async throws -> Challenge?)? = nil
     ) async throws -> AuthSession? {
         var challenge = first
         var triedWrong = !wrongFirst
@@ -95,6 +97,13 @@ struct DemoWorld {
                 do {
                     challenge = try await client.resend(challenge)
                     console.say("↻ a new code was sent")
+                } catch let error as AuthError where [.expired, .unsupported].contains(error.code) {
+                    guard let restart, let fresh = try await restart() else {
+                        console.say("✗ resend refused: \(error.code)")
+                        return nil
+                    }
+                    console.say("↻ \(error.code == .expired ? "the code expired" : "no resend here"): started a new sign-in")
+                    challenge = fresh
                 } catch let error as AuthError {
                     console.say("✗ resend refused: \(error.code)" + (error.retryAfter.map { ", retry after \($0)" } ?? ""))
                 }
@@ -114,8 +123,12 @@ struct DemoWorld {
                     console.say("✗ \(error.code)" + (error.reason.map { " (\($0))" } ?? "") + ": \(error.message)"
                         + (error.attemptsRemaining.map { " — \($0) attempts left" } ?? ""))
                     if [.expired, .attemptsExhausted].contains(error.code) {
-                        console.say("the flow has ended; run the demo again to start over")
-                        return nil
+                        guard console.interactive, let restart, let fresh = try await restart() else {
+                            console.say("the flow has ended; run the demo again to start over")
+                            return nil
+                        }
+                        console.say("↻ started a new sign-in")
+                        challenge = fresh
                     }
                 }
             }
