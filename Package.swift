@@ -75,8 +75,8 @@ let package = Package(
         .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthSandbox",
-                "MultiAuthConformance",
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthSandbox", "MultiAuthConformance",
             ],
             path: "Docs/Samples"),
         .testTarget(
