@@ -51,7 +51,7 @@ let package = Package(
             name: "MultiAuthBuiltInConformance",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
             ]),
         .executableTarget(
             name: "MultiAuthCLI",
@@ -81,7 +81,9 @@ let package = Package(
             path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
-            dependencies: ["MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto"]),
+            dependencies: [
+                "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+            ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
             dependencies: [
@@ -103,7 +105,7 @@ let package = Package(
             name: "MultiAuthStressTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

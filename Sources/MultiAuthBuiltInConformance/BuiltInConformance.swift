@@ -20,10 +20,11 @@ public enum BuiltInConformance {
             (.dynamic, dynamic()),
             (.truecaller, truecaller()),
             (.portal, portal()),
+            (.otpless, otpless()),
         ]
     }
 
-    /// The run for `id` (`"reference"`, `"dynamic"`, `"truecaller"`, `"portal"`), or `nil`.
+    /// The run for `id` (`"reference"`, `"dynamic"`, `"truecaller"`, `"portal"`, `"otpless"`), or `nil`.
     public static func kit(for id: AuthProviderID) -> ProviderConformance? {
         all().first { $0.id == id }?.kit
     }

@@ -76,9 +76,11 @@ extension ProviderConformance {
         let request = env.harness.validRequest(0)
         let client = env.client
         let providerID = env.providerID
+        // Sleepers already on the clock (a provider's status poller) do not count.
+        let sleepers = env.clock.sleeperCount
         // Owned by this check: cancelled below and awaited before the check ends.
         let task = Task { try await client.signIn(with: providerID, request) }
-        await env.clock.waitForSleepers(count: 1)
+        await env.clock.waitForSleepers(count: sleepers + 1)
         task.cancel()
         await env.settleCancellation()
         // Wakes anything that ignored the cancellation, so its effects become visible.
@@ -114,9 +116,10 @@ extension ProviderConformance {
         let latency = Duration.seconds(30)
         let request = env.harness.validRequest(0)
         env.sandbox.faults.add(.latency(latency), host: env.harness.host, repeat: .once)
+        let sleepers = env.clock.sleeperCount
         // Owned by this check: superseded by the second start, awaited below.
         let first = Task { try await client.signIn(with: providerID, request) }
-        await env.clock.waitForSleepers(count: 1)
+        await env.clock.waitForSleepers(count: sleepers + 1)
         let second: SignInStep
         do { second = try await client.signIn(with: providerID, request) } catch {
             env.clock.advance(by: latency + .seconds(1))
@@ -145,9 +148,12 @@ extension ProviderConformance {
 
         let (requestC, challengeC) = try await env.start(1)
         env.sandbox.faults.add(.latency(latency), host: env.harness.host, repeat: .once)
+        // The start's status poller (if the provider has one) may already sleep on the clock:
+        // wait for the submit's own sleep, not for any sleeper.
+        let sleepersC = env.clock.sleeperCount
         // Owned by this check: must survive the new start below; awaited before the check ends.
         let submit = Task { try await env.answer(challengeC, for: requestC) }
-        await env.clock.waitForSleepers(count: 1)
+        await env.clock.waitForSleepers(count: sleepersC + 1)
         let newStart: Result<SignInStep, any Error>
         do { newStart = .success(try await client.signIn(with: providerID, env.harness.validRequest(2))) } catch {
             newStart = .failure(error)
