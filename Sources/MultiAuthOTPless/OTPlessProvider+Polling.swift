@@ -64,7 +64,9 @@ extension OTPlessProvider {
             let current = state[otpless: "channel"].map(DeliveryChannel.init(rawValue:))
             if let mode = detail?.communicationMode, let current {
                 let next = OTPlessChannel.deliveryChannel(forMode: mode)
-                if next != current, let updated = fallBack(flowID: flowID, from: current, to: next, asId: detail?.asId) {
+                if next != current,
+                    let updated = fallBack(flowID: flowID, from: current, to: next, asId: detail?.asId, now: context.now)
+                {
                     context.emit(.fallbackTriggered(from: current, to: next))
                     context.emit(.challengeIssued(updated))
                 }
@@ -81,9 +83,11 @@ extension OTPlessProvider {
     }
 
     /// Records a SmartAuth fallback in the flow's challenge: new channel, `fallbackFrom`, the
-    /// failed channel remembered for this attempt (case B29).
-    func fallBack(flowID: FlowID, from: DeliveryChannel, to: DeliveryChannel, asId: String?) -> Challenge? {
+    /// failed channel remembered for this attempt (case B29), and the resend cool-down
+    /// restarted, since the server just sent a new code (providers.md §1.10).
+    func fallBack(flowID: FlowID, from: DeliveryChannel, to: DeliveryChannel, asId: String?, now: Date) -> Challenge? {
         registry.update(flowID) { challenge in
+            challenge.resendAvailableAt = now.addingTimeInterval(Self.resendCooldown.timeInterval).roundedToMilliseconds
             switch challenge.kind {
             case .oneTimeCode(let length, _, let link): challenge.kind = .oneTimeCode(length: length, channel: to, linkAlsoSent: link)
             case .magicLink: challenge.kind = .magicLink(channel: to)

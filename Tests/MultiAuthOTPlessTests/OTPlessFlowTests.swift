@@ -58,6 +58,7 @@ struct OTPlessFlowTests {
         guard case .challengeIssued(let updated) = kinds[4] else { Issue.record("no update"); return }
         #expect(updated.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(updated.providerState.values["otpless"]?.contains("\"fallbackFrom\":\"whatsapp\"") == true)
+        #expect(updated.resendAvailableAt == world.clock.wallNow.addingTimeInterval(30))   // the new code restarts the cool-down
         guard case .deliveryStatus(let channel, _) = kinds[5] else { return }
         #expect(channel == .sms)
         #expect(provider.currentChallenge(for: challenge.flowID)?.kind == updated.kind)
