@@ -44,6 +44,7 @@ struct ProcessDeathMatrixTests {
         Scenario(
             name: "Portal Apple OAuth → wrong TOTP → TOTP", provider: .portal, slotModulus: 4, slotResidue: 2,
             steps: [.start, .browse, .redirect, .submitWrong, .submit]),
+        Scenario(name: "OTPLESS phone OTP", provider: .otpless, slotModulus: 2, slotResidue: 0, steps: [.start, .submit]),
     ]
 
     /// Where a run dies: after step `i` for each `i` in the set (`steps.count - 1` is "after

@@ -88,9 +88,10 @@ struct FlowDriver {
         }
     }
 
-    /// Errors after which an app offers "start again": the challenge or grant is gone.
+    /// Errors after which an app offers "start again": the challenge or grant is gone, or
+    /// (`channelUnavailable`, OTPLESS `7103`/`7105`) the only channel could not deliver.
     static func startAgain(after error: AuthError) -> Bool {
-        [.expired, .attemptsExhausted, .unauthorized, .challengeNotPending, .cancelledByProvider].contains(error.code)
+        [.expired, .attemptsExhausted, .unauthorized, .challengeNotPending, .cancelledByProvider, .channelUnavailable].contains(error.code)
             || error.isRetryable
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthDynamic
+import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthTruecaller
@@ -88,6 +89,38 @@ extension StressLane {
                 }
                 return try TOTP(secret: secret).code(at: clock.wallNow)
             })
+    }
+
+    /// The OTPLESS merchant's app id in the stress sandbox.
+    static let otplessAppID = "STRESSAPP"
+
+    /// OTPLESS: phone OTP on an explicitly chosen SMS channel for even slots, e-mail OTP for
+    /// odd ones (default merchant: phone channels WhatsApp then SMS, auth type OTP, no SNA).
+    ///
+    /// Both shapes have exactly one delivery channel, so a failed delivery (the test's
+    /// `failDelivery` on SMS or e-mail) fails the intent at once (`400 7103` / `7105`,
+    /// `channelUnavailable`) and the driver starts again; no SmartAuth fallback can change the
+    /// channel under the driver. Status pollers still run (the server asks for polling); they
+    /// stop at the first poll that sees the delivery (3 s) or when the flow ends, and
+    /// ``ClockDriver`` does not count them as flows (``StressWorld/backgroundSleepers``).
+    static func otpless(_ world: StressWorld) -> StressLane {
+        StressLane(
+            id: .otpless,
+            makeProvider: { _ in
+                let provider = try OTPlessProvider(configuration: OTPlessConfiguration(appID: StressLane.otplessAppID))
+                world.track(provider)
+                return provider
+            },
+            request: { slot in
+                slot % 2 == 0 ? .phone(try StressLane.otplessPhone(slot), channel: .sms) : try .email("otpless-\(slot)@stress.example")
+            },
+            destination: { slot in slot % 2 == 0 ? (try? StressLane.otplessPhone(slot).e164) ?? "" : "otpless-\(slot)@stress.example" },
+            name: nil, totpCode: nil)
+    }
+
+    /// `+91 96xxxxxxxx`, distinct per slot below 100 000 000 and from the other lanes' numbers.
+    static func otplessPhone(_ slot: Int) throws -> PhoneNumber {
+        try PhoneNumber("+91 96" + String(format: "%08d", slot % 100_000_000))
     }
 
     /// `+91 97xxxxxxxx` (Dynamic's SMS needs a number with an ISO region), distinct per slot

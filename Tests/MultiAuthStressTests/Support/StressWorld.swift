@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthOTPless
 import MultiAuthSandbox
 import Synchronization
 
@@ -14,6 +15,9 @@ final class StressWorld: Sendable {
     let dynamic: DynamicBackend
     let truecaller: TruecallerBackend
     let portal: PortalBackend
+    let otpless: OTPlessBackend
+    /// Every `OTPlessProvider` the OTPLESS lane made, for ``backgroundSleepers``.
+    private let otplessProviders = Mutex<[OTPlessProvider]>([])
 
     init(seed: UInt64) throws {
         sandbox = Sandbox(seed: seed)
@@ -23,10 +27,19 @@ final class StressWorld: Sendable {
         sandbox.register(dynamic, host: DynamicBackend.defaultHost)
         sandbox.register(truecaller, host: TruecallerBackend.defaultHost)
         sandbox.register(portal, host: PortalBackend.defaultHost)
+        otpless = try OTPlessBackend(merchant: OTPlessMerchant(appID: StressLane.otplessAppID))
+        otpless.install(in: sandbox)
     }
 
+    /// Remembers a provider the OTPLESS lane made (its status pollers sleep on the clock).
+    func track(_ provider: OTPlessProvider) { otplessProviders.withLock { $0.append(provider) } }
+
+    /// Status pollers currently running (asleep on the clock or about to be): tasks that are
+    /// not flows but may sit among the clock's sleepers. ``ClockDriver`` subtracts them.
+    var backgroundSleepers: Int { otplessProviders.withLock { $0.reduce(0) { $0 + $1.activePollerCount } } }
+
     /// Every provider the tests drive, in a fixed order. Add new adapters here.
-    var lanes: [StressLane] { [.dynamic(self), .truecaller(self), .portal(self)] }
+    var lanes: [StressLane] { [.dynamic(self), .truecaller(self), .portal(self), .otpless(self)] }
 
     var clock: ManualClock { sandbox.clock }
 
@@ -67,14 +80,25 @@ actor LedgerStore: SessionStore {
 /// Advances the manual clock only when every unfinished flow is asleep on it (quiescence), one
 /// second at a time, so latency faults and retry back-offs pass without real sleeping and time
 /// never runs ahead of flows that still have work to do.
+///
+/// Not every sleeper is a flow: OTPLESS status pollers sleep on the same clock (they stop at
+/// a confirmed delivery, the server's timeout, or when the flow ends: `AuthClient` calls
+/// `AuthProvider.flowEnded`). `background` counts those that are running; the driver
+/// subtracts it from the sleepers, so "sleepers − pollers ≥ unfinished flows" still means every
+/// flow is asleep. Running pollers are an upper bound on sleeping ones, so the check can only
+/// be too strict (it waits one more yield until the poller sleeps or finishes), never too
+/// lenient; the count is read before and after the sleepers and the larger one is used, so a
+/// poller ending between the reads cannot make it lenient either.
 final class ClockDriver: Sendable {
     let clock: ManualClock
     private let active: Atomic<Int>
     private let advanced = Atomic<Int>(0)
+    private let background: @Sendable () -> Int
 
-    init(clock: ManualClock, flows: Int) {
+    init(clock: ManualClock, flows: Int, background: @escaping @Sendable () -> Int = { 0 }) {
         self.clock = clock
         active = Atomic(flows)
+        self.background = background
     }
 
     /// Called by each flow when it ends (session or error).
@@ -88,8 +112,10 @@ final class ClockDriver: Sendable {
         while true {
             let remaining = active.load(ordering: .sequentiallyConsistent)
             if remaining <= 0 { return }
+            let before = background()
             let sleepers = clock.sleeperCount
-            if sleepers > 0 && sleepers >= remaining {
+            let pollers = max(before, background())
+            if sleepers > 0 && sleepers - pollers >= remaining {
                 clock.advance(by: step)
                 advanced.add(1, ordering: .relaxed)
             }
