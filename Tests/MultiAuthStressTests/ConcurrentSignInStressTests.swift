@@ -5,7 +5,7 @@ import Testing
 
 /// 2,000 concurrent sign-ins across every provider through one sandbox with random faults.
 ///
-/// Set-up: one `Sandbox` (seeded) hosting every backend; one `AuthClient` per user, each with
+/// Set-up: one `Sandbox` (seeded) hosting every backend (Dynamic, Truecaller, Portal, OTPLESS); one `AuthClient` per user, each with
 /// every provider, so a client runs one flow per provider at the same time (a client keeps one
 /// pending flow per provider, DESIGN.md §3.3) and all flows of all clients run concurrently.
 /// Faults: random 503s, dropped connections and 2 s latency on every host, 502s on

@@ -11,7 +11,7 @@ import MultiAuthTruecaller
 /// a user "slot", which request that slot starts, where its codes and links land, and how to
 /// answer the challenge kinds a generic driver cannot answer alone (a name, a TOTP code).
 ///
-/// Adding a provider to the stress run (the extension point for `MultiAuthOTPless`): write a
+/// Adding a provider to the stress run (as done for `MultiAuthOTPless`): write a
 /// `static func <name>(_ world: StressWorld) -> StressLane` below, register its backend in
 /// ``StressWorld/init(seed:)``, and append the lane to ``StressWorld/lanes``. Nothing else in
 /// the tests names a provider.
