@@ -13,8 +13,9 @@ import MultiAuthTruecaller
 ///
 /// Adding a provider to the stress run (as done for `MultiAuthOTPless`): write a
 /// `static func <name>(_ world: StressWorld) -> StressLane` below, register its backend in
-/// ``StressWorld/init(seed:)``, and append the lane to ``StressWorld/lanes``. Nothing else in
-/// the tests names a provider.
+/// ``StressWorld/init(seed:)``, and append the lane to ``StressWorld/lanes``. A provider that
+/// sleeps on the clock in the background (OTPLESS status polling) must also be counted in
+/// ``StressWorld``'s background sleepers, so the clock driver never runs ahead of work.
 struct StressLane: Sendable {
     /// The provider id (one flow per lane per client).
     let id: AuthProviderID
