@@ -40,19 +40,16 @@ public actor AuthClient {
     private var startingFlows: [AuthProviderID: (flowID: FlowID, task: Task<SignInStep, any Error>)] = [:]
     private var pending: [AuthProviderID: Challenge] = [:]
     private var unsaved: [FlowID: AuthSession] = [:]
-    private var completedRedirects: [String: FlowID] = [:]
-    private var completedRedirectOrder: [String] = []
+    private var completedRedirects = BoundedMap<String, FlowID>(capacity: AuthClient.redirectMemory)
     private var finishedSessions: [FlowID: AuthSession] = [:]
     private var refreshes: [RefreshKey: Task<AuthSession, any Error>] = [:]
     /// Flows abandoned by `cancelFlow` (explicitly) or by `signOut` (every flow of that provider
     /// started before it, through `signOutEpochs`): their challenges are refused.
     private var abandonedFlows: Set<FlowID> = []
-    private var flowEpochs: [FlowID: Int] = [:]
-    private var flowOrder: [FlowID] = []
+    private var flowEpochs = BoundedMap<FlowID, Int>(capacity: AuthClient.flowMemory)
     private var signOutEpochs: [AuthProviderID: Int] = [:]
     /// Results of completed refreshes by the credential they spent (bounded, in order).
-    private var rotated: [RefreshKey: AuthSession] = [:]
-    private var rotationOrder: [RefreshKey] = []
+    private var rotated = BoundedMap<RefreshKey, AuthSession>(capacity: 64)
     /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
     private(set) var refreshCallersInFlight = 0
 
@@ -229,12 +226,8 @@ public actor AuthClient {
     /// Remembers which sign-out epoch `flowID` of `provider` started in (bounded memory).
     private func track(_ flowID: FlowID, provider: AuthProviderID) {
         guard flowEpochs[flowID] == nil else { return }
-        flowEpochs[flowID] = signOutEpochs[provider, default: 0]
-        flowOrder.append(flowID)
-        if flowOrder.count > Self.flowMemory {
-            let old = flowOrder.removeFirst()
-            flowEpochs[old] = nil
-            abandonedFlows.remove(old)
+        if let forgotten = flowEpochs.set(signOutEpochs[provider, default: 0], for: flowID) {
+            abandonedFlows.remove(forgotten.key)
         }
     }
 
@@ -344,12 +337,7 @@ public actor AuthClient {
     }
 
     private func remember(redirect key: String, flowID: FlowID) {
-        completedRedirects[key] = flowID
-        completedRedirectOrder.append(key)
-        if completedRedirectOrder.count > Self.redirectMemory {
-            let old = completedRedirectOrder.removeFirst()
-            if let oldFlow = completedRedirects.removeValue(forKey: old) { finishedSessions[oldFlow] = nil }
-        }
+        if let forgotten = completedRedirects.set(flowID, for: key) { finishedSessions[forgotten.value] = nil }
     }
 
     /// The challenge of `provider`'s pending flow, if any, including changes the provider
@@ -425,7 +413,7 @@ public actor AuthClient {
 
     private func trimFinishedSessions() {
         guard finishedSessions.count > Self.redirectMemory * 2 else { return }
-        let keep = Set(completedRedirects.values)
+        let keep = Set(completedRedirects.allValues)
         finishedSessions = finishedSessions.filter { keep.contains($0.key) }
     }
 
@@ -552,8 +540,7 @@ public actor AuthClient {
     /// must get this result. A provider that keeps its refresh token needs no memory.
     private func remember(rotation key: RefreshKey, result: AuthSession) {
         guard Self.refreshCredential(of: result) != key.credential else { return }
-        if rotated.updateValue(result, forKey: key) == nil { rotationOrder.append(key) }
-        if rotationOrder.count > 64 { rotated[rotationOrder.removeFirst()] = nil }
+        rotated.set(result, for: key)
     }
 
     /// The credential a refresh spends: the refresh token, else the access token, else the id.
