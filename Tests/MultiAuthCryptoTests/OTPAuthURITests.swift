@@ -253,4 +253,19 @@ extension OTPAuthURITests {
         #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(parsing: "otpauth://totp/x?secret=%20%20") }
         #expect(throws: CryptoError.emptySecret) { try OTPAuthURI(issuer: nil, account: "x", secret: []) }
     }
+
+    @Test("a parsed account holding a colon survives the canonical form (Fuzz/otpauth crash)")
+    func colonInParsedAccountRoundTrips() throws {
+        for input in [
+            "otpauth://totp/:o:?secret=ot", "otpauth://totp/Acme:a:b?secret=JBSWY3DPEHPK3PXP",
+            "otpauth://totp/a:b?secret=JBSWY3DPEHPK3PXP&issuer=x%3Ay",
+        ] {
+            let uri = try OTPAuthURI(parsing: input)
+            let again = try OTPAuthURI(parsing: uri.uriString)
+            #expect(again.account == uri.account, "\(input)")
+            #expect(again.issuer == uri.issuer, "\(input)")
+            #expect(again.secretBytes == uri.secretBytes)
+        }
+        #expect(try OTPAuthURI(parsing: "otpauth://totp/:o:?secret=ot").uriString.hasPrefix("otpauth://totp/:o%3A?"))
+    }
 }

@@ -255,13 +255,19 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// The canonical URI string. It contains the secret: treat it as a secret.
     ///
-    /// Label `issuer:account` (label issuer first), then `secret`, `issuer`, `algorithm`,
+    /// Label `issuer:account` (label issuer first; `:account` when there is no colon-free
+    /// issuer and the account holds a colon), then `secret`, `issuer`, `algorithm`,
     /// `digits`, `period` (TOTP) or `counter` (HOTP), each percent-encoded outside RFC 3986
     /// unreserved characters.
     public var uriString: String {
         var label = PercentEncoding.encode(account)
-        if let prefix = labelIssuer ?? issuer {
+        // The label splits at its first colon after decoding, so only a colon-free issuer can
+        // prefix it; with none, an account that holds a colon gets an empty issuer (`:acct`)
+        // so it re-parses as the same account (found by Fuzz/otpauth).
+        if let prefix = labelIssuer ?? issuer.flatMap({ $0.contains(":") ? nil : $0 }) {
             label = PercentEncoding.encode(prefix) + ":" + label
+        } else if account.contains(":") {
+            label = ":" + label
         }
         var query = "secret=" + secret
         if let issuer { query += "&issuer=" + PercentEncoding.encode(issuer) }
