@@ -39,6 +39,12 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let providerUnavailable = Code("providerUnavailable")
         /// The credentials or grant are not (or no longer) accepted; sign in again.
         public static let unauthorized = Code("unauthorized")
+        /// The session ended on the provider's side: its refresh credential was revoked,
+        /// expired or is unknown to the server. The stored session is removed once and
+        /// `sessionExpired` is published; sign in again. Distinct from a user's sign-out and
+        /// from transient failures (``network``, ``providerUnavailable``, ``rateLimited``),
+        /// which never end a session.
+        public static let sessionExpired = Code("sessionExpired")
         /// The provider's response could not be decoded.
         public static let malformedResponse = Code("malformedResponse")
         /// The session store cannot be read right now (locked keychain, unreadable or corrupt
