@@ -69,6 +69,21 @@ public actor InMemorySessionStore: SessionStore {
         sessions[provider] = nil
     }
 
+    /// Atomic on the actor: the comparison and the write happen in one call.
+    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` when a failure was
+    ///   injected into `load` / the write, `.invalidInput` for another provider's session.
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) throws
+        -> SessionStoreWriteResult
+    {
+        try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
+        try check(.load)
+        let current = sessions[provider]
+        guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+        try check(replacement == nil ? .remove : .save)
+        sessions[provider] = replacement
+        return .written
+    }
+
     /// - Throws: `AuthError` `.storageFailure` when a failure was injected.
     public func removeAll() throws {
         try check(.remove)

@@ -7,6 +7,9 @@
 /// - `save` and `remove` throw `AuthError(.storageFailure)` when the write fails; never
 ///   swallow a write error.
 /// - `remove` of an absent session succeeds (idempotent).
+/// - ``replace(_:with:for:)`` is a compare-and-set: it writes only when the stored session is
+///   still the one the caller read (``AuthSession/isSameVersion(as:)``). Stores shared by
+///   several processes (an app and its extension) make it atomic across processes.
 /// - Calls may arrive from many tasks at once.
 public protocol SessionStore: Sendable {
     /// The stored session of `provider`, or `nil` when none is stored.
@@ -24,4 +27,77 @@ public protocol SessionStore: Sendable {
     /// Removes every stored session.
     /// - Throws: `AuthError` `.storageFailure`.
     func removeAll() async throws
+
+    /// Conditional write (compare-and-set): if the session stored for `provider` is the same
+    /// version as `expected` (``AuthSession/isSameVersion(as:)``; `nil` means "nothing is
+    /// stored"), stores `replacement` (`nil` removes the session) and returns `.written`;
+    /// otherwise writes nothing and returns `.conflict(current:)` with what is stored now.
+    ///
+    /// `replacement`, when given, must belong to `provider`.
+    /// - Throws: `AuthError` `.storageUnavailable` when the stored session cannot be read (nothing
+    ///   is written), `.storageFailure` when the write fails (the stored session is unchanged),
+    ///   `.invalidInput` when `replacement` belongs to another provider.
+    func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+        -> SessionStoreWriteResult
+}
+
+/// The outcome of a conditional write, ``SessionStore/replace(_:with:for:)``.
+public enum SessionStoreWriteResult: Sendable, Hashable {
+    /// The stored session was the expected one; the replacement is stored (or the session
+    /// removed).
+    case written
+    /// The stored session was not the expected one (another writer got there first); nothing
+    /// was written. `current` is what the store holds now (`nil`: nothing).
+    case conflict(current: AuthSession?)
+}
+
+extension SessionStore {
+    /// A default for stores written before conditional writes existed: `load`, compare, then
+    /// `save`/`remove`. It is **not atomic** (another writer can slip between the read and the
+    /// write), so stores shared by several tasks or processes must implement
+    /// ``replace(_:with:for:)`` themselves; the stores MultiAuth ships all do.
+    /// - Throws: `AuthError` `.storageUnavailable`, `.storageFailure`, `.invalidInput`.
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+        async throws -> SessionStoreWriteResult
+    {
+        try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
+        let current = try await load(for: provider)
+        guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+        if let replacement { try await save(replacement) } else { try await remove(for: provider) }
+        return .written
+    }
+}
+
+extension SessionStoreWriteResult {
+    /// Throws `.invalidInput` when `replacement` belongs to another provider than `provider`.
+    static func checkReplacement(_ replacement: AuthSession?, for provider: AuthProviderID) throws {
+        if let replacement, replacement.provider != provider {
+            throw AuthError(
+                .invalidInput, "a conditional write for '\(provider)' was given a session of '\(replacement.provider)'",
+                provider: provider)
+        }
+    }
+}
+
+extension AuthSession {
+    /// Whether `other` is the same stored version of this session: same ``id`` and provider,
+    /// the same access, refresh and id tokens, and the same access-token expiry to the
+    /// millisecond (the precision stores keep). A refresh, a re-sign-in or another user's
+    /// session is a different version. Used by conditional store writes.
+    public func isSameVersion(as other: AuthSession) -> Bool {
+        id == other.id && provider == other.provider
+            && credentials.accessToken == other.credentials.accessToken
+            && credentials.refreshToken == other.credentials.refreshToken
+            && credentials.idToken == other.credentials.idToken
+            && credentials.expiresAt?.roundedToMilliseconds == other.credentials.expiresAt?.roundedToMilliseconds
+    }
+
+    /// ``isSameVersion(as:)`` over optionals: two `nil`s match, `nil` and a session do not.
+    public static func isSameVersion(_ lhs: AuthSession?, _ rhs: AuthSession?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case let (lhs?, rhs?): lhs.isSameVersion(as: rhs)
+        default: false
+        }
+    }
 }
