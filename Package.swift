@@ -66,7 +66,9 @@ let package = Package(
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
-        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
+        // Committed fixture signing keys for the tests (no RSA key is generated at test time).
+        .target(name: "MultiAuthTestKeys", dependencies: ["MultiAuthCrypto"], path: "Tests/MultiAuthTestKeys"),
+        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "MultiAuthTestKeys"]),
         .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
@@ -88,11 +90,13 @@ let package = Package(
             name: "MultiAuthDynamicTests",
             dependencies: [
                 "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
             dependencies: [
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthPortalTests",
@@ -105,7 +109,7 @@ let package = Package(
             name: "MultiAuthStressTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

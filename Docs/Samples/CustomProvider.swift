@@ -68,7 +68,7 @@ struct AcmeEmailProvider: AuthProvider {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct CustomProviderSample {
     @Test func acmeConformsWhereItCanAndSaysWhyElsewhere() async throws {
         var harness = ConformanceHarness.reference()

@@ -62,7 +62,7 @@ func gettingStartedBlocks(applicationSupport: URL, show: @escaping @Sendable (St
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct DocBlocksSample {
     @Test func theReadmeTourRunsAgainstTheSandbox() async throws {
         let sandbox = Sandbox(seed: 9)

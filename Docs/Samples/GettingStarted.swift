@@ -28,7 +28,7 @@ func signInWithEmail(_ client: AuthClient, address: String, typedCode: (Challeng
     return session                                               // already persisted in the store
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct GettingStartedSample {
     @Test func emailOTPSignInPersistsAndPublishes() async throws {
         let sandbox = Sandbox(seed: 1)

@@ -29,8 +29,9 @@ public enum BuiltInConformance {
         all().first { $0.id == id }?.kit
     }
 
-    /// One RSA-2048 key shared by every Dynamic backend of a run (key generation is slow).
-    public static let dynamicSigningKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+    /// One RSA-2048 key shared by every Dynamic backend of a run: the sandbox's process-wide
+    /// key (key generation is slow, so it happens once per process).
+    public static let dynamicSigningKey: PrivateKey = try! SandboxSigningKeys.rsa()
 
     /// Why C17 does not apply to Dynamic.
     public static let dynamicRedirectReason =

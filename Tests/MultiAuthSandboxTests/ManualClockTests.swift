@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import MultiAuthSandbox
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ManualClockTests {
     @Test func advanceWakesDueSleepersAndMovesWallClock() async throws {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_000))
@@ -23,6 +23,16 @@ struct ManualClockTests {
         await clock.waitForSleepers(count: 1)
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    /// A hang guard (a test's time limit) cancels the test's task: a wait for sleepers that
+    /// never come must then return, so the test ends instead of hanging the run.
+    @Test func aCancelledWaitForSleepersReturns() async {
+        let clock = ManualClock()
+        let waiter = Task { await clock.waitForSleepers(count: 3) }
+        waiter.cancel()
+        await waiter.value
         #expect(clock.sleeperCount == 0)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// One-tap profile checks (providers.md §3.3; DESIGN.md §3 invariant 8).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerProfileVerifierTests {
     let clock = ManualClock()
 

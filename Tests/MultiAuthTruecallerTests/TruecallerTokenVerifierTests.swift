@@ -4,7 +4,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// Server-side access-token check (providers.md §3.4).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerTokenVerifierTests {
     static func server() -> StubTransport {
         StubTransport { request in

@@ -84,12 +84,13 @@ public final class OTPlessBackend: @unchecked Sendable {
     var userIDs: [String: String] = [:]
     var snaFailing: Set<String> = []
 
-    /// Creates a backend with a fresh 2048-bit RSA signing key (a sandbox test key).
-    /// - Throws: `CryptoError` when the key cannot be generated.
+    /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
+    /// (generated once per process on first use).
+    /// - Throws: `CryptoError` when the shared key cannot be generated.
     public init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
         self.merchant = merchant
         self.keyID = keyID
-        self.signingKey = try PrivateKey.generateRSA(bits: 2048)
+        self.signingKey = try SandboxSigningKeys.rsa()
     }
 
     /// Makes the emulated carrier fail SNA for `e164` (e.g. `"+919876543210"`).

@@ -39,7 +39,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let start: Date
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
-    private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWaiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Creates a clock whose wall clock starts at `start`.
     /// - Parameter start: The wall-clock time at offset zero (default 2023-11-14T22:13:20Z,
@@ -143,16 +143,31 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// Suspends until at least `count` tasks are sleeping on this clock. Use it before
     /// ``advance(by:)`` so the advance finds the sleepers it is meant to wake.
+    ///
+    /// Returns early when the waiting task is cancelled (e.g. by a test's time limit), so a
+    /// hang guard ends the test instead of leaving it suspended.
     public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if sleepers.count >= count {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                sleeperWaiters.append((count, continuation))
-                lock.unlock()
+        let id = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if sleepers.count >= count || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume()
+                } else {
+                    sleeperWaiters.append((id, count, continuation))
+                    lock.unlock()
+                }
             }
+        } onCancel: {
+            lock.lock()
+            let index = sleeperWaiters.firstIndex { $0.id == id }
+            let waiter = index.map { sleeperWaiters.remove(at: $0) }
+            lock.unlock()
+            waiter?.continuation.resume()
         }
     }
 }

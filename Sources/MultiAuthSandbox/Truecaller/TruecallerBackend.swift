@@ -4,7 +4,7 @@ import MultiAuthCrypto
 
 /// The emulated Truecaller backend (providers.md §3): the OTP flow's create / verify /
 /// profile endpoints, the public key endpoint, the server-side `phoneNumberDetail` token check,
-/// and signed one-tap profiles from a sandbox RSA key generated at start-up.
+/// and signed one-tap profiles from a sandbox RSA key (generated once per process, `SandboxSigningKeys`).
 ///
 /// All paths live on one host (``defaultHost``); point the adapter's configuration at
 /// `https://truecaller.sandbox.test`:
@@ -73,8 +73,10 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     private var lockedUntil: [String: Date] = [:]
     private var signingKey: PrivateKey
     private var publishedKeys: [PublicKey]
+    private var rotations = 0
 
-    /// Creates a backend and generates its RSA signing key.
+    /// Creates a backend that signs with the process's shared sandbox RSA key of `keyBits` bits
+    /// (generated once per process on first use).
     /// - Parameters:
     ///   - otpLength: Code length in digits (4...10).
     ///   - tokenTtl: `tokenTtl` in seconds.
@@ -93,19 +95,21 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         self.maximumAttempts = maximumAttempts
         self.lockout = lockout
         self.acceptedAppKeys = acceptedAppKeys
-        self.signingKey = try PrivateKey.generateRSA(bits: keyBits)
+        self.signingKey = try SandboxSigningKeys.rsa(bits: keyBits)
         self.publishedKeys = [signingKey.publicKey]
     }
 
     // MARK: Test and demo controls
 
-    /// Replaces the signing key with a new one; the key endpoint serves only the new key
+    /// Replaces the signing key with the next shared sandbox key (a different one per rotation
+    /// of this backend, generated once per process); the key endpoint serves only the new key
     /// (unless `keepOldKeyPublished`), so cached keys stop verifying new profiles.
     /// - Throws: `CryptoError` when key generation fails.
     public func rotateSigningKey(keepOldKeyPublished: Bool = false) throws {
-        let key = try PrivateKey.generateRSA()
         lock.lock()
         defer { lock.unlock() }
+        rotations += 1
+        let key = try SandboxSigningKeys.rsa(slot: rotations)
         signingKey = key
         publishedKeys = keepOldKeyPublished ? publishedKeys + [key.publicKey] : [key.publicKey]
     }
