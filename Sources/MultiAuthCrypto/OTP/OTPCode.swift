@@ -47,6 +47,32 @@ enum OTPCode {
     /// - Throws: ``CryptoError/invalidCodeFormat`` for any other character (letters, signs,
     ///   non-ASCII digits) or a wrong number of digits.
     static func parse(_ code: String, digits: Int) throws -> UInt32 {
+        // Fast path: an all-ASCII code is read byte by byte from its UTF-8 view (no Unicode
+        // property lookups, no allocation). Any byte of 0x80 or above means a non-ASCII scalar,
+        // which the general path classifies.
+        var value: UInt32 = 0
+        var count = 0
+        for byte in code.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard count < digits else { throw CryptoError.invalidCodeFormat }
+                value = value &* 10 &+ UInt32(byte &- UInt8(ascii: "0"))
+                count += 1
+            case 0x09...0x0d, 0x20:
+                // The ASCII members of Unicode White_Space: tab, LF, VT, FF, CR, space.
+                continue
+            case 0x80...:
+                return try parseUnicode(code, digits: digits)
+            default:
+                throw CryptoError.invalidCodeFormat
+            }
+        }
+        guard count == digits else { throw CryptoError.invalidCodeFormat }
+        return value
+    }
+
+    /// The general path of ``parse(_:digits:)``: every Unicode whitespace scalar is skipped.
+    static func parseUnicode(_ code: String, digits: Int) throws -> UInt32 {
         var value: UInt32 = 0
         var count = 0
         for scalar in code.unicodeScalars {
