@@ -9,15 +9,18 @@ import Foundation
 ///   event with the next sequence number and the time source's `now`, appends it to every
 ///   subscriber's buffer and resumes waiting consumers.
 /// - **Order.** Each subscriber receives events in publish order, with rising sequence numbers
-///   (consecutive unless its buffer dropped some).
+///   (consecutive unless its buffer dropped some; a gap marker repeats the number before it).
 /// - **Bounded buffers.** Each subscriber buffers at most `bufferCapacity` events (default
-///   ``defaultBufferCapacity``). When a new event would exceed it, the bus drops, in order of
-///   preference: (1) the oldest *flow* event (not ``AuthEvent/Kind/isStateEvent``), (2) the
-///   oldest state event that a newer state event of the same provider supersedes. State events
-///   are therefore never dropped in favour of older noise (case B25); memory stays bounded by
-///   twice the capacity, even with many provider ids (then the oldest state event goes).
-///   Trimming is linear in the buffer size. Dropped events are counted
-///   (``AuthEventStream/droppedCount``).
+///   ``defaultBufferCapacity``). When a subscriber lags and a new event would exceed that, its
+///   buffer drops, in order of preference: (1) a state event (``AuthEvent/Kind/isStateEvent``)
+///   superseded by a newer state event of the same provider, (2) the oldest flow event. A lagging
+///   subscriber therefore keeps the latest state event of every provider, then the newest flow
+///   events; when every buffered event is the latest state of a distinct provider, the buffer
+///   may grow to twice the capacity before the oldest goes. Dropping costs O(1) amortised per
+///   publish (no scan of the buffer), so a subscriber that never reads does not slow the
+///   publisher. Before the events that follow a drop, the subscriber receives one
+///   ``AuthEvent/Kind/eventsDropped(count:)`` marker with the number dropped
+///   (Docs/Events.md, "Buffers and overflow"); ``AuthEventStream/droppedCount`` is the total.
 /// - **Cancellation unregisters.** Cancelling the task iterating a stream, or releasing every
 ///   copy of the stream, removes the subscriber and runs its termination handler once (B24).
 /// - **Finishing** (``finish()``) ends every stream after its buffered events; finishing twice
@@ -96,7 +99,7 @@ public final class AuthEventBus: @unchecked Sendable {
             }
         }
         let subscriber = EventSubscriber(
-            id: id, capacity: max(1, bufferCapacity), initialLoader: initialLoader, onTermination: onTermination)
+            id: id, capacity: bufferCapacity, lastSequence: lastSequence, initialLoader: initialLoader, onTermination: onTermination)
         subscriber.bus = self
         if isFinished {
             lock.unlock()
@@ -173,25 +176,29 @@ public final class AuthEventBus: @unchecked Sendable {
     }
 }
 
-/// One subscriber's bounded buffer and waiting consumer. Internal; shared by the bus and the
-/// subscriber's ``AuthEventStream``.
+/// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
+/// the bus and the subscriber's ``AuthEventStream``.
 final class EventSubscriber: @unchecked Sendable {
     let id: UInt64
-    let capacity: Int
     weak var bus: AuthEventBus?
     private let lock = NSLock()
-    private var buffer: [AuthEvent] = []
-    private var head = 0
+    private var buffer: EventBuffer
     private var waiter: UnsafeContinuation<AuthEvent?, Never>?
     private var finished = false
     private var terminated = false
-    private var dropped = 0
+    /// The sequence number of the last element handed to the consumer (the bus's sequence at
+    /// registration before the first); an ``AuthEvent/Kind/eventsDropped(count:)`` marker repeats it.
+    private var lastDelivered: UInt64
     private var initialLoader: (@Sendable () async -> AuthEvent)?
     private var onTermination: (@Sendable () -> Void)?
 
-    init(id: UInt64, capacity: Int, initialLoader: (@Sendable () async -> AuthEvent)?, onTermination: (@Sendable () -> Void)?) {
+    init(
+        id: UInt64, capacity: Int, lastSequence: UInt64, initialLoader: (@Sendable () async -> AuthEvent)?,
+        onTermination: (@Sendable () -> Void)?
+    ) {
         self.id = id
-        self.capacity = capacity
+        self.buffer = EventBuffer(capacity: capacity)
+        self.lastDelivered = lastSequence
         self.initialLoader = initialLoader
         self.onTermination = onTermination
     }
@@ -202,47 +209,26 @@ final class EventSubscriber: @unchecked Sendable {
         defer { lock.unlock() }
         if terminated || finished { return nil }
         if initialLoader == nil, let waiter {
+            // A consumer waits only on an empty buffer with no pending gap.
             self.waiter = nil
+            lastDelivered = event.sequence
             return (waiter, event)
         }
-        if buffer.count - head >= capacity { makeRoom(for: event) } else { buffer.append(event) }
+        buffer.append(event)
         return nil
     }
 
-    /// Applies the drop policy for a full buffer and appends `event` if it survives. O(buffer).
-    private func makeRoom(for event: AuthEvent) {
-        // 1. The oldest flow (non-state) event, the incoming one included.
-        if let index = buffer[head...].firstIndex(where: { !$0.kind.isStateEvent }) {
-            buffer.remove(at: index)
-            buffer.append(event)
-            dropped += 1
-            return
+    /// The next element for the consumer, with `lock` held: a gap marker if events were dropped
+    /// since the last element, else the oldest buffered event.
+    private func takeNext() -> AuthEvent? {
+        if buffer.gap > 0 {
+            let gap = buffer.takeGap()
+            return AuthEvent(
+                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil, kind: .eventsDropped(count: gap.count))
         }
-        guard event.kind.isStateEvent else {
-            dropped += 1
-            return
-        }
-        // 2. The oldest state event superseded by a newer one of the same provider (the
-        //    incoming event included): one pass finds each provider's newest position.
-        var newest: [AuthProviderID?: Int] = [event.provider: buffer.count]
-        for index in buffer.indices[head...] { newest[buffer[index].provider] = max(newest[buffer[index].provider] ?? index, index) }
-        if let index = buffer.indices[head...].first(where: { index in
-            if case .initialState = buffer[index].kind { return false }
-            return (newest[buffer[index].provider] ?? index) > index
-        }) {
-            buffer.remove(at: index)
-            buffer.append(event)
-            dropped += 1
-            return
-        }
-        // 3. Every buffered event is the latest state of a distinct provider: keep them, up to
-        //    twice the capacity (a hard bound even with unboundedly many provider ids); beyond
-        //    that the oldest goes.
-        if buffer.count - head >= capacity * 2 {
-            buffer.remove(at: head)
-            dropped += 1
-        }
-        buffer.append(event)
+        guard let event = buffer.popFirst() else { return nil }
+        lastDelivered = event.sequence
+        return event
     }
 
     func next() async -> AuthEvent? {
@@ -253,13 +239,7 @@ final class EventSubscriber: @unchecked Sendable {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
                 lock.lock()
-                if head < buffer.count {
-                    let event = buffer[head]
-                    head += 1
-                    if head > 32 && head * 2 > buffer.count {
-                        buffer.removeFirst(head)
-                        head = 0
-                    }
+                if let event = takeNext() {
                     lock.unlock()
                     continuation.resume(returning: event)
                 } else if finished || terminated || Task.isCancelled {
@@ -287,14 +267,14 @@ final class EventSubscriber: @unchecked Sendable {
     var droppedCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return dropped
+        return buffer.totalDropped
     }
 
     /// Ends the stream after buffered events (bus finished).
     func finish() {
         lock.lock()
         finished = true
-        let waiter = head >= buffer.count ? self.waiter : nil
+        let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
         if waiter != nil { self.waiter = nil }
         let handler = takeTerminationHandler()
         lock.unlock()
@@ -311,7 +291,6 @@ final class EventSubscriber: @unchecked Sendable {
         }
         terminated = true
         buffer.removeAll()
-        head = 0
         let waiter = self.waiter
         self.waiter = nil
         let handler = takeTerminationHandler()

@@ -67,6 +67,7 @@ final class EventPrinter: @unchecked Sendable {
         case .signedIn(let session), .sessionRefreshed(let session), .sessionRestored(let session): "\(session.user)"
         case .storageFailed(let error): error.code.rawValue
         case .initialState(let state): "\(state)"
+        case .eventsDropped(let count): "\(count) events dropped by this subscriber's buffer"
         case .flowCancelled, .flowExpired, .signedOut: ""
         }
     }
