@@ -39,11 +39,18 @@ public final class AuthEventBus: @unchecked Sendable {
         case terminated
     }
 
+    /// One lock for the bus and every subscriber's buffer: a publish takes it once, however
+    /// many subscribers there are. Every access to the state below holds it (so the dynamic
+    /// exclusivity checks are off for it).
     private let lock = NSLock()
-    private var subscribers: [UInt64: EventSubscriber] = [:]
-    private var nextSubscriberID: UInt64 = 0
-    private var lastSequence: UInt64 = 0
-    private var isFinished = false
+    @exclusivity(unchecked) private var subscribers: [UInt64: EventSubscriber] = [:] {
+        didSet { fanOut = Array(subscribers.values) }
+    }
+    /// ``subscribers`` as an array, for `publish` (rebuilt when a subscriber comes or goes).
+    @exclusivity(unchecked) private var fanOut: [EventSubscriber] = []
+    @exclusivity(unchecked) private var nextSubscriberID: UInt64 = 0
+    @exclusivity(unchecked) private var lastSequence: UInt64 = 0
+    @exclusivity(unchecked) private var isFinished = false
     private let now: @Sendable () -> Date
 
     /// Creates a bus whose events are stamped with `timeSource.now`.
@@ -99,7 +106,8 @@ public final class AuthEventBus: @unchecked Sendable {
             }
         }
         let subscriber = EventSubscriber(
-            id: id, capacity: bufferCapacity, lastSequence: lastSequence, initialLoader: initialLoader, onTermination: onTermination)
+            id: id, capacity: bufferCapacity, lastSequence: lastSequence, lock: lock, initialLoader: initialLoader,
+            onTermination: onTermination)
         subscriber.bus = self
         if isFinished {
             lock.unlock()
@@ -125,10 +133,12 @@ public final class AuthEventBus: @unchecked Sendable {
         lastSequence += 1
         let event = AuthEvent(sequence: lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
         var wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)] = []
-        for subscriber in subscribers.values {
-            if let waiter = subscriber.enqueue(event) { wake.append(waiter) }
+        fanOut.withUnsafeBufferPointer { subscribers in
+            for subscriber in subscribers {
+                if let waiter = subscriber.enqueueLocked(event) { wake.append(waiter) }
+            }
         }
-        let count = subscribers.count
+        let count = fanOut.count
         lock.unlock()
         for (continuation, event) in wake { continuation.resume(returning: event) }
         return .delivered(subscribers: count)
@@ -169,44 +179,44 @@ public final class AuthEventBus: @unchecked Sendable {
         return isFinished
     }
 
-    func remove(_ id: UInt64) {
-        lock.lock()
+    /// Unregisters subscriber `id`; the caller holds the shared lock.
+    func removeLocked(_ id: UInt64) {
         subscribers[id] = nil
-        lock.unlock()
     }
 }
 
 /// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
-/// the bus and the subscriber's ``AuthEventStream``.
+/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the bus's lock
+/// (shared, so it outlives the bus if the stream does).
 final class EventSubscriber: @unchecked Sendable {
     let id: UInt64
     weak var bus: AuthEventBus?
-    private let lock = NSLock()
-    private var buffer: EventBuffer
-    private var waiter: UnsafeContinuation<AuthEvent?, Never>?
-    private var finished = false
-    private var terminated = false
+    private let lock: NSLock
+    @exclusivity(unchecked) private var buffer: EventBuffer
+    @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var terminated = false
     /// The sequence number of the last element handed to the consumer (the bus's sequence at
     /// registration before the first); an ``AuthEvent/Kind/eventsDropped(count:)`` marker repeats it.
-    private var lastDelivered: UInt64
-    private var initialLoader: (@Sendable () async -> AuthEvent)?
-    private var onTermination: (@Sendable () -> Void)?
+    @exclusivity(unchecked) private var lastDelivered: UInt64
+    @exclusivity(unchecked) private var initialLoader: (@Sendable () async -> AuthEvent)?
+    @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
 
     init(
-        id: UInt64, capacity: Int, lastSequence: UInt64, initialLoader: (@Sendable () async -> AuthEvent)?,
+        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock, initialLoader: (@Sendable () async -> AuthEvent)?,
         onTermination: (@Sendable () -> Void)?
     ) {
         self.id = id
         self.buffer = EventBuffer(capacity: capacity)
         self.lastDelivered = lastSequence
+        self.lock = lock
         self.initialLoader = initialLoader
         self.onTermination = onTermination
     }
 
-    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside locks).
-    func enqueue(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside the
+    /// lock, which the caller holds).
+    func enqueueLocked(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
         if terminated || finished { return nil }
         if initialLoader == nil, let waiter {
             // A consumer waits only on an empty buffer with no pending gap.
@@ -294,8 +304,8 @@ final class EventSubscriber: @unchecked Sendable {
         let waiter = self.waiter
         self.waiter = nil
         let handler = takeTerminationHandler()
+        bus?.removeLocked(id)
         lock.unlock()
-        bus?.remove(id)
         waiter?.resume(returning: nil)
         handler?()
     }
