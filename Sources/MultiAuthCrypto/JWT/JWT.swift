@@ -38,13 +38,40 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     ///   ``CryptoError/invalidBase64`` for a segment that is not unpadded base64url;
     ///   ``CryptoError/invalidClaim(_:)`` for a registered claim of the wrong JSON type.
     public init(parsing token: String) throws {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let parts = Self.parts(of: token)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw CryptoError.malformedToken }
         header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true))
         guard header["alg"]?.stringValue != nil else { throw CryptoError.malformedToken }
         claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true)))
         signature = try Base64.decode(parts[2], urlSafe: true)
-        signingInput = Array(token.utf8[parts[0].startIndex..<parts[1].endIndex])
+        let input = token.utf8[parts[0].startIndex..<parts[1].endIndex]
+        signingInput = input.withContiguousStorageIfAvailable { Array($0) } ?? Array(input)
+    }
+
+    /// The segments of `token` between dots (all of them, so a count other than 3 is seen).
+    static func parts(of token: String) -> [Substring.UTF8View] {
+        let utf8 = token.utf8
+        let dots = utf8.withContiguousStorageIfAvailable { bytes -> [Int] in
+            guard let base = bytes.baseAddress else { return [] }
+            var offsets: [Int] = []
+            var offset = 0
+            while offset < bytes.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset) {
+                let position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                offsets.append(position)
+                offset = position + 1
+            }
+            return offsets
+        } ?? utf8.enumerated().filter { $0.element == UInt8(ascii: ".") }.map(\.offset)
+        var parts: [Substring.UTF8View] = []
+        parts.reserveCapacity(dots.count + 1)
+        var start = utf8.startIndex
+        for offset in dots {
+            let dot = utf8.index(utf8.startIndex, offsetBy: offset)
+            parts.append(utf8[start..<dot])
+            start = utf8.index(after: dot)
+        }
+        parts.append(utf8[start..<utf8.endIndex])
+        return parts
     }
 
     /// The header's `alg` as an allowed signature algorithm.
