@@ -60,9 +60,14 @@ let package = Package(
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
             ]
         ),
+        // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
+        .target(name: "CMultiAuthBench"),
         .executableTarget(
             name: "MultiAuthBench",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", cryptoSystemLibrary]
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys", "CMultiAuthBench",
+                cryptoSystemLibrary,
+            ]
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
