@@ -60,11 +60,17 @@ struct Kernel: Sendable {
     }
 }
 
-/// The monotonic clock of the bench (never used by the library).
+/// The clocks of the bench (never used by the library).
 enum Clock {
-    static func nanoseconds() -> UInt64 {
+    /// Monotonic wall time.
+    static func nanoseconds() -> UInt64 { read(CLOCK_MONOTONIC) }
+
+    /// CPU time of the whole process, user and system (every thread).
+    static func cpuNanoseconds() -> UInt64 { read(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func read(_ clock: clockid_t) -> UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        clock_gettime(clock, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }

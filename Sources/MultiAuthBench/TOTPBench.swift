@@ -45,7 +45,6 @@ enum TOTPBench {
 final class RawHMAC: @unchecked Sendable {
     private let mac: OpaquePointer
     private let context: OpaquePointer
-    private var output = [UInt8](repeating: 0, count: 64)
 
     init(key: [UInt8]) throws {
         guard let mac = EVP_MAC_fetch(nil, "HMAC", nil), let context = EVP_MAC_CTX_new(mac) else {
@@ -74,12 +73,14 @@ final class RawHMAC: @unchecked Sendable {
     @inline(__always)
     func mac(counter: UInt64) -> UInt8 {
         var message = counter.bigEndian
-        var length = 0
-        withUnsafeBytes(of: &message) { bytes in
-            _ = EVP_MAC_init(context, nil, 0, nil)
-            _ = EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), 8)
-            _ = EVP_MAC_final(context, &output, &length, 64)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { output in
+            var length = 0
+            withUnsafeBytes(of: &message) { bytes in
+                _ = EVP_MAC_init(context, nil, 0, nil)
+                _ = EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), 8)
+                _ = EVP_MAC_final(context, output.baseAddress, &length, 64)
+            }
+            return output[19]
         }
-        return output[19]
     }
 }
