@@ -98,7 +98,7 @@ enum JWTBench {
             Comparison(group: "JWT \(algorithm.rawValue)", label: "JWKSCache.verify (kid lookup + claims) vs raw EVP_DigestVerify",
                        ours: ours(algorithm), baseline: raw(algorithm), goal: .atMost(1.15)),
             Comparison(group: "JWT \(algorithm.rawValue)", label: "JWKSCache.verify vs PyJWT (kid lookup + decode with claims)",
-                       ours: ours(algorithm), baseline: pyjwt(algorithm), goal: .fasterBy(5)),
+                       ours: ours(algorithm), baseline: pyjwt(algorithm), goal: .fasterBy(5), judgedOnTime: true),
         ]
     }
 }

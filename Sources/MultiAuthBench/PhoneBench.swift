@@ -53,7 +53,7 @@ enum PhoneBench {
 
     static let comparisons = [
         Comparison(group: "phone", label: "PhoneNumber parse vs python phonenumbers (same 12 inputs)", ours: ours,
-                   baseline: phonenumbers, goal: .fasterBy(10)),
+                   baseline: phonenumbers, goal: .fasterBy(10), judgedOnTime: true),
     ]
 }
 

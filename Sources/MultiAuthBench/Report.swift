@@ -113,32 +113,35 @@ final class Report {
                instructionMode: Bool) {
         var lines: [(String, Bool?)] = []
         for comparison in comparisons {
+            if case .none = comparison.goal { continue }
             let key = comparison.ours.name + "/" + comparison.baseline.name
             let useTime = comparison.judgedOnTime || !instructionMode
-            let ratio: Double?
-            if useTime {
-                ratio = timed[key]?.median
-            } else if let ours = counted[comparison.ours.name], let base = counted[comparison.baseline.name] {
-                ratio = ours / base
-            } else {
-                ratio = nil
-            }
-            guard let ratio else { continue }
+            let timeRatio = timed[key]?.median
+            var instructionRatio: Double?
+            if let ours = counted[comparison.ours.name], let base = counted[comparison.baseline.name] { instructionRatio = ours / base }
+            guard let ratio = useTime ? timeRatio : instructionRatio else { continue }
             let met = comparison.goal.met(ratio)
-            let basis = useTime ? "time" : "instructions"
-            lines.append(("\(comparison.group): \(comparison.label): \(comparison.goal.format(ratio)) by \(basis), goal \(comparison.goal.text)", met))
+            let timeName = comparison.label.contains("CPU time") ? "CPU time" : "time"
+            var figures: [String] = []
+            if let instructionRatio { figures.append("instructions \(comparison.goal.format(instructionRatio))") }
+            if let timeRatio { figures.append("\(timeName) \(comparison.goal.format(timeRatio))") }
+            let basis = useTime ? timeName : "instructions"
+            lines.append(("\(comparison.group): \(comparison.label) — \(figures.joined(separator: ", ")); goal \(comparison.goal.text) on \(basis)", met))
             if json {
                 emit(["type": "goal", "group": comparison.group, "label": comparison.label, "basis": basis, "ratio": ratio,
                       "goal": comparison.goal.text, "met": met ?? NSNull()])
             }
         }
         for row in info where row.goal != nil {
+            // Absolute figures are times (with their instruction counts alongside).
             lines.append(("\(row.group): \(row.label): \(row.value), goal \(row.goal!)", row.met))
         }
         if json { return }
         print("\n== goals")
         for (line, met) in lines { print((met == true ? "met     " : met == false ? "MISSED  " : "        ") + line) }
-        for comparison in comparisons { if let note = comparison.note { print("note: \(note)") } }
+        var notes: [String] = []
+        for comparison in comparisons { if let note = comparison.note, !notes.contains(note) { notes.append(note) } }
+        for note in notes { print("note: \(note)") }
         if !instructionMode { print("note: without instruction counts, goals are judged on the time ratios (they move with load).") }
         print("\nfinished; \(Load.text)")
     }
