@@ -107,6 +107,10 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
             ]),
+        // Session lifecycle proof (issue 13): a model-based randomized test of two clients on
+        // one store, its mutation checks, and the named lifecycle scenarios.
+        .testTarget(
+            name: "MultiAuthModelTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],
