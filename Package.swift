@@ -89,7 +89,7 @@ let package = Package(
             name: "MultiAuthSamples",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
             ],
             path: "Docs/Samples"),
         .testTarget(

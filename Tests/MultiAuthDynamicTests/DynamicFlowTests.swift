@@ -7,7 +7,7 @@ import Testing
 @testable import MultiAuth
 
 /// End-to-end flows of `DynamicProvider` through `AuthClient` against the emulated
-/// `DynamicBackend` (providers.md §2), all on a `ManualClock`.
+/// `DynamicBackend` (Docs/Providers/Dynamic.md), all on a `ManualClock`.
 @Suite(.timeLimit(.minutes(1)))
 struct DynamicFlowTests {
     @Test func emailHappyPath() async throws {

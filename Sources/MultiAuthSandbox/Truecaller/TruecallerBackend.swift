@@ -23,7 +23,7 @@ import MultiAuthCrypto
 /// | POST | `/v1/otp/installation/create` | `{status: 2, method: "sms", verificationToken, tokenTtl}` and a code to the inbox, or `{status: 1, accessToken}` for a number verified on the same `deviceId` |
 /// | POST | `/v1/otp/installation/verify` | `{status: 1, accessToken}`; `{code: 4001, attemptsRemaining}`; `{code: 4002}`; `{code: 4290, retryAfter}` |
 /// | POST | `/v1/profile` (Bearer) | `204` (no body; TrueSDK never reads it) after storing `{firstName, lastName}`; `{code: 18}` for a blank first name |
-/// | GET | `/v1/profile` (Bearer) | the profile JSON (§3.2) |
+/// | GET | `/v1/profile` (Bearer) | the profile JSON (`TCTrueProfile` keys) |
 /// | GET | `/v1/key` | `[{key: base64 DER SPKI, keyType: "RSA"}]` |
 /// | GET | `/v1/otp/installation/phoneNumberDetail/{token}` (`appKey`) and `/v1/otp/client/installation/phoneNumberDetail/{token}` (`clientId`) | `{phoneNumber: 91…, countryCode: "IN"}`; `{code: 404}`; `{code: 1404}` |
 ///
@@ -239,7 +239,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         }
     }
 
-    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, providers.md §3.4).
+    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, Docs/Providers/Truecaller.md).
     private static func uuid(_ hex: String) -> String {
         let h = Array(hex)
         return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
