@@ -44,6 +44,10 @@ public struct StandardSandbox: Sendable {
         case realTime
     }
 
+    /// An RSA-2048 sandbox key generated on first use and shared by every `StandardSandbox` of
+    /// the process that is not given one (a sandbox test key, never a production secret).
+    static let sharedSigningKey: PrivateKey? = try? PrivateKey.generateRSA(bits: 2048)
+
     /// The app id of the OTPLESS sandbox merchant.
     public static let otplessAppID = "SANDBOXAPP"
 
@@ -71,8 +75,8 @@ public struct StandardSandbox: Sendable {
     ///   - seed: Fixes every code, token and random fault (default 0).
     ///   - time: ``Time/manual(_:)`` (default: a new ``MultiAuthSandbox/ManualClock``) or
     ///     ``Time/realTime``.
-    ///   - signingKey: The RSA key the Dynamic and Truecaller backends sign with; `nil`
-    ///     generates one (RSA-2048, the slow part: tests pass a shared key).
+    ///   - signingKey: The RSA key the Dynamic and Truecaller backends sign with; `nil` uses
+    ///     one generated once per process (key generation is the slow part).
     ///   - otplessMerchant: The OTPLESS merchant set-up (default: app id ``otplessAppID``).
     /// - Throws: `CryptoError` when a key cannot be generated; `AuthError` `.configuration`
     ///   from a configuration (not with the defaults).
@@ -84,7 +88,7 @@ public struct StandardSandbox: Sendable {
         case .manual(let clock): sandbox = Sandbox(seed: seed, clock: clock)
         case .realTime: sandbox = Sandbox(seed: seed, time: .system)
         }
-        let key = try signingKey ?? PrivateKey.generateRSA(bits: 2048)
+        let key = try signingKey ?? Self.sharedSigningKey ?? PrivateKey.generateRSA(bits: 2048)
         dynamicBackend = DynamicBackend(signingKey: key)
         sandbox.register(dynamicBackend, host: DynamicBackend.defaultHost)
         truecallerBackend = TruecallerBackend(signingKey: key)
