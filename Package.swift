@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
+        // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
+        .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
@@ -46,6 +48,13 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
+        .target(
+            name: "MultiAuthSandboxKit",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthOTPless",
+            ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
             name: "MultiAuthBuiltInConformance",
@@ -58,6 +67,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthSandboxKit",
             ]
         ),
         .executableTarget(
@@ -73,10 +83,13 @@ let package = Package(
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
+            name: "MultiAuthSandboxKitTests",
+            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP"]),
+        .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
             ],
             path: "Docs/Samples"),
         .testTarget(

@@ -20,7 +20,7 @@ struct DynamicFixture {
         sandbox = Sandbox(seed: seed)
         backend = DynamicBackend(signingKey: Self.signingKey)
         sandbox.register(backend, host: DynamicBackend.defaultHost)
-        provider = DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        provider = DynamicProvider(configuration: try .sandbox())
         store = InMemorySessionStore()
         client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
     }

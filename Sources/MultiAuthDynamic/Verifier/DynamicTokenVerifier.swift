@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// Verifies a Dynamic session JWT on a server (providers.md §2.6): the RS256 signature against
+/// Verifies a Dynamic session JWT on a server (Docs/Providers/Dynamic.md): the RS256 signature against
 /// the environment's JWKS (`GET /sdk/{env}/.well-known/jwks`, cached by ``MultiAuthCrypto/JWKSCache``
 /// and refetched, rate-limited, when an unknown `kid` appears), `exp`/`nbf` with leeway,
 /// `environment_id`, the `user:basic` scope, and `iss`/`aud` when configured.

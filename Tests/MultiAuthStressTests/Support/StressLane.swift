@@ -71,9 +71,7 @@ extension StressLane {
             id: .portal,
             makeProvider: { _ in
                 PortalProvider(
-                    configuration: try PortalConfiguration(
-                        authEnvironmentID: PortalBackend.defaultEnvironmentID,
-                        redirectURL: URL(string: PortalBackend.defaultRedirectURL)!, apiHost: PortalBackend.defaultHost))
+                    configuration: try .sandbox())
             },
             request: { slot in
                 switch slot % 4 {
