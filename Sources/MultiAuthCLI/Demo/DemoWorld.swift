@@ -29,7 +29,7 @@ struct DemoWorld {
         let portalBackend = try PortalBackend()
         sandbox.register(portalBackend, host: PortalBackend.defaultHost)
         let providers: [any AuthProvider] = [
-            try OTPlessProvider(configuration: OTPlessConfiguration(appID: Self.otplessAppID, preferredChannels: [.whatsapp, .sms])),
+            try OTPlessProvider(configuration: .sandbox(appID: Self.otplessAppID, preferredChannels: [.whatsapp, .sms])),
             DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
             TruecallerProvider(configuration: TruecallerConfiguration(
                 appKey: "demo-app-key", appLink: URL(string: "https://demo.multiauth.example/truecaller")!,
