@@ -160,6 +160,8 @@ struct OTPlessIntentPlan: Sendable {
     ) -> [String: JSONValue] {
         var body: [String: JSONValue] = [
             "hasWhatsapp": .string(configuration.hasWhatsApp ? "true" : "false"),
+            // The SDK always sends `asId` (empty until a transaction gave one; resend sets it).
+            "asId": .string(""),
             "triggerWebauthn": .bool(false),
             "isViSnaWhitelisted": .bool(true),
             "isAirtelSnaWhitelisted": .bool(true),
@@ -202,9 +204,9 @@ struct OTPlessIntentPlan: Sendable {
         if let tid = configuration.smartAuthTemplateID { meta["tid"] = .string(tid) }
         let order = smartAuthChannels.compactMap(OTPlessChannel.deliveryMode(for:))
         if forcedChannel == nil, !order.isEmpty { meta["channels"] = .array(order.map(JSONValue.string)) }
-        if !meta.isEmpty, let data = try? JSONEncoder.multiAuth.encode(meta) {
-            body["clientMetaData"] = .string(String(decoding: data, as: UTF8.self))
-        }
+        // Always present, `{}` when empty, as the SDK sends it.
+        let data = (try? JSONEncoder.multiAuth.encode(meta)) ?? Data("{}".utf8)
+        body["clientMetaData"] = .string(String(decoding: data, as: UTF8.self))
         return body
     }
 

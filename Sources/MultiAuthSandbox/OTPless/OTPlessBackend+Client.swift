@@ -10,12 +10,19 @@ extension OTPlessBackend {
         var mobile: [JSONValue] = merchant.phoneChannels.map { channel in
             .object([
                 "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string(Self.wireMode(channel)),
-                "otpLength": .number(Double(merchant.otpLength)),
+                "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL(channel.rawValue)),
             ])
+        }
+        if merchant.silentAuthEnabled {
+            // A guess at how the dashboard lists SNA: one more phone input channel.
+            mobile.append(.object([
+                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string("SILENT_AUTH"),
+                "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("sna")),
+            ]))
         }
         var email: [JSONValue] = merchant.emailEnabled
             ? [.object(["name": .string("EMAIL"), "type": .string("INPUT"), "communicationMode": .string("EMAIL"),
-                        "otpLength": .number(Double(merchant.otpLength))])] : []
+                        "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("email"))])] : []
         for name in merchant.oauthChannels {
             let wire: String
             switch name.rawValue {
@@ -24,7 +31,7 @@ extension OTPlessBackend {
             case "truecaller": wire = "TRUE_CALLER"
             default: wire = name.rawValue.uppercased()
             }
-            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON")])
+            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON"), "logo": .string(Self.logoURL(name.rawValue))])
             if ["WHATSAPP", "TRUE_CALLER"].contains(wire) { mobile.append(button) } else { email.append(button) }
         }
         return [
@@ -44,8 +51,12 @@ extension OTPlessBackend {
                 ]),
             ]),
             "userDetails": .object(["mobile": .array([]), "email": .array([])]),
+            "uiConfig": .object(["general": .object(["brandName": .string("MultiAuth Sandbox")])]),
         ]
     }
+
+    /// A placeholder logo URL on the reserved `.test` domain.
+    static func logoURL(_ name: String) -> String { "https://cdn.otpless.test/logo/\(name).png" }
 
     /// `POST /v3/lp/user/transaction/intent/{state}` (the SDK's `PostIntentRequestBody`): for a
     /// phone, `mobile` must be the country code digits followed by `value` (the national

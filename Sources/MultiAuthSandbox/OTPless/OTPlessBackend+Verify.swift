@@ -87,14 +87,28 @@ extension OTPlessBackend {
         return Self.json(200, ["authDetail": authDetail(transaction)])
     }
 
-    /// `authDetail` (the SDK's `AuthDetail`: `communicationDelivered` and `status` always present).
+    /// `authDetail` (the SDK's `AuthDetail`: `communicationDelivered` and `status` always present;
+    /// `user` once the server knows the user).
     func authDetail(_ transaction: OTPlessTransaction) -> JSONValue {
         var detail: [String: JSONValue] = [
             "asId": .string(transaction.asId), "channel": .string(transaction.authType),
             "communicationDelivered": .bool(transaction.delivered), "isCrossDevice": .bool(false),
-            "status": .string(transaction.status), "token": .string(transaction.token),
+            "status": .string(transaction.status), "token": .string(transaction.token), "uiId": .string("ui-" + transaction.asId),
+            "webauthnRegistered": .bool(false), "errorDetails": .string(transaction.status == "FAILED" ? "verification failed" : ""),
         ]
         if let mode = transaction.currentChannel { detail["communicationMode"] = .string(Self.wireMode(mode)) }
+        lock.lock()
+        let known = userIDs[transaction.destination]
+        lock.unlock()
+        if let known {
+            var user: [String: JSONValue] = ["uid": .string(known), "name": .string("Sandbox User")]
+            if transaction.identifierType == "MOBILE" {
+                user["mobile"] = .string(String(transaction.destination.dropFirst()))
+            } else if !transaction.destination.hasPrefix("oauth:") {
+                user["email"] = .string(transaction.destination)
+            }
+            detail["user"] = .object(user)
+        }
         return .object(detail)
     }
 
@@ -214,12 +228,13 @@ extension OTPlessBackend {
         let identity: JSONValue = .object([
             "channel": .string(channel), "identityType": .string(identityType), "identityValue": .string(identityValue),
             "methods": .array([.string(transaction.authType)]), "verified": .bool(true), "verifiedAt": .string(stamp),
+            "type": .string("PRIMARY"), "picture": .string(Self.logoURL("user")), "isCompanyEmail": .bool(false),
+            "providerMetadata": .object([:]),
         ])
         let info: JSONValue = .object([
             "token": .string(appToken), "userId": .string(userID), "idToken": .string(idToken),
             "timestamp": .string(stamp), "status": .string("SUCCESS"), "identities": .array([identity]),
-            "network": .object(["ip": .string("203.0.113.7"), "timezone": .string("UTC")]),
-            "deviceInfo": .object(["platform": .string("iOS")]),
+            "network": Self.network, "deviceInfo": Self.deviceInfo,
         ])
         let sessionInfo: JSONValue = .object([
             "sessionId": .string("ses_" + environment.hex(6)), "sessionToken": .string(sessionToken),
@@ -231,6 +246,7 @@ extension OTPlessBackend {
             "authDetail": authDetail(detail),
             "oneTap": .object([
                 "status": .string("SUCCESS"), "token": .string(appToken), "merchantUserInfo": info, "sessionInfo": sessionInfo,
+                "firebaseInfo": .object(["firebaseToken": .string("firebase-" + environment.hex(8))]),
             ]),
             // A guess: the SDK's model has `code` (a string) and `isOTPVerified`; the value of
             // `code` is not documented.
@@ -271,10 +287,30 @@ extension OTPlessBackend {
                 "channel": .string(issued.channel), "methods": .array([.string("OTP")]), "verified": .bool(true),
                 "verifiedAt": .string(stamp),
             ])]),
-            "network": .object(["ip": .string("203.0.113.7"), "timezone": .string("UTC")]),
-            "deviceInfo": .object(["platform": .string("iOS")]),
+            "network": Self.network, "deviceInfo": .object(["platform": .string("iOS"), "vendor": .string("Apple")]),
+            "secureInfo": .object(["incognito": .bool(false)]),
         ])
     }
+
+    /// The `network` object of a sign-in (documentation addresses, `TEST-NET-3`).
+    static let network: JSONValue = .object([
+        "ip": .string("203.0.113.7"), "timezone": .string("UTC"),
+        "ipLocation": .object([
+            "city": .object(["name": .string("Sandbox City")]), "continent": .object(["code": .string("AS")]),
+            "country": .object(["code": .string("IN"), "name": .string("India")]), "latitude": .number(0.5),
+            "longitude": .number(0.5), "postalCode": .string("000000"),
+            "subdivisions": .object(["code": .string("SB"), "name": .string("Sandbox")]),
+        ]),
+    ])
+
+    /// The `deviceInfo` object of a sign-in (the SDK's `DeviceInfo` keys).
+    static let deviceInfo: JSONValue = .object([
+        "browser": .string("Safari"), "connection": .string("wifi"), "cookieEnabled": .bool(true),
+        "cpuArchitecture": .string("arm64"), "devicePixelRatio": .number(3), "fontFamily": .string("system-ui"),
+        "language": .string("en"), "platform": .string("iOS"), "screenColorDepth": .number(24), "screenHeight": .number(844),
+        "screenWidth": .number(390), "timezoneOffset": .number(0), "userAgent": .string("MultiAuth sandbox otplesssdk"),
+        "vendor": .string("Apple"),
+    ])
 
     /// The session API on ``sessionHost`` (the SDK's `SessionServiceImpl`): headers `appId` (the
     /// merchant's) and `state`, a JSON body with `appId`, `origin` and `loginUri`.
