@@ -160,7 +160,7 @@ private final class CellularExchange: @unchecked Sendable {
         connection.stateUpdateHandler = { [self] state in
             switch state {
             case .ready:
-                send(on: connection)
+                send()
             case .waiting(let error):
                 // With the cellular interface required, "waiting" means no usable cellular path.
                 finish(.failure(AuthError(.network, "no cellular path: \(error.debugDescription)")))
@@ -177,20 +177,27 @@ private final class CellularExchange: @unchecked Sendable {
         }
     }
 
-    private func send(on connection: NWConnection) {
-        connection.send(
+    /// The connection of this exchange (`nil` once finished).
+    private var liveConnection: NWConnection? {
+        lock.lock()
+        defer { lock.unlock() }
+        return finished ? nil : connection
+    }
+
+    private func send() {
+        liveConnection?.send(
             content: request,
             completion: .contentProcessed { [self] error in
                 if let error {
                     finish(.failure(AuthError(.network, "the cellular request could not be sent: \(error.debugDescription)")))
                 } else {
-                    receive(on: connection)
+                    receive()
                 }
             })
     }
 
-    private func receive(on connection: NWConnection) {
-        connection.receive(minimumIncompleteLength: 1, maximumLength: 65_536) { [self] data, _, isComplete, error in
+    private func receive() {
+        liveConnection?.receive(minimumIncompleteLength: 1, maximumLength: 65_536) { [self] data, _, isComplete, error in
             do {
                 lock.lock()
                 if let data { try parser.append(data) }
@@ -201,7 +208,7 @@ private final class CellularExchange: @unchecked Sendable {
                 } else if let error {
                     finish(.failure(AuthError(.network, "the cellular connection was lost: \(error.debugDescription)")))
                 } else {
-                    receive(on: connection)
+                    receive()
                 }
             } catch {
                 lock.unlock()

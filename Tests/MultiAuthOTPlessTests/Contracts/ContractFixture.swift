@@ -93,7 +93,7 @@ enum Contract {
             return shapeMismatches(expected: parsedExpected, actual: parsedActual, rules: rules.droppingJSONString(path), path: path)
         }
         if rules.constants.contains(path), expected != actual {
-            return ["\(here): expected the value \(expected), got \(actual)"]
+            return ["\(here): expected the value \(render(expected)), got \(render(actual))"]
         }
         if rules.free.contains(path) {
             return kind(expected) == kind(actual) ? [] : ["\(here): expected \(kind(expected)), got \(kind(actual))"]
@@ -196,6 +196,11 @@ enum Contract {
     static func isPlaceholder(_ text: String) -> Bool { text.hasPrefix("{") && text.hasSuffix("}") && text.count > 2 }
 
     static func parse(_ text: String) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
+
+    /// `value` as compact JSON text (for messages).
+    static func render(_ value: JSONValue) -> String {
+        (try? JSONEncoder.multiAuth.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? kind(value)
+    }
 
     static func kind(_ value: JSONValue) -> String {
         switch value {
