@@ -191,6 +191,8 @@ struct ContractAdapterTests {
         }
         let context = run.context
         let provider = run.provider
+        // Owned by this scenario, which awaits its value below; it ends when `respond` returns
+        // (the clock is advanced for the PENDING case so its SNA poll sleep ends).
         let task = Task { () -> Result<SignInStep, any Error> in
             do { return .success(try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context)) } catch {
                 return .failure(error)
