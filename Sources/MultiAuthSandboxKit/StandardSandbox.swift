@@ -49,7 +49,7 @@ public struct StandardSandbox: Sendable {
     static let sharedSigningKey: PrivateKey? = try? PrivateKey.generateRSA(bits: 2048)
 
     /// The app id of the OTPLESS sandbox merchant.
-    public static let otplessAppID = "SANDBOXAPP"
+    public static let otplessAppID = OTPlessConfiguration.sandboxAppID
 
     /// The sandbox: transport, inbox, fault plan and request log.
     public let sandbox: Sandbox
@@ -101,9 +101,7 @@ public struct StandardSandbox: Sendable {
         dynamic = try .sandbox()
         truecaller = try .sandbox()
         portal = try .sandbox()
-        otpless = OTPlessConfiguration(
-            appID: otplessMerchant.appID, baseURL: URL(string: "https://\(OTPlessBackend.clientHost)")!,
-            sessionBaseURL: URL(string: "https://\(OTPlessBackend.sessionHost)")!)
+        otpless = .sandbox(appID: otplessMerchant.appID)
     }
 
     /// Where the backends deliver codes and links (the sandbox's ``MultiAuthSandbox/Inbox``).

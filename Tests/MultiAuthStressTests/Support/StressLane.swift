@@ -106,7 +106,7 @@ extension StressLane {
         StressLane(
             id: .otpless,
             makeProvider: { _ in
-                let provider = try OTPlessProvider(configuration: OTPlessConfiguration(appID: StressLane.otplessAppID))
+                let provider = try OTPlessProvider(configuration: .sandbox(appID: StressLane.otplessAppID))
                 world.track(provider)
                 return provider
             },
