@@ -444,7 +444,11 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         let store = try FileSessionStore(directory: directory.url)
         #expect(mkfifo(store.fileURL(for: "fifo").path, 0o600) == 0)
         try FileManager.default.createDirectory(at: store.fileURL(for: "dir"), withIntermediateDirectories: false)
-        try Data(repeating: 0x20, count: FileSessionStore.maximumFileSize + 1).write(to: store.fileURL(for: "big"))
+        // A valid session followed by whitespace up to the limit + 1 byte: it would decode.
+        try await store.save(Versions.session(1, provider: "big"))
+        var big = try Data(contentsOf: store.fileURL(for: "big"))
+        big.append(Data(repeating: 0x20, count: FileSessionStore.maximumFileSize + 1 - big.count))
+        try big.write(to: store.fileURL(for: "big"))
         for provider: AuthProviderID in ["fifo", "dir", "big"] {
             let error = await #expect(throws: AuthError.self) { _ = try await store.load(for: provider) }
             #expect(error?.code == .storageUnavailable, "\(provider)")
@@ -543,6 +547,16 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         let error = await #expect(throws: AuthError.self) { try await store.save(Versions.session(1)) }
         #expect(error?.code == .storageFailure)
         #expect(!FileManager.default.fileExists(atPath: elsewhere.path))
+        #expect(try await store.load(for: "p") == nil)
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give the lock file to another user"))
+    func aLockFileOfAnotherUserIsRefused() async throws {
+        defer { directory.remove() }
+        let store = try FileSessionStore(directory: directory.url)
+        #expect(chown(directory.url.appendingPathComponent(FileSessionStore.lockFileName).path, 65534, 65534) == 0)
+        let error = await #expect(throws: AuthError.self) { try await store.save(Versions.session(1)) }
+        #expect(error?.code == .storageFailure)
         #expect(try await store.load(for: "p") == nil)
     }
 
