@@ -77,7 +77,10 @@ let package = Package(
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
-        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // One process of the two-process FileSessionStore test (not a product); the test finds it
+        // next to the test bundle.
+        .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
+        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
