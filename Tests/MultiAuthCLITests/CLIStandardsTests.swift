@@ -112,7 +112,10 @@ struct CLIStandardsTests {
         #expect(json.stdout.contains(#""code":"C5V56""#) && json.stdout.contains(#""encoder":"steam""#))
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "c5v56"]).status == 0)
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "QJY8Y", "--window", "0"]).status == 1)
-        #expect(try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "123456"]).status == 2)
+        let badSteam = try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "123456"])
+        #expect(badSteam.status == 2)
+        #expect(badSteam.stderr == "multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared\n")
+        #expect(badSteam.stdout.isEmpty)
         #expect(try CLI.run(["totp", Self.steamURI, "--digits", "6"]).status == 2)
         let unknown = try CLI.run(["totp", "FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW", "--encoder", "yandex"])
         #expect(unknown.status == 2)
@@ -145,6 +148,7 @@ struct CLIStandardsTests {
             (["totp", "JBSWY3DPEHPK3PXP", "--time", "1700000000"], 0),
             (["totp", "JBSWY3DPEHPK3PXP", "--verify", "324551", "--time", "1700000000"], 1),
             (["totp", "JBSWY3DPEHPK3PXP", "--verify", "32455", "--time", "1700000000"], 2),
+            (["totp", "JBSWY3DPEHPK3PXP", "--verify", "32455", "--time", "1700000000", "--json"], 2),
             (["totp", "JBSWY3DPEHPK3PX1"], 2),
             (["totp", "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1"], 2),
             (["totp", "JBSWY3DPEHPK3PXP", "--time", "-5"], 2),
@@ -176,6 +180,9 @@ struct CLIStandardsTests {
                 #expect(!result.stderr.contains("AuthError("), "\(arguments): \(result.stderr)")
             }
         }
+        let badFormat = try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "32455", "--time", "1700000000"])
+        #expect(badFormat.stderr == "multiauth totp: --verify needs exactly 6 digits (spaces are ignored); the code was not compared\n")
+        #expect(badFormat.stdout.isEmpty)
         for command in ["", "demo", "conformance", "totp", "otpauth", "jwt", "phone"] {
             let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"])
             #expect(help.stdout.contains("74  output could not be written"), "\(command)")

@@ -100,6 +100,9 @@ struct TOTPCommand: Command {
             } catch let error as CryptoError {
                 if json {
                     Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
+                } else if error == .invalidCodeFormat {
+                    // Bad input, not a failed verification: a sentence on stderr, exit 2.
+                    Terminal.err("multiauth totp: --verify needs exactly \(digits) digits (spaces are ignored); the code was not compared")
                 } else {
                     Terminal.out("invalid: \(error) (window ±\(window))")
                 }
@@ -154,8 +157,10 @@ struct TOTPCommand: Command {
             } catch let error as CryptoError {
                 if json {
                     Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
+                } else if error == .invalidCodeFormat {
+                    Terminal.err("multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared")
                 } else {
-                    Terminal.out("invalid: \(error == .invalidCodeFormat ? "not 5 characters of 23456789BCDFGHJKMNPQRTVWXY" : "\(error)") (window ±\(window))")
+                    Terminal.out("invalid: \(error) (window ±\(window))")
                 }
                 return error == .invalidCodeFormat ? ExitCode.usage : ExitCode.verificationFailed
             }
