@@ -14,6 +14,9 @@ struct OTPAuthCommand: Command {
         Parses an otpauth://totp/ or otpauth://hotp/ Key URI strictly (bad escapes, periods,
         digits or algorithms are errors, never silently defaulted), prints its fields and the
         canonical form (everything outside RFC 3986 unreserved percent-encoded, spaces as %20).
+        The label is split at its first literal ':' before decoding (an issuer such as
+        Acme%3A%20Payments keeps its colon); encoder=steam (Steam Guard) is shown as such,
+        any other encoder is refused.
         The secret is masked unless --show-secret is given.
 
         Options:
@@ -43,6 +46,15 @@ struct OTPAuthCommand: Command {
             }
             return ExitCode.usage
         }
+        // The QR code is made before anything is printed: a URI too long for any QR version is
+        // bad input (exit 2, one sentence), never half an answer.
+        var qr: QRCode?
+        if arguments.flags.contains("qr") {
+            do { qr = try QRCode(encoding: uri.uriString) } catch {
+                Terminal.err("multiauth otpauth: the canonical URI is \(uri.uriString.utf8.count) bytes, more than the \(QRCode.byteCapacity(version: 40)) bytes the largest QR code (version 40, level M) holds; shorten the issuer or account, or leave out --qr.")
+                return ExitCode.usage
+            }
+        }
         let show = arguments.flags.contains("show-secret")
         let secret = show ? uri.secret : "•••• (\(uri.secret.count) characters; --show-secret prints it)"
         let canonical = show ? uri.uriString : uri.uriString.replacingOccurrences(of: uri.secret, with: "••••")
@@ -54,20 +66,22 @@ struct OTPAuthCommand: Command {
             object["issuer"] = uri.issuer
             object["labelIssuer"] = uri.labelIssuer
             if uri.kind == .totp { object["period"] = uri.period } else { object["counter"] = uri.counter }
+            if uri.encoding == .steam { object["encoder"] = "steam" }
             Terminal.out(Terminal.jsonLine(object))
         } else {
             var rows: [[String]] = [["type", uri.kind.rawValue], ["issuer", uri.issuer ?? "-"]]
             if let label = uri.labelIssuer, label != uri.issuer { rows.append(["label issuer", label + "  (differs from the issuer parameter; the parameter wins)"]) }
             rows += [
                 ["account", uri.account], ["secret", show ? "\(secret)  (\(uri.secretBytes.count) bytes)" : secret],
-                ["algorithm", uri.algorithm.rawValue], ["digits", String(uri.digits)],
+                ["algorithm", uri.algorithm.rawValue],
+                uri.encoding == .steam
+                    ? ["encoder", "steam (\(uri.digits)-character Steam Guard codes)"] : ["digits", String(uri.digits)],
             ]
             rows.append(uri.kind == .totp ? ["period", "\(uri.period) s"] : ["counter", uri.counter.map(String.init) ?? "-"])
             rows.append(["canonical", canonical])
             Terminal.out(Terminal.table(rows))
         }
-        if arguments.flags.contains("qr") {
-            let qr = try QRCode(encoding: uri.uriString)
+        if let qr {
             Terminal.out(qr.terminalString())
             Terminal.out("QR version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules (it carries the secret)")
         }
