@@ -62,7 +62,8 @@ func answer(_ request: [String: Any]) throws -> [String: Any] {
         do {
             let jwt = try JWT(parsing: string(request, "token"))
             try JWKSet(keys: [jwk]).verifySignature(of: jwt)
-            try jwt.claims.validate(at: now, leeway: leeway, audience: request["audience"] as? String)
+            let audience: JWTAudience = (request["audience"] as? String).map(JWTAudience.expected) ?? .anyAudience
+            try jwt.claims.validate(at: now, leeway: leeway, audience: audience)
             return ["valid": true]
         } catch let error as CryptoError {
             return ["valid": false, "error": error.description]
