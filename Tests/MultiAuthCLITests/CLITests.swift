@@ -81,20 +81,24 @@ struct CLITests {
         #expect(!ok.stdout.contains("JBSWY3DPEHPK3PXP"))
         #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 2)
         #expect(try CLI.run(["otpauth", "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&period=0"]).status == 2)
-        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr"])
+        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"])
         #expect(qr.status == 0)
         #expect(qr.stdout.contains("▀") && qr.stdout.contains("error correction M"))
     }
 
     @Test func jwtReportsExpiryWithLeeway() throws {
         let token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyIiwiZXhwIjoxNzAwMDAwMDAwfQ.c2ln"
-        #expect(try CLI.run(["jwt", token, "--time", "1700000059"]).status == 0)
-        let expired = try CLI.run(["jwt", token, "--time", "1700000060"])
+        // Claims fine, but no --jwks: never "valid", exit 1.
+        let unchecked = try CLI.run(["jwt", token, "--time", "1700000059", "--any-audience"])
+        #expect(unchecked.status == 1)
+        #expect(unchecked.stdout.contains("not checked"))
+        #expect(!unchecked.stdout.contains("expired"))
+        let expired = try CLI.run(["jwt", token, "--time", "1700000060", "--any-audience"])
         #expect(expired.status == 1)
         #expect(expired.stdout.contains("expired"))
         #expect(!expired.stdout.contains("c2ln"))
-        #expect(try CLI.run(["jwt", "eyJhY.eyJhY"]).status == 2)
-        #expect(try CLI.run(["jwt", "a.b", "--json"]).stdout.contains(#""valid":false"#))
+        #expect(try CLI.run(["jwt", "eyJhY.eyJhY", "--any-audience"]).status == 2)
+        #expect(try CLI.run(["jwt", "a.b", "--json", "--any-audience"]).stdout.contains(#""valid":false"#))
     }
 
     @Test func phoneParsesAndExplainsErrors() throws {
