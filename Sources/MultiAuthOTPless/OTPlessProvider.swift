@@ -264,8 +264,11 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     /// - Throws: `AuthError` `.network`, `.providerUnavailable`; or `CancellationError`.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let token = session.credentials.extra["sessionToken"], !token.isEmpty else { return }
-        let url = configuration.sessionBaseURL.appending(path: "v4/session").appending(path: token)
-        let response = try await context.transport.send(HTTPRequest(method: .delete, url: url, headers: ["Accept": "application/json"]))
+        // The protocol puts the session token in the path: marked secret, it never appears in
+        // a rendering of the request or in a transport error (Docs/Security.md, "Redaction").
+        let request = HTTPRequest(
+            method: .delete, base: configuration.sessionBaseURL, path: ["v4/session", .secret(token)], headers: ["Accept": "application/json"])
+        let response = try await context.transport.send(request)
         if response.isSuccess || [401, 404].contains(response.status) { return }
         throw OTPlessErrorMapping.error(status: response.status, body: response.body, provider: id)
     }

@@ -115,10 +115,13 @@ public final class Sandbox: @unchecked Sendable {
         let host = request.url.host?.lowercased() ?? ""
         let path = request.url.path.isEmpty ? "/" : request.url.path
         let now = clock.wallNow
-        let (index, backend) = logRequest(host: host, method: request.method.rawValue, path: path, at: now)
+        let (index, backend) = logRequest(
+            host: host, method: request.method.rawValue, path: path, redactedPath: request.redactedPath, at: now)
+        // Errors name the request by its redacted rendering (no secret path segment, query,
+        // header or body): they travel into AuthError messages and SignOutOutcome.
         guard let backend else {
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): host not found (sandbox)")
+            throw AuthError(.network, "\(request): host not found (sandbox)")
         }
         let decision = faults.evaluate(host: host, path: path, now: now)
         if decision.latency > .zero {
@@ -130,7 +133,7 @@ public final class Sandbox: @unchecked Sendable {
         switch decision.outcome {
         case .drop:
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (sandbox fault)")
+            throw AuthError(.network, "\(request): connection dropped (sandbox fault)")
         case .respond(let response):
             finish(index, .response(status: response.status))
             return response
@@ -149,7 +152,7 @@ public final class Sandbox: @unchecked Sendable {
             throw CancellationError()
         } catch let error as AuthError where error.code == .network {
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (backend)")
+            throw AuthError(.network, "\(request): connection dropped (backend)")
         } catch {
             let failure = HTTPResponse(
                 status: 500, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"internal_error"}"#.utf8))
@@ -168,11 +171,14 @@ public final class Sandbox: @unchecked Sendable {
         return SandboxContext(host: host, time: time, inbox: inbox, random: random, faults: faults)
     }
 
-    private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
+    private func logRequest(host: String, method: String, path: String, redactedPath: String, at now: Date)
+        -> (Int, (any SandboxBackend)?)
+    {
         lock.lock()
         defer { lock.unlock() }
         let entry = SandboxLogEntry(
-            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending,
+            redactedPath: redactedPath)
         log.append(entry)
         return (entry.index, backends[host])
     }
