@@ -92,6 +92,29 @@ struct TransportRedactionTests {
         #expect(Self.leak(in: outcome, secrets: [token] + Array(session.credentials.extra.values.values)) == nil)
     }
 
+    @Test("the two call sites mark the token secret: even a token that does not look like one is redacted")
+    func wordLikeTokensAreMarked() async throws {
+        let world = try SweepWorld.shared.get()
+        // Letters only and short: the credential heuristic would keep these; only the mark redacts them.
+        let truecallerToken = "plainlettertoken"
+        let sessionToken = "plainlettersession"
+        #expect(!HTTPRequest.looksLikeCredential(truecallerToken) && !HTTPRequest.looksLikeCredential(sessionToken))
+        let verifier = TruecallerTokenVerifier(credential: .appKey(Plant.appKey), transport: RefusingURLProtocol.transport())
+        let error = await #expect(throws: AuthError.self) { try await verifier.verify(accessToken: truecallerToken) }
+        #expect(error?.message.hasSuffix("phoneNumberDetail/<redacted>: cannot connect") == true, "\(error?.message ?? "")")
+        #expect(error.flatMap { Self.leak(in: $0, secrets: [truecallerToken]) } == nil)
+        let lane = world.lanes.first { $0.id == .otpless }!
+        let session = AuthSession(
+            provider: .otpless, user: AuthUser(id: "u"), credentials: Credentials(extra: ProviderState(["sessionToken": sessionToken])),
+            createdAt: world.sandbox.clock.wallNow)
+        let client = try AuthClient(
+            providers: [lane.provider], store: InMemorySessionStore(sessions: [session]), transport: RefusingURLProtocol.transport(),
+            time: world.sandbox.time)
+        let outcome = try await client.signOut(.otpless)
+        #expect(outcome.remoteError?.message == "DELETE api.otpless.com/v4/session/<redacted>: cannot connect")
+        #expect(Self.leak(in: outcome, secrets: [sessionToken]) == nil)
+    }
+
     @Test("every request of every adapter's flow fails in turn; no error or sign-out outcome shows a secret")
     func everyRequestFails() async throws {
         let world = try SweepWorld.shared.get()
