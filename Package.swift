@@ -123,6 +123,14 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
             ]),
+        // Issue 15: the rendering sweep (every public type of every library module, five
+        // renderings, no planted secret) and every adapter request through a failing transport.
+        .testTarget(
+            name: "MultiAuthRedactionTests",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+            ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],

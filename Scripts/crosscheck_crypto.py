@@ -10,7 +10,15 @@ Generates a few thousand random cases and compares, case by case:
     are listed (Docs/Standards.md, "otpauth labels");
   * Steam Guard codes (encoder=steam) with pyotp.contrib.Steam,
   * JWT (RS256, RS512, ES256) verification with PyJWT, on valid, expired, not-yet-valid and
-    tampered tokens and tokens checked against the wrong key.
+    tampered tokens and tokens checked against the wrong key,
+  * the JWT `kid` and `aud` policy with PyJWT (issue 15): a `kid` that is not a string (a
+    number, null, an array, an object, a boolean) is an error on both sides (RFC 7515
+    §4.1.4); a `kid` naming no key of the set fails (PyJWT's PyJWKSet lookup); `aud` is
+    checked against an expected audience (string or array, missing, empty, wrong type), or
+    explicitly not checked (`.anyAudience` / PyJWT `verify_aud=False`),
+  * and one documented divergence: a high-S ES256 signature (the malleable twin of a valid
+    one) verifies in PyJWT and is refused by MultiAuth (Docs/Security.md). Every other ES256
+    token is normalised to low S before both sides see it.
 
 All cases go through ONE `multiauth-crosscheck` process (JSON lines on stdin/stdout).
 Prints "<kind>: N/N agree" per kind; on any disagreement prints the failing input and both
@@ -81,6 +89,27 @@ def b64url(data: bytes) -> str:
 
 def unb64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def es256_with_s(token, high):
+    """The ES256 token with its signature's s in low (s <= n/2) or high (s > n/2) form."""
+    header_b64, payload_b64, signature_b64 = token.split(".")
+    signature = unb64url(signature_b64)
+    r, s = signature[:32], int.from_bytes(signature[32:], "big")
+    if (s > P256_ORDER // 2) != high:
+        s = P256_ORDER - s
+    return ".".join([header_b64, payload_b64, b64url(r + s.to_bytes(32, "big"))])
+
+
+def sign_raw(header, claims, key, algorithm):
+    """A compact JWS with exactly this header (PyJWT's encoder refuses a non-string kid)."""
+    signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())
+    signature = jwt.algorithms.get_default_algorithms()[algorithm].sign(signing_input.encode(), key)
+    token = signing_input + "." + b64url(signature)
+    return es256_with_s(token, high=False) if algorithm == "ES256" else token
 
 
 def random_name(rng, allow_empty=False, chars=NAME_CHARS):
@@ -251,6 +280,8 @@ def jwt_cases(rng, count, keys, now):
         if mode == "past_nbf":
             claims["nbf"] = int(now) + leeway - rng.randint(60, 3600)
         token = jwt.encode(claims, key, algorithm=algorithm, headers={"kid": "k1"})
+        if algorithm == "ES256":
+            token = es256_with_s(token, high=False)
         header_b64, payload_b64, signature_b64 = token.split(".")
         verify_key = key
         if mode == "payload":
@@ -280,6 +311,66 @@ def jwt_cases(rng, count, keys, now):
     return requests, expected
 
 
+KID_VARIANTS = [("k1", True), ("k2", True), (None, False), (1, True), (None, True), (["k1"], True), ({"k": "k1"}, True),
+                (True, True), ("", True)]
+AUD_VARIANTS = ["client-1", ["client-1", "other"], ["other"], "other", None, "", [], 7, ["client-1", 7], {"a": 1}]
+
+
+def kid_aud_cases(rng, count, keys, now):
+    """Tokens whose header kid and claim aud vary; checked against a one-key JWKS (kid k1)
+    with an expected audience or none (explicit opt-out)."""
+    requests, expected = [], []
+    for _ in range(count):
+        algorithm = rng.choice(["RS256", "ES256"])
+        key = keys.pick(rng, algorithm)
+        kid, has_kid = rng.choice(KID_VARIANTS)
+        aud = rng.choice(AUD_VARIANTS)
+        claims = {"iss": "https://issuer.example", "sub": "user-1", "exp": int(now) + 3600}
+        if aud is not None:
+            claims["aud"] = aud
+        header = {"alg": algorithm, "typ": "JWT"}
+        if has_kid:
+            header["kid"] = kid
+        token = sign_raw(header, claims, key, algorithm)
+        # A malformed aud is only paired with an expected audience: PyJWT does not look at
+        # aud at all when told not to verify it, while MultiAuth still type-checks the claim.
+        aud_well_typed = aud is None or isinstance(aud, str) or (isinstance(aud, list) and all(isinstance(a, str) for a in aud))
+        audience = "client-1" if (rng.random() < 0.6 or not aud_well_typed) else None
+        request = {"op": "jwt", "token": token, "jwk": Keys.jwk(key, "k1"), "now": now, "leeway": 0}
+        if audience is None:
+            request["any_audience"] = True
+        else:
+            request["audience"] = audience
+        requests.append(request)
+        expected.append(("jwks", (token, key, algorithm, audience)))
+    return requests, expected
+
+
+def peer_jwks_valid(token, key, algorithm, audience):
+    """PyJWT with PyJWKClient-style key selection: the header's kid must name the set's key."""
+    try:
+        header = jwt.get_unverified_header(token)  # refuses a kid that is not a string
+        if "kid" in header and header["kid"] != "k1":
+            return False
+        options = {} if audience is not None else {"verify_aud": False}
+        jwt.decode(token, key.public_key(), algorithms=[algorithm], audience=audience, options=options)
+        return True
+    except (jwt.PyJWTError, ValueError, TypeError):
+        return False
+
+
+def high_s_cases(rng, count, keys, now):
+    """Valid ES256 tokens with the signature's s in its high form."""
+    requests, expected = [], []
+    for _ in range(count):
+        key = keys.pick(rng, "ES256")
+        claims = {"sub": "user-1", "aud": "client-1", "exp": int(now) + 3600}
+        token = es256_with_s(jwt.encode(claims, key, algorithm="ES256", headers={"kid": "k1"}), high=True)
+        requests.append({"op": "jwt", "token": token, "jwk": Keys.jwk(key, "k1"), "now": now, "leeway": 0, "audience": "client-1"})
+        expected.append(("high_s", (token, key)))
+    return requests, expected
+
+
 def peer_jwt_valid(token, verify_key, algorithm, leeway, audience):
     try:
         jwt.decode(token, verify_key.public_key(), algorithms=[algorithm], audience=audience, leeway=leeway)
@@ -306,10 +397,13 @@ def main():
     jwt_req, jwt_exp = jwt_cases(rng, args.cases // 3, keys, now)
     label_req, label_exp = label_cases()
     steam_req, steam_exp = steam_cases(rng, args.cases // 3)
+    kid_aud_req, kid_aud_exp = kid_aud_cases(rng, args.cases // 3, keys, now)
+    high_s_req, high_s_exp = high_s_cases(rng, max(10, args.cases // 50), keys, now)
 
     kinds = [("totp", totp_req, totp_exp), ("totp verify ±1", verify_req, verify_exp),
              ("otpauth uri", uri_req, uri_exp), ("otpauth labels", label_req, label_exp),
-             ("steam guard", steam_req, steam_exp), ("jwt", jwt_req, jwt_exp)]
+             ("steam guard", steam_req, steam_exp), ("jwt", jwt_req, jwt_exp), ("jwt kid/aud", kid_aud_req, kid_aud_exp),
+             ("es256 high-S (documented divergence)", high_s_req, high_s_exp)]
     requests = []
     for _, reqs, _ in kinds:
         for request in reqs:
@@ -366,6 +460,13 @@ def main():
                     parsed = {"error": str(error)}
                 peer, mine = dict(value), parsed
                 request = dict(request, uri=uri)
+            elif kind == "jwks":
+                peer, mine = peer_jwks_valid(*value), ours.get("valid", ours)
+            elif kind == "high_s":
+                token, key = value
+                accepted_by_pyjwt = peer_jwks_valid(token, key, "ES256", "client-1")
+                # The divergence itself is checked: PyJWT accepts, MultiAuth refuses.
+                peer, mine = (True, False), (accepted_by_pyjwt, ours.get("valid", ours))
             else:
                 peer, mine = peer_jwt_valid(*value), ours.get("valid", ours)
             if peer == mine:
@@ -377,7 +478,7 @@ def main():
                     print("DISAGREE %s\n  input: %s\n  peer:  %s\n  ours:  %s" % (name, json.dumps(request, ensure_ascii=False),
                                                                             json.dumps(peer, ensure_ascii=False),
                                                                             json.dumps(mine, ensure_ascii=False)))
-        detail = " (%d accepted, %d rejected by both)" % (accepted, agree - accepted) if name in ("totp verify ±1", "jwt") else ""
+        detail = " (%d accepted, %d rejected by both)" % (accepted, agree - accepted) if name in ("totp verify ±1", "jwt", "jwt kid/aud") else ""
         if name == "otpauth uri":
             detail = " (pyotp-built URIs with a ':' in a name: %d, of which %d have no literal ':' in the label " \
                      "and expect the Key URI Format's split at %%3A)" % (COLON_NAMES["with ':'"], COLON_NAMES["no literal ':' in the label"])

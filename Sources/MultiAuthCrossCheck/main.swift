@@ -10,8 +10,10 @@
 //       -> {"secret","issuer","account","algorithm","digits","period","encoder"}
 //   {"op":"uri_build","issuer":…|null,"account","secret","algorithm","digits","period"} -> {"uri"}
 //   {"op":"steam","secret":B32,"time":0} -> {"code":"C5V56"} (Steam Guard, encoder=steam)
-//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"audience":…|null}
-//       -> {"valid":true} or {"valid":false,"error":"…"}
+//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"audience":"client-1"}
+//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"any_audience":true}
+//       -> {"valid":true} or {"valid":false,"error":"…"}  (an audience, or the explicit
+//          opt-out, is required: MultiAuth has no "no audience" default)
 // Any failure answers {"error": description}. Exit status 0 at end of input.
 import Foundation
 import MultiAuthCrypto
@@ -66,7 +68,13 @@ func answer(_ request: [String: Any]) throws -> [String: Any] {
         do {
             let jwt = try JWT(parsing: string(request, "token"))
             try JWKSet(keys: [jwk]).verifySignature(of: jwt)
-            try jwt.claims.validate(at: now, leeway: leeway, audience: request["audience"] as? String)
+            let audience: JWTAudience
+            if request["any_audience"] as? Bool == true {
+                audience = .anyAudience
+            } else {
+                audience = .expected(try string(request, "audience"))
+            }
+            try jwt.claims.validate(at: now, leeway: leeway, audience: audience)
             return ["valid": true]
         } catch let error as CryptoError {
             return ["valid": false, "error": error.description]

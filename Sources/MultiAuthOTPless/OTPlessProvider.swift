@@ -283,8 +283,11 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     ///   or `CancellationError`.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let token = session.credentials.extra["sessionToken"], !token.isEmpty else { return }
-        let request = try api.sessionRequest(
+        // The protocol puts the session token in the path: marked secret, it never appears in
+        // a rendering of the request or in a transport error (Docs/Security.md, "Redaction").
+        var request = try api.sessionRequest(
             .delete, ["v4", "session", token], state: session.credentials.extra["state"] ?? "")
+        request.markPathSegmentSecret(token)
         let response = try await context.transport.send(request)
         if response.isSuccess || ((400..<500).contains(response.status) && response.status != 429) { return }
         throw OTPlessErrorMapping.error(status: response.status, body: response.body, retryAfter: response.retryAfter, provider: id)

@@ -69,8 +69,10 @@ public struct TruecallerTokenVerifier: Sendable {
             path = "v1/otp/client/installation/phoneNumberDetail"
             headers["clientId"] = id
         }
-        let url = baseURL.appending(path: path).appending(path: accessToken)
-        let object = try await TruecallerWire.send(HTTPRequest(method: .get, url: url, headers: headers), transport: transport)
+        // The protocol puts the token in the path: mark it secret so no rendering or transport
+        // error shows it (Docs/Security.md, "Redaction").
+        let request = HTTPRequest(method: .get, base: baseURL, path: [.plain(path), .secret(accessToken)], headers: headers)
+        let object = try await TruecallerWire.send(request, transport: transport)
         let number = object["phoneNumber"]?.int64Value.map(String.init) ?? object["phoneNumber"]?.stringValue
         guard let number, !number.isEmpty, number.allSatisfy(\.isNumber),
             let country = object["countryCode"]?.stringValue, !country.isEmpty

@@ -21,12 +21,14 @@ struct OTPAuthCommand: Command {
 
         Options:
           --show-secret   print the secret and the canonical URI in full
-          --qr            print the URI as a QR code in the terminal (error correction M)
+          --qr            print the URI as a QR code in the terminal (error correction M); the
+                          code carries the secret, so --qr needs --show-secret
           --json          print one JSON object
 
         Examples:
           multiauth otpauth "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft"
           multiauth otpauth "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&period=60" --show-secret
+          multiauth otpauth "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP" --qr --show-secret
 
         \(ExitCode.helpText)
         """
@@ -35,6 +37,9 @@ struct OTPAuthCommand: Command {
     func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.count == 1 else {
             throw Arguments.UsageError(description: "give exactly one otpauth:// URI (quote it: it contains & and ?)")
+        }
+        if arguments.flags.contains("qr"), !arguments.flags.contains("show-secret") {
+            throw Arguments.UsageError(description: "--qr draws the secret as a QR code: add --show-secret to confirm")
         }
         let uri: OTPAuthURI
         do { uri = try OTPAuthURI(parsing: arguments.positionals[0]) } catch {

@@ -365,7 +365,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         guard parts.count == 3, let mac = try? Base64URL.decode(parts[2]),
             HMAC.isValidAuthenticationCode(mac, for: Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), key: jwtSecret, algorithm: .sha256),
             let jwt = try? JWT(parsing: token), jwt.algorithm == "HS256",
-            (try? jwt.claims.validate(at: now, leeway: 0)) != nil,
+            (try? jwt.claims.validate(at: now, leeway: 0, audience: "portal-client-auth")) != nil,
             let user = jwt.claims["endUserId"]?.stringValue, let jti = jwt.claims.jwtID
         else { return nil }
         return (user, jti)

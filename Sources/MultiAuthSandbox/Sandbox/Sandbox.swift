@@ -140,7 +140,10 @@ public final class Sandbox: @unchecked Sendable {
         let path = request.url.path.isEmpty ? "/" : request.url.path
         let time = self.time
         let now = time.now
-        let (index, backend) = logRequest(host: host, method: request.method.rawValue, path: path, at: now)
+        let (index, backend) = logRequest(
+            host: host, method: request.method.rawValue, path: path, redactedPath: request.redactedPath, at: now)
+        // Errors name the request by its redacted rendering (no secret path segment, query,
+        // header or body): they travel into AuthError messages and SignOutOutcome.
         guard let backend else {
             finish(index, .dropped)
             throw Self.unknownHost(host, registered: hosts)
@@ -155,7 +158,7 @@ public final class Sandbox: @unchecked Sendable {
         switch decision.outcome {
         case .drop:
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (sandbox fault)")
+            throw AuthError(.network, "\(request): connection dropped (sandbox fault)")
         case .respond(let response):
             finish(index, .response(status: response.status))
             return response
@@ -174,7 +177,7 @@ public final class Sandbox: @unchecked Sendable {
             throw CancellationError()
         } catch let error as AuthError where error.code == .network {
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (backend)")
+            throw AuthError(.network, "\(request): connection dropped (backend)")
         } catch {
             let failure = HTTPResponse(
                 status: 500, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"internal_error"}"#.utf8))
@@ -204,11 +207,14 @@ public final class Sandbox: @unchecked Sendable {
                 + "Point the provider at a sandbox configuration (e.g. its .sandbox() configuration) or register a backend for this host")
     }
 
-    private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
+    private func logRequest(host: String, method: String, path: String, redactedPath: String, at now: Date)
+        -> (Int, (any SandboxBackend)?)
+    {
         lock.lock()
         defer { lock.unlock() }
         let entry = SandboxLogEntry(
-            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending,
+            redactedPath: redactedPath)
         log.append(entry)
         return (entry.index, backends[host])
     }
