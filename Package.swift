@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
+        // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
+        .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
@@ -46,6 +48,13 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
+        .target(
+            name: "MultiAuthSandboxKit",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthOTPless",
+            ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
             name: "MultiAuthBuiltInConformance",
@@ -58,6 +67,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthSandboxKit",
             ]
         ),
         .executableTarget(
@@ -67,16 +77,22 @@ let package = Package(
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
-        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // One process of the two-process FileSessionStore test (not a product); the test finds it
+        // next to the test bundle.
+        .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
+        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
+            name: "MultiAuthSandboxKitTests",
+            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP"]),
+        .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
             ],
             path: "Docs/Samples"),
         .testTarget(
@@ -111,6 +127,14 @@ let package = Package(
         // one store, its mutation checks, and the named lifecycle scenarios.
         .testTarget(
             name: "MultiAuthModelTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
+        // Issue 15: the rendering sweep (every public type of every library module, five
+        // renderings, no planted secret) and every adapter request through a failing transport.
+        .testTarget(
+            name: "MultiAuthRedactionTests",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+            ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
     ],

@@ -5,7 +5,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
 
-/// `DynamicTokenVerifier` against tokens the sandbox backend signs (providers.md §2.6; cases
+/// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
 /// B13, B15).
 @Suite(.timeLimit(.minutes(1)))
 struct DynamicTokenVerifierTests {

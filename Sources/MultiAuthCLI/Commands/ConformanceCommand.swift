@@ -30,9 +30,10 @@ struct ConformanceCommand: Command {
           multiauth conformance --json | jq '.results[] | select(.status == "failed")'
 
         Exit codes:
-          0  every check passed or was skipped with a reason
-          1  a check failed
-          2  usage error (unknown provider)
+           0  every check passed or was skipped with a reason
+           1  a check failed
+           2  usage error (unknown provider)
+        \(ExitCode.outputFailedLine)
         """
     }
 

@@ -25,9 +25,10 @@ extension ProviderConformance {
     }
 
     /// C14: the delivered code, a submitted wrong code, every token and every provider-state
-    /// value (but those of ``ConformanceHarness/publicProviderStateKeys``) never appear in the
-    /// description, debug description or dump of the challenge, the session, the steps, the
-    /// errors or the events.
+    /// value (but those of ``ConformanceHarness/publicProviderStateKeys``) never appear in any
+    /// of the five ``SecretRenderings`` (description, debug description, reflection, dump and
+    /// a recursive Mirror walk) of the challenge, the session, the steps, the errors or the
+    /// events.
     static func c14NoSecrets(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         let codeEntry = env.harness.abilities.contains(.codeEntry)
@@ -39,12 +40,9 @@ extension ProviderConformance {
         secrets += challenge.providerState.values.filter { !env.harness.publicProviderStateKeys.contains($0.key) }
             .map { ("provider state '\($0.key)'", $0.value) }
         var texts: [(String, String)] = []
+        // All five renderings, the recursive Mirror walk (a debugger's view) included.
         func collect(_ label: String, _ value: Any) {
-            var dumped = ""
-            dump(value, to: &dumped)
-            texts += [
-                (label, String(describing: value)), (label + " (debug)", String(reflecting: value)), (label + " (dump)", dumped),
-            ]
+            texts += SecretRenderings.renderings(of: value).map { ("\(label) (\($0.name))", $0.text) }
         }
         collect("the challenge", challenge)
         if let wrong {
