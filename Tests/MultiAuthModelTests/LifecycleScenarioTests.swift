@@ -137,7 +137,11 @@ struct LifecycleScenarioTests {
             world.sandbox.faults.remove(latency)
             var results: [AuthSession?] = []
             for task in tasks { results.append(await task.value) }
-            let stored = try #require(try await world.store.load(for: provider), "round \(round): signed out")
+            let events0 = await logs[0].waitFor(count: Int(world.clients[0].events.currentSequence) - bases[0]).map(\.description)
+            let events1 = await logs[1].waitFor(count: Int(world.clients[1].events.currentSequence) - bases[1]).map(\.description)
+            let names = results.map { $0.map { ModelStore.name($0) } ?? "nil" } + world.sandbox.requestLog.suffix(4).map(\.description)
+            let stored = try #require(
+                try await world.store.load(for: provider), "round \(round): signed out; results \(names); events \(events0) / \(events1)")
             #expect(world.backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)), "round \(round)")
             #expect(results.allSatisfy { $0 == stored }, "round \(round)")
             for (index, log) in logs.enumerated() {

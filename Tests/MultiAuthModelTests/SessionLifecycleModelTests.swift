@@ -70,13 +70,9 @@ struct SessionLifecycleModelTests {
     }
 
     @Test func tenThousandSchedulesInMemoryHoldEveryInvariant() async throws {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let cpu = ProcessInfo.processInfo.systemUptime
-        _ = cpu
         let summary = try await Self.runSchedules(count: Self.memorySchedules, firstSeed: Self.baseSeed, store: .memory)
-        print("model (memory): \(summary.schedules) schedules, \(summary.failures.count) violating, \(clock.now - started)")
-        #expect(summary.schedules == Self.memorySchedules)
+        print("model (memory): \(summary.schedules) schedules, \(summary.failures.count) violating")
+        #expect(summary.schedules == (Self.environment["MULTIAUTH_MODEL_SEED"] == nil ? Self.memorySchedules : 1))
         #expect(summary.failures.isEmpty, "\(Self.report(summary))")
     }
 

@@ -292,6 +292,10 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     private func refresh(_ body: ReferenceProtocol.RefreshRequest, context: SandboxContext) throws -> HTTPResponse {
         let now = context.time.now
+        let access = "at_" + context.random.hex(bytes: 16)
+        let refresh = "rt_" + context.random.hex(bytes: 16)
+        // One locked step: rotating the token and recording the rotation, so a concurrent
+        // request with the same token sees either the live grant or the rotation.
         lock.lock()
         guard let grant = grants.removeValue(forKey: body.refreshToken) else {
             // Presented again within the reuse interval: the same new tokens, while live.
@@ -305,12 +309,12 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
             return try Self.error(401, "invalid_grant")
         }
         revokedAccessTokens.insert(grant.accessToken)
+        let child = Grant(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access, issuedAt: now)
+        grants[refresh] = child
+        origins[refresh] = .refresh(from: body.refreshToken)
+        rotations[body.refreshToken] = Rotation(child: refresh, at: now)
         lock.unlock()
-        let tokens = issueTokens(
-            userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, origin: .refresh(from: body.refreshToken),
-            context: context)
-        lock.withLock { rotations[body.refreshToken] = Rotation(child: tokens.refreshToken, at: now) }
-        return try .json(200, tokens)
+        return try .json(200, tokenResponse(refresh, child, now: now))
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {

@@ -203,15 +203,17 @@ struct OperationContext: Sendable {
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            // Concurrent deliveries of one link share one exchange: one outcome for all.
-            let outcomes = Set(results.map { result -> String in
-                switch result {
-                case .success(.signedIn(let session)?): "session \(session.id)"
-                case .success(let step): "step \(String(describing: step))"
-                case .failure(let error): "error \(error.code)"
-                }
+            // Concurrent deliveries of one link share one exchange: never two sessions, and never
+            // a delivery told the grant was already used. (Local refusals may differ: a delivery
+            // after the flow expired or was signed out gets `expired` or `challengeNotPending`.)
+            let sessions = Set(results.compactMap { result -> String? in
+                if case .success(.signedIn(let session)?) = result { return session.id }
+                return nil
             })
-            if outcomes.count > 1 { await observations.note("\(label): concurrent deliveries got \(outcomes.sorted())") }
+            let spent = results.contains { if case .failure(let error) = $0 { error.code == .codeAlreadyUsed } else { false } }
+            if sessions.count > 1 || spent {
+                await observations.note("\(label): concurrent deliveries got \(sessions.count) sessions\(spent ? " and codeAlreadyUsed" : "")")
+            }
             for case .success(.signedIn(let session)?) in results { await checkReturned(session, from: start, "handleRedirect") }
         case .signOut(let index, let remoteLost):
             var rule: FaultRuleID?
