@@ -23,3 +23,21 @@ extension OTPlessTokenVerifier: CustomStringConvertible, CustomDebugStringConver
             ], displayStyle: .struct)
     }
 }
+
+extension OTPlessProvider: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The provider id, the app id and the hosts; the per-flow state it keeps (transaction
+    /// tokens, consumed deep-link codes, the device's session state) is never shown.
+    public var description: String {
+        "OTPlessProvider(id: \(id), appID: \(configuration.appID), host: \(configuration.baseURL.host ?? ""), "
+            + "sessionHost: \(configuration.sessionBaseURL.host ?? ""))"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the id and the configuration only: the flow registry and the device state
+    /// hold transaction tokens and consumed codes.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "configuration": configuration], displayStyle: .struct)
+    }
+}

@@ -207,7 +207,14 @@ func run(_ arguments: [String], directory: String) async -> Int32 {
     log.append("start leftovers \(leftovers)")
     var state = Worker(store: store, worker: worker, incarnation: incarnation, seed: seed, log: log)
     var done = 0
+    // The test that started this worker may die (a crash elsewhere in the suite) without
+    // writing the stop file: when this process is re-parented, the test is gone, so stop.
+    let parent = getppid()
     while operations > 0 ? done < operations : (done < 50 || access(stop, F_OK) != 0) {
+        if getppid() != parent {
+            log.append("parent gone after \(done) operations")
+            return 3
+        }
         await state.step()
         done += 1
         if progress { _ = write(1, "p\n", 2) }

@@ -57,7 +57,7 @@ struct CLIStandardsTests {
 
     static let writers: [[String]] = [
         ["--help"], ["totp", "--help"], ["totp", "JBSWY3DPEHPK3PXP", "--time", "59"],
-        ["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr"],
+        ["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"],
         ["phone", "+44 20 7946 0958", "--json"], ["conformance", "--provider", "reference"],
         ["demo", "--provider", "dynamic", "--json"],
     ]
@@ -93,7 +93,7 @@ struct CLIStandardsTests {
     @Test("otpauth --qr on a URI too large for any QR version: exit 2, one sentence, nothing printed")
     func qrTooLarge() throws {
         let account = String(repeating: "a", count: 2400)
-        let result = try CLI.run(["otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr"])
+        let result = try CLI.run(["otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("multiauth otpauth: the canonical URI is 2490 bytes, more than the 2331 bytes the largest QR code"))

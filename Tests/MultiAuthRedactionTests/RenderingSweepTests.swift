@@ -50,6 +50,7 @@ struct RenderingSweepTests {
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
         "MultiAuth.KeychainStatus": "namespace of status constants (caseless enum)",
         "MultiAuth.SystemKeychain": "Security.framework only; KeychainSessionStore is swept with a fake keychain",
+        "MultiAuthHTTP.CellularTransport": "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
     ]
 
     /// Everything the sweep renders, labelled with the type it stands for, and the secrets it
@@ -177,13 +178,16 @@ struct RenderingSweepTests {
         add(SignatureAlgorithm.es256)
         add(try TOTP(secret: totpSecret))
         add(TOTPReplayGuard())
+        add(try SteamGuardTOTP(secret: totpSecret))
+        add(OTPAuthURI.CodeEncoding.steam)
+        add(KeychainWriteCondition.absent)
 
         // MARK: MultiAuthHTTP
         add(URLSessionTransport(defaultHeaders: ["Authorization": "Bearer \(Plant.token)", "User-Agent": "MultiAuth/1"]))
 
         // MARK: Adapters
-        add(OTPlessConfiguration(appID: "SANDBOXAPP"))
-        add(try OTPlessProvider(configuration: OTPlessConfiguration(appID: "SANDBOXAPP")))
+        add(OTPlessConfiguration.sandbox())
+        add(try OTPlessProvider(configuration: OTPlessConfiguration.sandbox()))
         add(OTPlessTokenVerifier(clientID: "client", clientSecret: Plant.clientSecret, transport: sandbox.transport, time: sandbox.time))
         let dynamicConfiguration = DynamicConfiguration(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
         add(dynamicConfiguration)
@@ -227,6 +231,7 @@ struct RenderingSweepTests {
         add(sandbox.clock)
         add(sandbox.clock.now)
         add(sandbox.transport)
+        add(SandboxCellularTransport(sandbox: sandbox))
         add(sandbox.context(for: DynamicBackend.defaultHost))
         add(sandbox.requestLog.last as Any, as: "MultiAuthSandbox.SandboxLogEntry")
         add(SandboxLogEntry.Outcome.response(status: 200))

@@ -152,7 +152,7 @@ final class SweepWorld: Sendable {
             Lane(id: .truecaller, provider: TruecallerProvider(configuration: truecallerConfiguration), harness: BuiltInConformance.truecallerHarness),
             Lane(id: .portal, provider: PortalProvider(configuration: BuiltInConformance.portalConfiguration()), harness: portalHarness),
             Lane(
-                id: .otpless, provider: try! OTPlessProvider(configuration: OTPlessConfiguration(appID: "SANDBOXAPP")),
+                id: .otpless, provider: try! OTPlessProvider(configuration: .sandbox()),
                 harness: BuiltInConformance.otplessHarness),
         ]
     }

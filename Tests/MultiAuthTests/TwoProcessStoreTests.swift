@@ -111,6 +111,8 @@ struct HammerRun: Sendable {
                     "--stop", stop, "--log", log,
                 ] + (progress ? ["--progress"] : [])
             process.standardOutput = FileHandle.nullDevice
+            // Not the test runner's stderr pipe: a hammer must never keep `swift test` waiting.
+            process.standardError = FileHandle.nullDevice
             return (process, log)
         }
 
