@@ -32,11 +32,26 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     }
 
     /// Where a refresh token came from (the sandbox's record, for tests that check lineage).
-    public enum RefreshTokenOrigin: Sendable, Hashable {
+    /// Its renderings name the kind only, never a token.
+    public enum RefreshTokenOrigin: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// Issued by a successful code or magic-link verification of the flow with this id.
         case signIn(flowId: String)
         /// Issued by rotating the given refresh token.
         case refresh(from: String)
+
+        /// `signIn` or `refresh(from: <redacted>)`.
+        public var description: String {
+            switch self {
+            case .signIn: "signIn"
+            case .refresh: "refresh(from: <redacted>)"
+            }
+        }
+        /// Same as ``description``.
+        public var debugDescription: String { description }
+        /// A mirror without the token.
+        public var customMirror: Mirror { Mirror(self, children: ["origin": description]) }
     }
 
     private struct Rotation {
