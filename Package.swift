@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
+        // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
+        .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
@@ -46,6 +48,13 @@ let package = Package(
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
+        .target(
+            name: "MultiAuthSandboxKit",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthOTPless",
+            ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
             name: "MultiAuthBuiltInConformance",
@@ -58,6 +67,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthSandboxKit",
             ]
         ),
         // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
@@ -74,22 +84,29 @@ let package = Package(
         // Committed fixture signing keys for the tests (no RSA key is generated at test time).
         .target(name: "MultiAuthTestKeys", dependencies: ["MultiAuthCrypto"], path: "Tests/MultiAuthTestKeys"),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "MultiAuthTestKeys"]),
-        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // One process of the two-process FileSessionStore test (not a product); the test finds it
+        // next to the test bundle.
+        .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
+        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
+            name: "MultiAuthSandboxKitTests",
+            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP", "MultiAuthTestKeys"]),
+        .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
             ],
             path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
             dependencies: [
                 "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
@@ -114,6 +131,18 @@ let package = Package(
             name: "MultiAuthStressTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
+            ]),
+        // Session lifecycle proof (issue 13): a model-based randomized test of two clients on
+        // one store, its mutation checks, and the named lifecycle scenarios.
+        .testTarget(
+            name: "MultiAuthModelTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
+        // Issue 15: the rendering sweep (every public type of every library module, five
+        // renderings, no planted secret) and every adapter request through a failing transport.
+        .testTarget(
+            name: "MultiAuthRedactionTests",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).

@@ -7,6 +7,12 @@ calling code), our E.164 output must equal phonenumbers' for the number written:
   - in E.164 ("+442079460958"), without a default region;
   - in national format ("020 7946 0958"), with the region as default region.
 The B31 inputs of shared/cases/CASES.md are checked against their expected E.164 too.
+Issue 19 adds two fixed groups (Docs/Standards.md):
+  - extensions ("x28", "ext. 123", ";ext=123", "#123"): phonenumbers splits them off, MultiAuth
+    refuses them with reason extensionNotSupported (by design: a sign-in number has no
+    extension); the number before the extension must parse to the same E.164 on both sides;
+  - Mexico's retired "+52 1" mobile form: phonenumbers 9 keeps the 1, so the number is
+    TOO_LONG (is_possible_number_with_reason); MultiAuth refuses it as tooLong.
 
 Our parser runs as one `multiauth-phonecheck` process (JSON lines on stdin/stdout).
 
@@ -45,6 +51,34 @@ B31 = [
     ("+39 06 5555 0100", "+390655550100"),
     ("(+44) 07700 900123", "+447700900123"),
 ]
+
+
+EXTENSIONS = [
+    "+1 650 253 0000 x28", "+1 650 253 0000x28", "+1 650 253 0000 ext. 123", "+1 650 253 0000 ext 123",
+    "+1-650-253-0000;ext=123", "+1 650 253 0000 #123", "+44 20 7946 0958 extn 5", "+44 20 7946 0958, ext. 12",
+]
+LEGACY_MX = ["+52 1 55 1234 5678", "+5215512345678", "+521 81 1234 5678", "+52 1 222 123 4567"]
+
+
+def fixed_cases():
+    """(label, input, expected answer) for the extension and +52 1 groups, from phonenumbers."""
+    cases = []
+    for text in EXTENSIONS:
+        number = phonenumbers.parse(text, None)
+        assert number.extension, text
+        main_number = phonenumbers.format_number(number, PhoneNumberFormat.E164)
+        cases.append(("extension", text, {"error": "extensionNotSupported"}))
+        # The input without its extension: drop the digits, then the marker's characters.
+        alone = text[:len(text) - len(number.extension)].rstrip(" .#;=extnsioEXTx,")
+        cases.append(("extension (number alone)", alone,
+                      {"e164": main_number}))
+    for text in LEGACY_MX:
+        number = phonenumbers.parse(text, None)
+        reason = phonenumbers.is_possible_number_with_reason(number)
+        expected = {"error": "tooLong"} if reason == phonenumbers.ValidationResult.TOO_LONG else {
+            "e164": phonenumbers.format_number(number, PhoneNumberFormat.E164)}
+        cases.append(("+52 1", text, expected))
+    return cases
 
 
 def example_numbers():
@@ -106,7 +140,10 @@ def main():
         return 2
 
     cases = build_cases()
-    answers = run_checker(args.binary, cases)
+    fixed = fixed_cases()
+    answers = run_checker(args.binary, cases + [(label, text, None, None, None) for label, text, _ in fixed])
+    fixed_answers = answers[len(cases):]
+    answers = answers[:len(cases)]
     agree = 0
     region_agree = 0
     region_total = 0
@@ -142,6 +179,16 @@ def main():
     if region_differences and args.verbose:
         print("region differences:")
         print("\n".join(region_differences))
+    fixed_failures = []
+    for (label, text, expected), answer in zip(fixed, fixed_answers):
+        got = {key: answer.get(key) for key in expected}
+        if got != expected:
+            fixed_failures.append(f"  {label}: {text!r} -> {answer}, expected {expected}")
+    print(f"phone extensions and +52 1: {len(fixed) - len(fixed_failures)}/{len(fixed)} as expected")
+    if fixed_failures:
+        print("\n".join(fixed_failures))
+        print("phone: an extension or +52 1 case failed", file=sys.stderr)
+        return 1
     if b31_failed:
         print("phone: a B31 case failed", file=sys.stderr)
         return 1

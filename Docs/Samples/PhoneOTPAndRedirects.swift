@@ -33,9 +33,7 @@ struct PhoneOTPAndRedirectsSample {
         defer { try? FileManager.default.removeItem(at: directory) }
         let sandbox = Sandbox(seed: 4)
         sandbox.register(try PortalBackend(), host: PortalBackend.defaultHost)
-        let portal = PortalProvider(configuration: try PortalConfiguration(
-            authEnvironmentID: PortalBackend.defaultEnvironmentID, redirectURL: URL(string: PortalBackend.defaultRedirectURL)!,
-            apiHost: PortalBackend.defaultHost))
+        let portal = PortalProvider(configuration: try .sandbox())   // magic links need fromEmail + templateID
         let store = try FileSessionStore(directory: directory)
         let client = try AuthClient(providers: [portal], store: store, transport: sandbox.transport, time: sandbox.time)
 

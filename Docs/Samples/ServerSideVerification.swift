@@ -18,7 +18,9 @@ struct ServerSideVerificationSample {
 
         // On the server (URLSessionTransport() in production; the JWKS is fetched once and cached).
         let configuration = DynamicConfiguration(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
-        let verifier = DynamicTokenVerifier(configuration: configuration, transport: sandbox.transport, time: sandbox.time)
+        // The audience is required (the app's Origin); `.anyAudience` opts out explicitly.
+        let verifier = DynamicTokenVerifier(
+            configuration: configuration, transport: sandbox.transport, time: sandbox.time, audience: "https://app.sandbox.test")
         let verified = try await verifier.verify("Bearer " + session.credentials.idToken!)
         #expect(verified.userID == session.user.id)
 

@@ -11,7 +11,7 @@ extension BuiltInConformance {
     /// Why the ability the harness leaves out does not apply to OTPLESS (shown in the skip).
     public static let otplessReasons: [ConformanceHarness.Abilities: String] = [
         .refresh:
-            "OTPlessProvider has no refresh: the session is kept alive by OTPLESS's own session API (v4/session), which the headless adapter does not drive"
+            "OTPlessProvider refreshes through the session API host (api.otpless.test), which this harness's single-host fault rules cannot hold for C18; OTPlessRefreshTests prove single-flight refresh and revocation there"
     ]
 
     /// An OTPLESS error answer (`{errorCode, message, description}`) on the intent (`.start`) or
@@ -30,8 +30,8 @@ extension BuiltInConformance {
     /// The harness of `OTPlessProvider` against `OTPlessBackend` with a merchant that sends a
     /// code and a link for phone numbers (`OTP_LINK`): Indian mobile numbers
     /// `+91 98765 0xxxx` (no timed SmartAuth fallback within a code's life), code entry, attempt limit, expiry, resend and redirect (the link from
-    /// the inbox); refresh is skipped with ``otplessReasons``. Error fixtures from providers.md
-    /// §1.5, a 60 s clock tolerance.
+    /// the inbox); refresh is skipped with ``otplessReasons``. Error fixtures from
+    /// Docs/Providers/OTPless.md ("Error table"), a 60 s clock tolerance.
     public static let otplessHarness = ConformanceHarness(
         host: OTPlessBackend.clientHost,
         installBackend: { sandbox in
@@ -78,7 +78,7 @@ extension BuiltInConformance {
     /// `OTPlessProvider` against `OTPlessBackend` (phone OTP + link).
     public static func otpless() -> ProviderConformance {
         ProviderConformance(
-            provider: { _ in try OTPlessProvider(configuration: OTPlessConfiguration(appID: otplessAppID)) },
+            provider: { _ in try OTPlessProvider(configuration: .sandbox(appID: otplessAppID)) },
             harness: otplessHarness)
     }
 }

@@ -5,8 +5,8 @@ import MultiAuthSandbox
 import MultiAuthTruecaller
 
 extension BuiltInConformance {
-    /// The sandbox host of the Truecaller backend.
-    static let truecallerHost = TruecallerBackend.defaultHost
+    /// The sandbox host of the Truecaller OTP endpoints (`api4.truecaller.test`).
+    static let truecallerHost = TruecallerBackend.otpHost
 
     /// Distinct Indian mobile numbers `+91 98765 0xxxx`; the name comes in the request options
     /// because the kit answers with a code only.
@@ -28,7 +28,7 @@ extension BuiltInConformance {
     /// code entry and expiry; the other abilities are skipped with ``truecallerReasons``.
     public static let truecallerHarness = ConformanceHarness(
         host: truecallerHost,
-        installBackend: { sandbox in sandbox.register(try TruecallerBackend(), host: truecallerHost) },
+        installBackend: { sandbox in TruecallerBackend(signingKey: sandboxSigningKey).install(in: sandbox) },
         validRequest: truecallerRequest,
         invalidRequests: [
             .email(try! EmailAddress("user@example.com")),
@@ -59,13 +59,12 @@ extension BuiltInConformance {
         serverClockTolerance: .seconds(300),
         fixtureSecrets: ["sandbox-app-key-secret"])
 
-    /// `TruecallerProvider` against `TruecallerBackend`.
+    /// `TruecallerProvider` (`TruecallerConfiguration.sandbox(…)`: the production host layout
+    /// on `.test` names) against `TruecallerBackend`.
     public static func truecaller() -> ProviderConformance {
         ProviderConformance(
             provider: { _ in
-                TruecallerProvider(configuration: TruecallerConfiguration(
-                    appKey: "sandbox-app-key-secret", appLink: URL(string: "https://app.example.com/tc")!,
-                    baseURL: URL(string: "https://\(truecallerHost)")!, deviceID: "conformance-device"))
+                TruecallerProvider(configuration: try .sandbox(appKey: "sandbox-app-key-secret", deviceID: "conformance-device"))
             },
             harness: truecallerHarness)
     }

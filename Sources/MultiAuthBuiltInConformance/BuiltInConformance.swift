@@ -10,7 +10,8 @@ import MultiAuthSandbox
 ///
 /// Each ``ProviderConformance`` pairs a provider factory with its ``ConformanceHarness``
 /// (identities, abilities with the reasons the others do not apply, error fixtures from
-/// providers.md, clock tolerance). Running one takes a few seconds: every check gets a fresh
+/// Docs/Providers, clock tolerance). Every provider uses its `.sandbox()` configuration, the
+/// one an app switches to for the sandbox. Running one takes a few seconds: every check gets a fresh
 /// sandbox, provider and `AuthClient`.
 public enum BuiltInConformance {
     /// The reference provider and every built-in provider, in display order.
@@ -29,18 +30,21 @@ public enum BuiltInConformance {
         all().first { $0.id == id }?.kit
     }
 
-    /// One RSA-2048 key shared by every Dynamic backend of a run: the sandbox's process-wide
-    /// key (key generation is slow, so it happens once per process).
-    public static let dynamicSigningKey: PrivateKey = try! SandboxSigningKeys.rsa()
+    /// One RSA-2048 key shared by every sandbox backend that signs (Dynamic JWTs, Truecaller
+    /// profiles) in a process: the sandbox's process-wide key (key generation is slow, so it
+    /// happens once per process).
+    public static let sandboxSigningKey: PrivateKey = try! SandboxSigningKeys.rsa()
+
+    /// The key every Dynamic backend of a run signs with (``sandboxSigningKey``).
+    public static var dynamicSigningKey: PrivateKey { sandboxSigningKey }
 
     /// Why C17 does not apply to Dynamic.
     public static let dynamicRedirectReason =
         "Dynamic's e-mail and SMS OTP flows complete by code; DynamicProvider handles no redirect URLs"
 
-    /// `DynamicProvider` against `DynamicBackend`.
+    /// `DynamicProvider` (``MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:)``)
+    /// against `DynamicBackend`.
     public static func dynamic() -> ProviderConformance {
-        ProviderConformance(
-            provider: { _ in DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()) },
-            harness: .dynamic())
+        ProviderConformance(provider: { _ in DynamicProvider(configuration: try .sandbox()) }, harness: .dynamic())
     }
 }

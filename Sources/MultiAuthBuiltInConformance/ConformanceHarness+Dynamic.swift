@@ -8,14 +8,15 @@ extension ConformanceHarness {
     /// The harness of `DynamicProvider` against `DynamicBackend`: e-mail identities
     /// `user<n>@example.com` (a fictional +1 202 555 01xx number by SMS for every fifth index),
     /// code entry, attempt limit, expiry, resend and refresh (no redirects: Dynamic's OTP flow
-    /// has none), error fixtures from providers.md §2.3 and a 15-minute clock tolerance.
+    /// has none), error fixtures from Docs/Providers/Dynamic.md ("Errors") and a 15-minute clock
+    /// tolerance.
     public static func dynamic(seed: UInt64 = 1) -> ConformanceHarness {
         let env = DynamicBackend.defaultEnvironmentID
         let base = "/api/v0/sdk/\(env)/"
         return ConformanceHarness(
             host: DynamicBackend.defaultHost,
             installBackend: { sandbox in
-                sandbox.register(DynamicBackend(signingKey: BuiltInConformance.dynamicSigningKey), host: DynamicBackend.defaultHost)
+                sandbox.register(DynamicBackend(signingKey: BuiltInConformance.sandboxSigningKey), host: DynamicBackend.defaultHost)
             },
             validRequest: { index in
                 if index % 5 == 4 {

@@ -62,9 +62,9 @@ extension ConformanceHarness {
                     "environment or redirect not allow-listed", stage: .start, pathPrefix: auth + "magic-links", status: 401,
                     json: #"{"error":"Unauthorized"}"#, expectedCode: .configuration, expectedProviderCode: "401"),
                 ErrorFixture(
-                    "account abstraction unavailable", stage: .start, pathPrefix: auth + "magic-links", status: 400,
-                    json: #"{"error":"Account abstraction is not enabled"}"#, expectedCode: .configuration,
-                    expectedProviderCode: "accountAbstractionUnavailable"),
+                    "magic-link request rejected", stage: .start, pathPrefix: auth + "magic-links", status: 400,
+                    json: #"{"error":"fromEmail and templateId are required"}"#, expectedCode: .configuration,
+                    expectedProviderCode: "badRequest"),
                 ErrorFixture(
                     "grant rejected or used", stage: .submit, pathPrefix: auth + "magic-links/validations", status: 401,
                     json: #"{"error":"Unauthorized"}"#, expectedCode: .unauthorized, expectedProviderCode: "401"),
@@ -114,10 +114,9 @@ extension BuiltInConformance {
             harness: .portal(backends: PortalBackendRegistry()))
     }
 
-    /// The Portal configuration pointing at the sandbox's `PortalBackend`.
+    /// The Portal configuration pointing at the sandbox's `PortalBackend`
+    /// (`PortalConfiguration.sandbox()`).
     public static func portalConfiguration() -> PortalConfiguration {
-        try! PortalConfiguration(
-            authEnvironmentID: PortalBackend.defaultEnvironmentID, redirectURL: URL(string: PortalBackend.defaultRedirectURL)!,
-            apiHost: PortalBackend.defaultHost)
+        try! PortalConfiguration.sandbox()
     }
 }

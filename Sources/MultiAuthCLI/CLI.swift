@@ -1,4 +1,6 @@
 import Foundation
+import MultiAuth
+import MultiAuthCrypto
 
 /// The `multiauth` entry point: dispatches to subcommands, prints help and maps errors to exit
 /// codes.
@@ -43,8 +45,18 @@ enum CLI {
             Terminal.err("multiauth \(command.name): \(error.description)")
             Terminal.err("see 'multiauth \(command.name) --help'")
             return ExitCode.usage
+        } catch let error as AuthError where error.code == .invalidInput {
+            // Input the library refused: a sentence and exit 2, like a usage error.
+            Terminal.err("multiauth \(command.name): invalid input: \(error.message.isEmpty ? error.code.rawValue : error.message)")
+            return ExitCode.usage
+        } catch let error as CryptoError {
+            Terminal.err("multiauth \(command.name): invalid input: \(error.description)")
+            return ExitCode.usage
+        } catch let error as AuthError {
+            Terminal.err("multiauth \(command.name): failed (\(error.code.rawValue)): \(error.message.isEmpty ? error.code.rawValue : error.message)")
+            return ExitCode.verificationFailed
         } catch {
-            Terminal.err("multiauth \(command.name): \(error)")
+            Terminal.err("multiauth \(command.name): failed: \(error.localizedDescription)")
             return ExitCode.verificationFailed
         }
     }

@@ -22,12 +22,20 @@ enum ExitCode {
     static let verificationFailed: Int32 = 1
     /// Bad usage or input: the message says what to fix.
     static let usage: Int32 = 2
+    /// Output could not be written (disk full, a reader that closed the pipe, a closed
+    /// standard output): `EX_IOERR` of BSD's `sysexits.h`, so scripts can tell it from a
+    /// failed verification or bad input. The message is on standard error.
+    static let outputFailed: Int32 = 74
+
+    /// The help line for ``outputFailed``, shared by every command's exit-code list.
+    static let outputFailedLine = "  74  output could not be written (disk full, closed pipe or closed standard output)"
 
     /// The `--help` paragraph describing the exit codes.
     static let helpText = """
         Exit codes:
-          0  success
-          1  verification failed (wrong code, bad signature, failed check)
-          2  usage or input error (the message says what to fix)
+           0  success
+           1  verification failed (wrong code, bad signature, failed check)
+           2  usage or input error (the message says what to fix)
+        \(outputFailedLine)
         """
 }

@@ -1,15 +1,99 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `write(2)`, named so that ``Terminal/write(_:)`` does not shadow it.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
 
 /// Output helpers: standard output and error, aligned tables.
+///
+/// Output that cannot be written never traps: standard output full (`> /dev/full`), a reader
+/// that closed the pipe (SIGPIPE is ignored, so the write fails with `EPIPE` instead of
+/// killing the process) or a closed standard output (`>&-`) ends the process with one line
+/// on standard error and exit code ``ExitCode/outputFailed`` (74). Writes go straight to the
+/// file descriptors with `write(2)`, not through `FileHandle.write(_:)`, which traps on
+/// failure on Linux.
 enum Terminal {
-    /// Writes `text` and a newline to standard output.
+    /// Serialises writes so that lines from concurrent tasks (the demo's event printer) stay
+    /// whole.
+    private static let lock = NSLock()
+
+    /// Prepares the standard streams; `main` calls it before anything else runs.
+    ///
+    /// Ignores SIGPIPE, and puts `/dev/null` on any of descriptors 0, 1 and 2 that is closed,
+    /// so that no file opened later (a session store) can become standard output by accident.
+    /// Returns whether standard output was closed: then nothing printed would reach anyone,
+    /// and the first write reports it.
+    static let standardOutputWasClosed: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        var outputClosed = false
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 {
+            if descriptor == STDOUT_FILENO { outputClosed = true }
+            let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0, null != descriptor {
+                dup2(null, descriptor)
+                close(null)
+            }
+        }
+        return outputClosed
+    }()
+
+    /// Writes `text` and a newline to standard output; ends the process (exit 74, a message
+    /// on standard error) when it cannot.
     static func out(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n")
     }
 
-    /// Writes `text` and a newline to standard error.
+    /// Writes `text` to standard output as is (a prompt without a newline); ends the process
+    /// like ``out(_:)`` when it cannot.
+    static func write(_ text: String) {
+        if standardOutputWasClosed { outputFailed("standard output is closed") }
+        let failure = lock.withLock { writeAll(text, to: STDOUT_FILENO) }
+        if let failure { outputFailed(failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure))) }
+    }
+
+    /// Writes `text` and a newline to standard error; when even that fails there is nobody
+    /// left to tell, so the failure is ignored.
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        lock.withLock { _ = writeAll(text + "\n", to: STDERR_FILENO) }
+    }
+
+    /// Ends the process after output failed: one line on standard error, exit code 74.
+    static func outputFailed(_ reason: String) -> Never {
+        err("multiauth: cannot write to standard output (\(reason)); the output is incomplete")
+        exit(ExitCode.outputFailed)
+    }
+
+    /// Writes every byte of `text` to `descriptor`, retrying after signals and short writes.
+    /// - Returns: `nil`, or the `errno` of the failed write.
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if written == 0 { return EIO }
+                offset += written
+            }
+            return nil
+        }
     }
 
     /// Renders rows as left-aligned columns separated by two spaces (the last column is not padded).

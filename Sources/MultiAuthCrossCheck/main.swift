@@ -7,10 +7,13 @@
 //       -> {"code":"287082"}
 //   {"op":"verify", …totp fields…, "code":"287082","window":1} -> {"valid":true}
 //   {"op":"uri_parse","uri":"otpauth://…"}
-//       -> {"secret","issuer","account","algorithm","digits","period"}
+//       -> {"secret","issuer","account","algorithm","digits","period","encoder"}
 //   {"op":"uri_build","issuer":…|null,"account","secret","algorithm","digits","period"} -> {"uri"}
-//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"audience":…|null}
-//       -> {"valid":true} or {"valid":false,"error":"…"}
+//   {"op":"steam","secret":B32,"time":0} -> {"code":"C5V56"} (Steam Guard, encoder=steam)
+//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"audience":"client-1"}
+//   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"any_audience":true}
+//       -> {"valid":true} or {"valid":false,"error":"…"}  (an audience, or the explicit
+//          opt-out, is required: MultiAuth has no "no audience" default)
 // Any failure answers {"error": description}. Exit status 0 at end of input.
 import Foundation
 import MultiAuthCrypto
@@ -46,13 +49,16 @@ func answer(_ request: [String: Any]) throws -> [String: Any] {
     case "uri_parse":
         let uri = try OTPAuthURI(parsing: string(request, "uri"))
         return ["secret": uri.secret, "issuer": uri.issuer as Any? ?? NSNull(), "account": uri.account,
-                "algorithm": uri.algorithm.rawValue, "digits": uri.digits, "period": uri.period]
+                "algorithm": uri.algorithm.rawValue, "digits": uri.digits, "period": uri.period,
+                "encoder": uri.encoding == .steam ? "steam" as Any : NSNull()]
     case "uri_build":
         let uri = try OTPAuthURI(issuer: request["issuer"] as? String, account: string(request, "account"),
                                  secret: Base32.decode(string(request, "secret")),
                                  algorithm: DigestAlgorithm(name: string(request, "algorithm")),
                                  digits: Int(int64(request, "digits")), period: int64(request, "period"))
         return ["uri": uri.uriString]
+    case "steam":
+        return ["code": try SteamGuardTOTP(secret: Base32.decode(string(request, "secret"))).code(at: int64(request, "time"))]
     case "jwt":
         let jwkData = try JSONSerialization.data(withJSONObject: request["jwk"] ?? NSNull())
         let jwk = try JSONDecoder().decode(JWK.self, from: jwkData)
@@ -62,7 +68,13 @@ func answer(_ request: [String: Any]) throws -> [String: Any] {
         do {
             let jwt = try JWT(parsing: string(request, "token"))
             try JWKSet(keys: [jwk]).verifySignature(of: jwt)
-            try jwt.claims.validate(at: now, leeway: leeway, audience: request["audience"] as? String)
+            let audience: JWTAudience
+            if request["any_audience"] as? Bool == true {
+                audience = .anyAudience
+            } else {
+                audience = .expected(try string(request, "audience"))
+            }
+            try jwt.claims.validate(at: now, leeway: leeway, audience: audience)
             return ["valid": true]
         } catch let error as CryptoError {
             return ["valid": false, "error": error.description]
@@ -89,5 +101,9 @@ while let line = readLine(strippingNewline: true) {
     response["id"] = id
     var data = try JSONSerialization.data(withJSONObject: response, options: [.sortedKeys])
     data.append(UInt8(ascii: "\n"))
-    output.write(data)
+    // `write(contentsOf:)` throws where `write(_:)` would trap (a full disk, a closed pipe).
+    do { try output.write(contentsOf: data) } catch {
+        FileHandle.standardError.write(Data("multiauth-crosscheck: cannot write the answers: \(error)\n".utf8))
+        exit(74)
+    }
 }

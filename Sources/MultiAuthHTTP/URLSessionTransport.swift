@@ -14,7 +14,11 @@ import FoundationNetworking
 /// - **No retries.** A resent POST could send a second OTP to the user; retrying is the
 ///   caller's decision.
 /// - Timeouts: the request's `timeout`, else ``defaultTimeout``.
-public struct URLSessionTransport: HTTPTransport {
+/// - Errors name the request by its redacted rendering (``MultiAuth/HTTPRequest/description``):
+///   no query, header value, body or secret path segment (Docs/Security.md, "Redaction").
+/// - `description`, `debugDescription` and the mirror show the timeout and the default
+///   header *names*: a default header may be an API key.
+public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The session requests go through.
     public let session: URLSession
     /// The timeout used when a request sets none (default 30 s).
@@ -75,6 +79,19 @@ public struct URLSessionTransport: HTTPTransport {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// `URLSessionTransport(timeout: …, defaultHeaders: [names])`, never a header value.
+    public var description: String {
+        "URLSessionTransport(timeout: \(defaultTimeout), defaultHeaders: [\(defaultHeaders.keys.sorted().joined(separator: ", "))])"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the timeout and the default header names only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["defaultTimeout": defaultTimeout, "defaultHeaderNames": defaultHeaders.keys.sorted()], displayStyle: .struct)
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 /// The device state id and merchant config, fetched once per provider and shared by its flows
-/// (providers.md §1.2 #1–#2, §1.6 `NOT_READY → READY`).
+/// (`GET /v2/state`, `GET /v2/lp/merchant/config/{state}`; Docs/Providers/OTPless.md, "Flows").
 ///
 /// Concurrency: an actor. Each GET is retried once,
 /// then the fetch fails with `5003` (`.providerUnavailable`). A failed fetch is not cached.

@@ -1,13 +1,14 @@
 import Foundation
 import MultiAuth
 
-/// Maps OTPLESS error codes (providers.md §1.5) to `AuthError.Code`, keeping the raw code in
+/// Maps OTPLESS error codes (Docs/Providers/OTPless.md, "Error table") to `AuthError.Code`,
+/// keeping the raw code in
 /// `AuthError.providerCode`.
 ///
 /// Unknown codes map to `.generic` (never a crash, never a mis-decode). An error body without
-/// `errorCode` is keyed by the HTTP status as a string, as the SDK does (providers.md §1.2).
+/// `errorCode` is keyed by the HTTP status as a string, as the SDK does (`ApiError.getResponse`).
 public enum OTPlessErrorMapping {
-    /// Every documented code and its normalized meaning (providers.md §1.5, including the SNA
+    /// Every documented code and its normalized meaning (including the SNA
     /// server API codes and the SDK-made codes).
     public static let table: [String: AuthError.Code] = [
         // Initialisation

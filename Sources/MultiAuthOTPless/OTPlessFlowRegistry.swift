@@ -78,7 +78,7 @@ final class OTPlessFlowRegistry: @unchecked Sendable {
         task?.cancel()
     }
 
-    /// Stops every poller (the SDK stops all polling on a new start, providers.md §1.6).
+    /// Stops every poller (the SDK stops all polling on a new start).
     func stopAllPolling() {
         lock.lock()
         let tasks = flows.values.compactMap(\.poller)

@@ -2,9 +2,9 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// One intent request worked out from a `SignInRequest`: the local checks (providers.md §1.5
-/// `7116`, `7113`, `4003`), the wire fields of the intent body (§1.2) and the provider state
-/// the challenge keeps.
+/// One intent request worked out from a `SignInRequest`: the local checks (`7116`, `7113`,
+/// `4003`), the wire fields of the intent body (Docs/Providers/OTPless.md, "Wire: intent") and
+/// the provider state the challenge keeps.
 struct OTPlessIntentPlan: Sendable {
     enum Target: Sendable {
         case phone(PhoneNumber)
@@ -22,6 +22,8 @@ struct OTPlessIntentPlan: Sendable {
     /// The expiry option in seconds, if given.
     let requestedExpiry: Int?
     let smartAuthChannels: [DeliveryChannel]
+    /// Whether the transport can send on the cellular bearer now (SNA is asked for only then).
+    var cellularAvailable = false
 
     static let phoneChannels: Set<DeliveryChannel> = [.sms, .whatsapp, .voice, "viber"]
 
@@ -91,7 +93,7 @@ struct OTPlessIntentPlan: Sendable {
         }
     }
 
-    /// The checks that need the merchant config (providers.md §1.4): MFA (`4001`), channels
+    /// The checks that need the merchant config: MFA (`4001`), channels
     /// (`4003`) when the configuration did not list them, the SmartAuth policy; sets the OTP length.
     mutating func check(
         against config: OTPlessWire.MerchantConfig, configuration: OTPlessConfiguration, provider: AuthProviderID
@@ -125,7 +127,7 @@ struct OTPlessIntentPlan: Sendable {
         }
     }
 
-    /// The expiry of the challenge in seconds ([ASSUMPTION] default 300 s, providers.md §1.10).
+    /// The expiry of the challenge in seconds (default 300 s, a guess; Docs/Providers/OTPless.md).
     var expirySeconds: Int { requestedExpiry ?? OTPlessProvider.defaultExpirySeconds }
 
     /// A request that sets `deliveryMethod`, `expiry` or `otpLength` is "custom": no SNA.
@@ -149,12 +151,17 @@ struct OTPlessIntentPlan: Sendable {
         }
     }
 
-    /// The intent body (providers.md §1.2 "Intent request body").
+    /// The intent body (`PostIntentRequestBody` of the SDK; Docs/Providers/OTPless.md, "Wire:
+    /// intent"): for a phone, `mobile` is country code + national number, `value` the
+    /// national number only, `selectedCountryCode` `+cc`; `silentAuthEnabled` needs the
+    /// merchant's SNA flag, a request the system routes (not custom) and a cellular path.
     func intentBody(
         config: OTPlessWire.MerchantConfig, configuration: OTPlessConfiguration, forcedChannel: DeliveryChannel?
     ) -> [String: JSONValue] {
         var body: [String: JSONValue] = [
             "hasWhatsapp": .string(configuration.hasWhatsApp ? "true" : "false"),
+            // The SDK always sends `asId` (empty until a transaction gave one; resend sets it).
+            "asId": .string(""),
             "triggerWebauthn": .bool(false),
             "isViSnaWhitelisted": .bool(true),
             "isAirtelSnaWhitelisted": .bool(true),
@@ -167,9 +174,10 @@ struct OTPlessIntentPlan: Sendable {
             body["identifierType"] = .string("MOBILE")
             body["mobile"] = .string(mobile)
             body["selectedCountryCode"] = .string("+\(number.countryCallingCode)")
-            body["value"] = .string(mobile)
+            body["value"] = .string(number.nationalNumber)
             body["fireIntent"] = .bool(false)
-            body["silentAuthEnabled"] = .bool(config.merchant?.config?.isSilentAuthEnabled == true && !isCustom)
+            body["silentAuthEnabled"] = .bool(
+                config.merchant?.config?.isSilentAuthEnabled == true && !isCustom && cellularAvailable)
         case .email(let address):
             body["channel"] = .string(config.inputChannels("EMAIL").compactMap(\.name).first ?? "EMAIL")
             body["type"] = .string("INPUT")
@@ -196,9 +204,9 @@ struct OTPlessIntentPlan: Sendable {
         if let tid = configuration.smartAuthTemplateID { meta["tid"] = .string(tid) }
         let order = smartAuthChannels.compactMap(OTPlessChannel.deliveryMode(for:))
         if forcedChannel == nil, !order.isEmpty { meta["channels"] = .array(order.map(JSONValue.string)) }
-        if !meta.isEmpty, let data = try? JSONEncoder.multiAuth.encode(meta) {
-            body["clientMetaData"] = .string(String(decoding: data, as: UTF8.self))
-        }
+        // Always present, `{}` when empty, as the SDK sends it.
+        let data = (try? JSONEncoder.multiAuth.encode(meta)) ?? Data("{}".utf8)
+        body["clientMetaData"] = .string(String(decoding: data, as: UTF8.self))
         return body
     }
 

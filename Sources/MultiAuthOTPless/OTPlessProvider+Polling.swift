@@ -2,12 +2,12 @@ import Foundation
 import MultiAuth
 
 extension OTPlessProvider {
-    /// [SDK] providers.md §1.10: status polling defaults, in seconds.
+    /// Status polling defaults, in seconds (the SDK's `TimerSettings(interval: 3, timeout: 60)`).
     static let defaultStatusTimer = (interval: 3.0, timeout: 60.0)
 
-    /// Starts (or restarts) the status poller of `flowID` (providers.md §1.6 f, §1.8).
+    /// Starts (or restarts) the status poller of `flowID` (Docs/Providers/OTPless.md, "Polling").
     ///
-    /// `timer` is in **seconds** here (the status poller's unit, providers.md §1.7).
+    /// `timer` is in **seconds** here (the status poller's unit; SNA polls use milliseconds).
     func startPolling(flowID: FlowID, timer: OTPlessWire.TimerSettings?, context: AuthContext) {
         let interval = Duration.interval(max(0.1, timer?.interval ?? Self.defaultStatusTimer.interval))
         let timeout = Duration.interval(max(0, timer?.timeout ?? Self.defaultStatusTimer.timeout))
@@ -43,8 +43,7 @@ extension OTPlessProvider {
             let response: HTTPResponse
             do {
                 response = try await api.get(
-                    "v3/lp/user/transaction/status/\(state[otpless: "state"] ?? "")",
-                    query: ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""],
+                    "v3/lp/user/transaction/status/\(state[otpless: "state"] ?? "")", query: Self.statusQuery(state),
                     context: context)
             } catch {
                 if Task.isCancelled { return }
@@ -76,15 +75,33 @@ extension OTPlessProvider {
                 delivered.insert(channel).inserted
             {
                 context.emit(.deliveryStatus(channel: channel, status: .delivered))
-                // The SDK stops polling once an OTP is delivered (providers.md §1.6 f).
+                // The SDK stops polling once an OTP is delivered.
                 if latest.providerState[otpless: "authType"] == "OTP" { return }
             }
         }
     }
 
+    /// The status poll's query: the flow ids (`asId`, `token`, `uid` when known) and the
+    /// identity the SDK adds (`OtplessRequest.getQueryParams`): for a phone `mobile` (national
+    /// number), `selectedCountryCode` (digits) and `value` (country code + national number);
+    /// for an e-mail `email` and `value`.
+    static func statusQuery(_ state: ProviderState) -> [String: String] {
+        var query = ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""]
+        if state[otpless: "identifierType"] == "MOBILE", let national = state[otpless: "mobile"] {
+            let countryCode = state[otpless: "countryCode"] ?? ""
+            query["mobile"] = national
+            query["selectedCountryCode"] = countryCode
+            query["value"] = countryCode + national
+        } else if let email = state[otpless: "email"] {
+            query["email"] = email
+            query["value"] = email
+        }
+        return query
+    }
+
     /// Records a SmartAuth fallback in the flow's challenge: new channel, `fallbackFrom`, the
     /// failed channel remembered for this attempt (case B29), and the resend cool-down
-    /// restarted, since the server just sent a new code (providers.md §1.10).
+    /// restarted, since the server just sent a new code.
     func fallBack(flowID: FlowID, from: DeliveryChannel, to: DeliveryChannel, asId: String?, now: Date) -> Challenge? {
         registry.update(flowID) { challenge in
             challenge.resendAvailableAt = now.addingTimeInterval(Self.resendCooldown.timeInterval).roundedToMilliseconds

@@ -4,13 +4,14 @@ import MultiAuthCrypto
 
 extension OTPlessProvider {
     /// Whether `url` is this app's OTPLESS deep link: scheme `otpless.{appid}` (compared in
-    /// lower case) and host `otpless` (providers.md §1.9). Links of other app ids are not claimed.
+    /// lower case) and host `otpless` (Docs/Providers/OTPless.md, "Deep links"). Links of other
+    /// app ids are not claimed.
     public func canHandle(_ url: URL) -> Bool {
         url.scheme?.lowercased() == configuration.deepLinkScheme && url.host?.lowercased() == "otpless"
     }
 
     /// Exchanges the deep link's `code` (query name matched case-insensitively) through
-    /// `POST /v3/lp/user/transaction/code/{state}` (providers.md §1.2 #5, §1.9).
+    /// `POST /v3/lp/user/transaction/code/{state}` (Docs/Providers/OTPless.md, "Deep links").
     ///
     /// Accepted only while a flow this provider started (same app id) is pending with a
     /// magic-link, OTP + link or OAuth challenge; each code is exchanged at most once.
@@ -43,11 +44,13 @@ extension OTPlessProvider {
         var body: [String: JSONValue] = [
             "code": .string(code), "hasWhatsapp": .string(configuration.hasWhatsApp ? "true" : "false"),
         ]
-        for key in ["uid", "asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
         do {
-            let response = try await api.post("v3/lp/user/transaction/code/\(state[otpless: "state"] ?? "")", body: body, context: context)
+            let response = try await api.post(
+                "v3/lp/user/transaction/code/\(state[otpless: "state"] ?? "")", body: body, uid: state[otpless: "uid"] ?? "",
+                context: context)
             let status = try api.decode(OTPlessWire.TransactionStatus.self, from: response)
-            return try finish(status, flowID: pending.flowID, context: context)
+            return try finish(status, flowID: pending.flowID, state: state[otpless: "state"], context: context)
         } catch let error as AuthError where error.isRetryable {
             registry.release(code: code)
             throw error

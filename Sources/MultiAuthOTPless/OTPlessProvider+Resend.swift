@@ -3,7 +3,8 @@ import MultiAuth
 
 extension OTPlessProvider {
     /// Sends a new code or link for a pending challenge by posting the intent again with
-    /// `deliveryMethod` set (providers.md §1.2; the headless SDK has no separate resend call).
+    /// `deliveryMethod` set (the headless SDK has no separate resend call;
+    /// Docs/Providers/OTPless.md, "Flows").
     ///
     /// With `channel == nil` the flow's current channel is used: after a SmartAuth fallback
     /// that is the fallback channel, never the one that failed (case B29).
@@ -11,7 +12,7 @@ extension OTPlessProvider {
     ///   - challenge: The pending `oneTimeCode` or `magicLink` challenge.
     ///   - channel: The channel the user picked, or `nil`.
     /// - Returns: The updated challenge: same flow, new expiry, `resendAvailableAt` 30 s later
-    ///   ([ASSUMPTION] providers.md §1.10), attempts reset.
+    ///   (a guess; Docs/Providers/OTPless.md, "Verified against"), attempts reset.
     /// - Throws: `AuthError` `.rateLimited` (before `resendAvailableAt`, or the server's
     ///   `7022`), `.channelUnavailable` (a channel that already failed in this attempt),
     ///   `.configuration` (`4003`, channel not enabled), `.unsupported` (SNA / OAuth challenges),
@@ -43,9 +44,10 @@ extension OTPlessProvider {
         try plan.check(against: ready.config, configuration: configuration, provider: id)
         registry.stopPolling(challenge.flowID)
         var body = plan.intentBody(config: ready.config, configuration: configuration, forcedChannel: target)
-        // The earlier transaction's id travels along, as the SDK sends `asId` when known (§1.2).
+        // The earlier transaction's id travels along, as the SDK sends `asId` when known.
         if let asId = state[otpless: "asId"], !asId.isEmpty { body["asId"] = .string(asId) }
-        let response = try await api.post("v3/lp/user/transaction/intent/\(ready.state)", body: body, context: context)
+        let response = try await api.post(
+            "v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: state[otpless: "uid"] ?? "", context: context)
         let intent = try api.decode(OTPlessWire.IntentResponse.self, from: response)
         let step = try issue(
             intent, plan: plan, state: ready.state, flowID: challenge.flowID, failedChannels: failed,

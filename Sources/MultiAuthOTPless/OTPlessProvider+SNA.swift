@@ -3,12 +3,15 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension OTPlessProvider {
-    /// [SDK] providers.md §1.7: SNA polling defaults, in milliseconds.
+    /// SNA polling defaults, in milliseconds (the SDK's `SNAUseCase`: 200 ms / 7000 ms).
     static let defaultSNATimer = (interval: 200.0, timeout: 7000.0)
 
-    /// Runs silent network auth for a `.silentNetworkAuth` challenge (providers.md §1.7):
-    /// the carrier hit, then `silent-auth-status` polls every `interval` ms until `timeout` ms,
-    /// then on failure one status GET with `lapseMeta` that yields the fallback or the end.
+    /// Runs silent network auth for a `.silentNetworkAuth` challenge (Docs/Providers/OTPless.md,
+    /// "Silent network auth"): the carrier hit on the cellular bearer, then
+    /// `silent-auth-status` polls every `interval` ms until `timeout` ms, then on failure one
+    /// status GET with `lapseMeta` that yields the fallback or the end. Without a cellular path
+    /// now (the transport is no `CellularHTTPTransport`, or it reports none) the carrier hit
+    /// is skipped and the failure is reported at once (`lapseMeta` cause `sdk_connection_error`).
     func runSilentNetworkAuth(_ challenge: Challenge, context: AuthContext) async throws -> SignInStep {
         let state = challenge.providerState
         guard let carrier = state[otpless: "intent"].flatMap(URL.init(string:)) else {
@@ -21,6 +24,7 @@ extension OTPlessProvider {
         let path = "v3/lp/user/transaction/silent-auth-status/\(state[otpless: "state"] ?? "")"
 
         var lapse: [String: String]
+        var failedStatus: OTPlessWire.TransactionStatus?
         let carrierResult = try await hitCarrier(carrier, timeout: timeout, context: context)
         if let failure = carrierResult {
             lapse = failure
@@ -32,9 +36,10 @@ extension OTPlessProvider {
                     let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self)
                 {
                     switch (status.authDetail?.status ?? "PENDING").uppercased() {
-                    case "SUCCESS": return try finish(status, flowID: challenge.flowID, context: context)
+                    case "SUCCESS": return try finish(status, flowID: challenge.flowID, state: state[otpless: "state"], context: context)
                     case "FAILED":
-                        lapse = ["error": "sna_failed", "error_description": "the status reported a failure"]
+                        // The SDK takes a FAILED poll as the answer (fallback or end) at once.
+                        failedStatus = status
                         break polling
                     default: break
                     }
@@ -46,21 +51,27 @@ extension OTPlessProvider {
             }
         }
         try Task.checkCancellation()
-        var query = ids
-        if let data = try? JSONEncoder.multiAuth.encode(lapse) { query["lapseMeta"] = String(decoding: data, as: UTF8.self) }
-        let response: HTTPResponse
-        do {
-            response = try await api.get(path, query: query, context: context)
-        } catch let error as AuthError where error.code == .network {
-            registry.end(challenge.flowID)
-            throw AuthError(.channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106", underlying: error)
-        }
-        guard response.isSuccess, let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
-            (status.authDetail?.status ?? "").uppercased() == "FAILED"
-        else {
-            registry.end(challenge.flowID)
-            throw AuthError(
-                .channelUnavailable, "silent network auth and every fallback failed", provider: id, providerCode: "9106")
+        let status: OTPlessWire.TransactionStatus
+        if let failedStatus {
+            status = failedStatus
+        } else {
+            var query = ids
+            if let data = try? JSONEncoder.multiAuth.encode(lapse) { query["lapseMeta"] = String(decoding: data, as: UTF8.self) }
+            let response: HTTPResponse
+            do {
+                response = try await api.get(path, query: query, context: context)
+            } catch let error as AuthError where error.code == .network {
+                registry.end(challenge.flowID)
+                throw AuthError(.channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106", underlying: error)
+            }
+            guard response.isSuccess, let decoded = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
+                (decoded.authDetail?.status ?? "").uppercased() == "FAILED"
+            else {
+                registry.end(challenge.flowID)
+                throw AuthError(
+                    .channelUnavailable, "silent network auth and every fallback failed", provider: id, providerCode: "9106")
+            }
+            status = decoded
         }
         guard let leap = status.quantumLeap else {
             registry.end(challenge.flowID)
@@ -79,18 +90,23 @@ extension OTPlessProvider {
             context: context)
     }
 
-    /// The carrier hit: a plain GET of the intent URL; success iff the JSON has `status`
-    /// `"ok"` (case-insensitive). Returns `nil` on success, else the `lapseMeta` `{cause, brief}`.
+    /// The carrier hit: an HTTP/1.1 `GET` of the intent URL on the cellular bearer only
+    /// (`CellularHTTPTransport.sendOverCellular`, which follows redirects there); success iff
+    /// the JSON answer has `status` `"ok"` (case-insensitive). Returns `nil` on success, else
+    /// the `lapseMeta` `{cause, brief}`.
     private func hitCarrier(_ url: URL, timeout: Duration, context: AuthContext) async throws -> [String: String]? {
         struct CarrierAnswer: Decodable {
             var status: String?
             var error: String?
             var error_description: String?
         }
+        guard let cellular = context.transport.availableCellularTransport else {
+            return ["cause": "sdk_connection_error", "brief": "no cellular data path"]
+        }
         do {
-            var request = HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"])
+            var request = HTTPRequest(method: .get, url: url, headers: ["Accept": "text/html,application/json,*/*"])
             request.timeout = timeout
-            let response = try await context.transport.send(request)
+            let response = try await cellular.sendOverCellular(request)
             let readable = (200...202).contains(response.status) || (400...451).contains(response.status)
                 || (500...511).contains(response.status)
             let answer = readable ? try? response.decodeJSON(CarrierAnswer.self) : nil
@@ -99,7 +115,7 @@ extension OTPlessProvider {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            return ["cause": "network", "brief": "the carrier could not be reached"]
+            return ["cause": "sdk_connection_error", "brief": "the carrier could not be reached"]
         }
     }
 }

@@ -4,11 +4,11 @@ import MultiAuthCrypto
 
 /// The OTPLESS-style headless adapter: phone, e-mail or OAuth sign-in with OTP on WhatsApp,
 /// SMS or e-mail, magic links, OTP + link, silent network auth (SNA) that may fall back, and
-/// SmartAuth channel fallback (providers.md §1).
+/// SmartAuth channel fallback (Docs/Providers/OTPless.md).
 ///
 /// - **Start** (`start(_:context:)`): local checks first, with no network call: OTP length
 ///   option `otpLength` must be `"4"` or `"6"` (`7116`), expiry option `expiry` must be whole
-///   seconds in 30…900 (`7113`, [ASSUMPTION] §1.10), the channel must be enabled by the merchant
+///   seconds in 30…900 (`7113`, a guessed range), the channel must be enabled by the merchant
 ///   (`4003`). Then the device state and merchant config are fetched once, and the intent is
 ///   posted. Phone numbers travel as country code + national number.
 /// - **Channel choice** (case B29): `request.channel == nil` lets the server choose (SNA when
@@ -22,19 +22,25 @@ import MultiAuthCrypto
 ///   new channel, a delivery publishes `deliveryStatus(…, .delivered)`. It stops when the flow
 ///   ends (verified, link exchanged, new start, terminal status, timeout) or on
 ///   ``stopPolling(flowID:)`` / ``stopAllPolling()``.
-/// - **SNA**: `start` returns a `.silentNetworkAuth` challenge; answer it with an empty code
-///   (`AuthClient.submit(ChallengeAnswer(code: ""), for:)`). The adapter hits the carrier URL,
-///   polls `silent-auth-status` every `interval` **milliseconds** (default 200 ms / 7000 ms),
+/// - **SNA** only where it can work: when the merchant enabled it and `context.transport` is a
+///   `CellularHTTPTransport` with a cellular path, `start` returns a `.silentNetworkAuth`
+///   challenge; answer it with an empty code (`AuthClient.submit(ChallengeAnswer(code: ""),
+///   for:)`). The adapter hits the carrier URL on the cellular bearer, polls `silent-auth-status` every `interval` **milliseconds** (default 200 ms / 7000 ms),
 ///   and returns a session, or the fallback challenge (after `fallbackTriggered(from: .sna,
 ///   to: …)`), or throws `.channelUnavailable` with providerCode `9106` / `7161` when no
-///   fallback is left (providers.md §1.7).
+///   fallback is left (Docs/Providers/OTPless.md, "Silent network auth").
+///   Without a cellular path the intent asks for a code at once.
 /// - **Deep links** `otpless.{appid}://otpless?code=…` complete magic-link, OTP-link and OAuth
 ///   flows through ``handleRedirect(_:pending:context:)``.
+/// - **Sessions**: with the merchant's session management, the session carries the session
+///   token, refresh token and session JWT (its `exp` is the session's expiry);
+///   ``refresh(_:context:)`` renews the JWT and ``signOut(_:context:)`` deletes the session
+///   on the server.
 ///
 /// Concurrency: a `Sendable` value; copies share one flow table and device cache. Every call
 /// may run concurrently with others. Errors are `AuthError` (codes mapped by
 /// ``OTPlessErrorMapping``) or `CancellationError`.
-public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
+public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, RefreshableProvider {
     /// The provider id (default `otpless`); keys the session store.
     public let id: AuthProviderID
     /// The validated configuration.
@@ -43,13 +49,13 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     let registry = OTPlessFlowRegistry()
     let device = OTPlessDevice()
 
-    /// [ASSUMPTION] providers.md §1.10: default OTP expiry in seconds.
+    /// A guess (Docs/Providers/OTPless.md, "Verified against"): default OTP expiry in seconds.
     public static let defaultExpirySeconds = 300
-    /// [ASSUMPTION] providers.md §1.10: accepted `expiry` option range in seconds.
+    /// A guess: accepted `expiry` option range in seconds.
     public static let expiryRange = 30...900
-    /// [ASSUMPTION] providers.md §1.10: resend cooldown.
+    /// A guess: resend cooldown.
     public static let resendCooldown: Duration = .seconds(30)
-    /// [ASSUMPTION] providers.md §1.10: wrong codes allowed before the transaction is burned.
+    /// A guess: wrong codes allowed before the transaction is burned.
     public static let maximumAttempts = 5
 
     /// Creates a provider.
@@ -65,10 +71,10 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
         self.api = OTPlessAPI(configuration: configuration, provider: id)
     }
 
-    /// Creates a provider for `appID` with the default hosts.
+    /// Creates a provider for `appID` and the app's bundle id with the production hosts.
     /// - Throws: `AuthError` `.configuration` (see ``init(configuration:id:)``).
-    public init(appID: String, baseURL: URL = OTPlessConfiguration.defaultBaseURL) throws {
-        try self.init(configuration: OTPlessConfiguration(appID: appID, baseURL: baseURL))
+    public init(appID: String, packageName: String) throws {
+        try self.init(configuration: .production(appID: appID, packageName: packageName))
     }
 
     /// The number of status pollers currently running (diagnostics and tests).
@@ -82,7 +88,7 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     /// (cancelled, superseded, signed out, expired, signed in): its status poller stops.
     public func flowEnded(_ flowID: FlowID) { registry.end(flowID) }
 
-    /// Stops every status poller of this provider (a new start does this too, providers.md §1.6).
+    /// Stops every status poller of this provider (a new start does this too, as in the SDK).
     public func stopAllPolling() { registry.stopAllPolling() }
 
     /// The latest challenge of a pending flow this provider started: after a fallback its
@@ -91,21 +97,28 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
 
     // MARK: Start
 
-    /// Starts a sign-in (providers.md §1.2 #3, §1.6).
+    /// Starts a sign-in (Docs/Providers/OTPless.md, "Flows").
+    ///
+    /// SNA is requested (`silentAuthEnabled`) only when the merchant enabled it, the request is
+    /// a phone request the system may route, and `context.transport` is a
+    /// `CellularHTTPTransport` with a cellular path now; otherwise the intent asks for a code at
+    /// once (no carrier hit, no SNA polling).
     /// - Returns: A challenge (`oneTimeCode`, `magicLink`, `silentNetworkAuth`, `oauthRedirect`)
     ///   or a session when the server answers with `oneTap` at once.
     /// - Throws: `AuthError` `.invalidInput` (providerCode `7116`, `7113`), `.configuration`
     ///   (`4003`, `4001`), `.unsupported` (a channel OTPLESS cannot use for that identity),
-    ///   `.channelUnavailable` (explicit channel that cannot deliver), `.rateLimited`,
-    ///   `.providerUnavailable` (`5003`, 5xx), `.network`; or `CancellationError`.
+    ///   `.channelUnavailable` (explicit channel that cannot deliver; `7160` SNA-only merchant
+    ///   without a cellular path), `.rateLimited`, `.providerUnavailable` (`5003`, 5xx),
+    ///   `.network`; or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         registry.stopAllPolling()
         var plan = try OTPlessIntentPlan(request: request, configuration: configuration, provider: id)
         let ready = try await device.ready(api: api, context: context)
         try plan.check(against: ready.config, configuration: configuration, provider: id)
+        plan.cellularAvailable = context.transport.availableCellularTransport != nil
         let flowID = context.flowID ?? FlowID.random()
         let body = plan.intentBody(config: ready.config, configuration: configuration, forcedChannel: plan.forcedChannel)
-        let response = try await api.post("v3/lp/user/transaction/intent/\(ready.state)", body: body, context: context)
+        let response = try await api.post("v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: "", context: context)
         let intent = try api.decode(OTPlessWire.IntentResponse.self, from: response)
         try Task.checkCancellation()
         return try issue(intent, plan: plan, state: ready.state, flowID: flowID, failedChannels: [], context: context)
@@ -118,12 +131,14 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
     ) throws -> SignInStep {
         guard let leap = intent.quantumLeap else {
             if let oneTap = intent.oneTap {
-                return .signedIn(try OTPlessSessionMapper.session(from: oneTap, provider: id, appID: configuration.appID, now: context.now))
+                return .signedIn(try OTPlessSessionMapper.session(
+                    from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
             }
             throw AuthError(.malformedResponse, "intent response has no quantumLeap", provider: id)
         }
         if let oneTap = intent.oneTap, leap.pollingRequired != true {
-            return .signedIn(try OTPlessSessionMapper.session(from: oneTap, provider: id, appID: configuration.appID, now: context.now))
+            return .signedIn(try OTPlessSessionMapper.session(
+                from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
         }
         let now = context.now
         var providerState = plan.providerState(state: state)
@@ -182,10 +197,10 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
 
     // MARK: Respond
 
-    /// Verifies a typed OTP (providers.md §1.2 #4) or runs the SNA check (§1.7).
+    /// Verifies a typed OTP or runs the SNA check (Docs/Providers/OTPless.md, "Flows").
     /// - Returns: A session, or for SNA possibly the fallback challenge.
     /// - Throws: `AuthError` `.invalidCode` (`7118`, with `attemptsRemaining`),
-    ///   `.attemptsExhausted` (fifth wrong code, [ASSUMPTION] §1.10), `.expired` (`7303`),
+    ///   `.attemptsExhausted` (fifth wrong code, a guess), `.expired` (`7303`),
     ///   `.codeAlreadyUsed` (`7115`), `.channelUnavailable` (SNA `9106` / `7161`),
     ///   `.challengeNotPending` (a challenge of another app id), `.invalidInput`
     ///   (`.answerMismatch` for link and redirect challenges, `.invalidCodeFormat`), `.network`,
@@ -218,9 +233,10 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
             body["email"] = .string(state[otpless: "email"] ?? "")
             body["value"] = .string(state[otpless: "email"] ?? "")
         }
-        for key in ["uid", "asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
         let remaining = max(0, (challenge.attemptsRemaining ?? Self.maximumAttempts) - 1)
-        let response = try await api.post("v3/lp/user/transaction/otp/\(state[otpless: "state"] ?? "")", body: body, context: context)
+        let response = try await api.post(
+            "v3/lp/user/transaction/otp/\(state[otpless: "state"] ?? "")", body: body, uid: state[otpless: "uid"] ?? "", context: context)
         let status: OTPlessWire.TransactionStatus
         do {
             status = try api.decode(OTPlessWire.TransactionStatus.self, from: response, attemptsRemaining: remaining)
@@ -233,18 +249,19 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
             registry.end(challenge.flowID)
             throw error
         }
-        return try finish(status, flowID: challenge.flowID, context: context)
+        return try finish(status, flowID: challenge.flowID, state: state[otpless: "state"], context: context)
     }
 
     /// Completes a flow from a transaction status: `SUCCESS` with `oneTap` → session.
-    func finish(_ status: OTPlessWire.TransactionStatus, flowID: FlowID, context: AuthContext) throws -> SignInStep {
+    func finish(_ status: OTPlessWire.TransactionStatus, flowID: FlowID, state: String?, context: AuthContext) throws -> SignInStep {
         if (status.authDetail?.status ?? "SUCCESS").uppercased() == "FAILED" {
             throw AuthError(.invalidCode, "OTPLESS reported the verification as failed", provider: id)
         }
         guard let oneTap = status.oneTap else {
             throw AuthError(.malformedResponse, "verification response has no ONETAP payload", provider: id)
         }
-        let session = try OTPlessSessionMapper.session(from: oneTap, provider: id, appID: configuration.appID, now: context.now)
+        let session = try OTPlessSessionMapper.session(
+            from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now)
         registry.end(flowID)
         return .signedIn(session)
     }
@@ -258,15 +275,21 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider {
 
     // MARK: Sign-out
 
-    /// Logs the session out on OTPLESS (`DELETE /v4/session/{sessionToken}`, best effort,
-    /// providers.md §1.2 #10). Idempotent: a session without a session token, or one the server
-    /// no longer knows (401/404), counts as signed out.
-    /// - Throws: `AuthError` `.network`, `.providerUnavailable`; or `CancellationError`.
+    /// Logs the session out on OTPLESS: `DELETE {session API}/v4/session/{sessionToken}` with
+    /// headers `appId` and `state` and the JSON body `{appId, origin, loginUri}`, as the SDK
+    /// does (Docs/Providers/OTPless.md, "Sessions"). Idempotent: a session without a session
+    /// token, or one the server no longer knows (any 4xx but 429), counts as signed out.
+    /// - Throws: `AuthError` `.network`, `.providerUnavailable` (5xx), `.rateLimited` (429);
+    ///   or `CancellationError`.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let token = session.credentials.extra["sessionToken"], !token.isEmpty else { return }
-        let url = configuration.sessionBaseURL.appending(path: "v4/session").appending(path: token)
-        let response = try await context.transport.send(HTTPRequest(method: .delete, url: url, headers: ["Accept": "application/json"]))
-        if response.isSuccess || [401, 404].contains(response.status) { return }
-        throw OTPlessErrorMapping.error(status: response.status, body: response.body, provider: id)
+        // The protocol puts the session token in the path: marked secret, it never appears in
+        // a rendering of the request or in a transport error (Docs/Security.md, "Redaction").
+        var request = try api.sessionRequest(
+            .delete, ["v4", "session", token], state: session.credentials.extra["state"] ?? "")
+        request.markPathSegmentSecret(token)
+        let response = try await context.transport.send(request)
+        if response.isSuccess || ((400..<500).contains(response.status) && response.status != 429) { return }
+        throw OTPlessErrorMapping.error(status: response.status, body: response.body, retryAfter: response.retryAfter, provider: id)
     }
 }

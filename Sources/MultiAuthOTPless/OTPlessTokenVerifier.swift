@@ -2,11 +2,12 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// Server-side proof of an OTPLESS sign-in (providers.md §1.11): the validate-token API with
-/// the merchant's client id and secret, and OIDC id-token verification through the issuer's
-/// JWKS.
+/// Server-side proof of an OTPLESS sign-in (Docs/Providers/OTPless.md, "Server side"): the
+/// validate-token API with the merchant's client id and secret, and OIDC id-token
+/// verification through the issuer's JWKS.
 ///
-/// Never trust an `ONETAP` token until your backend has checked it here (providers.md §1.12).
+/// Never trust an `ONETAP` token until your backend has checked it here (Docs/Providers/OTPless.md,
+/// "Security").
 ///
 /// Concurrency: a `Sendable` value; copies share one JWKS cache (an actor), so concurrent id-token
 /// checks fetch the key set once. Time comes only from the injected `TimeSource`.
@@ -16,18 +17,26 @@ public struct OTPlessTokenVerifier: Sendable {
     private let clientSecret: String
     /// The validate-token host, `https://user-auth.otpless.app` by default.
     public let baseURL: URL
-    /// The id-token issuer, `https://otpless.com` (providers.md §1.11).
+    /// The id-token issuer, `https://otpless.com` in production.
     public let issuer: String
     /// The JWKS document URL; `nil` reads `jwks_uri` from `{issuer}/.well-known/openid-configuration`.
     public let jwksURL: URL?
     /// Allowed clock skew for `exp` / `nbf`, in seconds.
     public let leeway: TimeInterval
+    /// Whether `exp`, `nbf` and `iat` of 13 or more digits are read as milliseconds. `false`
+    /// (default): such a token is refused as `.unauthorized`, because RFC 7519 §2 NumericDates
+    /// are seconds and silently rescaling would hide a broken token (Docs/Providers/OTPless.md,
+    /// "Expiry").
+    public let acceptsMillisecondTimestamps: Bool
     private let transport: any HTTPTransport
     private let time: TimeSource
     private let cache: JWKSCache
 
     /// The default issuer, `https://otpless.com`.
     public static let defaultIssuer = "https://otpless.com"
+    /// The issuer of the sandbox's emulated OTPLESS server, `https://api.otpless.test`
+    /// (discovery and JWKS there; validate-token on `OTPlessConfiguration.sandboxBaseURL`).
+    public static let sandboxIssuer = "https://api.otpless.test"
 
     /// Creates a verifier.
     /// - Parameters:
@@ -37,13 +46,16 @@ public struct OTPlessTokenVerifier: Sendable {
     ///   - issuer: The required `iss` of id tokens.
     ///   - jwksURL: The JWKS URL, or `nil` for OIDC discovery.
     ///   - leeway: Clock skew allowed for `exp` / `nbf`, in seconds (default 60).
+    ///   - acceptsMillisecondTimestamps: Read 13-digit `exp`/`nbf`/`iat` as milliseconds
+    ///     instead of refusing the token (default `false`).
     ///   - transport: The HTTP transport.
     ///   - time: The time source.
     public init(
         clientID: String, clientSecret: String, baseURL: URL = OTPlessConfiguration.defaultBaseURL,
         issuer: String = OTPlessTokenVerifier.defaultIssuer, jwksURL: URL? = nil, leeway: TimeInterval = 60,
-        transport: any HTTPTransport, time: TimeSource
+        acceptsMillisecondTimestamps: Bool = false, transport: any HTTPTransport, time: TimeSource
     ) {
+        self.acceptsMillisecondTimestamps = acceptsMillisecondTimestamps
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.baseURL = baseURL
@@ -83,25 +95,33 @@ public struct OTPlessTokenVerifier: Sendable {
         guard (info.status ?? "SUCCESS").uppercased() == "SUCCESS" else {
             throw AuthError(.unauthorized, "OTPLESS did not confirm the token", provider: .otpless)
         }
-        let session = try OTPlessSessionMapper.session(
-            from: OTPlessWire.OneTap(merchantUserInfo: info), provider: .otpless, appID: "", now: time.now)
-        return session.user
+        return try OTPlessSessionMapper.user(from: info, provider: .otpless)
     }
 
     /// Verifies an OIDC id token: RS256 signature through the JWKS (refetched once for an
-    /// unknown `kid`), `iss`, `aud` (the client id), `exp` and `nbf` with ``leeway``. `exp`,
-    /// `nbf` and `iat` above 10¹² are read as milliseconds ([ASSUMPTION] providers.md §1.11).
+    /// unknown `kid`), `iss`, `aud` (the client id), `exp` and `nbf` with ``leeway``.
+    ///
+    /// `exp` must be a JSON number of seconds: a string or other non-number `exp` reads as
+    /// expired now (never "does not expire"); 13 or more digits (milliseconds) is refused unless
+    /// ``acceptsMillisecondTimestamps`` (Docs/Providers/OTPless.md, "Expiry").
     /// - Parameters:
     ///   - idToken: The compact JWT.
     ///   - audience: The required `aud`; the client id by default.
     /// - Returns: The verified token (header and claims).
     /// - Throws: `AuthError` `.invalidInput` (reason `.invalidToken`: blank or malformed; no
     ///   network call), `.signatureInvalid` (wrong signature, unknown `kid`, `alg` other than
-    ///   RS256), `.expired`, `.unauthorized` (`iss`/`aud` mismatch, not yet valid),
+    ///   RS256), `.expired` (also a non-numeric `exp`), `.unauthorized` (`iss`/`aud` mismatch,
+    ///   not yet valid, a non-numeric `nbf`/`iat`, a millisecond timestamp),
     ///   `.providerUnavailable` / `.network` (JWKS fetch); or `CancellationError`.
     public func verifyIDToken(_ idToken: String, audience: String? = nil) async throws -> JWT {
         let jwt: JWT
-        do { jwt = try JWT(parsing: idToken.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
+        do { jwt = try JWT(parsing: idToken.trimmingCharacters(in: .whitespacesAndNewlines)) } catch CryptoError.invalidClaim(let name)
+            where name == "exp"
+        {
+            throw AuthError(.expired, "the id token's exp is not a number of seconds; it counts as expired", provider: .otpless)
+        } catch CryptoError.invalidClaim(let name) where name == "nbf" || name == "iat" {
+            throw AuthError(.unauthorized, "the id token's \(name) is not a number of seconds", provider: .otpless)
+        } catch {
             throw AuthError.invalidInput(.invalidToken, "the id token is not a JWT")
         }
         let now = time.now
@@ -116,7 +136,21 @@ public struct OTPlessTokenVerifier: Sendable {
             }
         }
         let claims = jwt.claims
-        let seconds = { (name: String) in claims[name]?.doubleValue.map(OTPlessSessionMapper.normalizedSeconds) }
+        var readings: [String: Double] = [:]
+        for name in ["exp", "nbf", "iat"] {
+            guard let value = claims[name]?.doubleValue else { continue }
+            if value >= SessionExpiry.millisecondThreshold {
+                guard acceptsMillisecondTimestamps else {
+                    throw AuthError(
+                        .unauthorized, "the id token's \(name) has 13 or more digits (milliseconds?); NumericDates are seconds",
+                        provider: .otpless)
+                }
+                readings[name] = value / 1000
+            } else {
+                readings[name] = value
+            }
+        }
+        let seconds = { (name: String) in readings[name] }
         let clock = now.timeIntervalSince1970
         if let exp = seconds("exp"), !(clock < exp + leeway) {
             throw AuthError(.expired, "the id token expired", provider: .otpless)

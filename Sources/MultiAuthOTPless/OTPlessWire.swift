@@ -2,13 +2,14 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// The JSON shapes of the OTPLESS headless API (providers.md §1.2–§1.4), decoded leniently:
-/// every field is optional so an added or missing field never breaks a flow.
+/// The JSON shapes of the OTPLESS headless API (Docs/Providers/OTPless.md, "Wire"), decoded
+/// leniently: every field is optional so an added or missing field never breaks a flow. The
+/// contract fixtures in `Tests/Fixtures/Contracts/OTPless` pin the real shapes.
 enum OTPlessWire {
     /// `GET /v2/state` → `{state}`.
     struct StateResponse: Decodable { var state: String? }
 
-    /// `GET /v2/lp/merchant/config/{state}` (providers.md §1.4).
+    /// `GET /v2/lp/merchant/config/{state}`.
     struct MerchantConfig: Decodable, Sendable {
         var authType: String?
         var isMFAEnabled: Bool?
@@ -62,8 +63,7 @@ enum OTPlessWire {
         }
     }
 
-    /// `timerSettings{interval, timeout}`: seconds for status polling, milliseconds for SNA
-    /// (providers.md §1.7).
+    /// `timerSettings{interval, timeout}`: seconds for status polling, milliseconds for SNA.
     struct TimerSettings: Codable, Sendable, Hashable {
         var interval: Double?
         var timeout: Double?
@@ -72,6 +72,8 @@ enum OTPlessWire {
     /// `quantumLeap` of an intent (or SNA fallback) response.
     struct QuantumLeap: Decodable, Sendable {
         var asId: String?
+        var state: String?
+        var channels: [String]?
         var channel: String?
         var channelAuthToken: String?
         var intent: String?
@@ -88,7 +90,7 @@ enum OTPlessWire {
         var oneTap: OneTap?
     }
 
-    /// The transaction status of verify, code exchange and polls (providers.md §1.2).
+    /// The transaction status of verify, code exchange and polls.
     struct TransactionStatus: Decodable, Sendable {
         var authDetail: AuthDetail?
         var oneTap: OneTap?
@@ -104,8 +106,10 @@ enum OTPlessWire {
         }
     }
 
-    /// `oneTap`: the ONETAP payload. Accepts `merchantUserInfo` (SDK), `data` (callback
-    /// envelope) or the user fields at the top level (docs samples), providers.md §1.3.
+    /// `oneTap`: the ONETAP payload `{status, token, merchantUserInfo, sessionInfo,
+    /// firebaseInfo}`. `sessionInfo` is a **sibling** of `merchantUserInfo` (the SDK's
+    /// `OneTap` model). Also accepts `data` (the callback envelope's name for the user info) or
+    /// the user fields at the top level (documentation samples).
     struct OneTap: Decodable, Sendable {
         var status: String?
         var token: String?
@@ -122,26 +126,24 @@ enum OTPlessWire {
         var userInfo: UserInfo {
             if let merchantUserInfo { return merchantUserInfo }
             if let data { return data }
-            return UserInfo(token: token, userId: userId, idToken: idToken, identities: identities, sessionInfo: sessionInfo)
+            return UserInfo(token: token, userId: userId, idToken: idToken, identities: identities)
         }
     }
 
-    /// `merchantUserInfo`.
+    /// `merchantUserInfo` (also the validate-token answer).
     struct UserInfo: Decodable, Sendable {
         var token: String?
         var userId: String?
         var idToken: String?
         var identities: [Identity]?
-        var sessionInfo: SessionInfo?
         var timestamp: String?
         var status: String?
 
-        init(token: String?, userId: String?, idToken: String?, identities: [Identity]?, sessionInfo: SessionInfo?) {
+        init(token: String?, userId: String?, idToken: String?, identities: [Identity]?) {
             self.token = token
             self.userId = userId
             self.idToken = idToken
             self.identities = identities
-            self.sessionInfo = sessionInfo
         }
     }
 
@@ -154,7 +156,7 @@ enum OTPlessWire {
         var name: String?
     }
 
-    /// `sessionInfo`.
+    /// `oneTap.sessionInfo`, and the answer of `POST v4/session/refresh`.
     struct SessionInfo: Decodable, Sendable {
         var sessionId: String?
         var sessionToken: String?

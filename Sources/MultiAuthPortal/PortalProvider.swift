@@ -4,9 +4,9 @@ import MultiAuthCrypto
 
 /// A Portal-style provider (PortalSwift "Client Auth"): an e-mail magic link or a Google /
 /// Apple OAuth redirect yields a Client Session Token (CST), possibly after a TOTP second step
-/// (providers.md §4).
+/// (Docs/Providers/Portal.md).
 ///
-/// Flow (providers.md §4.6):
+/// Flow (Docs/Providers/Portal.md, "State machine"):
 /// 1. ``start(_:context:)`` with `.email(…)` sends a magic link (`POST /magic-links`) and
 ///    returns a `.magicLink(channel: .email)` challenge; with `.oauth(.google)` or
 ///    `.oauth(.apple)` it fetches fresh authorize URLs (`GET /oauth/urls`, one single-use
@@ -20,13 +20,17 @@ import MultiAuthCrypto
 ///    `qrCode()`).
 /// 3. `AuthClient.submit(_:for:)` → ``respond(to:with:context:)`` reads `endUserId` from the
 ///    `userJwt` **before** any network call, then posts the code to `POST /totps/validations`
-///    with `Authorization: Bearer <userJwt>`. A wrong code is `.invalidCode` and the same
-///    challenge stays usable; an expired or already used `userJwt` is `.unauthorized`.
+///    with `Authorization: Bearer <userJwt>`. Any `401` is a wrong code (`.invalidCode`, the
+///    same challenge stays usable): PortalSwift's own tests model a rejected code as a bare
+///    `401` and its transport drops 401 bodies, so no body can be relied on. A `409` is a
+///    code already used in its time step (`.codeAlreadyUsed`, **[ASSUMPTION]**). The TOTP
+///    challenge expires with the `userJwt` (its `exp − iat`, counted on the client's clock),
+///    so a stale step is refused locally as `.expired`.
 ///
 /// Sessions: the CST is ``MultiAuth/Credentials/accessToken`` (`Bearer`); it expires after
 /// 24 h of inactivity (``MultiAuth/Credentials/expiresAt`` = sign-in + 24 h) and at most 7 days
-/// after sign-in (``MultiAuth/AuthSession/maximumLifetimeEndsAt``), providers.md §4.7. There is
-/// no server revocation: ``signOut(_:context:)`` is local only.
+/// after sign-in (``MultiAuth/AuthSession/maximumLifetimeEndsAt``). There is no refresh (the
+/// CST slides on use) and no server revocation: ``signOut(_:context:)`` is local only.
 ///
 /// Stateless and `Sendable`: everything a flow needs lives in the challenge's provider state,
 /// so a saved challenge can be completed by a fresh instance after the process died.
@@ -36,15 +40,17 @@ public struct PortalProvider: RedirectHandlingProvider {
     /// The environment, redirect URL and API host.
     public let configuration: PortalConfiguration
 
-    /// CST inactivity lifetime: 24 h (providers.md §4.7, [DOC]).
+    /// CST inactivity lifetime: 24 h (Portal's authentication docs).
     public static let sessionIdleLifetime: Duration = .seconds(24 * 3600)
-    /// CST maximum lifetime: 7 days (providers.md §4.7, [DOC]).
+    /// CST maximum lifetime: 7 days (Portal's authentication docs).
     public static let sessionMaximumLifetime: Duration = .seconds(7 * 24 * 3600)
-    /// How long a magic link is assumed valid: 15 minutes (providers.md §4.7, [ASSUMPTION]).
+    /// How long a magic link is assumed valid: 15 minutes ([ASSUMPTION]; unpublished).
     public static let magicLinkLifetime: Duration = .seconds(15 * 60)
-    /// TOTP digits when the enrollment link does not say: 6 (providers.md §4.4, [ASSUMPTION],
-    /// RFC 6238 default).
+    /// TOTP digits when the enrollment link does not say: 6 ([ASSUMPTION], RFC 6238 default).
     public static let defaultTOTPDigits = 6
+    /// The longest `userJwt` lifetime taken from its claims for the TOTP challenge's expiry: 1 h
+    /// (a longer or missing one leaves the challenge without expiry; the backend decides).
+    public static let maximumTOTPStepLifetime: Duration = .seconds(3600)
 
     /// Creates a provider.
     /// - Parameters:
@@ -66,7 +72,7 @@ public struct PortalProvider: RedirectHandlingProvider {
         static let endUserID = "endUserId"
     }
 
-    /// `AuthMethod` wire values (providers.md §4.3).
+    /// `AuthMethod` wire values (PortalSwift `AuthMethod`).
     enum Method {
         static let magicLink = "EMAIL_MAGIC_LINK"
         static let google = "GOOGLE"
@@ -84,8 +90,11 @@ public struct PortalProvider: RedirectHandlingProvider {
     ///   ``magicLinkLifetime``), or an `.oauthRedirect(url:)` challenge whose URL carries the
     ///   single-use `state`.
     /// - Throws: `AuthError` `.unsupported` (phone, other OAuth providers, other channels; no
-    ///   network call), `.rateLimited` (429, never retried), `.configuration` (`401` on OAuth
-    ///   URLs, `accountAbstractionUnavailable`, method not offered), `.network`,
+    ///   network call), `.configuration` with provider code `"magicLinkNotConfigured"` (an
+    ///   e-mail sign-in without ``PortalConfiguration/fromEmail`` and
+    ///   ``PortalConfiguration/templateID``; no network call), `.rateLimited` (429, never
+    ///   retried), `.configuration` (`401`; a `400`: `accountAbstractionUnavailable` when
+    ///   account abstraction was requested, else `badRequest`; method not offered), `.network`,
     ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         let flowID = context.flowID ?? .random()
@@ -94,10 +103,15 @@ public struct PortalProvider: RedirectHandlingProvider {
             guard request.channel == nil || request.channel == .email else {
                 throw AuthError(.unsupported, "Portal sends magic links by e-mail only", provider: id)
             }
+            guard let fromEmail = configuration.fromEmail, let templateID = configuration.templateID else {
+                throw AuthError(
+                    .configuration,
+                    "magic links are not configured: set fromEmail and templateID on PortalConfiguration (Portal's backend requires both)",
+                    provider: id, providerCode: PortalConfiguration.magicLinkNotConfiguredCode)
+            }
             let body = PortalWire.MagicLinkRequest(
                 email: email.identityKey, redirectUrl: configuration.redirectURL.absoluteString,
-                fromEmail: configuration.fromEmail, templateId: configuration.templateID,
-                isAccountAbstracted: configuration.isAccountAbstracted)
+                fromEmail: fromEmail, templateId: templateID, isAccountAbstracted: configuration.isAccountAbstracted)
             let response = try await send(.post, "magic-links", body: body, context: context)
             guard response.isSuccess else { throw failure(response, operation: "sending the magic link") }
             context.emit(.deliveryStatus(channel: .email, status: .sent))
@@ -140,15 +154,20 @@ public struct PortalProvider: RedirectHandlingProvider {
     /// Answers the TOTP step.
     ///
     /// Reads `endUserId` from the challenge's `userJwt` claims (without verifying the
-    /// signature, providers.md §4.4) before any network call, then posts `{code}` with
+    /// signature) before any network call, then posts `{code}` with
     /// `Authorization: Bearer <userJwt>`.
+    ///
+    /// Any `401` is `.invalidCode` whatever its body: the real server's wrong-code answer is a
+    /// `401` (PortalSwift's tests) whose body its SDK never reads, and a `401` for a spent or
+    /// expired `userJwt` cannot be told apart on the wire. The challenge's expiry (from the
+    /// `userJwt`) ends a stale step locally instead.
     /// - Returns: The signed-in session (`AuthClient` persists it before returning it).
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidToken` (blank, malformed,
     ///   not base64url, unreadable, no `endUserId`; zero network calls), `.invalidInput` with
-    ///   `.answerMismatch` (not a TOTP challenge), `.invalidCode` (wrong code; the same
-    ///   challenge stays usable), `.unauthorized` (expired or already used `userJwt`: start
-    ///   again), `.rateLimited`, `.network`, `.providerUnavailable`, `.malformedResponse`, or
-    ///   `CancellationError`.
+    ///   `.answerMismatch` (not a TOTP challenge), `.invalidCode` (`401` or `400`: the same
+    ///   challenge stays usable), `.codeAlreadyUsed` (`409`: the code's time step was already
+    ///   used, RFC 6238 §5.2; wait for the next code), `.rateLimited`, `.network`,
+    ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
         guard case .totp = challenge.kind else {
             throw AuthError(
@@ -161,19 +180,20 @@ public struct PortalProvider: RedirectHandlingProvider {
             .post, "totps/validations", body: PortalWire.TOTPRequest(code: answer.rawCode),
             headers: ["Authorization": "Bearer \(token)"], context: context)
         if !response.isSuccess {
-            let reason = try? response.decodeJSON(PortalWire.ErrorBody.self).error
-            // [ASSUMPTION] providers.md §4.4: a wrong code is 401 {"error":"Invalid TOTP code"}
-            // (or 400); any other 401 means the userJwt expired or was already used.
-            if response.status == 400 || (response.status == 401 && reason == Self.invalidTOTPMessage) {
-                throw AuthError(.invalidCode, "the authenticator code is not correct; try the current code", provider: id,
-                                providerCode: "\(response.status)")
-            }
-            if response.status == 401 {
+            switch response.status {
+            case 400, 401:
                 throw AuthError(
-                    .unauthorized, "the TOTP step expired or was already completed; start the sign-in again",
-                    provider: id, providerCode: "401")
+                    .invalidCode,
+                    "the authenticator code was not accepted; enter the current code (if this repeats, start the sign-in again)",
+                    provider: id, providerCode: "\(response.status)")
+            case 409:
+                // [ASSUMPTION] (Docs/Providers/Portal.md): the real answer to a replayed code is unpublished.
+                throw AuthError(
+                    .codeAlreadyUsed, "this authenticator code was already used; wait for the next code", provider: id,
+                    providerCode: "409")
+            default:
+                throw failure(response, operation: "verifying the TOTP code")
             }
-            throw failure(response, operation: "verifying the TOTP code")
         }
         let result: PortalWire.TOTPResult = try decodeData(response, path: "/totps/validations")
         guard let cst = result.clientSessionToken, !cst.isEmpty else {
@@ -185,18 +205,15 @@ public struct PortalProvider: RedirectHandlingProvider {
             state: challenge.providerState, now: context.now))
     }
 
-    /// The wrong-code error text the sandbox sends ([ASSUMPTION], providers.md §4.4).
-    static let invalidTOTPMessage = "Invalid TOTP code"
-
-    /// Local only: Portal has no revocation endpoint (providers.md §4.6); the client removes
-    /// the stored session. Never throws, never calls the network.
+    /// Local only: Portal has no revocation endpoint (PortalSwift `clearPersistedSession`); the
+    /// client removes the stored session. Never throws, never calls the network.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {}
 
     // MARK: RedirectHandlingProvider
 
     /// Whether `url` is this provider's redirect URL: compared without query and fragment,
     /// trimmed of whitespace and trailing slashes, scheme and authority case-insensitive, the
-    /// path case-sensitive; links over 8192 UTF-16 units are never claimed (providers.md §4.3).
+    /// path case-sensitive; links over 8192 UTF-16 units are never claimed (PortalSwift `RedirectUrl`).
     public func canHandle(_ url: URL) -> Bool {
         PortalRedirect.matches(url, redirectURL: configuration.redirectURL)
     }
@@ -290,11 +307,15 @@ public struct PortalProvider: RedirectHandlingProvider {
             return TOTPEnrollment(otpauthURI: link, issuer: parsed?.issuer, account: parsed?.account)
         }
         let digits = result.totpLink.flatMap { try? OTPAuthURI(parsing: $0) }?.digits ?? Self.defaultTOTPDigits
-        // No expiry: the userJwt lifetime is unpublished (providers.md §4.7) and its `exp` is
-        // not trusted locally; the backend answers 401 once it is over.
+        // The step lives as long as the userJwt: its `exp − iat`, counted from now on the client's
+        // clock (absolute times from the server are not trusted; a skewed server clock does not
+        // shorten it). Without both claims, or beyond an hour, there is no local expiry.
+        let lifetime = (try? PortalUserJWT(userJwt, provider: id))?.lifetime
+            .flatMap { $0 <= Self.maximumTOTPStepLifetime.timeInterval ? $0 : nil }
         return .challenge(Challenge(
             flowID: pending.flowID, provider: id, kind: .totp(digits: digits, enrollment: enrollment),
-            destination: pending.destination, issuedAt: context.now, expiresAt: nil, providerState: state))
+            destination: pending.destination, issuedAt: context.now, expiresAt: lifetime.map { context.now.addingTimeInterval($0) },
+            providerState: state))
     }
 
     // MARK: Helpers
@@ -338,7 +359,7 @@ public struct PortalProvider: RedirectHandlingProvider {
         return URL(string: query.map { base + "?" + $0 } ?? base)!
     }
 
-    /// The headers of every call (providers.md §4.2).
+    /// The headers of every call (PortalSwift `PortalAuthApi.makeRequest`, `PortalAPIRequest`).
     private func headers(_ extra: [String: String]) -> [String: String] {
         var headers = extra
         headers["x-portal-auth-environment-id"] = configuration.authEnvironmentID
@@ -356,9 +377,13 @@ public struct PortalProvider: RedirectHandlingProvider {
         return data
     }
 
-    /// Maps a non-2xx status (providers.md §4.2, §4.5): 429 → `rateLimited` (no automatic
-    /// retry), 400 `{error}` → `accountAbstractionUnavailable`, 401 → `configuration` or
-    /// `unauthorized`, 5xx → `providerUnavailable`, other → `generic` with the status.
+    /// Maps a non-2xx status (Docs/Providers/Portal.md, "Errors"): 429 → `rateLimited` (no
+    /// automatic retry); 400 → `configuration`, labelled `accountAbstractionUnavailable` only
+    /// when a body `{error}` answers a request that asked for account abstraction (the SDK's
+    /// mapping), else `badRequest` with a message naming what the magic-link call depends on
+    /// (the real backend's 400 for a missing `fromEmail`/`templateId` must not read as an
+    /// account-abstraction problem); 401 → `configuration`; 5xx → `providerUnavailable`;
+    /// other → `generic` with the status.
     private func failure(_ response: HTTPResponse, operation: String) -> AuthError {
         switch response.status {
         case 429:
@@ -367,9 +392,16 @@ public struct PortalProvider: RedirectHandlingProvider {
                 providerCode: "rateLimited", retryAfter: response.retryAfter)
         case 400:
             let text = (try? response.decodeJSON(PortalWire.ErrorBody.self).error).map { String($0.prefix(200)) }
+            if text != nil, configuration.isAccountAbstracted != nil {
+                return AuthError(
+                    .configuration, "\(operation) failed: account abstraction unavailable\(text.map { " (\($0))" } ?? "")",
+                    provider: id, providerCode: "accountAbstractionUnavailable")
+            }
             return AuthError(
-                .configuration, "\(operation) failed: account abstraction unavailable\(text.map { " (\($0))" } ?? "")",
-                provider: id, providerCode: "accountAbstractionUnavailable")
+                .configuration,
+                "Portal rejected the request while \(operation) (HTTP 400\(text.map { ": \($0)" } ?? "")); "
+                    + "check fromEmail and templateID (a sender and a template the environment knows) and the redirect URL",
+                provider: id, providerCode: "badRequest")
         case 401:
             return AuthError(
                 .configuration, "\(operation) was refused: check the auth environment id and the redirect allow-list",
@@ -384,7 +416,7 @@ public struct PortalProvider: RedirectHandlingProvider {
     }
 
     /// Form-encodes a query value as the SDK does: only `A–Z a–z 0–9 - _ . *` pass, every
-    /// other UTF-8 byte becomes upper-case `%XX` (providers.md §4.2).
+    /// other UTF-8 byte becomes upper-case `%XX` (PortalSwift `PortalAuthApi.formUrlEncode`).
     static func formEncode(_ value: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []

@@ -1,9 +1,9 @@
 import Foundation
 
-/// A parsed Portal redirect (providers.md §4.3): `{redirectUrl}?token=<grant>&authMethod=…`,
+/// A parsed Portal redirect (PortalSwift `RedirectUrl`): `{redirectUrl}?token=<grant>&authMethod=…`,
 /// `?token=<grant>&login_type=GOOGLE|APPLE`, or `?error=oauth_failed`.
 struct PortalRedirect: Sendable {
-    /// Links longer than this many UTF-16 units are ignored (providers.md §4.3).
+    /// Links longer than this many UTF-16 units are ignored (PortalSwift `RedirectUrl`).
     static let maximumLength = 8192
     /// An `error` value is cut to this many characters.
     static let maximumErrorLength = 100

@@ -2,11 +2,14 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// The claims the client reads from a `userJwt` **without verifying it** (providers.md §4.4,
-/// §4.8): only `endUserId`, which labels the session; the CST is the credential.
+/// The claims the client reads from a `userJwt` **without verifying it** (PortalSwift
+/// `UserJwt`; Docs/Providers/Portal.md): `endUserId`, which labels the session (the CST is the
+/// credential), and the token's lifetime, which bounds the TOTP step.
 struct PortalUserJWT: Sendable {
     /// The end user the TOTP step belongs to; a non-blank string.
     let endUserID: String
+    /// `exp − iat` in seconds when both claims are present and `exp` is later; else `nil`.
+    let lifetime: TimeInterval?
 
     /// Reads `endUserId` locally, before any network call, so a bad token never costs the user
     /// a live TOTP code.
@@ -36,5 +39,10 @@ struct PortalUserJWT: Sendable {
             !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         else { throw invalid("missing endUserId") }
         endUserID = value
+        if let exp = jwt.claims.expiresAt?.secondsSince1970, let iat = jwt.claims.issuedAt?.secondsSince1970, exp > iat {
+            lifetime = exp - iat
+        } else {
+            lifetime = nil
+        }
     }
 }

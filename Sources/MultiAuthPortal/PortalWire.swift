@@ -1,19 +1,21 @@
 import Foundation
 
-/// The JSON bodies of the Portal Client Auth API (providers.md §4.2). Every success body is an
-/// envelope `{"data": …}`; a missing or null `data` is a malformed response.
+/// The JSON bodies of the Portal Client Auth API (PortalSwift `PortalAuthWireTypes.swift`;
+/// Docs/Providers/Portal.md). Every success body is an envelope `{"data": …}`; a missing or
+/// null `data` is a malformed response.
 enum PortalWire {
     /// `{"data": …}`.
     struct Envelope<Payload: Decodable>: Decodable {
         let data: Payload?
     }
 
-    /// `POST /magic-links` body; `isAccountAbstracted`, `fromEmail`, `templateId` are omitted when nil.
+    /// `POST /magic-links` body: `fromEmail` and `templateId` are required (the backend
+    /// rejects a link without them); `isAccountAbstracted` is omitted when nil.
     struct MagicLinkRequest: Encodable {
         let email: String
         let redirectUrl: String
-        let fromEmail: String?
-        let templateId: String?
+        let fromEmail: String
+        let templateId: String
         let isAccountAbstracted: Bool?
     }
 

@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension TOTPEnrollment {
-    /// The base32 secret of the enrollment link, as the Portal SDK reads it (providers.md §4.4):
+    /// The base32 secret of the enrollment link, as the Portal SDK reads it (PortalSwift `TotpQrCode`):
     /// the last `secret` query parameter, percent-decoded, upper-cased, only `A–Z 2–7` with
     /// optional trailing `=` (and decodable, RFC 4648 §6); `nil` when absent or invalid.
     ///

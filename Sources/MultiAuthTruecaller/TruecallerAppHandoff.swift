@@ -1,7 +1,7 @@
 #if canImport(UIKit)
 import UIKit
 
-/// The Apple-only part of one-tap (providers.md §3.1 A): whether the Truecaller app is
+/// The Apple-only part of one-tap (Docs/Providers/Truecaller.md): whether the Truecaller app is
 /// installed and opening its profile request URL. Building and reading the
 /// `NSKeyedArchiver` envelopes is left to Truecaller's SDK or the app; check what comes back
 /// with ``TruecallerProvider/signIn(with:expectedNonce:context:)``.

@@ -4,11 +4,13 @@ import MultiAuth
 /// Everything a ``TruecallerProvider`` needs: the partner app key, the app link, the base URLs
 /// and the installation's identity.
 ///
-/// Defaults are the production hosts from providers.md §3.1 and §3.3. For the sandbox, point
-/// every base URL at one emulated host with ``init(appKey:appLink:baseURL:deviceID:)``.
+/// Build one with ``production(appKey:appLink:deviceID:otpRegions:)`` (the hosts TrueSDK
+/// 0.1.8 calls) or ``sandbox(appKey:appLink:deviceID:otpRegions:)`` (the same host layout on
+/// reserved `.test` names, served by `TruecallerBackend` of `MultiAuthSandbox`); switching
+/// between them is the only change an app makes (Docs/Providers/Truecaller.md).
 public struct TruecallerConfiguration: Sendable, Hashable {
-    /// The partner app key, sent as the `appKey` header. Public (it ships inside the app,
-    /// providers.md §3.8); must not be blank.
+    /// The partner app key, sent as the `appKey` header. Public (it ships inside the app);
+    /// must not be blank.
     public var appKey: String
     /// The app link (universal link) registered with Truecaller, sent as the `appLink` header.
     public var appLink: URL
@@ -19,14 +21,14 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// Base of `/v1/profile` for every other number. Default `https://outline-noneu.truecaller.com`.
     public var profileBaseURLNonEU: URL
     /// The public key endpoint (a JSON array of `{key, keyType}`). Default
-    /// `https://api4.truecaller.com/v1/key` (providers.md §3.3).
+    /// `https://api4.truecaller.com/v1/key` (Truecaller's server-side validation docs).
     public var keyEndpoint: URL
     /// Upper-case ISO 3166-1 alpha-2 codes whose profile calls go to ``profileBaseURLEU``.
     /// Default: the EU member states plus Iceland, Liechtenstein and Norway (the SDK keeps its
-    /// own EU/EEA list; providers.md §3.1).
+    /// own EU/EEA list in `NSURL+TrueSDK.m`).
     public var euRegions: Set<String>
     /// Regions the OTP flow accepts (upper-case ISO codes); `nil` accepts any region.
-    /// Default `["IN"]`: the non-Truecaller OTP flow is India only (providers.md §3.7, [DOC]).
+    /// Default `["IN"]`: the non-Truecaller OTP flow is India only (Truecaller's iOS docs).
     public var otpRegions: Set<String>?
     /// The installation id sent as `deviceId` and `simSerial` (the SDK sends the IDFV). The
     /// backend answers `verifiedBefore` for a number already verified on this installation,
@@ -34,15 +36,15 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     public var deviceID: String
     /// The app version sent as `version` (the SDK sends `CFBundleVersion`).
     public var appVersion: String
-    /// The OTP length in digits used for the challenge. Default 6: [ASSUMPTION] (providers.md
-    /// §3.7; the real length is not published).
+    /// The OTP length in digits used for the challenge. Default 6: [ASSUMPTION] (the real
+    /// length is not published; Docs/Providers/Truecaller.md).
     public var otpLength: Int
     /// The oldest one-tap profile accepted, by its `requestTime`. Default 10 minutes:
-    /// [ASSUMPTION] (providers.md §3.3).
+    /// [ASSUMPTION] (Docs/Providers/Truecaller.md).
     public var maximumProfileAge: Duration
     /// The app's bundle id, used to check a one-tap payload's `verifier` (HMAC-SHA256 of the
     /// bundle id keyed with ``appKey``) when the payload carries one; `nil` skips that check.
-    /// [ASSUMPTION] (providers.md §3.2).
+    /// [ASSUMPTION] (Android docs describe `verifier`; whether iOS payloads carry it is unknown).
     public var bundleID: String?
 
     /// The production OTP host, `https://api4.truecaller.com`.
@@ -53,6 +55,16 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     public static let productionProfileBaseURLNonEU = URL(string: "https://outline-noneu.truecaller.com")!
     /// The production key endpoint, `https://api4.truecaller.com/v1/key`.
     public static let productionKeyEndpoint = URL(string: "https://api4.truecaller.com/v1/key")!
+    /// The sandbox OTP host, `https://api4.truecaller.test` (also serves `/v1/key`).
+    public static let sandboxOTPBaseURL = URL(string: "https://api4.truecaller.test")!
+    /// The sandbox EU profile host, `https://outline-eu.truecaller.test`.
+    public static let sandboxProfileBaseURLEU = URL(string: "https://outline-eu.truecaller.test")!
+    /// The sandbox non-EU profile host, `https://outline-noneu.truecaller.test`.
+    public static let sandboxProfileBaseURLNonEU = URL(string: "https://outline-noneu.truecaller.test")!
+    /// The app key `TruecallerBackend` accepts by default in the sandbox (a fixed demo value).
+    public static let sandboxAppKey = "sandbox-app-key"
+    /// The app link used by ``sandbox(appKey:appLink:deviceID:otpRegions:)`` by default.
+    public static let sandboxAppLink = URL(string: "https://app.example.test/truecaller")!
     /// EU member states plus Iceland, Liechtenstein and Norway, upper case.
     public static let defaultEURegions: Set<String> = [
         "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
@@ -82,8 +94,48 @@ public struct TruecallerConfiguration: Sendable, Hashable {
         self.bundleID = nil
     }
 
-    /// Creates a configuration whose OTP, profile and key calls all go to `baseURL` (the
-    /// sandbox's emulated host, e.g. `https://truecaller.sandbox.test`).
+    /// The configuration for Truecaller's production hosts.
+    /// - Parameters:
+    ///   - appKey: The partner app key.
+    ///   - appLink: The registered app link.
+    ///   - deviceID: A stable installation id (IDFV on iOS): a number verified once on this
+    ///     installation is answered `verifiedBefore` afterwards.
+    ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` (provider code `"1"`) for a blank app key.
+    public static func production(
+        appKey: String, appLink: URL, deviceID: String, otpRegions: Set<String>? = ["IN"]
+    ) throws -> TruecallerConfiguration {
+        let configuration = TruecallerConfiguration(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// The configuration for the emulated backend: the production host layout (OTP and key on
+    /// `api4`, profiles on `outline-eu` / `outline-noneu`) on reserved `.test` names, which
+    /// `TruecallerBackend.install(in:)` registers.
+    /// - Parameters:
+    ///   - appKey: The partner app key (default ``sandboxAppKey``).
+    ///   - appLink: The app link (default ``sandboxAppLink``).
+    ///   - deviceID: The installation id (default `"sandbox-device"`).
+    ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` (provider code `"1"`) for a blank app key.
+    public static func sandbox(
+        appKey: String = sandboxAppKey, appLink: URL = sandboxAppLink, deviceID: String = "sandbox-device",
+        otpRegions: Set<String>? = ["IN"]
+    ) throws -> TruecallerConfiguration {
+        var configuration = TruecallerConfiguration(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        configuration.otpBaseURL = sandboxOTPBaseURL
+        configuration.profileBaseURLEU = sandboxProfileBaseURLEU
+        configuration.profileBaseURLNonEU = sandboxProfileBaseURLNonEU
+        configuration.keyEndpoint = sandboxOTPBaseURL.appending(path: "v1/key")
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Creates a configuration whose OTP, profile and key calls all go to `baseURL` (one
+    /// emulated host; ``sandbox(appKey:appLink:deviceID:otpRegions:)`` keeps the real layout).
     /// - Parameters:
     ///   - appKey: The partner app key.
     ///   - appLink: The registered app link.
@@ -99,7 +151,7 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     }
 
     /// The profile base for a number of `region` (upper-cased before the lookup, unlike the
-    /// SDK, which compares case-sensitively; providers.md §3.1).
+    /// SDK, which compares case-sensitively).
     public func profileBaseURL(forRegion region: String) -> URL {
         euRegions.contains(region.uppercased()) ? profileBaseURLEU : profileBaseURLNonEU
     }

@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
 
-/// A Truecaller error code: the SDK's `TCTrueSDKErrorCode` values 1–20 (providers.md §3.5) and
-/// the codes the backend puts in `{code, message}` error bodies (§3.1, §3.4, §3.7).
+/// A Truecaller error code: the SDK's `TCTrueSDKErrorCode` values 1–20 (Docs/Providers/Truecaller.md) and
+/// the codes the backend puts in `{code, message}` error bodies (Docs/Providers/Truecaller.md).
 ///
 /// Every code maps to one ``MultiAuth/AuthError/Code`` through ``authErrorCode``; the raw
 /// number is kept as the error's `providerCode` (e.g. `"15"`), so nothing is lost. A code this
@@ -15,7 +15,7 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     /// Creates a code from its number.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
 
-    // MARK: SDK codes 1–20 (providers.md §3.5, [SDK])
+    // MARK: SDK codes 1–20 (TrueSDK `TCError.h`)
 
     /// 1 `AppKeyMissing`: no app key set → `.configuration`.
     public static let appKeyMissing = Self(1)
@@ -60,21 +60,21 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     /// 20 `UrlSchemeMissing`: `truecallersdk-{appKey}` is not in Info.plist → `.configuration`.
     public static let urlSchemeMissing = Self(20)
 
-    // MARK: Backend codes (providers.md §3.4 [DOC]; §3.7 [ASSUMPTION])
+    // MARK: Backend codes (server-side validation docs; invented [ASSUMPTION]s)
 
-    /// 404 "Invalid partner credentials." from the token check (§3.4) → `.configuration`.
+    /// 404 "Invalid partner credentials." from the token check (server-side validation docs) → `.configuration`.
     public static let invalidPartnerCredentials = Self(404)
-    /// 1404 "Invalid access token." from the token check (§3.4) → `.unauthorized`.
+    /// 1404 "Invalid access token." from the token check (server-side validation docs) → `.unauthorized`.
     public static let invalidAccessToken = Self(1404)
-    /// 500 server error (§3.4) → `.providerUnavailable`.
+    /// 500 server error (server-side validation docs) → `.providerUnavailable`.
     public static let serverError = Self(500)
     /// 4001 wrong OTP; the body may carry `attemptsRemaining` → `.invalidCode`.
-    /// [ASSUMPTION] (providers.md §3.7: the real wire code is not published).
+    /// [ASSUMPTION] (the real wire code is not published; Docs/Providers/Truecaller.md).
     public static let invalidOTP = Self(4001)
     /// 4002 the verification token's `tokenTtl` passed → `.expired`. [ASSUMPTION]
     public static let verificationTokenExpired = Self(4002)
     /// 4290 too many wrong codes; the number is locked for `retryAfter` seconds →
-    /// `.rateLimited`. [ASSUMPTION] (providers.md §3.7: "after 5 wrong codes, error 429x").
+    /// `.rateLimited`. [ASSUMPTION] (unpublished; Docs/Providers/Truecaller.md).
     public static let tooManyAttempts = Self(4290)
     /// 4291 too many verification requests for the number → `.rateLimited`. [ASSUMPTION]
     public static let tooManyRequests = Self(4291)

@@ -4,7 +4,7 @@ import MultiAuthCrypto
 
 /// The cache of Truecaller's profile-signing public keys, fetched from the key endpoint
 /// (`GET /v1/key`: a JSON array of `{key, keyType}`, `key` being base64 DER
-/// SubjectPublicKeyInfo; providers.md §3.3).
+/// SubjectPublicKeyInfo; Docs/Providers/Truecaller.md).
 ///
 /// Concurrency: an actor. Two callers that miss the cache at once may both fetch (the last
 /// answer wins); fetching is idempotent.
@@ -75,7 +75,7 @@ public actor TruecallerKeyStore {
             guard entry["keyType"]?.stringValue?.uppercased() == "RSA", let text = entry["key"]?.stringValue,
                 let der = try? Base64.decode(text.filter { !$0.isWhitespace })
             else { return nil }
-            // The published key is RSA-1024 (providers.md §3.3); §3.8 requires accepting
+            // The published key is RSA-1024 (Docs/Providers/Truecaller.md); we must accept
             // whatever the endpoint serves, so the 2048-bit floor is lowered to 1024 here only.
             return try? PublicKey(derRepresentation: der, minimumRSABits: 1024)
         }

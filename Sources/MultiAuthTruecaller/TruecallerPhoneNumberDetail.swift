@@ -1,4 +1,4 @@
-/// What Truecaller's access-token check returns for a valid token (providers.md §3.4):
+/// What Truecaller's access-token check returns for a valid token (Docs/Providers/Truecaller.md):
 /// the verified number and its country.
 public struct TruecallerPhoneNumberDetail: Sendable, Hashable, CustomStringConvertible {
     /// The number as digits with the country calling code and no `+`, e.g. `"919876543210"`

@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// A Truecaller profile (`TCTrueProfile`, providers.md §3.2): what `GET /v1/profile` returns
+/// A Truecaller profile (`TCTrueProfile`, Docs/Providers/Truecaller.md): what `GET /v1/profile` returns
 /// and what a one-tap `payload` decodes to.
 ///
 /// Personal data: `description` shows only the masked phone number.

@@ -1,4 +1,4 @@
-/// A one-tap answer from the Truecaller app (`TCTrueProfileResponse`, providers.md §3.1 A.4):
+/// A one-tap answer from the Truecaller app (`TCTrueProfileResponse`, Docs/Providers/Truecaller.md):
 /// the signed profile as it arrives, before any check.
 ///
 /// On Apple platforms the app gets these four strings from the universal-link hand-off (or
@@ -7,7 +7,7 @@
 /// `description` never shows the payload or the signature.
 public struct TruecallerProfileResponse: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Standard base64 of the profile JSON; the signature covers the UTF-8 bytes of **this
-    /// string**, not the decoded JSON (providers.md §3.3).
+    /// string**, not the decoded JSON (Docs/Providers/Truecaller.md).
     public var payload: String
     /// The signature, standard base64 (base64url is tolerated).
     public var signature: String

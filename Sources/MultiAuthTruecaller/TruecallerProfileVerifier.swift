@@ -3,9 +3,9 @@ import MultiAuth
 import MultiAuthCrypto
 
 /// Checks a one-tap ``TruecallerProfileResponse``: algorithm, signature, nonce and age, then
-/// decodes the profile (providers.md §3.3; DESIGN.md §3 invariant 8).
+/// decodes the profile (Docs/Providers/Truecaller.md).
 ///
-/// The iOS SDK checks neither the signature nor the nonce (§3.3, "Important"); this type does
+/// The iOS SDK checks neither the signature nor the nonce (`TCTrueSDK.m` only base64-decodes the payload); this type does
 /// both, in this order:
 /// 1. `signatureAlgorithm` must be `SHA512withRSA` (case-insensitive) → else code 15.
 /// 2. The signature (standard base64, base64url tolerated) must verify with RSASSA-PKCS1-v1_5

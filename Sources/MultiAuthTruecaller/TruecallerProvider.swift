@@ -2,10 +2,13 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// A Truecaller-style phone verification provider (providers.md §3): the SMS OTP flow for
-/// non-Truecaller users, and the check of signed one-tap profiles.
+/// A Truecaller-style phone verification provider (Docs/Providers/Truecaller.md): the SMS OTP
+/// flow for non-Truecaller users, and the check of signed one-tap profiles.
 ///
-/// ## OTP flow (§3.1 B, §3.6)
+/// There is no refresh: Truecaller's OTP flow issues an access token a server checks once
+/// (``TruecallerTokenVerifier``), and has no refresh or revoke API.
+///
+/// ## OTP flow
 /// - ``start(_:context:)`` takes `.phone(number)` (channel `nil` or `.sms`), POSTs
 ///   `/v1/otp/installation/create` and returns either a `.oneTimeCode` challenge
 ///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock) or,
@@ -18,7 +21,7 @@ import MultiAuthCrypto
 /// - States are published as `AuthEvent.Kind.verificationStateChanged(_:)` with the raw values
 ///   of ``TruecallerVerificationState``.
 ///
-/// ## One-tap (§3.1 A, §3.3)
+/// ## One-tap
 /// ``signIn(with:expectedNonce:context:)`` verifies a ``TruecallerProfileResponse`` with
 /// ``TruecallerProfileVerifier`` (signature, key rotation, nonce) and builds a session. The app
 /// hand-off itself is Apple-only (``TruecallerAppHandoff``).
@@ -183,7 +186,8 @@ public struct TruecallerProvider: AuthProvider {
         try Task.checkCancellation()
 
         let profileURL = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
-        _ = try await TruecallerWire.send(
+        // TrueSDK never reads this answer: any 2xx is success, whatever the body (204, empty, `{}`).
+        try await TruecallerWire.sendIgnoringBody(
             .json(.post, profileURL, body: TruecallerWire.NameRequest(firstName: name.firstName, lastName: name.lastName),
                 headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
             transport: context.transport)
@@ -192,7 +196,7 @@ public struct TruecallerProvider: AuthProvider {
         return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: name, context: context))
     }
 
-    /// Truecaller has no sign-out or revoke endpoint (providers.md §5); nothing to do.
+    /// Truecaller has no sign-out or revoke endpoint (Docs/Providers/Truecaller.md); nothing to do.
     /// Idempotent; never throws.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {}
 

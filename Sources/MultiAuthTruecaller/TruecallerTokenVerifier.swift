@@ -2,8 +2,9 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// Server-side check of an OTP-flow access token (providers.md §3.4): the **only** proof that
-/// the OTP flow verified a number (§3.8). Run it on your server, never trust the app's word.
+/// Server-side check of an OTP-flow access token (Truecaller's server-side validation docs;
+/// Docs/Providers/Truecaller.md): the **only** proof that the OTP flow verified a number. Run
+/// it on your server, never trust the app's word.
 ///
 /// `GET {baseURL}/v1/otp/installation/phoneNumberDetail/{accessToken}` with header `appKey`
 /// (SDK 2.x / iOS), or `GET {baseURL}/v1/otp/client/installation/phoneNumberDetail/{accessToken}`
@@ -23,6 +24,9 @@ public struct TruecallerTokenVerifier: Sendable {
 
     /// The production base, `https://sdk-otp-verification-noneu.truecaller.com`.
     public static let productionBaseURL = URL(string: "https://sdk-otp-verification-noneu.truecaller.com")!
+    /// The sandbox twin, `https://sdk-otp-verification-noneu.truecaller.test` (served by
+    /// `TruecallerBackend.install(in:)`).
+    public static let sandboxBaseURL = URL(string: "https://sdk-otp-verification-noneu.truecaller.test")!
 
     /// The credential.
     public let credential: Credential
@@ -65,8 +69,10 @@ public struct TruecallerTokenVerifier: Sendable {
             path = "v1/otp/client/installation/phoneNumberDetail"
             headers["clientId"] = id
         }
-        let url = baseURL.appending(path: path).appending(path: accessToken)
-        let object = try await TruecallerWire.send(HTTPRequest(method: .get, url: url, headers: headers), transport: transport)
+        // The protocol puts the token in the path: mark it secret so no rendering or transport
+        // error shows it (Docs/Security.md, "Redaction").
+        let request = HTTPRequest(method: .get, base: baseURL, path: [.plain(path), .secret(accessToken)], headers: headers)
+        let object = try await TruecallerWire.send(request, transport: transport)
         let number = object["phoneNumber"]?.int64Value.map(String.init) ?? object["phoneNumber"]?.stringValue
         guard let number, !number.isEmpty, number.allSatisfy(\.isNumber),
             let country = object["countryCode"]?.stringValue, !country.isEmpty

@@ -1,7 +1,7 @@
 import MultiAuth
 
-/// The OTP flow's verification states (the SDK's `TCVerificationState`, providers.md §3.1 and
-/// §3.6), published as `AuthEvent.Kind.verificationStateChanged(state.rawValue)`.
+/// The OTP flow's verification states (the SDK's `TCVerificationState`;
+/// Docs/Providers/Truecaller.md), published as `AuthEvent.Kind.verificationStateChanged(state.rawValue)`.
 ///
 /// Order for a new number: ``otpInitiated`` (in `start`), ``otpReceived`` (when the app submits
 /// the code, before the verify call), ``verificationComplete`` (verify accepted the code and

@@ -81,20 +81,86 @@ struct CLITests {
         #expect(!ok.stdout.contains("JBSWY3DPEHPK3PXP"))
         #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 2)
         #expect(try CLI.run(["otpauth", "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&period=0"]).status == 2)
-        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr"])
+        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"])
         #expect(qr.status == 0)
         #expect(qr.stdout.contains("▀") && qr.stdout.contains("error correction M"))
     }
 
     @Test func jwtReportsExpiryWithLeeway() throws {
         let token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyIiwiZXhwIjoxNzAwMDAwMDAwfQ.c2ln"
-        #expect(try CLI.run(["jwt", token, "--time", "1700000059"]).status == 0)
-        let expired = try CLI.run(["jwt", token, "--time", "1700000060"])
+        // Claims fine, but no --jwks: never "valid", exit 1.
+        let unchecked = try CLI.run(["jwt", token, "--time", "1700000059", "--any-audience"])
+        #expect(unchecked.status == 1)
+        #expect(unchecked.stdout.contains("not checked"))
+        #expect(!unchecked.stdout.contains("expired"))
+        let expired = try CLI.run(["jwt", token, "--time", "1700000060", "--any-audience"])
         #expect(expired.status == 1)
         #expect(expired.stdout.contains("expired"))
         #expect(!expired.stdout.contains("c2ln"))
-        #expect(try CLI.run(["jwt", "eyJhY.eyJhY"]).status == 2)
-        #expect(try CLI.run(["jwt", "a.b", "--json"]).stdout.contains(#""valid":false"#))
+        #expect(try CLI.run(["jwt", "eyJhY.eyJhY", "--any-audience"]).status == 2)
+        #expect(try CLI.run(["jwt", "a.b", "--json", "--any-audience"]).stdout.contains(#""valid":false"#))
+    }
+
+    /// PyJWT-made ES256 token (kid ec-1, sub user-2, exp 1700003600.5, no aud) and its JWKS:
+    /// the crypto tests' peer fixtures.
+    static let peerES256Token = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImVjLTEiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJ1c2VyLTIiLCJleHAiOjE3MDAwMDM2MDAuNSwiaWF0IjoxNzAwMDAwMDAwfQ.V52nDumXxdxpZXv9j3KdGmWWWil7MlRch6mE3soxTP9sSY1suygXxxoqqj8SaPzeuLtAsJdEvcoDJ79nzKI56w"
+    static let peerJWKS = #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "RkSg7CfgkaZlzHiQ1Eb5-wGYKINg4Cnlf8vgarM7lys", "y": "W_bBeF1dwgNIFcg3j4NhY9KJ1WRti4mCBToQMwbA3c0", "kid": "ec-1"}]}"#
+
+    @Test func jwtIsValidOnlyWithACheckedSignatureAndAnAudienceChoice() throws {
+        let token = Self.peerES256Token
+        // Without --jwks: JSON says valid false, signature not checked, exit 1.
+        let decoded = try CLI.run(["jwt", token, "--time", "1700000100", "--any-audience", "--json"])
+        #expect(decoded.status == 1)
+        #expect(decoded.stdout.contains(#""valid":false"#) && decoded.stdout.contains(#""signatureChecked":false"#))
+        #expect(decoded.stdout.contains(#""claimsValid":true"#) && decoded.stdout.contains("signature not checked"))
+        #expect(!decoded.stdout.contains(#""valid":true"#))
+        // With the key set the same token is valid, exit 0.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-jwks-\(UUID().uuidString).json")
+        try Data(Self.peerJWKS.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let verified = try CLI.run(["jwt", token, "--time", "1700000100", "--any-audience", "--jwks", file.path, "--json"])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(verified.stdout.contains(#""valid":true"#))
+        // The audience is required: the token has no aud, so an expected one fails (exit 1).
+        #expect(try CLI.run(["jwt", token, "--time", "1700000100", "--audience", "app", "--jwks", file.path]).status == 1)
+        let missing = try CLI.run(["jwt", token, "--time", "1700000100", "--jwks", file.path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--audience") && missing.stderr.contains("--any-audience"))
+        #expect(try CLI.run(["jwt", token, "--audience", "a", "--any-audience"]).status == 2)
+        #expect(try CLI.run(["jwt", "--help"]).stdout.contains("--any-audience"))
+    }
+
+    @Test(arguments: ["-inf", "inf", "nan", "-nan", "infinity", "1e400", "soon"])
+    func jwtRefusesATimeThatIsNotFinite(_ time: String) throws {
+        let result = try CLI.run(["jwt", Self.peerES256Token, "--any-audience", "--time=\(time)"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--time must be a finite number"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func jwtRefusesHostileTokensAsInputErrors() throws {
+        func b64(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let nested = b64(#"{"alg":"RS256"}"#) + "." + b64(#"{"a":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}") + ".c2ln"
+        let deep = try CLI.run(["jwt", nested, "--any-audience"])
+        #expect(deep.status == 2)
+        #expect(deep.stderr.contains("nesting depth exceeds the limit of 32"))
+        let long = try CLI.run(["jwt", String(repeating: "A", count: 65_537), "--any-audience", "--json"])
+        #expect(long.status == 2)
+        #expect(long.stdout.contains("token length exceeds the limit of 65536"))
+        let kid = b64(#"{"alg":"RS256","kid":1}"#) + "." + b64("{}") + ".c2ln"
+        #expect(try CLI.run(["jwt", kid, "--any-audience"]).stderr.contains("invalid JOSE header parameter 'kid'"))
+    }
+
+    @Test func otpauthDrawsTheQRCodeOnlyWithShowSecret() throws {
+        let uri = "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme"
+        let refused = try CLI.run(["otpauth", uri, "--qr"])
+        #expect(refused.status == 2)
+        #expect(!refused.stdout.contains("▀") && !refused.stdout.contains("█"))
+        #expect(refused.stderr.contains("--show-secret"))
+        #expect(try CLI.run(["otpauth", "--help"]).stdout.contains("--qr needs --show-secret"))
     }
 
     @Test func phoneParsesAndExplainsErrors() throws {
@@ -109,8 +175,8 @@ struct CLITests {
     @Test func conformancePrintsTheReportAndJSON() throws {
         let table = try CLI.run(["conformance", "--provider", "reference"])
         #expect(table.status == 0, "\(table.stdout)\(table.stderr)")
-        #expect(table.stdout.contains("C20  passed"))
-        #expect(table.stdout.contains("reference: 20 checks, 20 passed, 0 failed, 0 skipped"))
+        #expect(table.stdout.contains("C23  passed"))
+        #expect(table.stdout.contains("reference: 23 checks, 23 passed, 0 failed, 0 skipped"))
         let json = try CLI.run(["conformance", "--provider", "portal", "--json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]

@@ -47,7 +47,7 @@ struct JWKSCacheTests {
         let cache = JWKSCache { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old")
         for offset in 0..<5 {
-            let jwt = try await cache.verify(token, at: Self.t0 + Double(offset), issuer: "https://issuer.example")
+            let jwt = try await cache.verify(token, at: Self.t0 + Double(offset), issuer: "https://issuer.example", audience: .anyAudience)
             #expect(jwt.claims.subject == "u")
         }
         #expect(issuer.requests == 1)
@@ -60,13 +60,13 @@ struct JWKSCacheTests {
         let (old, rotated) = try Self.sets()
         let issuer = try Issuer(old, rotated)
         let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
-        _ = try await cache.verify(try Self.token(Self.oldKey.get(), kid: "old"), at: Self.t0)
+        _ = try await cache.verify(try Self.token(Self.oldKey.get(), kid: "old"), at: Self.t0, audience: .anyAudience)
         #expect(issuer.requests == 1)
-        let jwt = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 60)
+        let jwt = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 60, audience: .anyAudience)
         #expect(jwt.keyID == "new")
         #expect(issuer.requests == 2)
         // The rotated set is cached now.
-        _ = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 61)
+        _ = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 61, audience: .anyAudience)
         #expect(issuer.requests == 2)
     }
 
@@ -76,15 +76,15 @@ struct JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
         let stranger = try Self.token(Self.newKey.get(), kid: "stranger")
         // First use: the initial fetch counts as this call's fetch, so no second one.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0) }
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0, audience: .anyAudience) }
         #expect(issuer.requests == 1)
         // Within the minimum interval: no refetch.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 10) }
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 10, audience: .anyAudience) }
         #expect(issuer.requests == 1)
         // After it: exactly one refetch per call, never a loop.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 31) }
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 31, audience: .anyAudience) }
         #expect(issuer.requests == 2)
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 32) }
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 32, audience: .anyAudience) }
         #expect(issuer.requests == 2)
     }
 
@@ -95,7 +95,7 @@ struct JWKSCacheTests {
         _ = try await cache.keySet(at: Self.t0)
         let stranger = try Self.token(Self.newKey.get(), kid: "stranger")
         for round in 1...3 {
-            await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0) }
+            await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0, audience: .anyAudience) }
             #expect(issuer.requests == 1 + round)
         }
     }
@@ -106,8 +106,8 @@ struct JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 0) { try issuer.serve() }
         let forger = TestKeys.rsaB
         let forged = try Self.token(forger, kid: "old")
-        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0) }
-        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0 + 100) }
+        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0, audience: .anyAudience) }
+        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0 + 100, audience: .anyAudience) }
         #expect(issuer.requests == 1)
     }
 
@@ -118,7 +118,7 @@ struct JWKSCacheTests {
         let claims = Base64URL.encode(Array(#"{"sub":"admin"}"#.utf8))
         for alg in ["none", "HS256"] {
             let token = Base64URL.encode(Array(#"{"alg":"\#(alg)","kid":"old"}"#.utf8)) + "." + claims + ".AAAA"
-            await #expect(throws: CryptoError.unsupportedAlgorithm) { try await cache.verify(token, at: Self.t0) }
+            await #expect(throws: CryptoError.unsupportedAlgorithm) { try await cache.verify(token, at: Self.t0, audience: .anyAudience) }
         }
         #expect(issuer.requests == 0)
     }
@@ -128,9 +128,9 @@ struct JWKSCacheTests {
         let issuer = try Issuer(try Self.sets().old)
         let cache = JWKSCache { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old", exp: 1_700_000_300)
-        _ = try await cache.verify(token, at: Self.t0 + 359, leeway: 60)
-        await #expect(throws: CryptoError.expired) { try await cache.verify(token, at: Self.t0 + 360, leeway: 60) }
-        await #expect(throws: CryptoError.issuerMismatch) { try await cache.verify(token, at: Self.t0, issuer: "https://other.example") }
+        _ = try await cache.verify(token, at: Self.t0 + 359, leeway: 60, audience: .anyAudience)
+        await #expect(throws: CryptoError.expired) { try await cache.verify(token, at: Self.t0 + 360, leeway: 60, audience: .anyAudience) }
+        await #expect(throws: CryptoError.issuerMismatch) { try await cache.verify(token, at: Self.t0, issuer: "https://other.example", audience: .anyAudience) }
     }
 
     @Test("the set is refreshed after maximumAge")
@@ -139,25 +139,28 @@ struct JWKSCacheTests {
         let issuer = try Issuer(old, rotated)
         let cache = JWKSCache(maximumAge: 600) { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old")
-        _ = try await cache.verify(token, at: Self.t0)
-        _ = try await cache.verify(token, at: Self.t0 + 600)
+        _ = try await cache.verify(token, at: Self.t0, audience: .anyAudience)
+        _ = try await cache.verify(token, at: Self.t0 + 600, audience: .anyAudience)
         #expect(issuer.requests == 1)
-        _ = try await cache.verify(token, at: Self.t0 + 601)
+        _ = try await cache.verify(token, at: Self.t0 + 601, audience: .anyAudience)
         #expect(issuer.requests == 2)
     }
 
-    @Test("fetch errors reach the caller and are not cached")
+    @Test("fetch errors reach the caller; during the backoff they are served without a fetch")
     func fetchErrors() async throws {
         let issuer = try Issuer(try Self.sets().old)
         issuer.failure = Unreachable()
         let cache = JWKSCache { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old")
-        await #expect(throws: Unreachable.self) { try await cache.verify(token, at: Self.t0) }
+        await #expect(throws: Unreachable.self) { try await cache.verify(token, at: Self.t0, audience: .anyAudience) }
         issuer.failure = nil
-        _ = try await cache.verify(token, at: Self.t0 + 1)
+        // Within the first backoff (5 s) the error is served from the cache.
+        await #expect(throws: Unreachable.self) { try await cache.verify(token, at: Self.t0 + 4.9, audience: .anyAudience) }
+        #expect(issuer.requests == 1)
+        _ = try await cache.verify(token, at: Self.t0 + 5, audience: .anyAudience)
         #expect(issuer.requests == 2)
         let broken = JWKSCache { Data("<html>".utf8) }
-        await #expect(throws: CryptoError.malformedKeySet) { try await broken.verify(token, at: Self.t0) }
+        await #expect(throws: CryptoError.malformedKeySet) { try await broken.verify(token, at: Self.t0, audience: .anyAudience) }
     }
 
     @Test("concurrent first uses share one fetch")
@@ -172,7 +175,7 @@ struct JWKSCacheTests {
         let token = try Self.token(Self.oldKey.get(), kid: "old")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
-                group.addTask { _ = try await cache.verify(token, at: Self.t0) }
+                group.addTask { _ = try await cache.verify(token, at: Self.t0, audience: .anyAudience) }
             }
             // Let every caller reach the cache before the fetch completes.
             while await cache.fetchCount == 0 { await Task.yield() }
@@ -199,5 +202,119 @@ actor Gate {
         isOpen = true
         waiters.forEach { $0.resume() }
         waiters.removeAll()
+    }
+}
+
+// MARK: Issue 15: negative caching with backoff, clock steps
+
+extension JWKSCacheTests {
+    /// An issuer endpoint that fails (or serves the peer fixture JWKS) and counts requests.
+    final class FlakyIssuer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        private var down = true
+        var requests: Int { lock.withLock { count } }
+        func setDown(_ value: Bool) { lock.withLock { down = value } }
+        func serve() throws -> Data {
+            try lock.withLock {
+                count += 1
+                if down { throw Unreachable() }
+                return Data(PeerFixtures.jwks.utf8)
+            }
+        }
+    }
+
+    /// The peer fixture token's valid instant.
+    static let peerNow = Date(timeIntervalSince1970: 1_700_000_100)
+
+    @Test("100 verifications against a failing issuer at one instant cost exactly 1 fetch")
+    func concurrentFailuresShareOneFetch() async throws {
+        let issuer = FlakyIssuer()
+        let cache = JWKSCache { try issuer.serve() }
+        /// 50 concurrent verifications; how many failed with the issuer's error.
+        func wave() async -> Int {
+            await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        do {
+                            _ = try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow, audience: "client-1")
+                            return false
+                        } catch { return error is Unreachable }
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        // The first wave shares one fetch (callers join the one in flight, or find its failure
+        // cached); the second wave starts after the first failed, so only the negative cache
+        // keeps it from fetching again.
+        #expect(await wave() == 50)
+        #expect(await wave() == 50)
+        #expect(issuer.requests == 1)
+        #expect(await cache.fetchCount == 1)
+    }
+
+    @Test("one verification a second for 100 s against a dead issuer: 5 fetches (backoff 5, 10, 20, 40 s)")
+    func backoffSchedule() async throws {
+        let issuer = FlakyIssuer()
+        let cache = JWKSCache { try issuer.serve() }
+        var fetchedAt: [Int] = []
+        for second in 0..<100 {
+            let before = issuer.requests
+            await #expect(throws: Unreachable.self) {
+                try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow + Double(second), audience: "client-1")
+            }
+            if issuer.requests > before { fetchedAt.append(second) }
+        }
+        #expect(fetchedAt == [0, 5, 15, 35, 75])
+        // The issuer recovers: the next fetch after the backoff succeeds and resets it.
+        issuer.setDown(false)
+        await #expect(throws: Unreachable.self) {
+            try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow + 154, audience: "client-1")
+        }
+        _ = try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow + 155, audience: "client-1")
+        #expect(issuer.requests == 6)
+        // The backoff is capped (300 s by default, 20 s here): a long outage is probed at that pace.
+        let capped = JWKSCache(failureBackoff: 5, maximumFailureBackoff: 20) { throw Unreachable() }
+        for second in stride(from: 0, to: 200, by: 1) {
+            _ = try? await capped.verify(PeerFixtures.rs256Token, at: Self.peerNow + Double(second), audience: "client-1")
+        }
+        // Fetches at 0, 5, 15, 35, 55, …, 195: 3 + 9 = 12.
+        #expect(await capped.fetchCount == 12)
+    }
+
+    @Test("unknown-kid refetches back off from a failing issuer too")
+    func unknownKidBackoff() async throws {
+        let issuer = FlakyIssuer()
+        issuer.setDown(false)
+        let cache = JWKSCache(minimumRefetchInterval: 0) { try issuer.serve() }
+        _ = try await cache.keySet(at: Self.peerNow)
+        issuer.setDown(true)
+        let stranger = HostileInputTests.token(claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
+        for second in 0..<10 {
+            _ = try? await cache.verify(stranger, at: Self.peerNow + Double(second), audience: "client-1")
+        }
+        // The initial fetch, then refetches at 0 and 5 only.
+        #expect(issuer.requests == 3)
+    }
+
+    @Test("when the clock moves backwards past the fetch, the set is fetched again")
+    func clockBackwards() async throws {
+        let issuer = FlakyIssuer()
+        issuer.setDown(false)
+        let cache = JWKSCache(minimumRefetchInterval: 30, maximumAge: 3600) { try issuer.serve() }
+        _ = try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow, audience: "client-1")
+        _ = try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow + 10, audience: "client-1")
+        #expect(issuer.requests == 1)
+        // One second before the fetch: the cached set's age is unknown.
+        _ = try await cache.verify(PeerFixtures.rs256Token, at: Self.peerNow - 1, audience: "client-1")
+        #expect(issuer.requests == 2)
+        // An unknown kid within the refetch interval does not refetch; a token checked at a
+        // time before the last fetch does, once (the cache's age is unknown there).
+        let stranger = HostileInputTests.token(claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.peerNow - 1, audience: "client-1") }
+        #expect(issuer.requests == 2)
+        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.peerNow - 100, audience: "client-1") }
+        #expect(issuer.requests == 3)
     }
 }

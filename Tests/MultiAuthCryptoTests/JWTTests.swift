@@ -59,35 +59,35 @@ struct JWTTests {
     func b15() throws {
         let now = 1_700_000_000.0
         func claims(_ json: String) throws -> JWTClaims { try JWT(parsing: Self.token(json)).claims }
-        try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 60)
-        try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 0)
-        try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 60)
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 0) }
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999900}"#).validate(at: now, leeway: 60) }
-        try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 60)
-        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 0) }
+        try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 0, audience: .anyAudience)
+        try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
+        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999900}"#).validate(at: now, leeway: 60, audience: .anyAudience) }
+        try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
         // Portal-style: exp = iat + 300, leeway 60 → accepted at iat+359, rejected at iat+360.
         let iat = 1_700_000_000.0
         let portal = try claims(#"{"iat":1700000000,"exp":1700000300}"#)
-        try portal.validate(at: iat + 359, leeway: 60)
-        try portal.validate(at: iat + 359.999, leeway: 60)
-        #expect(throws: CryptoError.expired) { try portal.validate(at: iat + 360, leeway: 60) }
-        #expect(throws: CryptoError.expired) { try portal.validate(at: Date(timeIntervalSince1970: iat + 360), leeway: 60) }
-        try portal.validate(at: Date(timeIntervalSince1970: iat + 359), leeway: 60)
+        try portal.validate(at: iat + 359, leeway: 60, audience: .anyAudience)
+        try portal.validate(at: iat + 359.999, leeway: 60, audience: .anyAudience)
+        #expect(throws: CryptoError.expired) { try portal.validate(at: iat + 360, leeway: 60, audience: .anyAudience) }
+        #expect(throws: CryptoError.expired) { try portal.validate(at: Date(timeIntervalSince1970: iat + 360), leeway: 60, audience: .anyAudience) }
+        try portal.validate(at: Date(timeIntervalSince1970: iat + 359), leeway: 60, audience: .anyAudience)
         // Boundaries of the rule: now < exp + leeway, now >= nbf - leeway.
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1700000000}"#).validate(at: now, leeway: 0) }
-        try claims(#"{"nbf":1700000000}"#).validate(at: now, leeway: 0)
-        try claims(#"{"nbf":1700000060}"#).validate(at: now, leeway: 60)
-        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000060.5}"#).validate(at: now, leeway: 60) }
-        try claims("{}").validate(at: now, leeway: 0)
-        #expect(throws: CryptoError.invalidParameter("leeway")) { try claims("{}").validate(at: now, leeway: -1) }
+        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1700000000}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
+        try claims(#"{"nbf":1700000000}"#).validate(at: now, leeway: 0, audience: .anyAudience)
+        try claims(#"{"nbf":1700000060}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000060.5}"#).validate(at: now, leeway: 60, audience: .anyAudience) }
+        try claims("{}").validate(at: now, leeway: 0, audience: .anyAudience)
+        #expect(throws: CryptoError.invalidParameter("leeway")) { try claims("{}").validate(at: now, leeway: -1, audience: .anyAudience) }
     }
 
     @Test("issuer and audience checks")
     func issuerAudience() throws {
         let claims = try JWT(parsing: Self.token(#"{"iss":"https://otpless.com","aud":["app","web"]}"#)).claims
         try claims.validate(at: 0, issuer: "https://otpless.com", audience: "web")
-        #expect(throws: CryptoError.issuerMismatch) { try claims.validate(at: 0, issuer: "https://evil.example") }
+        #expect(throws: CryptoError.issuerMismatch) { try claims.validate(at: 0, issuer: "https://evil.example", audience: .anyAudience) }
         #expect(throws: CryptoError.audienceMismatch) { try claims.validate(at: 0, audience: "other") }
     }
 

@@ -21,9 +21,12 @@ struct DynamicFixture {
         sandbox = Sandbox(seed: seed)
         backend = DynamicBackend(signingKey: Self.signingKey)
         sandbox.register(backend, host: DynamicBackend.defaultHost)
-        provider = DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        provider = DynamicProvider(configuration: try .sandbox())
         store = InMemorySessionStore()
-        client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        // No background refresh: `refreshCoalescesConcurrentCallers` advances the clock past the
+        // refresh time and drives the refresh itself.
+        client = try AuthClient(
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
     }
 
     var configuration: DynamicConfiguration { provider.configuration }
@@ -32,7 +35,9 @@ struct DynamicFixture {
     func path(_ endpoint: String) -> String { configuration.endpoint(endpoint).path }
 
     func verifier(leeway: Duration = .seconds(60)) -> DynamicTokenVerifier {
-        DynamicTokenVerifier(configuration: configuration, transport: sandbox.transport, time: sandbox.time, leeway: leeway)
+        DynamicTokenVerifier(
+            configuration: configuration, transport: sandbox.transport, time: sandbox.time, leeway: leeway,
+            audience: .expected(backend.audience))
     }
 
     /// Signs in `email` through the client, reading the code from the inbox.

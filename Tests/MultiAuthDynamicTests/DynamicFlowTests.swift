@@ -7,7 +7,7 @@ import Testing
 @testable import MultiAuth
 
 /// End-to-end flows of `DynamicProvider` through `AuthClient` against the emulated
-/// `DynamicBackend` (providers.md §2), all on a `ManualClock`.
+/// `DynamicBackend` (Docs/Providers/Dynamic.md), all on a `ManualClock`.
 @Suite(.timeLimit(.minutes(10)))
 struct DynamicFlowTests {
     @Test func emailHappyPath() async throws {
@@ -155,7 +155,8 @@ struct DynamicFlowTests {
         let replay = await #expect(throws: AuthError.self) {
             try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
         }
-        #expect(replay?.code == .unauthorized)
+        #expect(replay?.code == .sessionExpired)
+        #expect(replay?.providerCode == "401")
     }
 
     @Test func signOutRevokesAndIsIdempotent() async throws {
@@ -173,11 +174,11 @@ struct DynamicFlowTests {
         #expect(f.sandbox.requestCount(pathPrefix: f.path("revoke")) == 1)
         // Revoking an already revoked session directly is a success too (401 counts as done).
         try await f.provider.signOut(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
-        // The revoked token no longer refreshes.
+        // The revoked token no longer refreshes: the session ended on the server's side.
         let error = await #expect(throws: AuthError.self) {
             try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
         }
-        #expect(error?.code == .unauthorized)
+        #expect(error?.code == .sessionExpired)
     }
 
     @Test(arguments: [FaultAction.dropConnection, .jsonStatus(503, ["error": "down"])])

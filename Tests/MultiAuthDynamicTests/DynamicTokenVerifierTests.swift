@@ -6,7 +6,7 @@ import MultiAuthSandbox
 import Testing
 import MultiAuthTestKeys
 
-/// `DynamicTokenVerifier` against tokens the sandbox backend signs (providers.md §2.6; cases
+/// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
 /// B13, B15).
 @Suite(.timeLimit(.minutes(10)))
 struct DynamicTokenVerifierTests {

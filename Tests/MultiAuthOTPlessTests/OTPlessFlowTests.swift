@@ -104,7 +104,7 @@ struct OTPlessFlowTests {
 
     @Test func policyNeedingAnUnconfiguredChannelFailsWhenBuilt() throws {
         let error = #expect(throws: AuthError.self) {
-            _ = try OTPlessProvider(configuration: OTPlessConfiguration(
+            _ = try OTPlessProvider(configuration: .sandbox(
                 appID: "SANDBOXAPP", preferredChannels: [.whatsapp, .sms], enabledChannels: [.whatsapp]))
         }
         #expect(error?.code == .configuration)
@@ -137,7 +137,9 @@ struct OTPlessFlowTests {
         #expect(challenge.kind == .silentNetworkAuth)
         let done = try await client.submit(ChallengeAnswer(code: ""), for: challenge)
         #expect(done.session?.user.phone == phone)
-        #expect(world.requests.contains { $0.url.host == OTPlessBackend.carrierHost })
+        let carrier = try #require(world.requests.first { $0.url.path.hasPrefix(OTPlessBackend.carrierPath) })
+        #expect(carrier.url.host == OTPlessBackend.carrierHost)
+        #expect(Sandbox.arrivedOverCellular(carrier))
     }
 
     @Test func silentNetworkAuthFallsBackToAnOTP() async throws {
@@ -297,6 +299,7 @@ struct OTPlessFlowTests {
         let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         let verifier = OTPlessTokenVerifier(
             clientID: world.backend.merchant.clientID, clientSecret: world.backend.merchant.clientSecret,
+            baseURL: OTPlessConfiguration.sandboxBaseURL, issuer: OTPlessTokenVerifier.sandboxIssuer,
             transport: world.transport, time: world.time)
         let jwt = try await verifier.verifyIDToken(try #require(session.credentials.idToken))
         #expect(jwt.claims.subject == session.user.id)

@@ -91,7 +91,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func aBadAppIDIsAConfigurationError() {
-        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "") }
-        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "app/../x") }
+        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "", packageName: "com.acme.app") }
+        #expect(throws: AuthError.self) { _ = try OTPlessProvider(appID: "app/../x", packageName: "com.acme.app") }
     }
 }

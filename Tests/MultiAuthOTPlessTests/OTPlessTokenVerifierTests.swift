@@ -10,13 +10,23 @@ struct OTPlessTokenVerifierTests {
     func claims(_ world: TestWorld, exp: Double? = nil) -> [String: JSONValue] {
         let now = world.clock.wallNow.timeIntervalSince1970
         return [
-            "iss": .string("https://otpless.com"), "sub": .string("OT_1"), "aud": .string("sandbox-client"),
+            "iss": .string(OTPlessBackend.issuer), "sub": .string("OT_1"), "aud": .string("sandbox-client"),
             "iat": .number(now), "exp": .number(exp ?? now + 600),
         ]
     }
 
-    func verifier(_ world: TestWorld, secret: String = "sandbox-secret") -> OTPlessTokenVerifier {
-        OTPlessTokenVerifier(clientID: "sandbox-client", clientSecret: secret, transport: world.transport, time: world.time)
+    func verifier(_ world: TestWorld, secret: String = "sandbox-secret", milliseconds: Bool = false) -> OTPlessTokenVerifier {
+        OTPlessTokenVerifier(
+            clientID: "sandbox-client", clientSecret: secret, baseURL: OTPlessConfiguration.sandboxBaseURL,
+            issuer: OTPlessTokenVerifier.sandboxIssuer, acceptsMillisecondTimestamps: milliseconds, transport: world.transport,
+            time: world.time)
+    }
+
+    /// A JWT signed by the sandbox key whose payload is `payload` verbatim (claims of any type).
+    func rawToken(_ world: TestWorld, payload: String) throws -> String {
+        let valid = try world.backend.sign(claims: claims(world))
+        let parts = valid.split(separator: ".").map(String.init)
+        return [parts[0], Base64URL.encode(Array(payload.utf8)), parts[2]].joined(separator: ".")
     }
 
     @Test func aValidIDTokenVerifiesThroughDiscoveryAndJWKS() async throws {
@@ -28,14 +38,30 @@ struct OTPlessTokenVerifierTests {
         #expect(world.requests.contains { $0.url.path == OTPlessBackend.jwksPath })
     }
 
-    @Test func expiryInMillisecondsIsAccepted() async throws {
+    /// Issue 19: a 13-digit (millisecond) `exp` is reported, not silently divided by 1000;
+    /// reading milliseconds is an explicit opt-in.
+    @Test func expiryInMillisecondsIsRefusedUnlessOptedIn() async throws {
         let world = try TestWorld()
         let ms = (world.clock.wallNow.timeIntervalSince1970 + 600) * 1000
         let token = try world.backend.sign(claims: claims(world, exp: ms))
-        _ = try await verifier(world).verifyIDToken(token)
+        let refused = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
+        #expect(refused?.code == .unauthorized)
+        #expect(refused?.message == "the id token's exp has 13 or more digits (milliseconds?); NumericDates are seconds")
+        _ = try await verifier(world, milliseconds: true).verifyIDToken(token)
         world.clock.advance(by: .seconds(700))
+        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world, milliseconds: true).verifyIDToken(token) }
+        #expect(error?.code == .expired)
+    }
+
+    /// Issue 19: an `exp` that is a string means expired now, never "does not expire".
+    @Test func aStringExpiryCountsAsExpired() async throws {
+        let world = try TestWorld()
+        let far = Int(world.clock.wallNow.timeIntervalSince1970) + 86_400
+        let token = try rawToken(
+            world, payload: #"{"iss":"\#(OTPlessBackend.issuer)","sub":"OT_1","aud":"sandbox-client","exp":"\#(far)"}"#)
         let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
         #expect(error?.code == .expired)
+        #expect(error?.message == "the id token's exp is not a number of seconds; it counts as expired")
     }
 
     @Test func aTamperedIDTokenIsRefused() async throws {

@@ -123,7 +123,10 @@ struct PortalFlowTests {
         #expect(bed.sandbox.requestCount == 0, "\(label): no network call")
     }
 
-    @Test func replayedTOTPCodeIsRefused() async throws {
+    /// Issue 19: re-using an accepted TOTP code in the same time step is `codeAlreadyUsed`, not
+    /// `invalidCode` (the backend's replay guard answers 409, and the adapter keeps that
+    /// distinction); the challenge stays usable and the next step's code signs in.
+    @Test func reusedAcceptedTOTPCodeIsCodeAlreadyUsed() async throws {
         let bed = try PortalTestBed()
         let first = try #require(try await bed.magicLinkRedirect().challenge)
         let code = try bed.code()
@@ -131,25 +134,42 @@ struct PortalFlowTests {
         // A new sign-in (OAuth, same user) in the same time step: the same code is a replay
         // (RFC 6238 §5.2, case B08) even though the new userJwt is fresh.
         let second = try #require(try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
-        do {
-            _ = try await bed.client.submit(ChallengeAnswer(code: code), for: second)
-            Issue.record("expected invalidCode")
-        } catch let error as AuthError {
-            #expect(error.code == .invalidCode)
-        }
+        let error = await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: code), for: second) }
+        #expect(error?.code == .codeAlreadyUsed)
+        #expect(error?.providerCode == "409")
+        bed.sandbox.clock.advance(by: .seconds(30))
+        #expect(try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: second).session != nil)
     }
 
-    @Test func expiredUserJwtIsUnauthorized() async throws {
+    /// The TOTP step expires with its `userJwt` (`exp − iat` = 600 s, on the client's clock): a
+    /// stale step is refused locally as `expired`, instead of a 401 that reads as a wrong code.
+    @Test func expiredTOTPStepIsRefusedLocally() async throws {
         let bed = try PortalTestBed()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
+        #expect(challenge.expiresAt == bed.sandbox.clock.wallNow.addingTimeInterval(600))
         bed.sandbox.clock.advance(by: .seconds(601))
-        do {
-            _ = try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge)
-            Issue.record("expected unauthorized")
-        } catch let error as AuthError {
-            #expect(error.code == .unauthorized)
-            #expect(error.message.contains("start the sign-in again"))
+        let requests = bed.sandbox.requestCount
+        let error = await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge) }
+        #expect(error?.code == .expired)
+        #expect(bed.sandbox.requestCount == requests, "refused before any network call")
+    }
+
+    /// The sandbox requires `fromEmail` and `templateId` as the real backend does, so an adapter
+    /// that omits them fails here too; its 400 is a request error, not account abstraction.
+    @Test func sandboxRequiresFromEmailAndTemplateID() async throws {
+        let bed = try PortalTestBed()
+        let base = try PortalConfiguration.sandbox().authBaseURL.appending(path: "magic-links")
+        for body in [#"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback"}"#,
+                     #"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback","fromEmail":"x@y.co","templateId":" "}"#] {
+            let request = HTTPRequest(
+                method: .post, url: base,
+                headers: ["x-portal-auth-environment-id": PortalBackend.defaultEnvironmentID, "Content-Type": "application/json"],
+                body: Data(body.utf8))
+            let response = try await bed.sandbox.transport.send(request)
+            #expect(response.status == 400)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"fromEmail and templateId are required"}"#)
         }
+        #expect(bed.sandbox.inbox.latest(for: "a@b.co") == nil)
     }
 
     @Test func storageFailureThenRetryFinishesWithoutNetwork() async throws {

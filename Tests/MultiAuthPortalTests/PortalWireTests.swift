@@ -39,7 +39,8 @@ struct PortalWireTests {
                 : json(200, #"{"data":{"sent":true}}"#)
         }
         let provider = PortalProvider(configuration: try PortalConfiguration(
-            authEnvironmentID: "env-1", redirectURL: URL(string: "myapp://auth/cb")!, apiHost: "localhost:3000"))
+            authEnvironmentID: "env-1", redirectURL: URL(string: "myapp://auth/cb")!, apiHost: "localhost:3000",
+            fromEmail: "login@example.com", templateID: "template-1"))
         _ = try await provider.start(.email(" Someone@Example.COM "), context: context(transport))
         let step = try await provider.start(.oauth(.google), context: context(transport))
         #expect(step.challenge?.providerState["oauthState"] == "s1")
@@ -55,6 +56,8 @@ struct PortalWireTests {
         #expect(body["email"] as? String == "someone@example.com")
         #expect(body["redirectUrl"] as? String == "myapp://auth/cb")
         #expect(body["isAccountAbstracted"] == nil, "omitted when nil")
+        #expect(body["fromEmail"] as? String == "login@example.com")
+        #expect(body["templateId"] as? String == "template-1")
         #expect(urls.url.query == "redirectUrl=myapp%3A%2F%2Fauth%2Fcb")
         #expect(try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "myapp://cb")!).authBaseURL.absoluteString
             == "https://api.portalhq.io/api/v3/auth")
@@ -81,6 +84,44 @@ struct PortalWireTests {
             ($0 as? AuthError)?.code == expected
         }
         #expect(transport.requests.count == 1, "never retried")
+    }
+
+    /// Portal's backend requires `fromEmail` and `templateId` on `POST /magic-links`: the
+    /// configuration refuses one without the other (naming the missing one), and an e-mail
+    /// sign-in without them is refused before any request, naming both.
+    @Test func magicLinkNeedsFromEmailAndTemplateID() async throws {
+        let redirect = URL(string: "myapp://cb")!
+        for (from, template, named) in [("login@example.com", nil, "set templateID"), (nil, "t-1", "set fromEmail"),
+                                        ("  ", "t-1", "fromEmail is blank"), ("not-an-address", "t-1", "fromEmail is not an e-mail"),
+                                        ("login@example.com", " ", "templateID is blank")] as [(String?, String?, String)] {
+            let error = #expect(throws: AuthError.self) {
+                try PortalConfiguration.production(authEnvironmentID: "e", redirectURL: redirect, fromEmail: from, templateID: template)
+            }
+            #expect(error?.code == .configuration)
+            #expect(error?.message.contains(named) == true, "\(named): \(error?.message ?? "")")
+        }
+        let oauthOnly = PortalProvider(configuration: try .production(authEnvironmentID: "e", redirectURL: redirect))
+        #expect(!oauthOnly.configuration.sendsMagicLinks)
+        let transport = StubTransport { _ in json(200, #"{"data":{"sent":true}}"#) }
+        let refused = await #expect(throws: AuthError.self) { try await oauthOnly.start(.email("a@b.co"), context: context(transport)) }
+        #expect(refused?.code == .configuration)
+        #expect(refused?.providerCode == PortalConfiguration.magicLinkNotConfiguredCode)
+        #expect(refused?.message.contains("fromEmail") == true && refused?.message.contains("templateID") == true)
+        #expect(transport.requests.isEmpty, "no request without the backend-required fields")
+        #expect(try PortalConfiguration.sandbox().sendsMagicLinks)
+        #expect(try PortalConfiguration.production(authEnvironmentID: "e", redirectURL: redirect).apiHost == "api.portalhq.io")
+    }
+
+    /// A 400 on `POST /magic-links` is an account-abstraction problem only when account
+    /// abstraction was asked for; otherwise it names what the request depends on.
+    @Test func magicLink400IsNotMislabelledAccountAbstraction() async throws {
+        let transport = StubTransport { _ in json(400, #"{"error":"fromEmail and templateId are required"}"#) }
+        let plain = await #expect(throws: AuthError.self) { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) }
+        #expect(plain?.code == .configuration && plain?.providerCode == "badRequest")
+        #expect(plain?.message.contains("fromEmail") == true && plain?.message.contains("account abstraction") == false)
+        let abstracted = PortalProvider(configuration: try .sandbox(isAccountAbstracted: true))
+        let aa = await #expect(throws: AuthError.self) { try await abstracted.start(.email("a@b.co"), context: context(transport)) }
+        #expect(aa?.providerCode == "accountAbstractionUnavailable")
     }
 
     @Test func grantResultsMapToSessionTOTPOrMalformed() async throws {
@@ -121,13 +162,17 @@ struct PortalWireTests {
         }
     }
 
-    @Test func totpWrongCodeVersusUsedJwt() async throws {
+    @Test func anyTOTP401IsAWrongCodeAnd409IsAReplay() async throws {
         let token = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
         var state = ProviderState()
         state["userJwt"] = token
         let challenge = Challenge(flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil), issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        // Any 401 is a wrong code whatever its body (the real SDK never reads 401 bodies); 409 is
+        // a code already used in its step ([ASSUMPTION]).
         for (status, body, expected) in [(401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode), (400, "{}", .invalidCode),
-                                         (401, #"{"error":"Unauthorized"}"#, .unauthorized), (500, "{}", .providerUnavailable)] {
+                                         (401, #"{"error":"Unauthorized"}"#, .invalidCode), (401, "", .invalidCode),
+                                         (401, "<html>nope</html>", .invalidCode), (409, #"{"error":"TOTP code already used"}"#, .codeAlreadyUsed),
+                                         (500, "{}", .providerUnavailable)] {
             let transport = StubTransport { _ in json(status, body) }
             await #expect { try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport)) } throws: {
                 ($0 as? AuthError)?.code == expected

@@ -26,7 +26,7 @@ struct InboxTests {
             host: "h", destination: "a@b.co", channel: .email, code: "987654", link: URL(string: "x://cb?code=987654"),
             status: .delivered, at: at)
         #expect(!message.description.contains("987654"))
-        #expect(message.description == "InboxMessage(#1 email → a@b.co, delivered, code: <redacted>, link: <redacted>)")
+        #expect(message.description == "InboxMessage(#1 email → a•••@b.co, delivered, code: <redacted>, link: <redacted>)")
     }
 
     @Test func nextWalksDeliveredMessagesInOrder() async throws {

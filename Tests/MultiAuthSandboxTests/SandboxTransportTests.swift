@@ -20,12 +20,29 @@ struct SandboxTransportTests {
         #expect(sandbox.requestCount(pathPrefix: "/token") == 0)
     }
 
-    @Test func unknownHostDropsTheConnectionAndIsLogged() async throws {
+    /// A host without a backend is a set-up mistake (a production configuration, a typo), not a
+    /// dropped connection: `.configuration`, naming the host and the registered ones.
+    @Test func unknownHostIsAConfigurationErrorNamingTheHosts() async throws {
         let sandbox = Sandbox.echo()
         let error = await #expect(throws: AuthError.self) { try await sandbox.get("/", host: "nowhere.sandbox.test") }
-        #expect(error?.code == .network)
+        #expect(error?.code == .configuration)
+        #expect(error?.message.contains("'nowhere.sandbox.test'") == true)
+        #expect(error?.message.contains("registered hosts: echo.sandbox.test") == true)
         #expect(sandbox.requestLog.first?.outcome == .dropped)
         #expect(sandbox.requestCount == 1)
+        let empty = Sandbox()
+        let none = await #expect(throws: AuthError.self) { try await empty.transport.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/")!)) }
+        #expect(none?.message.contains("registered hosts: none") == true)
+    }
+
+    /// A sandbox on an external time source reads server time from it and sleeps latency on it.
+    @Test func externalTimeSourceDrivesBackendsAndLatency() async throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
+        let sandbox = Sandbox(seed: 1, time: clock.timeSource)
+        #expect(sandbox.context(for: "any.test").time.now == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(sandbox.time.now == clock.wallNow)
+        sandbox.clock.advance(by: .seconds(60))
+        #expect(sandbox.time.now == Date(timeIntervalSince1970: 1_800_000_000))
     }
 
     @Test func backendErrorsBecome500AndNetworkErrorsDrop() async throws {

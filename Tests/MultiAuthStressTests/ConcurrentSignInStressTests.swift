@@ -43,7 +43,7 @@ struct ConcurrentSignInStressTests {
         let dropped = sandbox.faults.add(.dropConnection, probability: 0.03)
         let latency = sandbox.faults.add(.latency(.seconds(2)), probability: 0.05)
         let http502 = sandbox.faults.add(
-            .jsonStatus(502), host: "truecaller.sandbox.test", pathPrefix: "/v1/profile", probability: 0.05)
+            .jsonStatus(502), host: TruecallerBackend.defaultHost, pathPrefix: "/v1/profile", probability: 0.05)
 
         // Clients, stores (some failing their first write), subscribers registered before any flow.
         var clients: [AuthClient] = []

@@ -151,7 +151,7 @@ import Testing
 
     // MARK: Errors
 
-    @Test("invalidCharacters", arguments: ["+44 20 7946 095O", "call +44 20 7946 0958", "+44 20 7946 0958 ext. 12",
+    @Test("invalidCharacters", arguments: ["+44 20 7946 095O", "call +44 20 7946 0958", "+44 20 7946 0958 ext. 12 b",
         "+44*20", "44+20 7946 0958", "++44 20 7946 0958", "#31#"])
     func invalidCharacters(input: String) {
         expectReason(.invalidCharacters, input)

@@ -28,8 +28,12 @@ import Darwin
         #expect(try await store.load(for: "dynamic") == session)
         let attributes = try FileManager.default.attributesOfItem(atPath: store.fileURL(for: "dynamic").path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(names == ["dynamic.session.json"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == [FileSessionStore.lockFileName, "dynamic.session.json"])
+        let lockAttributes = try FileManager.default.attributesOfItem(
+            atPath: directory.appendingPathComponent(FileSessionStore.lockFileName).path)
+        #expect((lockAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((lockAttributes[.size] as? NSNumber)?.intValue == 0)
         let json = try String(contentsOf: store.fileURL(for: "dynamic"), encoding: .utf8)
         #expect(json.contains(#""version":1"#))
         #expect(json.contains(#""format":"multiauth.session""#))
@@ -42,7 +46,7 @@ import Darwin
         updated.credentials.accessToken = "ACCESS-2"
         try await store.save(updated)
         #expect(try await store.load(for: "dynamic")?.credentials.accessToken == "ACCESS-2")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
     }
 
     @Test(arguments: [
@@ -58,8 +62,8 @@ import Darwin
         #expect(try Data(contentsOf: url) == contents)
     }
 
-    @Test func unreadableFileIsUnavailable() async throws {
-        guard getuid() != 0 else { return }  // root reads everything; the permission case cannot be staged
+    @Test(.enabled(if: geteuid() != 0, "root reads everything; the permission case cannot be staged (see FileSessionStoreTrustTests)"))
+    func unreadableFileIsUnavailable() async throws {
         let store = try FileSessionStore(directory: directory)
         try await store.save(session)
         chmod(store.fileURL(for: "dynamic").path, 0o000)
@@ -74,7 +78,7 @@ import Darwin
         unwritable.provider = AuthProviderID(String(repeating: "p", count: 300))  // over NAME_MAX
         let error = await #expect(throws: AuthError.self) { try await store.save(unwritable) }
         #expect(error?.code == .storageFailure)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["dynamic.session.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
         #expect(try await store.load(for: "dynamic") == session)
     }
 
@@ -126,43 +130,96 @@ import Darwin
         }
         let loaded = try #require(try await store.load(for: "dynamic"))
         #expect(loaded.credentials.accessToken?.hasPrefix("A") == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["dynamic.session.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
     }
 }
 
-/// A keychain fake returning chosen statuses (case B19).
+/// A keychain fake returning chosen statuses (case B19), with version tags whose conditional
+/// operations are atomic under its lock, as the keychain's are.
 final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     private let lock = NSLock()
     var items: [String: Data] = [:]
+    var tags: [String: Data] = [:]
     var readStatus: Int32?
+    /// When set, every write and delete fails with this status and changes nothing.
+    var writeStatus: Int32?
     var writes = 0
     var deletes = 0
+    /// Run once, outside the lock, right after the next versioned read: another writer
+    /// slipping in between a conditional write's read and its write.
+    var afterNextVersionedRead: (@Sendable (FakeKeychain) -> Void)?
 
     func read(service: String, account: String) -> (status: Int32, data: Data?) {
+        let (status, data, _) = readVersioned(service: service, account: account, runHook: false)
+        return (status, data)
+    }
+    func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+        readVersioned(service: service, account: account, runHook: true)
+    }
+    private func readVersioned(service: String, account: String, runHook: Bool) -> (status: Int32, data: Data?, tag: Data?) {
         lock.lock()
-        defer { lock.unlock() }
-        if let readStatus { return (readStatus, nil) }
-        guard let data = items[account] else { return (KeychainStatus.itemNotFound, nil) }
-        return (0, data)
+        let result: (Int32, Data?, Data?)
+        if let readStatus {
+            result = (readStatus, nil, nil)
+        } else if let data = items[account] {
+            result = (0, data, tags[account])
+        } else {
+            result = (KeychainStatus.itemNotFound, nil, nil)
+        }
+        let hook = runHook ? afterNextVersionedRead : nil
+        if runHook { afterNextVersionedRead = nil }
+        lock.unlock()
+        hook?(self)
+        return result
     }
     func write(service: String, account: String, data: Data) -> Int32 {
+        write(service: service, account: account, data: data, tag: KeychainSessionStore.newVersionTag(), if: .always)
+    }
+    func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
+        if let writeStatus { return writeStatus }
+        switch condition {
+        case .always: break
+        case .absent: if items[account] != nil { return KeychainStatus.duplicateItem }
+        case .tagged(let expected): if items[account] == nil || tags[account] != expected { return KeychainStatus.itemNotFound }
+        }
         writes += 1
         items[account] = data
+        tags[account] = tag
         return 0
     }
     func delete(service: String, account: String) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
+        if let writeStatus { return writeStatus }
         deletes += 1
+        tags[account] = nil
         return items.removeValue(forKey: account) == nil ? KeychainStatus.itemNotFound : 0
+    }
+    func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let writeStatus { return writeStatus }
+        guard items[account] != nil, tags[account] == tag else { return KeychainStatus.itemNotFound }
+        deletes += 1
+        items[account] = nil
+        tags[account] = nil
+        return 0
     }
     func deleteAll(service: String) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
         items.removeAll()
+        tags.removeAll()
         return 0
+    }
+    /// Stores `data` without a tag, as a build before version tags did.
+    func storeUntagged(_ data: Data, account: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        items[account] = data
+        tags[account] = nil
     }
 }
 

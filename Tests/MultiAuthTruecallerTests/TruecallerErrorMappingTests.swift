@@ -3,7 +3,7 @@ import MultiAuth
 import Testing
 @testable import MultiAuthTruecaller
 
-/// Every Truecaller code maps to one `AuthError.Code` with the raw code kept (providers.md §3.5).
+/// Every Truecaller code maps to one `AuthError.Code` with the raw code kept (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerErrorMappingTests {
     static let table: [(Int, AuthError.Code, String)] = [
@@ -50,7 +50,7 @@ struct TruecallerErrorMappingTests {
 
     @Test(arguments: table)
     func backendBodyWithCodeMapsWhateverTheHTTPStatus(raw: Int, expected: AuthError.Code, name: String) async throws {
-        // The SDK decides on the `code` key only (providers.md §3.1): try a 200 and a 400.
+        // The SDK decides on the `code` key only (Docs/Providers/Truecaller.md): try a 200 and a 400.
         for status in [200, 400] {
             let transport = StubTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
             let error = await #expect(throws: AuthError.self) {

@@ -3,7 +3,7 @@ import MultiAuth
 import Testing
 @testable import MultiAuthTruecaller
 
-/// The name rules (error 18 meaning, providers.md §3.1): checked before the verify call.
+/// The name rules (error 18 meaning, Docs/Providers/Truecaller.md): checked before the verify call.
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerNameRuleTests {
     static let valid: [(String, String)] = [

@@ -4,7 +4,7 @@ import MultiAuthSandbox
 import Testing
 @testable import MultiAuthTruecaller
 
-/// The OTP flow against an in-test stub of the wire protocol (providers.md §3.1 B, §3.6).
+/// The OTP flow against an in-test stub of the wire protocol (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerOTPFlowTests {
     let provider = TruecallerProvider(configuration: Fixture.configuration)

@@ -5,7 +5,7 @@ import MultiAuthSandbox
 import Testing
 @testable import MultiAuthTruecaller
 
-/// One-tap profile checks (providers.md §3.3; DESIGN.md §3 invariant 8).
+/// One-tap profile checks (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerProfileVerifierTests {
     let clock = ManualClock()

@@ -3,7 +3,7 @@ import MultiAuth
 import Testing
 @testable import MultiAuthTruecaller
 
-/// Server-side access-token check (providers.md §3.4).
+/// Server-side access-token check (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerTokenVerifierTests {
     static func server() -> StubTransport {

@@ -94,6 +94,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidCountryCode = Reason("invalidCountryCode")
         /// Characters other than digits and the accepted separators.
         public static let invalidCharacters = Reason("invalidCharacters")
+        /// A phone number followed by an extension (`x28`, `ext. 123`, `;ext=123`, `#123`):
+        /// a sign-in number cannot carry one (Docs/Standards.md, "Phone extensions").
+        public static let extensionNotSupported = Reason("extensionNotSupported")
         /// An e-mail address that is not `local@domain` with a valid domain.
         public static let invalidEmail = Reason("invalidEmail")
         /// A code of the wrong length or with non-digit characters (case B34).

@@ -10,7 +10,16 @@ import Foundation
 /// an IDNA `xn--` label. Limits from RFC 5321 §4.5.3.1: local part at most 64 octets, domain
 /// at most 253, the whole address at most 254. Not accepted: quoted local parts, comments,
 /// IP-address literals, dotless domains, and non-ASCII addresses (RFC 6531; give the domain
-/// in its `xn--` form).
+/// in its `xn--` form: mapping typed Unicode to an A-label, UTS #46, differs between peers).
+///
+/// Internationalized labels (RFC 5890 §2.3.1, RFC 5891 §4.2.3.1): `--` in the third and
+/// fourth characters is reserved, so only an `xn--` A-label may have it (`ex--ample.com` is
+/// refused), and an A-label must be the Punycode (RFC 3492) of a U-label: it decodes, and its
+/// characters are lower-case letters, marks, digits and hyphens in NFC that NFKC case folding
+/// leaves unchanged (`xn--a.com`, which decodes to a control character, is refused; see
+/// `isValidULabel`). Most contextual rules of RFC 5892 and the Bidi rule of RFC 5893 are not
+/// applied; `Docs/Standards.md` ("E-mail domains") lists where this differs from Python's
+/// `idna`.
 ///
 /// The ``identityKey`` (the trimmed address lower-cased, plus tag kept) is what equality,
 /// hashing and providers use, so `User.Name+OTP@Example.COM` and `user.name+otp@example.com`
@@ -54,7 +63,11 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
         guard !text.isEmpty else { throw invalid("empty") }
         guard text.utf8.count <= maximumLength else { throw invalid("longer than \(maximumLength) characters") }
         guard text.unicodeScalars.allSatisfy(\.isASCII) else {
-            throw invalid("non-ASCII characters are not supported")
+            let localIsASCII = text.lastIndex(of: "@").map { text[..<$0].unicodeScalars.allSatisfy(\.isASCII) } ?? false
+            throw invalid(
+                localIsASCII
+                    ? "non-ASCII domain; write it in its IDNA 'xn--' form (A-label)"
+                    : "non-ASCII characters are not supported")
         }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
@@ -89,12 +102,84 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
                 throw invalid("character not allowed in the domain")
             }
             guard label.first != "-", label.last != "-" else { throw invalid("domain label starts or ends with '-'") }
+            try validateReservedHyphens(label)
         }
         let tld = labels[labels.count - 1]
         let isPunycode = tld.lowercased().hasPrefix("xn--") && tld.count > 4
         guard isPunycode || (tld.count >= 2 && tld.allSatisfy(\.isASCIILetter)) else {
             throw invalid("top-level domain is not alphabetic")
         }
+    }
+
+    /// RFC 5891 §4.2.3.1 and §5.4: a label with `--` in its third and fourth characters is
+    /// only valid as an `xn--` A-label that is the Punycode of a valid U-label.
+    private static func validateReservedHyphens(_ label: Substring) throws {
+        let lower = label.lowercased()
+        let bytes = Array(lower.utf8)
+        guard bytes.count >= 4, bytes[2] == UInt8(ascii: "-"), bytes[3] == UInt8(ascii: "-") else { return }
+        guard lower.hasPrefix("xn--") else {
+            throw invalid("domain label has '--' as its third and fourth characters, which only an IDNA 'xn--' label may have")
+        }
+        let payload = String(lower.dropFirst(4))
+        guard let scalars = Punycode.decode(payload), !scalars.isEmpty else {
+            throw invalid("'xn--' domain label is not valid Punycode (RFC 3492)")
+        }
+        // RFC 5891 §5.4 also asks that the U-label encode back to the A-label. With the label
+        // lower-cased and the decoder strict about a leading delimiter (RFC 3492 §6.2), every
+        // payload that decodes is the encoding of what it decodes to (checked in the tests).
+        guard isValidULabel(scalars) else {
+            throw invalid("'xn--' domain label decodes to characters a domain name cannot hold")
+        }
+    }
+
+    /// Whether decoded A-label `scalars` form a U-label this type accepts (RFC 5891 §5.4 with
+    /// the code-point rules of RFC 5892 that Unicode properties can express): no leading or
+    /// trailing hyphen, no `--` in the third and fourth characters, no leading combining mark,
+    /// NFC; every character a lower-case ASCII letter, digit or hyphen, or a Unicode letter
+    /// (lower-case, other, modifier), mark or decimal digit that NFKC case folding leaves
+    /// unchanged (§2.2) and that is not default-ignorable or a noncharacter (§2.3), a
+    /// conjoining Hangul jamo (§2.9) or one of the §2.6 exceptions made DISALLOWED (U+0640
+    /// ARABIC TATWEEL, …); the §2.6 PVALID exceptions (`ß`, `ς`, …) are allowed; Arabic-Indic
+    /// and extended Arabic-Indic digits do not mix (RFC 5892 Appendix A.8, A.9). Not applied:
+    /// the other contextual rules (so U+00B7, U+0375, U+05F3, U+05F4, U+30FB, U+200C, U+200D
+    /// are refused) and the Bidi rule of RFC 5893.
+    static func isValidULabel(_ scalars: [Unicode.Scalar]) -> Bool {
+        guard let first = scalars.first, let last = scalars.last, first != "-", last != "-" else { return false }
+        if scalars.count >= 4, scalars[2] == "-", scalars[3] == "-" { return false }
+        if [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) { return false }
+        let allowed: Set<Unicode.GeneralCategory> = [
+            .lowercaseLetter, .otherLetter, .modifierLetter, .nonspacingMark, .spacingMark, .decimalNumber,
+        ]
+        for scalar in scalars {
+            if scalar.isASCII {
+                guard ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" else { return false }
+                continue
+            }
+            if pvalidExceptions.contains(scalar.value) { continue }
+            let properties = scalar.properties
+            guard allowed.contains(properties.generalCategory), !properties.changesWhenNFKCCaseFolded,
+                !properties.isDefaultIgnorableCodePoint, !properties.isNoncharacterCodePoint,
+                !disallowedExceptions.contains(scalar.value), !isConjoiningJamo(scalar.value)
+            else { return false }
+        }
+        let arabicIndic = scalars.contains { (0x0660...0x0669).contains($0.value) }
+        let extendedArabicIndic = scalars.contains { (0x06F0...0x06F9).contains($0.value) }
+        if arabicIndic && extendedArabicIndic { return false }
+        let text = String(String.UnicodeScalarView(scalars))
+        return text.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(scalars)
+    }
+
+    /// RFC 5892 §2.6: code points PVALID whatever their properties say (ß, final sigma, …).
+    private static let pvalidExceptions: Set<UInt32> = [0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007]
+    /// RFC 5892 §2.6: code points DISALLOWED whatever their properties say (U+0640 ARABIC
+    /// TATWEEL, U+07FA NKO LAJANYALAN, the vertical kana repeat marks, …).
+    private static let disallowedExceptions: Set<UInt32> = [
+        0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B,
+    ]
+
+    /// RFC 5892 §2.9: conjoining Hangul jamo (Hangul_Syllable_Type L, V or T) are DISALLOWED.
+    private static func isConjoiningJamo(_ value: UInt32) -> Bool {
+        (0x1100...0x11FF).contains(value) || (0xA960...0xA97F).contains(value) || (0xD7B0...0xD7FF).contains(value)
     }
 
     /// A masked display form: the first character of the local part, `•••`, `@` and the

@@ -44,12 +44,15 @@ public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible 
     ///     when given it must be a known region, even for input with a calling code.
     /// - Throws: ``AuthError`` with code ``AuthError/Code/invalidInput`` and reason:
     ///   ``AuthError/Reason/invalidCharacters`` (letters or symbols other than separators, a
-    ///   `+` not at the start), ``AuthError/Reason/regionRequired`` (national input without
+    ///   `+` not at the start), ``AuthError/Reason/extensionNotSupported`` (a number followed
+    ///   by an extension such as `x28`, `ext. 123`, `;ext=123` or `#123`; the message names the
+    ///   marker and the digit count), ``AuthError/Reason/regionRequired`` (national input without
     ///   `defaultRegion`), ``AuthError/Reason/invalidCountryCode`` (unassigned calling code or
     ///   unknown `defaultRegion`), ``AuthError/Reason/tooShort`` (no digits, fewer digits than
     ///   any number of that region, a local number without its area code, or a length between
     ///   two possible lengths), ``AuthError/Reason/tooLong`` (more digits than any number of
-    ///   that region, or more than 15 in E.164).
+    ///   that region, or more than 15 in E.164; Mexico's retired `+52 1` mobile form is too
+    ///   long, as in libphonenumber, and the message says so — Docs/Standards.md).
     public init(_ input: String, defaultRegion: String? = nil) throws {
         let parsed = try PhoneNumberParser.parse(input, defaultRegion: defaultRegion)
         countryCallingCode = parsed.callingCode

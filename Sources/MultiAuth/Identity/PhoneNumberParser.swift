@@ -4,7 +4,9 @@ import Foundation
 ///
 /// It follows the steps of libphonenumber's `parse` (international prefix, calling code,
 /// national prefix with the "still viable" rule, possible lengths), restricted to what a
-/// sign-in form needs: no extensions, no vanity letters, no RFC 3966 URIs.
+/// sign-in form needs: no vanity letters, no RFC 3966 URIs, and no extensions — an extension
+/// libphonenumber would split off (`x28`, `ext. 123`, `;ext=123`, `#123`) is recognised and
+/// refused with its own reason instead of "invalid characters" (Docs/Standards.md).
 enum PhoneNumberParser {
     /// The parse result before it becomes a ``PhoneNumber``.
     struct Parsed: Equatable {
@@ -30,8 +32,9 @@ enum PhoneNumberParser {
     }
 
     /// Parses `input`; `defaultRegion` is used for national input.
-    /// - Throws: `AuthError.invalidInput` with reason `invalidCharacters`, `regionRequired`,
-    ///   `invalidCountryCode`, `tooShort` or `tooLong`.
+    /// - Throws: `AuthError.invalidInput` with reason `invalidCharacters`,
+    ///   `extensionNotSupported`, `regionRequired`, `invalidCountryCode`, `tooShort` or
+    ///   `tooLong`.
     static func parse(_ input: String, defaultRegion: String?, asciiFastPath: Bool = true) throws -> Parsed {
         let scanned: Scanned
         if asciiFastPath, let ascii = try scanASCII(input) {
@@ -99,8 +102,9 @@ enum PhoneNumberParser {
     ]
 
     /// The ASCII fast path of trimming, the length check and ``scan(_:)``: the same results and
-    /// errors for input that is all ASCII, read from its UTF-8 bytes; `nil` for any other input
-    /// (which takes the general path).
+    /// errors for input that is all ASCII digits and separators, read from its UTF-8 bytes;
+    /// `nil` for any other input (non-ASCII, an extension, an invalid character), which takes
+    /// the general path.
     private static func scanASCII(_ input: String) throws -> Scanned? {
         var input = input
         return try input.withUTF8 { bytes -> Scanned? in
@@ -149,7 +153,10 @@ enum PhoneNumberParser {
                     UInt8(ascii: "]"), UInt8(ascii: "~"), UInt8(ascii: "\t"):
                     break
                 default:
-                    throw AuthError.invalidInput(.invalidCharacters, "phone number contains a character that is not a digit or separator")
+                    // Not a digit or separator: an extension (`x28`, `;ext=1`, `#12`) or an
+                    // invalid character. The general path tells them apart, with the same
+                    // errors, so the fast path hands such input over.
+                    return nil
                 }
             }
             result.digits = String(decoding: digits, as: UTF8.self)
@@ -164,7 +171,8 @@ enum PhoneNumberParser {
         var inLeadingGroup = false
         var leadingGroupDone = false
         var groupDigits = ""
-        for character in text {
+        for index in text.indices {
+            let character = text[index]
             if let digit = asciiDigit(character) {
                 result.digits.append(digit)
                 if inLeadingGroup { groupDigits.append(digit) } else { leadingGroupDone = true }
@@ -184,10 +192,46 @@ enum PhoneNumberParser {
                     }
                 }
             } else {
+                if !result.digits.isEmpty, let (marker, digits) = extensionSuffix(text[index...]) {
+                    // The extension's digits are not repeated: messages never echo the number.
+                    throw AuthError.invalidInput(
+                        .extensionNotSupported,
+                        "phone number has an extension (\"\(marker)\" and \(digits) digit\(digits == 1 ? "" : "s")); sign-in needs the number without it")
+                }
                 throw AuthError.invalidInput(.invalidCharacters, "phone number contains a character that is not a digit or separator")
             }
         }
         return result
+    }
+
+    /// The extension markers libphonenumber splits off, longest first (its `EXTN_PATTERNS`,
+    /// the common Latin-script subset).
+    private static let extensionMarkers = ["extension", "extn", "ext", "x", "#"]
+
+    /// When `tail` (the input from its first character that is not a digit or separator) is
+    /// an extension — an optional `,` or `;`, a marker (`ext`, `ext.`, `extn`, `extension`,
+    /// `x`, `#`, or RFC 3966's `;ext=`), an optional `:`, `.` or `=`, then 1 to 7 digits and
+    /// an optional closing `#` — the marker as typed and the number of digits; else `nil`.
+    static func extensionSuffix(_ tail: Substring) -> (marker: String, digits: Int)? {
+        var rest = tail.drop(while: \.isWhitespace)
+        if let first = rest.first, first == "," || first == ";" { rest = rest.dropFirst().drop(while: \.isWhitespace) }
+        guard let marker = extensionMarkers.first(where: { rest.lowercased().hasPrefix($0) }) else { return nil }
+        var typed = String(rest.prefix(marker.count))
+        rest = rest.dropFirst(marker.count)
+        if rest.first == "." {
+            typed += "."
+            rest = rest.dropFirst()
+        }
+        rest = rest.drop(while: \.isWhitespace)
+        if let first = rest.first, first == ":" || first == "=" { rest = rest.dropFirst().drop(while: \.isWhitespace) }
+        var digits = 0
+        while let first = rest.first, asciiDigit(first) != nil {
+            digits += 1
+            rest = rest.dropFirst()
+        }
+        if rest.first == "#" { rest = rest.dropFirst() }
+        guard (1...7).contains(digits), rest.allSatisfy(\.isWhitespace) else { return nil }
+        return (typed, digits)
     }
 
     /// The ASCII digit for any Unicode decimal digit (e.g. Arabic-Indic or full-width), else `nil`.
@@ -290,6 +334,15 @@ enum PhoneNumberParser {
         switch check {
         case .possible: break
         case .tooLong:
+            if callingCode == 52, number.count == 11, number.hasPrefix("1"),
+                lengthCheck(String(number.dropFirst()), territory: territory) == .possible
+            {
+                // Mexico dropped the mobile "1" in 2019; libphonenumber no longer strips it,
+                // so "+52 1" and 10 digits is too long there too (Docs/Standards.md).
+                throw AuthError.invalidInput(
+                    .tooLong,
+                    "11 digits is longer than any number of +52: \"+52 1\" before 10 digits is Mexico's retired mobile prefix; write the number without the 1")
+            }
             throw AuthError.invalidInput(.tooLong, "\(number.count) digits is longer than any number of +\(callingCode)")
         case .tooShort:
             throw AuthError.invalidInput(.tooShort, "\(number.count) digits is shorter than any number of +\(callingCode)")

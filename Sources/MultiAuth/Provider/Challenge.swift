@@ -60,7 +60,11 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
     }
 
     /// What the user must do to answer a ``Challenge``.
-    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible {
+    ///
+    /// An OAuth redirect URL carries the `state` and the PKCE `code_challenge`, an enrollment
+    /// the TOTP secret: `description`, `debugDescription` and the mirror show the kind, the
+    /// redirect host and the enrollment's display fields only.
+    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// A one-time code of `length` digits sent on `channel`; `linkAlsoSent` when a magic
         /// link carrying the same grant was sent too.
         case oneTimeCode(length: Int, channel: DeliveryChannel, linkAlsoSent: Bool)
@@ -86,6 +90,26 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
             case .magicLink(let channel): "magicLink(\(channel))"
             case .oauthRedirect(let url): "oauthRedirect(\(url.host ?? ""))"
             case .profileConsent: "profileConsent"
+            }
+        }
+
+        /// Same as ``description``.
+        public var debugDescription: String { description }
+
+        /// A mirror with the secret-free parts only: lengths, channels, the redirect host, the
+        /// (already redacted) enrollment; never the redirect URL's path or query.
+        public var customMirror: Mirror {
+            switch self {
+            case .oneTimeCode(let length, let channel, let link):
+                Mirror(self, children: ["length": length, "channel": channel, "linkAlsoSent": link], displayStyle: .enum)
+            case .totp(let digits, let enrollment):
+                Mirror(self, children: ["digits": digits, "enrollment": enrollment as Any], displayStyle: .enum)
+            case .magicLink(let channel):
+                Mirror(self, children: ["channel": channel], displayStyle: .enum)
+            case .oauthRedirect(let url):
+                Mirror(self, children: ["host": url.host ?? "", "url": HTTPRequest.redactionMarker], displayStyle: .enum)
+            case .silentNetworkAuth, .profileConsent:
+                Mirror(self, children: [], displayStyle: .enum)
             }
         }
     }

@@ -8,26 +8,57 @@ import Musl
 import Darwin
 #endif
 
-/// A session store that keeps one JSON file per provider in a directory you choose.
+/// A session store that keeps one JSON file per provider in a directory you choose; safe to
+/// share between processes (an app and its extensions).
 ///
 /// Format: `<provider>.session.json` holding `{"format": "multiauth.session", "version": 1,
-/// "session": {…}}`. Writes are atomic and durable: the JSON goes to a temporary file created
-/// with permissions 0600 in the same directory, which is `fsync`ed, `rename`d over the old
-/// file, and the directory is `fsync`ed. A reader therefore sees the old or the new session,
-/// never a torn one.
+/// "session": {…}}`. Writes are atomic and durable: the JSON goes to a temporary file
+/// (`<file>.tmp-<random>`, created with permissions 0600 in the same directory), which is
+/// `fsync`ed and `rename`d over the old file, and the directory is `fsync`ed. A reader therefore
+/// sees the old or the new session, never a torn one.
 ///
-/// A file that exists but cannot be read, is corrupt, or has an unknown version makes
-/// ``load(for:)`` throw `storageUnavailable`; it is never deleted or treated as signed out.
+/// Writers (``save(_:)``, ``remove(for:)``, ``removeAll()``, ``replace(_:with:for:)``) hold an
+/// exclusive advisory lock (`flock`) on the lock file ``lockFileName`` in the directory, so two
+/// processes, or two stores on one directory, never interleave a read-check-write; the kernel
+/// releases the lock when a process dies. Readers take no lock.
 ///
-/// Concurrency: an actor; calls are serialized. Blocking file I/O runs on the actor.
+/// No credential outlives sign-out: temporary files left behind by a writer that died
+/// mid-write are deleted (under the lock, so a live writer is never disturbed) when a store is
+/// created, on ``remove(for:)``, on ``removeAll()`` and when ``replace(_:with:for:)`` removes a
+/// session; a failed write truncates and deletes its own temporary file.
+///
+/// Trust rules (Docs/Reliability.md, "Session stores"): ``load(for:)`` opens with `O_NOFOLLOW`
+/// and accepts only a regular file owned by the process's effective user, at most
+/// ``maximumFileSize`` bytes; a symbolic link, a directory, a FIFO, another user's file, a file
+/// that exists but cannot be opened (any error other than "no such file", e.g. `EACCES` on a
+/// directory that cannot be searched), a corrupt file or an unknown format version throws
+/// `storageUnavailable`. None of these is ever deleted or treated as signed out.
+///
+/// Concurrency: an actor; calls on one store are serialized. Blocking file I/O (and waiting for
+/// the lock while another process writes) runs on the actor.
 public actor FileSessionStore: SessionStore {
     /// The format version this store writes and reads.
     public static let formatVersion = 1
+    /// The name of the lock file writers hold (`flock`, exclusive) in ``directory``. It is
+    /// never deleted: deleting a lock file would let two writers lock different files.
+    public static let lockFileName = ".multiauth.lock"
+    /// The largest session file ``load(for:)`` reads, in bytes (1 MiB); larger files are
+    /// `storageUnavailable`.
+    public static let maximumFileSize = 1 << 20
     /// The directory holding the files.
     public nonisolated let directory: URL
 
-    /// Creates a store in `directory`, creating it (mode 0700) if needed.
-    /// - Throws: `AuthError` `.storageUnavailable` when the directory cannot be created.
+    /// Test seam: the write step the next atomic write fails at (with `EIO`), if any.
+    private var pendingWriteFault: WriteStep?
+
+    /// Creates a store in `directory`, creating it (mode 0700) if needed, and deletes temporary
+    /// files an earlier writer left behind.
+    ///
+    /// An existing directory that is group- or world-writable is tightened to 0700 when it
+    /// belongs to the process's effective user; one owned by another user, or a shared sticky
+    /// directory such as `/tmp`, is refused.
+    /// - Throws: `AuthError` `.storageUnavailable` when the directory cannot be created, is not
+    ///   a directory, or is writable by other users and cannot be tightened.
     public init(directory: URL) throws {
         self.directory = directory
         do {
@@ -35,6 +66,12 @@ public actor FileSessionStore: SessionStore {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AuthError(.storageUnavailable, "cannot create the session directory", underlying: error)
+        }
+        try Self.secureDirectory(directory.path)
+        // Best effort: a directory we cannot lock or list now fails the next write instead, and
+        // loads do not depend on it.
+        _ = try? Self.withLock(in: directory, failure: .storageUnavailable, provider: nil) {
+            try Self.removeTemporaryFiles(in: directory)
         }
     }
 
@@ -70,27 +107,183 @@ public actor FileSessionStore: SessionStore {
         return name + ".session.json"
     }
 
-    /// - Throws: `AuthError` `.storageUnavailable` when the file exists but cannot be read or
-    ///   decoded (the file is left as it is).
+    /// Whether `name` is a temporary file of an atomic write (`<provider>.session.json.tmp-…`).
+    static func isTemporaryFileName(_ name: String) -> Bool { name.contains(".session.json.tmp-") }
+
+    // MARK: - SessionStore
+
+    /// Reads the provider's file without taking the lock (writes replace files atomically).
+    /// - Throws: `AuthError` `.storageUnavailable` when the file exists but cannot be opened,
+    ///   is not a regular file owned by this user, is too large, or cannot be decoded (the file
+    ///   is left as it is).
     public func load(for provider: AuthProviderID) throws -> AuthSession? {
-        let url = fileURL(for: provider)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return nil
-        } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { return nil }
-            throw AuthError(.storageUnavailable, "the session file cannot be read", provider: provider, underlying: error)
+        try Self.readSession(at: fileURL(for: provider).path, provider: provider)
+    }
+
+    /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync) under
+    /// the directory lock.
+    /// - Throws: `AuthError` `.storageFailure`; the previous file stays intact and no temporary
+    ///   file is left (except when only the final directory fsync fails: the new file is then
+    ///   already in place).
+    public func save(_ session: AuthSession) throws {
+        let data = try Self.encode(session)
+        let url = fileURL(for: session.provider)
+        let fault = takeWriteFault()
+        try Self.withLock(in: directory, failure: .storageFailure, provider: session.provider) {
+            try Self.atomicWrite(data, to: url, directory: directory, provider: session.provider, failingAt: fault)
         }
+    }
+
+    /// Removes the provider's file and every leftover temporary file, under the directory lock;
+    /// succeeds when there is no file.
+    /// - Throws: `AuthError` `.storageFailure`.
+    public func remove(for provider: AuthProviderID) throws {
+        let path = fileURL(for: provider).path
+        try Self.withLock(in: directory, failure: .storageFailure, provider: provider) {
+            try Self.unlinkSessionFile(path, provider: provider)
+            try Self.removeTemporaryFiles(in: directory)
+        }
+    }
+
+    /// Removes every `*.session.json` file and every leftover temporary file, under the
+    /// directory lock.
+    /// - Throws: `AuthError` `.storageFailure`.
+    public func removeAll() throws {
+        try Self.withLock(in: directory, failure: .storageFailure, provider: nil) {
+            let names: [String]
+            do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
+                throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
+            }
+            for name in names where name.hasSuffix(".session.json") {
+                try Self.unlinkSessionFile(directory.appendingPathComponent(name).path, provider: nil)
+            }
+            try Self.removeTemporaryFiles(in: directory)
+        }
+    }
+
+    /// Compare-and-set under the directory lock: reads the stored file, compares it with
+    /// `expected` (``AuthSession/isSameVersion(as:)``), and only then writes `replacement`
+    /// atomically (or removes the file and every leftover temporary file). Atomic across
+    /// processes and across stores sharing the directory.
+    /// - Throws: `AuthError` `.storageUnavailable` when the lock cannot be taken or the stored
+    ///   file cannot be read (nothing is written), `.storageFailure` when the write fails (the
+    ///   stored file is unchanged), `.invalidInput` when `replacement` belongs to another
+    ///   provider.
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+        -> SessionStoreWriteResult
+    {
+        try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
+        let data = try replacement.map(Self.encode)
+        let url = fileURL(for: provider)
+        let fault = data == nil ? nil : takeWriteFault()
+        return try Self.withLock(in: directory, failure: .storageUnavailable, provider: provider) {
+            let current = try Self.readSession(at: url.path, provider: provider)
+            guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+            if let data {
+                try Self.atomicWrite(data, to: url, directory: directory, provider: provider, failingAt: fault)
+            } else {
+                try Self.unlinkSessionFile(url.path, provider: provider)
+                try Self.removeTemporaryFiles(in: directory)
+            }
+            return .written
+        }
+    }
+
+    // MARK: - Test seam
+
+    /// The steps of an atomic write a test can make fail.
+    package enum WriteStep: Sendable, Hashable, CaseIterable {
+        /// Creating the temporary file.
+        case create
+        /// Writing the bytes (after the temporary file was created).
+        case write
+        /// `fsync` of the temporary file.
+        case fsync
+        /// `rename` over the session file.
+        case rename
+    }
+
+    /// Makes the next write (``save(_:)`` or a writing ``replace(_:with:for:)``) fail at `step`
+    /// as if the system call had returned `EIO`.
+    package func failNextWrite(at step: WriteStep) { pendingWriteFault = step }
+
+    private func takeWriteFault() -> WriteStep? {
+        defer { pendingWriteFault = nil }
+        return pendingWriteFault
+    }
+
+    // MARK: - Files
+
+    private static func encode(_ session: AuthSession) throws -> Data {
+        do {
+            return try JSONEncoder.multiAuth.encode(
+                Envelope(format: "multiauth.session", version: formatVersion, session: session))
+        } catch {
+            throw AuthError(.storageFailure, "the session could not be encoded", provider: session.provider, underlying: error)
+        }
+    }
+
+    /// The error `load` reports when opening the session file fails with `code`: `nil` (no
+    /// session) only for `ENOENT`; every other error (`EACCES` on a directory that cannot be
+    /// searched, `ELOOP` for a symbolic link, `ENOTDIR`, `EIO`, …) is `storageUnavailable`.
+    package static func loadError(errno code: Int32, provider: AuthProviderID?) -> AuthError? {
+        guard code != ENOENT else { return nil }
+        let reason = code == ELOOP ? "it is a symbolic link" : String(cString: strerror(code))
+        return AuthError(.storageUnavailable, "the session file cannot be opened: \(reason)", provider: provider)
+    }
+
+    /// Opens `path` without following a symbolic link, checks it is a regular file owned by the
+    /// effective user and not too large, and decodes it; `nil` when there is no file.
+    static func readSession(at path: String, provider: AuthProviderID) throws -> AuthSession? {
+        // O_NONBLOCK: a FIFO planted in the directory must not block the open; it is refused below.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if let error = loadError(errno: errno, provider: provider) { throw error }
+            return nil
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw AuthError(
+                .storageUnavailable, "the session file cannot be inspected: \(String(cString: strerror(errno)))", provider: provider)
+        }
+        guard isRegularFile(info) else {
+            throw AuthError(.storageUnavailable, "the session file is not a regular file", provider: provider)
+        }
+        guard info.st_uid == geteuid() else {
+            throw AuthError(.storageUnavailable, "the session file belongs to another user", provider: provider)
+        }
+        guard Int(info.st_size) <= maximumFileSize else {
+            throw AuthError(.storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw AuthError(
+                    .storageUnavailable, "the session file cannot be read: \(String(cString: strerror(errno)))", provider: provider)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            guard bytes.count <= maximumFileSize else {
+                throw AuthError(.storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
+            }
+        }
+        return try decode(Data(bytes), provider: provider)
+    }
+
+    private static func decode(_ data: Data, provider: AuthProviderID) throws -> AuthSession {
         let header = try? JSONDecoder().decode(Header.self, from: data)
         guard let header, header.format == "multiauth.session" else {
             throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider)
         }
-        guard header.version == Self.formatVersion else {
+        guard header.version == formatVersion else {
             throw AuthError(
                 .storageUnavailable, "the session file has format version \(header.version.map(String.init) ?? "?"), "
-                    + "this build reads \(Self.formatVersion)", provider: provider)
+                    + "this build reads \(formatVersion)", provider: provider)
         }
         let session: AuthSession
         do {
@@ -104,45 +297,127 @@ public actor FileSessionStore: SessionStore {
         return session
     }
 
-    /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync).
-    /// - Throws: `AuthError` `.storageFailure`; the previous file stays intact.
-    public func save(_ session: AuthSession) throws {
-        let data: Data
-        do {
-            data = try JSONEncoder.multiAuth.encode(
-                Envelope(format: "multiauth.session", version: Self.formatVersion, session: session))
-        } catch {
-            throw AuthError(.storageFailure, "the session could not be encoded", provider: session.provider, underlying: error)
+    private static func isRegularFile(_ info: stat) -> Bool { Int(info.st_mode) & Int(S_IFMT) == Int(S_IFREG) }
+    private static func isDirectory(_ info: stat) -> Bool { Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) }
+
+    /// Checks the directory: it must be a directory; when group- or world-writable it is
+    /// tightened to 0700 if the effective user owns it and it is not a sticky shared
+    /// directory, and refused otherwise.
+    static func secureDirectory(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw AuthError(
+                .storageUnavailable, "the session directory cannot be inspected: \(String(cString: strerror(errno)))")
         }
-        try Self.atomicWrite(data, to: fileURL(for: session.provider), directory: directory, provider: session.provider)
+        guard isDirectory(info) else { throw AuthError(.storageUnavailable, "the session directory is not a directory") }
+        let mode = Int(info.st_mode)
+        guard mode & 0o022 != 0 else { return }
+        guard info.st_uid == geteuid() else {
+            throw AuthError(.storageUnavailable, "the session directory is writable by other users and belongs to another user")
+        }
+        guard mode & Int(S_ISVTX) == 0 else {
+            throw AuthError(.storageUnavailable, "the session directory is a shared sticky directory; use a private subdirectory")
+        }
+        guard chmod(path, 0o700) == 0 else {
+            throw AuthError(
+                .storageUnavailable,
+                "the session directory is writable by other users and cannot be tightened: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the directory's lock file (created 0600,
+    /// never followed through a symbolic link, and required to be a regular file of the
+    /// effective user). Waits while another process or store holds it; the lock is released
+    /// when `body` returns or throws (and by the kernel when the process dies).
+    static func withLock<T>(
+        in directory: URL, failure code: AuthError.Code, provider: AuthProviderID?, _ body: () throws -> T
+    ) throws -> T {
+        let path = directory.appendingPathComponent(lockFileName, isDirectory: false).path
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw AuthError(code, "the session lock file cannot be opened: \(String(cString: strerror(errno)))", provider: provider)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, isRegularFile(info), info.st_uid == geteuid() else {
+            throw AuthError(code, "the session lock file is not a regular file of this user", provider: provider)
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw AuthError(code, "the session lock cannot be taken: \(String(cString: strerror(errno)))", provider: provider)
+            }
+        }
+        return try body()
+    }
+
+    /// Deletes every temporary file of an atomic write in `directory`. Call only while holding
+    /// the lock: every live writer holds it while its temporary file exists, so what is found
+    /// here was left by a writer that died.
+    static func removeTemporaryFiles(in directory: URL) throws {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
+            throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
+        }
+        for name in names where isTemporaryFileName(name) {
+            if unlink(directory.appendingPathComponent(name).path) != 0 && errno != ENOENT {
+                throw writeError("unlink of a temporary file", errno, nil)
+            }
+        }
+    }
+
+    private static func unlinkSessionFile(_ path: String, provider: AuthProviderID?) throws {
+        if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink", errno, provider) }
     }
 
     /// Writes `data` to `url` through a temporary file in `directory`, fsyncing file and
-    /// directory. Shared with benchmarks.
-    static func atomicWrite(_ data: Data, to url: URL, directory: URL, provider: AuthProviderID?) throws {
-        let tempPath = url.path + ".tmp-\(UInt64.random(in: 0...UInt64.max))"
-        let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw writeError("create", errno, provider) }
+    /// directory. On failure the temporary file is truncated (so even if deleting it failed it
+    /// would hold no token) and deleted. `fault` makes one step fail with `EIO` (test seam).
+    /// The caller holds the directory lock.
+    static func atomicWrite(
+        _ data: Data, to url: URL, directory: URL, provider: AuthProviderID?, failingAt fault: WriteStep? = nil
+    ) throws {
+        let tempPath = url.path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let fd = fault == .create ? -1 : open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw writeError("create", fault == .create ? EIO : errno, provider) }
         var failure: AuthError?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = writeError("write", errno, provider)
-                    return
+        if fault == .write {
+            _ = data.prefix(8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // a partial write
+            failure = writeError("write", EIO, provider)
+        } else {
+            data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        failure = writeError("write", errno, provider)
+                        return
+                    }
+                    offset += written
                 }
-                offset += written
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = writeError("fsync", errno, provider) }
-        if close(fd) != 0, failure == nil { failure = writeError("close", errno, provider) }
-        if failure == nil, rename(tempPath, url.path) != 0 { failure = writeError("rename", errno, provider) }
+        if failure == nil {
+            if fault == .fsync {
+                failure = writeError("fsync", EIO, provider)
+            } else if fsync(fd) != 0 {
+                failure = writeError("fsync", errno, provider)
+            }
+        }
+        if failure == nil {
+            if fault == .rename {
+                failure = writeError("rename", EIO, provider)
+            } else if rename(tempPath, url.path) != 0 {
+                failure = writeError("rename", errno, provider)
+            }
+        }
         if let failure {
+            _ = ftruncate(fd, 0)
+            close(fd)
             unlink(tempPath)
             throw failure
         }
+        close(fd)  // the bytes are fsynced and renamed into place; a late close error changes nothing
         let dirFD = open(directory.path, O_RDONLY | O_CLOEXEC)
         if dirFD >= 0 {
             defer { close(dirFD) }
@@ -152,25 +427,5 @@ public actor FileSessionStore: SessionStore {
 
     private static func writeError(_ step: String, _ code: Int32, _ provider: AuthProviderID?) -> AuthError {
         AuthError(.storageFailure, "session file \(step) failed: \(String(cString: strerror(code)))", provider: provider)
-    }
-
-    /// Removes the provider's file; succeeds when there is none.
-    /// - Throws: `AuthError` `.storageFailure`.
-    public func remove(for provider: AuthProviderID) throws {
-        let path = fileURL(for: provider).path
-        if unlink(path) != 0 && errno != ENOENT { throw Self.writeError("unlink", errno, provider) }
-    }
-
-    /// Removes every `*.session.json` file in the directory.
-    /// - Throws: `AuthError` `.storageFailure`.
-    public func removeAll() throws {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
-            throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
-        }
-        for name in names where name.hasSuffix(".session.json") {
-            let path = directory.appendingPathComponent(name).path
-            if unlink(path) != 0 && errno != ENOENT { throw Self.writeError("unlink", errno, nil) }
-        }
     }
 }

@@ -69,10 +69,12 @@ public actor InMemorySessionStore: SessionStore {
         sessions[provider] = nil
     }
 
-    /// Atomic on the actor: the comparison and the write happen in one call.
+    /// Atomic on the actor: the comparison and the write happen in one call without a
+    /// suspension point. Declared `async` so that a call on the concrete type picks it over
+    /// the protocol's non-atomic default (see ``SessionStore``).
     /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` when a failure was
     ///   injected into `load` / the write, `.invalidInput` for another provider's session.
-    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) throws
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
         -> SessionStoreWriteResult
     {
         try SessionStoreWriteResult.checkReplacement(replacement, for: provider)

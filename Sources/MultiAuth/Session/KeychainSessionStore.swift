@@ -1,10 +1,18 @@
 import Foundation
 
-/// The four keychain item operations `KeychainSessionStore` needs, returning raw `OSStatus`
-/// values, so the store's status handling is testable on every platform.
+/// The keychain item operations `KeychainSessionStore` needs, returning raw `OSStatus`
+/// values, so the store's status handling and its compare-and-set decisions are testable on
+/// every platform.
 ///
 /// On Apple platforms ``SystemKeychain`` calls `SecItemCopyMatching`, `SecItemAdd`,
 /// `SecItemUpdate` and `SecItemDelete`. Tests supply a fake that returns chosen statuses.
+///
+/// The three versioned operations (``readVersioned(service:account:)``,
+/// ``write(service:account:data:tag:if:)``, ``delete(service:account:ifTagged:)``) carry a
+/// version tag that every write replaces; conditional writes succeed only on the item still
+/// carrying the tag the caller read. Their default implementations, for conformers written
+/// before tags existed, are not atomic; implement them as single keychain operations (as
+/// ``SystemKeychain`` does) when several processes share the items.
 public protocol KeychainItemAccess: Sendable {
     /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
     func read(service: String, account: String) -> (status: Int32, data: Data?)
@@ -14,6 +22,69 @@ public protocol KeychainItemAccess: Sendable {
     func delete(service: String, account: String) -> Int32
     /// Deletes every item of `service`.
     func deleteAll(service: String) -> Int32
+
+    /// Reads the item for `account`: its data and its version tag (`kSecAttrGeneric`; `nil` for
+    /// an item written without one), or a status.
+    func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?)
+    /// Writes `data` with version tag `tag` if `condition` holds, as one keychain operation:
+    /// `.absent` adds (`errSecDuplicateItem` when an item exists), `.tagged(t)` updates only
+    /// the item whose tag is `t` (`errSecItemNotFound` otherwise), `.always` updates or adds.
+    func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32
+    /// Deletes the item for `account` only if its version tag is `tag` (`errSecItemNotFound`
+    /// otherwise), as one keychain operation.
+    func delete(service: String, account: String, ifTagged tag: Data) -> Int32
+}
+
+/// When a conditional keychain write (``KeychainItemAccess/write(service:account:data:tag:if:)``)
+/// may happen.
+public enum KeychainWriteCondition: Sendable, Hashable {
+    /// Unconditionally (update or add).
+    case always
+    /// Only when no item exists (`SecItemAdd`).
+    case absent
+    /// Only when the item's version tag equals this one (`SecItemUpdate` matching
+    /// `kSecAttrGeneric`).
+    case tagged(Data)
+}
+
+extension KeychainItemAccess {
+    /// A default for accesses written before version tags existed: ``read(service:account:)``
+    /// with no tag.
+    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+        let (status, data) = read(service: service, account: account)
+        return (status, data, nil)
+    }
+
+    /// A default for accesses written before version tags existed: checks `condition` with
+    /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
+    /// **not atomic** and drops the tag; ``SystemKeychain`` implements the conditional write as
+    /// one keychain operation.
+    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+        switch condition {
+        case .always:
+            break
+        case .absent:
+            let status = readVersioned(service: service, account: account).status
+            guard status == KeychainStatus.itemNotFound else {
+                return status == KeychainStatus.success ? KeychainStatus.duplicateItem : status
+            }
+        case .tagged(let expected):
+            let (status, _, current) = readVersioned(service: service, account: account)
+            guard status == KeychainStatus.success else { return status }
+            guard current == expected else { return KeychainStatus.itemNotFound }
+        }
+        return write(service: service, account: account, data: data)
+    }
+
+    /// A default for accesses written before version tags existed: compares the tag with
+    /// ``readVersioned(service:account:)``, then calls ``delete(service:account:)``. **Not
+    /// atomic**.
+    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+        let (status, _, current) = readVersioned(service: service, account: account)
+        guard status == KeychainStatus.success else { return status }
+        guard current == tag else { return KeychainStatus.itemNotFound }
+        return delete(service: service, account: account)
+    }
 }
 
 /// Keychain `OSStatus` values the store interprets (Security framework, `SecBase.h`).
@@ -37,6 +108,15 @@ public enum KeychainStatus {
 /// `errSecInteractionNotAllowed` and every other failure → `AuthError(.storageUnavailable)`
 /// on read, `.storageFailure` on write. An unreadable item is never deleted or overwritten by
 /// a read.
+///
+/// Conditional writes (``replace(_:with:for:)``) use a random version tag kept in the item's
+/// `kSecAttrGeneric` attribute, which every write replaces: the write or delete matches the
+/// tag it read, so the keychain itself rejects it when another process wrote in between
+/// (Apple, `SecItemUpdate(_:_:)`: attributes in the query narrow the items it changes). The
+/// item's data format is unchanged, so items written by earlier builds still load.
+///
+/// Concurrency: a value type without mutable state; calls may run in parallel, each keychain
+/// call is synchronous (it blocks the calling thread).
 public struct KeychainSessionStore: SessionStore {
     /// The keychain service name the items are stored under.
     public let service: String
@@ -61,6 +141,11 @@ public struct KeychainSessionStore: SessionStore {
     /// - Throws: `AuthError` `.storageUnavailable` (locked keychain, unreadable item).
     public func load(for provider: AuthProviderID) async throws -> AuthSession? {
         let (status, data) = keychain.read(service: service, account: provider.rawValue)
+        return try Self.decodeItem(status: status, data: data, provider: provider)
+    }
+
+    /// The session an item read answered, `nil` for `errSecItemNotFound`, or the read error.
+    static func decodeItem(status: Int32, data: Data?, provider: AuthProviderID) throws -> AuthSession? {
         switch status {
         case KeychainStatus.success:
             guard let data, let session = try? JSONDecoder.multiAuth.decode(AuthSession.self, from: data) else {
@@ -78,13 +163,13 @@ public struct KeychainSessionStore: SessionStore {
         }
     }
 
+    /// Writes the item with a fresh version tag, so a conditional write that read the previous
+    /// version fails.
     /// - Throws: `AuthError` `.storageFailure`.
     public func save(_ session: AuthSession) async throws {
-        let data: Data
-        do { data = try JSONEncoder.multiAuth.encode(session) } catch {
-            throw AuthError(.storageFailure, "the session could not be encoded", provider: session.provider)
-        }
-        let status = keychain.write(service: service, account: session.provider.rawValue, data: data)
+        let data = try Self.encode(session)
+        let status = keychain.write(
+            service: service, account: session.provider.rawValue, data: data, tag: Self.newVersionTag(), if: .always)
         guard status == KeychainStatus.success else {
             throw AuthError(.storageFailure, "keychain write failed with status \(status)", provider: session.provider, providerCode: String(status))
         }
@@ -104,6 +189,65 @@ public struct KeychainSessionStore: SessionStore {
         guard status == KeychainStatus.success || status == KeychainStatus.itemNotFound else {
             throw AuthError(.storageFailure, "keychain delete failed with status \(status)", providerCode: String(status))
         }
+    }
+
+    /// How many times ``replace(_:with:for:)`` re-reads after another writer changed the item
+    /// between its read and its conditional write, before it reports a conflict.
+    static let maximumReplaceAttempts = 8
+
+    /// Compare-and-set with a version tag: reads the item and its tag, compares the session with
+    /// `expected` (``AuthSession/isSameVersion(as:)``), then writes or deletes **only the item
+    /// still carrying that tag** (or adds only when none exists) in one keychain operation, so
+    /// a writer in another process that slipped in between makes the write fail; the store then
+    /// reads again and decides again (at most ``maximumReplaceAttempts`` times). Every write
+    /// stores a fresh random tag. With ``SystemKeychain`` this is atomic across processes
+    /// sharing the items, except for the first conditional write to an item written by a build
+    /// without tags (no tag to match; it is written unconditionally and tagged from then on).
+    /// - Throws: `AuthError` `.storageUnavailable` when the item cannot be read (nothing is
+    ///   written), `.storageFailure` when the keychain refuses the write (the item is
+    ///   unchanged), `.invalidInput` when `replacement` belongs to another provider.
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+        async throws -> SessionStoreWriteResult
+    {
+        try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
+        let data = try replacement.map(Self.encode)
+        let account = provider.rawValue
+        for _ in 0..<Self.maximumReplaceAttempts {
+            let (readStatus, bytes, tag) = keychain.readVersioned(service: service, account: account)
+            let current = try Self.decodeItem(status: readStatus, data: bytes, provider: provider)
+            guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+            let status: Int32
+            if let data {
+                let condition: KeychainWriteCondition = current == nil ? .absent : tag.map { .tagged($0) } ?? .always
+                status = keychain.write(service: service, account: account, data: data, tag: Self.newVersionTag(), if: condition)
+                if status == KeychainStatus.duplicateItem && condition == .absent { continue }  // added meanwhile
+            } else if current == nil {
+                return .written  // nothing stored and nothing to store
+            } else if let tag {
+                status = keychain.delete(service: service, account: account, ifTagged: tag)
+            } else {
+                status = keychain.delete(service: service, account: account)  // an item without a tag
+            }
+            if status == KeychainStatus.success { return .written }
+            if status == KeychainStatus.itemNotFound { continue }  // changed or removed meanwhile
+            throw AuthError(
+                .storageFailure, "keychain conditional write failed with status \(status)", provider: provider,
+                providerCode: String(status))
+        }
+        let (status, bytes, _) = keychain.readVersioned(service: service, account: account)
+        return .conflict(current: try Self.decodeItem(status: status, data: bytes, provider: provider))
+    }
+
+    private static func encode(_ session: AuthSession) throws -> Data {
+        do { return try JSONEncoder.multiAuth.encode(session) } catch {
+            throw AuthError(.storageFailure, "the session could not be encoded", provider: session.provider)
+        }
+    }
+
+    /// A fresh random version tag (16 bytes; not derived from the session, so it reveals nothing).
+    static func newVersionTag() -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
 
@@ -132,18 +276,62 @@ public struct SystemKeychain: KeychainItemAccess {
         return (status, result as? Data)
     }
 
-    /// `SecItemUpdate`, or `SecItemAdd` with after-first-unlock accessibility when absent.
+    /// `SecItemUpdate`, or `SecItemAdd` with after-first-unlock accessibility when absent; a
+    /// fresh version tag, so a conditional write that read the previous version fails.
     public func write(service: String, account: String, data: Data) -> Int32 {
-        let query = query(service: service, account: account)
-        let update: [String: Any] = [
+        write(service: service, account: account, data: data, tag: KeychainSessionStore.newVersionTag(), if: .always)
+    }
+
+    /// `SecItemCopyMatching` for one item's data and attributes; the version tag is its
+    /// `kSecAttrGeneric`.
+    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+        var query = query(service: service, account: account)
+        query[kSecReturnData as String] = true
+        query[kSecReturnAttributes as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        guard status == errSecSuccess else { return (status, nil, nil) }
+        let item = result as? [String: Any]
+        return (status, item?[kSecValueData as String] as? Data, item?[kSecAttrGeneric as String] as? Data)
+    }
+
+    /// One keychain call per condition: `.absent` → `SecItemAdd`; `.tagged` → `SecItemUpdate`
+    /// whose query also matches `kSecAttrGeneric` (the keychain applies it to the matching item
+    /// only, atomically with respect to other `SecItem` calls); `.always` → `SecItemUpdate`, then
+    /// `SecItemAdd` when absent. The written item has after-first-unlock accessibility and
+    /// `kSecAttrGeneric` = `tag`.
+    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+        let attributes: [String: Any] = [
             kSecValueData as String: data,
+            kSecAttrGeneric as String: tag,
             kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
         ]
-        let status = SecItemUpdate(query as CFDictionary, update as CFDictionary)
-        guard status == errSecItemNotFound else { return status }
+        switch condition {
+        case .absent:
+            return add(query(service: service, account: account), attributes)
+        case .tagged(let expected):
+            var match = query(service: service, account: account)
+            match[kSecAttrGeneric as String] = expected
+            return SecItemUpdate(match as CFDictionary, attributes as CFDictionary)
+        case .always:
+            let status = SecItemUpdate(query(service: service, account: account) as CFDictionary, attributes as CFDictionary)
+            guard status == errSecItemNotFound else { return status }
+            return add(query(service: service, account: account), attributes)
+        }
+    }
+
+    private func add(_ query: [String: Any], _ attributes: [String: Any]) -> Int32 {
         var add = query
-        add.merge(update) { $1 }
+        add.merge(attributes) { $1 }
         return SecItemAdd(add as CFDictionary, nil)
+    }
+
+    /// `SecItemDelete` whose query also matches `kSecAttrGeneric` = `tag`.
+    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+        var match = query(service: service, account: account)
+        match[kSecAttrGeneric as String] = tag
+        return SecItemDelete(match as CFDictionary)
     }
 
     /// `SecItemDelete` for one item.

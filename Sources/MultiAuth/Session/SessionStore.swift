@@ -11,6 +11,13 @@
 ///   still the one the caller read (``AuthSession/isSameVersion(as:)``). Stores shared by
 ///   several processes (an app and its extension) make it atomic across processes.
 /// - Calls may arrive from many tasks at once.
+///
+/// Implementing ``replace(_:with:for:)``: declare it `async` even when its body is
+/// synchronous (an actor method without `await` is still atomic). In an asynchronous context
+/// Swift prefers an `async` method over a synchronous one of the same name, so a synchronous
+/// implementation would lose to the non-atomic default below whenever code in another module
+/// calls `replace` on the concrete store type (calls through `any SessionStore` are not
+/// affected).
 public protocol SessionStore: Sendable {
     /// The stored session of `provider`, or `nil` when none is stored.
     /// - Throws: `AuthError` `.storageUnavailable`.

@@ -37,8 +37,11 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
 /// An HTTP request: method, absolute URL, headers and an optional body.
 ///
-/// Its `description` shows the method, host and path only: query strings, header values and
-/// bodies may carry codes or tokens and are never printed.
+/// Its `description`, `debugDescription` and mirror show the method, host and the
+/// ``redactedPath`` only: query strings, header values and bodies may carry codes or tokens
+/// and are never printed, and neither is a path segment that is marked secret (see
+/// ``init(method:base:path:headers:body:timeout:)``) or looks like a credential. Every error a
+/// transport builds from a request uses these renderings (Docs/Security.md, "Redaction").
 public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The method.
     public var method: HTTPMethod
@@ -50,6 +53,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     public var body: Data?
     /// The time limit for the whole exchange; `nil` uses the transport's default.
     public var timeout: Duration?
+    /// Path segments that carry a credential, redacted wherever the request is rendered.
+    var secretPathSegments: Set<String> = []
 
     /// Creates a request.
     public init(method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil) {
@@ -90,24 +95,28 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         }
     }
 
-    /// `METHOD host/path`, without query, headers or body.
-    public var description: String { "\(method.rawValue) \(url.host ?? "")\(url.path)" }
+    /// `METHOD host/path` with the ``redactedPath``, without query, headers or body.
+    public var description: String { "\(method.rawValue) \(url.host ?? "")\(redactedPath)" }
     /// Same as ``description``, plus the body size.
     public var debugDescription: String { "HTTPRequest(\(description), \(body?.count ?? 0) body bytes)" }
-    /// A mirror with method, host, path, header names and body size: no query, header value
-    /// or body.
+    /// A mirror with method, host, redacted path, header names and body size: no query,
+    /// header value, body or secret path segment.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
-                "method": method.rawValue, "host": url.host ?? "", "path": url.path, "headerNames": headers.keys.sorted(),
+                "method": method.rawValue, "host": url.host ?? "", "path": redactedPath, "headerNames": headers.keys.sorted(),
                 "bodyBytes": body?.count ?? 0,
             ], displayStyle: .struct)
     }
 }
 
 /// An HTTP response: status, headers and the whole body.
-public struct HTTPResponse: Sendable, CustomStringConvertible {
+///
+/// Its `description`, `debugDescription` and mirror show the status, the header names and the
+/// body size only: a body may carry tokens or codes and a `Set-Cookie` or `Authorization`
+/// value is a credential (Docs/Security.md, "Redaction").
+public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status code, e.g. `200`, `422`.
     public var status: Int
     /// Header fields.
@@ -156,6 +165,16 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
     /// `HTTP <status> (<n> bytes)`; the body is never printed.
     public var description: String { "HTTP \(status) (\(body.count) bytes)" }
+
+    /// ``description`` plus the header names (never their values).
+    public var debugDescription: String {
+        "HTTPResponse(\(description), headers: [\(headers.keys.sorted().joined(separator: ", "))])"
+    }
+
+    /// A mirror with the status, header names and body size: no header value, cookie or body.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["status": status, "headerNames": headers.keys.sorted(), "bodyBytes": body.count], displayStyle: .struct)
+    }
 }
 
 extension JSONEncoder {

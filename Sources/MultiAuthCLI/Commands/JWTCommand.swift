@@ -3,40 +3,71 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthHTTP
 
-/// `multiauth jwt TOKEN [--jwks URL|FILE]`: header, claims, validity and (with keys) signature.
+/// `multiauth jwt TOKEN (--audience A | --any-audience) [--jwks URL|FILE]`: header, claims,
+/// validity and (with keys) signature. Without `--jwks` it never reports a token valid.
 struct JWTCommand: Command {
     let name = "jwt"
-    let summary = "Decode a JWT; check exp/nbf with leeway and, given a JWKS, its signature"
+    let summary = "Decode a JWT; check exp/nbf/aud and, given a JWKS, its signature"
     let valueOptions: Set<String> = ["jwks", "leeway", "time", "issuer", "audience"]
-    let flags: Set<String> = ["json"]
+    let flags: Set<String> = ["json", "any-audience"]
     var help: String {
         """
-        Usage: multiauth jwt TOKEN [--jwks URL|FILE] [--leeway S] [--time T] [--issuer I] [--audience A] [--json]
+        Usage: multiauth jwt TOKEN (--audience A | --any-audience) [--jwks URL|FILE] [--leeway S] [--time T] [--issuer I] [--json]
 
         Decodes a JWT (RFC 7519) without trusting it: prints the header and the claims (with
-        exp, nbf and iat as dates), and whether it is valid now: now < exp + leeway and
-        now >= nbf - leeway. With --jwks the signature is verified against the key set
-        (RS256, RS512, ES256; the key is chosen by kid; alg none and HMAC are refused).
-        The signature itself is never printed.
+        exp, nbf and iat as dates) and checks now < exp + leeway, now >= nbf - leeway and
+        the audience. With --jwks the signature is verified against the key set (RS256,
+        RS512, ES256; the key is chosen by kid; alg none and HMAC are refused). Without
+        --jwks the signature is NOT checked: the token is never reported valid and the exit
+        code is 1 ("signature not checked"). The signature itself is never printed.
+
+        The audience is required (RFC 7519 §4.1.3): give the value this verifier is known by
+        with --audience, or waive the check explicitly with --any-audience.
+        Tokens over 64 KiB, nested deeper than 32 levels or with more than 4,096 values are
+        refused as input errors (exit 2); see Docs/Security.md.
 
         Options:
+          --audience A     require A in aud
+          --any-audience   do not check aud (explicit opt-out)
           --jwks URL|FILE  a JSON Web Key Set (RFC 7517) from an https URL or a file
           --leeway S       clock-skew allowance in seconds (default 60)
-          --time T         Unix time to validate at (default: now)
+          --time T         Unix time to validate at, a finite number of seconds (default: now)
           --issuer I       require iss == I
-          --audience A     require A in aud
-          --json           print one JSON object
+          --json           print one JSON object ("valid" is true only when the signature
+                           was checked and every check passed)
 
         Examples:
-          multiauth jwt eyJhbGciOi...                      # decode and check expiry
           multiauth jwt "$TOKEN" --jwks jwks.json --audience my-app
+          multiauth jwt eyJhbGciOi... --any-audience        # decode only: exit 1, signature not checked
 
         \(ExitCode.helpText)
+          (jwt: 1 also when the signature was not checked because no --jwks was given)
         """
     }
 
     func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.count == 1 else { throw Arguments.UsageError(description: "give exactly one token") }
+        let audience: JWTAudience
+        switch (arguments.options["audience"], arguments.flags.contains("any-audience")) {
+        case (let value?, false):
+            guard !value.isEmpty else { throw Arguments.UsageError(description: "--audience needs a non-empty value") }
+            audience = .expected(value)
+        case (nil, true): audience = .anyAudience
+        case (_?, true): throw Arguments.UsageError(description: "give either --audience or --any-audience, not both")
+        case (nil, false):
+            throw Arguments.UsageError(
+                description: "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly")
+        }
+        let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
+        let now: Double
+        if let text = arguments.options["time"] {
+            guard let value = Double(text), value.isFinite else {
+                throw Arguments.UsageError(description: "--time must be a finite number of Unix seconds, got '\(text)'")
+            }
+            now = value
+        } else {
+            now = Date().timeIntervalSince1970
+        }
         let token = arguments.positionals[0].trimmingCharacters(in: .whitespacesAndNewlines)
         let jwt: JWT
         do { jwt = try JWT(parsing: token) } catch {
@@ -47,20 +78,14 @@ struct JWTCommand: Command {
             }
             return ExitCode.usage
         }
-        let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
-        let now: Double
-        if let text = arguments.options["time"] {
-            guard let value = Double(text) else { throw Arguments.UsageError(description: "--time must be Unix seconds, got '\(text)'") }
-            now = value
-        } else {
-            now = Date().timeIntervalSince1970
-        }
         var problems: [String] = []
         do {
-            try jwt.claims.validate(at: now, leeway: leeway, issuer: arguments.options["issuer"], audience: arguments.options["audience"])
+            try jwt.claims.validate(at: now, leeway: leeway, issuer: arguments.options["issuer"], audience: audience)
         } catch {
             problems.append("\(error)")
         }
+        let claimsValid = problems.isEmpty
+        var signatureChecked = false
         var signature = "not checked (give --jwks)"
         if let source = arguments.options["jwks"] {
             let data: Data
@@ -72,17 +97,24 @@ struct JWTCommand: Command {
                 let keys = try JWKSet(jsonData: data)
                 let key = try keys.verifySignature(of: jwt)
                 signature = "valid (kid \(key.kid ?? "-"))"
+                signatureChecked = true
             } catch {
                 signature = "INVALID: \(error)"
                 problems.append("signature: \(error)")
             }
+        } else {
+            problems.append("signature not checked")
         }
+        let valid = signatureChecked && problems.isEmpty
         if arguments.flags.contains("json") {
             var header: [String: Any] = [:]
             for (key, value) in jwt.header { header[key] = Self.plain(value) }
             var claims: [String: Any] = [:]
             for (key, value) in jwt.claims.members { claims[key] = Self.plain(value) }
-            Terminal.out(Terminal.jsonLine(["header": header, "claims": claims, "valid": problems.isEmpty, "problems": problems, "signature": signature]))
+            Terminal.out(Terminal.jsonLine([
+                "header": header, "claims": claims, "valid": valid, "claimsValid": claimsValid, "signatureChecked": signatureChecked,
+                "problems": problems, "signature": signature, "audience": audience.description,
+            ]))
         } else {
             Terminal.out("header")
             Terminal.out(Terminal.table(jwt.header.keys.sorted().map { ["  \($0)", Self.text(jwt.header[$0]!)] }))
@@ -95,9 +127,10 @@ struct JWTCommand: Command {
                 return ["  \(key)", Self.text(value)]
             }))
             Terminal.out("signature  \(signature)")
-            Terminal.out(problems.isEmpty ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
+            Terminal.out("audience   \(audience)")
+            Terminal.out(valid ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
         }
-        return problems.isEmpty ? ExitCode.ok : ExitCode.verificationFailed
+        return valid ? ExitCode.ok : ExitCode.verificationFailed
     }
 
     private func load(_ source: String) async throws -> Data {

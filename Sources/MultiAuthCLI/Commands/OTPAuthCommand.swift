@@ -14,16 +14,21 @@ struct OTPAuthCommand: Command {
         Parses an otpauth://totp/ or otpauth://hotp/ Key URI strictly (bad escapes, periods,
         digits or algorithms are errors, never silently defaulted), prints its fields and the
         canonical form (everything outside RFC 3986 unreserved percent-encoded, spaces as %20).
+        The label is split at its first literal ':' before decoding (an issuer such as
+        Acme%3A%20Payments keeps its colon); encoder=steam (Steam Guard) is shown as such,
+        any other encoder is refused.
         The secret is masked unless --show-secret is given.
 
         Options:
           --show-secret   print the secret and the canonical URI in full
-          --qr            print the URI as a QR code in the terminal (error correction M)
+          --qr            print the URI as a QR code in the terminal (error correction M); the
+                          code carries the secret, so --qr needs --show-secret
           --json          print one JSON object
 
         Examples:
           multiauth otpauth "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft"
           multiauth otpauth "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&period=60" --show-secret
+          multiauth otpauth "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP" --qr --show-secret
 
         \(ExitCode.helpText)
         """
@@ -32,6 +37,9 @@ struct OTPAuthCommand: Command {
     func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.count == 1 else {
             throw Arguments.UsageError(description: "give exactly one otpauth:// URI (quote it: it contains & and ?)")
+        }
+        if arguments.flags.contains("qr"), !arguments.flags.contains("show-secret") {
+            throw Arguments.UsageError(description: "--qr draws the secret as a QR code: add --show-secret to confirm")
         }
         let uri: OTPAuthURI
         do { uri = try OTPAuthURI(parsing: arguments.positionals[0]) } catch {
@@ -42,6 +50,15 @@ struct OTPAuthCommand: Command {
                 Terminal.err("expected otpauth://totp/Issuer:account?secret=BASE32&issuer=Issuer[&algorithm=SHA1&digits=6&period=30]")
             }
             return ExitCode.usage
+        }
+        // The QR code is made before anything is printed: a URI too long for any QR version is
+        // bad input (exit 2, one sentence), never half an answer.
+        var qr: QRCode?
+        if arguments.flags.contains("qr") {
+            do { qr = try QRCode(encoding: uri.uriString) } catch {
+                Terminal.err("multiauth otpauth: the canonical URI is \(uri.uriString.utf8.count) bytes, more than the \(QRCode.byteCapacity(version: 40)) bytes the largest QR code (version 40, level M) holds; shorten the issuer or account, or leave out --qr.")
+                return ExitCode.usage
+            }
         }
         let show = arguments.flags.contains("show-secret")
         let secret = show ? uri.secret : "•••• (\(uri.secret.count) characters; --show-secret prints it)"
@@ -54,20 +71,22 @@ struct OTPAuthCommand: Command {
             object["issuer"] = uri.issuer
             object["labelIssuer"] = uri.labelIssuer
             if uri.kind == .totp { object["period"] = uri.period } else { object["counter"] = uri.counter }
+            if uri.encoding == .steam { object["encoder"] = "steam" }
             Terminal.out(Terminal.jsonLine(object))
         } else {
             var rows: [[String]] = [["type", uri.kind.rawValue], ["issuer", uri.issuer ?? "-"]]
             if let label = uri.labelIssuer, label != uri.issuer { rows.append(["label issuer", label + "  (differs from the issuer parameter; the parameter wins)"]) }
             rows += [
                 ["account", uri.account], ["secret", show ? "\(secret)  (\(uri.secretBytes.count) bytes)" : secret],
-                ["algorithm", uri.algorithm.rawValue], ["digits", String(uri.digits)],
+                ["algorithm", uri.algorithm.rawValue],
+                uri.encoding == .steam
+                    ? ["encoder", "steam (\(uri.digits)-character Steam Guard codes)"] : ["digits", String(uri.digits)],
             ]
             rows.append(uri.kind == .totp ? ["period", "\(uri.period) s"] : ["counter", uri.counter.map(String.init) ?? "-"])
             rows.append(["canonical", canonical])
             Terminal.out(Terminal.table(rows))
         }
-        if arguments.flags.contains("qr") {
-            let qr = try QRCode(encoding: uri.uriString)
+        if let qr {
             Terminal.out(qr.terminalString())
             Terminal.out("QR version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules (it carries the secret)")
         }

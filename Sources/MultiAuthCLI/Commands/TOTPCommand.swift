@@ -5,7 +5,7 @@ import MultiAuthCrypto
 struct TOTPCommand: Command {
     let name = "totp"
     let summary = "Generate or verify a TOTP code (RFC 6238) from a base32 secret or otpauth:// URI"
-    let valueOptions: Set<String> = ["time", "digits", "period", "algorithm", "verify", "window"]
+    let valueOptions: Set<String> = ["time", "digits", "period", "algorithm", "verify", "window", "encoder"]
     let flags: Set<String> = ["json"]
     var help: String {
         """
@@ -14,6 +14,8 @@ struct TOTPCommand: Command {
 
         Prints the TOTP code for a base32 secret (spaces, dashes and case ignored) or for an
         otpauth://totp/ URI (its algorithm, digits and period are used unless overridden).
+        A URI with encoder=steam, or --encoder steam, gives Steam Guard codes: 5 characters
+        of 23456789BCDFGHJKMNPQRTVWXY (HMAC-SHA1, 30 s steps); any other encoder is refused.
 
         Options:
           --time T        Unix time in seconds (default: now)
@@ -22,12 +24,14 @@ struct TOTPCommand: Command {
           --algorithm A   SHA1, SHA256 or SHA512 (default SHA1, or the URI's)
           --verify CODE   check CODE instead of printing one (exit 1 when it does not match)
           --window N      steps accepted either side when verifying (default 1)
+          --encoder steam Steam Guard codes for a base32 secret (as encoder=steam in a URI)
           --json          print one JSON object
 
         Examples:
           multiauth totp GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ --time 59 --digits 8      # 94287082
           multiauth totp "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme"
           multiauth totp JBSWY3DPEHPK3PXP --verify 324550 --time 1700000000
+          multiauth totp "otpauth://totp/Steam:me?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&encoder=steam" --time 0   # C5V56
 
         \(ExitCode.helpText)
         """
@@ -42,6 +46,7 @@ struct TOTPCommand: Command {
         var algorithm = DigestAlgorithm.sha1
         var digits = 6
         var period: Int64 = 30
+        var encoding = OTPAuthURI.CodeEncoding.decimal
         if input.lowercased().hasPrefix("otpauth://") {
             let uri: OTPAuthURI
             do { uri = try OTPAuthURI(parsing: input) } catch {
@@ -52,10 +57,20 @@ struct TOTPCommand: Command {
             algorithm = uri.algorithm
             digits = uri.digits
             period = uri.period
+            encoding = uri.encoding
         } else {
             do { secret = try Base32.decode(input) } catch {
                 throw Arguments.UsageError(description: "not a valid base32 secret (\(error)); use A–Z and 2–7, spaces and dashes are ignored")
             }
+        }
+        if let name = arguments.options["encoder"] {
+            guard name.lowercased() == "steam" else {
+                throw Arguments.UsageError(description: "--encoder must be 'steam' (Steam Guard codes), got '\(name)'; leave it out for decimal codes")
+            }
+            encoding = .steam
+        }
+        if encoding == .steam {
+            return try runSteam(secret: secret, period: period, arguments: arguments)
         }
         if let value = try arguments.integer("digits", in: 6...8) { digits = value }
         if let value = try arguments.integer("period", in: 1...86_400) { period = Int64(value) }
@@ -64,15 +79,7 @@ struct TOTPCommand: Command {
                 throw Arguments.UsageError(description: "--algorithm must be SHA1, SHA256 or SHA512, got '\(name)'")
             }
         }
-        let time: Int64
-        if let text = arguments.options["time"] {
-            guard let value = Int64(text), value >= 0 else {
-                throw Arguments.UsageError(description: "--time must be Unix seconds (a whole number ≥ 0), got '\(text)'")
-            }
-            time = value
-        } else {
-            time = Int64(Date().timeIntervalSince1970)
-        }
+        let time = try Self.time(arguments)
         let totp: TOTP
         do { totp = try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: period) } catch {
             throw Arguments.UsageError(description: "cannot build a TOTP generator: \(error)")
@@ -93,6 +100,9 @@ struct TOTPCommand: Command {
             } catch let error as CryptoError {
                 if json {
                     Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
+                } else if error == .invalidCodeFormat {
+                    // Bad input, not a failed verification: a sentence on stderr, exit 2.
+                    Terminal.err("multiauth totp: --verify needs exactly \(digits) digits (spaces are ignored); the code was not compared")
                 } else {
                     Terminal.out("invalid: \(error) (window ±\(window))")
                 }
@@ -104,6 +114,62 @@ struct TOTPCommand: Command {
             Terminal.out(Terminal.jsonLine([
                 "code": code, "timeStep": try totp.timeStep(at: time), "secondsRemaining": try totp.secondsRemaining(at: time),
                 "algorithm": algorithm.rawValue, "digits": digits, "period": period,
+            ]))
+        } else {
+            Terminal.out(code)
+        }
+        return ExitCode.ok
+    }
+
+    /// The `--time` option, or now.
+    private static func time(_ arguments: Arguments) throws -> Int64 {
+        guard let text = arguments.options["time"] else { return Int64(Date().timeIntervalSince1970) }
+        guard let value = Int64(text), value >= 0 else {
+            throw Arguments.UsageError(description: "--time must be Unix seconds (a whole number ≥ 0), got '\(text)'")
+        }
+        return value
+    }
+
+    /// Steam Guard codes (`encoder=steam`): printed or verified like decimal ones.
+    private func runSteam(secret: [UInt8], period: Int64, arguments: Arguments) throws -> Int32 {
+        for option in ["digits", "algorithm"] where arguments.options[option] != nil {
+            throw Arguments.UsageError(description: "--\(option) does not apply to Steam Guard codes (always 5 characters, HMAC-SHA1)")
+        }
+        var period = period
+        if let value = try arguments.integer("period", in: 1...86_400) { period = Int64(value) }
+        let time = try Self.time(arguments)
+        let steam: SteamGuardTOTP
+        do { steam = try SteamGuardTOTP(secret: secret, period: period) } catch {
+            throw Arguments.UsageError(description: "cannot build a Steam Guard generator: \(error)")
+        }
+        let json = arguments.flags.contains("json")
+        if let code = arguments.options["verify"] {
+            let window = try arguments.integer("window", in: 0...10) ?? 1
+            do {
+                let step = try steam.verify(code, at: time, window: window)
+                let offset = Int64(bitPattern: step &- (try steam.timeStep(at: time)))
+                if json {
+                    Terminal.out(Terminal.jsonLine(["valid": true, "timeStep": step, "offset": offset, "encoder": "steam"]))
+                } else {
+                    Terminal.out("valid: matches time step \(step) (\(offset >= 0 ? "+" : "")\(offset) from now, window ±\(window))")
+                }
+                return ExitCode.ok
+            } catch let error as CryptoError {
+                if json {
+                    Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
+                } else if error == .invalidCodeFormat {
+                    Terminal.err("multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared")
+                } else {
+                    Terminal.out("invalid: \(error) (window ±\(window))")
+                }
+                return error == .invalidCodeFormat ? ExitCode.usage : ExitCode.verificationFailed
+            }
+        }
+        let code = try steam.code(at: time)
+        if json {
+            Terminal.out(Terminal.jsonLine([
+                "code": code, "timeStep": try steam.timeStep(at: time), "secondsRemaining": try steam.secondsRemaining(at: time),
+                "encoder": "steam", "period": period,
             ]))
         } else {
             Terminal.out(code)

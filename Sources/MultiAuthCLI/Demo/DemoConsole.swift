@@ -24,7 +24,7 @@ struct DemoConsole {
 
     /// Asks for a line; `nil` at end of input.
     func ask(_ prompt: String) -> String? {
-        FileHandle.standardOutput.write(Data("  \(prompt) ".utf8))
+        Terminal.write("  \(prompt) ")
         let line = readLine()?.trimmingCharacters(in: .whitespacesAndNewlines)
         // A terminal echoes what the person typed; piped input does not, so echo it.
         if isatty(STDIN_FILENO) == 0 { Terminal.out(line ?? "") }

@@ -1,10 +1,8 @@
 import Foundation
 import MultiAuth
-import MultiAuthDynamic
 import MultiAuthOTPless
-import MultiAuthPortal
 import MultiAuthSandbox
-import MultiAuthTruecaller
+import MultiAuthSandboxKit
 
 /// The embedded sandbox: every built-in provider's emulated backend, one `AuthClient` over all
 /// of them, and the event printer.
@@ -15,32 +13,19 @@ struct DemoWorld {
     let console: DemoConsole
     let portalBackend: PortalBackend
 
-    static let truecallerHost = TruecallerBackend.defaultHost
-
     /// The OTPLESS merchant: WhatsApp then SMS for phones, magic links for e-mail.
     static let otplessAppID = "DEMOAPP"
 
     init(store: any SessionStore, console: DemoConsole, seed: UInt64) throws {
-        let sandbox = Sandbox(seed: seed)
-        try OTPlessBackend(merchant: OTPlessMerchant(
-            appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink)).install(in: sandbox)
-        sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
-        sandbox.register(try TruecallerBackend(), host: TruecallerBackend.defaultHost)
-        let portalBackend = try PortalBackend()
-        sandbox.register(portalBackend, host: PortalBackend.defaultHost)
-        let providers: [any AuthProvider] = [
-            try OTPlessProvider(configuration: OTPlessConfiguration(appID: Self.otplessAppID, preferredChannels: [.whatsapp, .sms])),
-            DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
-            TruecallerProvider(configuration: TruecallerConfiguration(
-                appKey: "demo-app-key", appLink: URL(string: "https://demo.multiauth.example/truecaller")!,
-                baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!, deviceID: "demo-device")),
-            PortalProvider(configuration: try PortalConfiguration(
-                authEnvironmentID: PortalBackend.defaultEnvironmentID, redirectURL: URL(string: PortalBackend.defaultRedirectURL)!,
-                apiHost: PortalBackend.defaultHost)),
-        ]
-        self.sandbox = sandbox
-        self.portalBackend = portalBackend
-        self.client = try AuthClient(providers: providers, store: store, transport: sandbox.transport, time: sandbox.time)
+        // The standard sandbox: every backend on its `.test` hosts and the providers' `.sandbox()`
+        // configurations; only OTPLESS gets the demo's merchant and channel order.
+        var world = try StandardSandbox(
+            seed: seed,
+            otplessMerchant: OTPlessMerchant(appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink))
+        world.otpless.preferredChannels = [.whatsapp, .sms]
+        self.sandbox = world.sandbox
+        self.portalBackend = world.portalBackend
+        self.client = try world.makeClient(store: store)
         self.printer = EventPrinter(bus: client.events, json: console.json)
         self.console = console
     }

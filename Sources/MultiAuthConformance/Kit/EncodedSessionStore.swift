@@ -3,7 +3,8 @@ import MultiAuth
 
 /// A session store that keeps only the encoded bytes of each session (JSON with
 /// `JSONEncoder.multiAuth`), as `FileSessionStore` and `KeychainSessionStore` do: a session
-/// that does not survive encoding comes back different. Used by C12.
+/// that does not survive encoding comes back different. Used by C12. Conditional writes are
+/// atomic on the actor.
 actor EncodedSessionStore: SessionStore {
     private var data: [AuthProviderID: Data] = [:]
 
@@ -21,6 +22,22 @@ actor EncodedSessionStore: SessionStore {
     }
 
     func remove(for provider: AuthProviderID) { data[provider] = nil }
+
+    /// Compare-and-set on the actor (the read, the comparison and the write happen in one call),
+    /// comparing the decoded stored session with `expected` by ``MultiAuth/AuthSession/isSameVersion(as:)``.
+    func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+        -> SessionStoreWriteResult
+    {
+        if let replacement, replacement.provider != provider {
+            throw AuthError(
+                .invalidInput, "a conditional write for '\(provider)' was given a session of '\(replacement.provider)'",
+                provider: provider)
+        }
+        let current = try load(for: provider)
+        guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+        if let replacement { try save(replacement) } else { remove(for: provider) }
+        return .written
+    }
 
     func removeAll() { data.removeAll() }
 }

@@ -72,6 +72,14 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     /// A JWT is not three base64url segments of JSON objects (RFC 7519 §7.2), or its header
     /// or claims repeat a member name (RFC 7515 §4, RFC 7519 §4: such tokens are rejected).
     case malformedToken
+    /// Hostile-input guard: a JWT, JSON document or JWKS is past one of its ``JSONLimits``
+    /// (`"token length"`, `"document size"`, `"nesting depth"` or `"value count"`); the
+    /// values are the limit's name and its maximum. Nothing past the limit was parsed.
+    /// Docs/Security.md lists the limits.
+    case limitExceeded(String, maximum: Int)
+    /// A JOSE header parameter has the wrong JSON type, e.g. a `kid` that is a number, `null`,
+    /// an array or an object (RFC 7515 §4.1.4 requires a string); the value is its name.
+    case invalidHeader(String)
     /// A registered claim has the wrong JSON type, e.g. a string `exp`; the value is its name.
     case invalidClaim(String)
     /// `now >= exp + leeway` (RFC 7519 §4.1.4).
@@ -111,6 +119,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
         case .malformedToken: "malformed JWT: expected three base64url segments of JSON objects with unique member names"
+        case .limitExceeded(let name, let maximum): "input refused: \(name) exceeds the limit of \(maximum)"
+        case .invalidHeader(let name): "invalid JOSE header parameter '\(name)'"
         case .invalidClaim(let name): "invalid claim '\(name)'"
         case .expired: "token expired"
         case .notYetValid: "token not yet valid"

@@ -5,7 +5,13 @@ import Foundation
 /// Numbers are `Double`, so integers above 2^53 lose precision (JWT NumericDates are far
 /// below that). Encoding writes whole numbers without a fraction (`1700000000`, not
 /// `1700000000.0`).
-public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
+///
+/// Parse untrusted text with ``init(parsing:limits:)``, the bounded front door (see
+/// ``JSONLimits``). Claim values may be personal data or credentials, so `description`,
+/// `debugDescription` and the mirror show the JSON kind and size only, never the content.
+public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// `null`.
     case null
     /// `true` or `false`.
@@ -19,8 +25,35 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// An object.
     case object([String: JSONValue])
 
-    /// Decodes any JSON value.
+    /// The deepest coding path ``init(from:)`` accepts, in levels of the whole document: each
+    /// failed type probe costs one step per enclosing level, so the bound keeps decoding
+    /// linear, and the recursion stays far from any thread's stack limit.
+    public static let maximumDecodingDepth = 64
+
+    /// Parses untrusted JSON text through the bounded, iterative parser.
+    ///
+    /// - Parameters:
+    ///   - bytes: the UTF-8 JSON text; any JSON value, not only an object.
+    ///   - limits: the size, depth and value-count limits; ``JSONLimits/jwks`` by default.
+    /// - Throws: ``CryptoError/limitExceeded(_:maximum:)`` (`"document size"`,
+    ///   `"nesting depth"`, `"value count"`) before anything past the limit is parsed;
+    ///   ``CryptoError/malformedToken`` for text that is not one JSON value, repeats a member
+    ///   name in an object, or has invalid UTF-8 or a number outside `Double`.
+    /// Concurrency: pure; runs in time linear in `bytes.count` on the calling thread.
+    public init(parsing bytes: some Collection<UInt8>, limits: JSONLimits = .jwks) throws {
+        if bytes.count > limits.maximumBytes { throw CryptoError.limitExceeded("document size", maximum: limits.maximumBytes) }
+        self = try JSONParser.parse(Array(bytes), limits: limits).value
+    }
+
+    /// Decodes any JSON value from a `Decoder` (e.g. inside a larger `Decodable` response).
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the value sits deeper than
+    ///   ``maximumDecodingDepth`` levels; the decoder's own errors otherwise.
     public init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count < Self.maximumDecodingDepth else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels"))
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -104,6 +137,12 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Same as ``description``: the kind and size, never the content.
+    public var debugDescription: String { description }
+
+    /// A mirror with no children: a debugger or `dump` shows the kind only.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
+
     /// Compact JSON with sorted keys and unescaped slashes.
     func jsonData() throws -> Data {
         let encoder = JSONEncoder()
@@ -111,21 +150,14 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         return try encoder.encode(self)
     }
 
-    /// Parses a JSON object whose objects (at any depth) have unique member names, nested at
-    /// most ``JSONParser/maximumDepth`` levels.
-    /// - Throws: ``CryptoError/malformedToken`` when `data` is not a JSON object, or when an
-    ///   object repeats a member name (RFC 7519 §4).
-    static func object(from data: [UInt8]) throws -> [String: JSONValue] {
-        try JSONParser.object(from: data)
-    }
-
-    /// The previous implementation of ``object(from:)`` (Foundation's `JSONDecoder`, then
-    /// ``JSONMemberNames``), kept for the tests that compare the two.
-    static func objectThroughFoundation(from data: [UInt8]) throws -> [String: JSONValue] {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(data)), case .object(let members) = value else {
+    /// Parses a JWT segment: a JSON object whose objects (at any depth) have unique member
+    /// names, within `limits` (depth and value count; the token length was checked already).
+    /// - Throws: ``CryptoError/limitExceeded(_:maximum:)``; ``CryptoError/malformedToken``
+    ///   when `data` is not a JSON object or an object repeats a member name (RFC 7519 §4).
+    static func object(from data: [UInt8], limits: JSONLimits) throws -> [String: JSONValue] {
+        guard case .object(let members) = try JSONParser.parse(data, limits: limits, checkSize: false).value else {
             throw CryptoError.malformedToken
         }
-        try JSONMemberNames.requireUnique(in: data)
         return members
     }
 }

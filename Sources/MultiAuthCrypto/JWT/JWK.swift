@@ -44,4 +44,18 @@ public struct JWK: Codable, Sendable, Hashable {
         case .p256: return kty == "EC" && crv == "P-256"
         }
     }
+
+    /// A JWK from a parsed JSON object, or nil when it is not one this type can hold: not an
+    /// object, no string `kty`, or a member it reads that is not a string.
+    init?(json: JSONValue) {
+        guard case .object(let members) = json, let kty = members["kty"]?.stringValue else { return nil }
+        var strings: [String: String] = [:]
+        for name in ["kid", "alg", "use", "n", "e", "crv", "x", "y"] {
+            guard let value = members[name], value != .null else { continue }
+            guard let string = value.stringValue else { return nil }
+            strings[name] = string
+        }
+        self.init(kty: kty, kid: strings["kid"], alg: strings["alg"], use: strings["use"], n: strings["n"], e: strings["e"],
+                  crv: strings["crv"], x: strings["x"], y: strings["y"])
+    }
 }

@@ -1,30 +1,48 @@
 import Foundation
 
 /// Caches an issuer's JWKS and verifies JWTs against it, refetching once when a token names
-/// a key the cache does not have (key rotation).
+/// a key the cache does not have (key rotation), and backing off from an issuer that fails.
 ///
 /// The cache fetches through the closure it is given (so it never touches the network
-/// itself) and never reads the clock: every call passes the verifier's `now`.
+/// itself) and never reads the clock: every call passes the verifier's `now` (from its
+/// `TimeSource`).
 ///
 /// - A first call fetches the set. Later calls reuse it until it is older than
-///   `maximumAge`.
+///   `maximumAge`, or until `now` is earlier than the last fetch (the clock moved backwards:
+///   the cached set's age is unknown, so it is fetched again).
 /// - When no cached key fits the token (`kid`, key type, `alg`), the set is fetched again
 ///   once, unless the last fetch is younger than `minimumRefetchInterval`, so tokens with
 ///   random `kid`s cannot make the cache hammer the issuer. A token whose key is found but
 ///   whose signature is wrong never causes a refetch.
-/// - Concurrent callers that need a fetch share one; a failed fetch is not cached.
+/// - **Negative caching.** A failed fetch is remembered: until `failureBackoff` seconds have
+///   passed (doubling with each consecutive failure, at most `maximumFailureBackoff`), every
+///   call that needs a fetch gets the same error without one. 100 verifications against a
+///   dead issuer at one instant cost one fetch; over 100 s, one every 5, 10, 20, 40… seconds.
+///   A success resets the backoff. A cancelled fetch is not remembered.
+/// - Concurrent callers that need a fetch share one.
 ///
 /// Concurrency: an actor; calls suspend while a fetch runs. Cancelling a caller does not
-/// cancel a shared fetch another caller may be waiting for.
+/// cancel a shared fetch another caller may be waiting for. Docs/Security.md ("JWKS fetching").
 public actor JWKSCache {
     /// Returns the JWKS document's JSON bytes, e.g. a GET of the issuer's `jwks_uri`.
     public typealias Fetch = @Sendable () async throws -> Data
 
+    /// A failed fetch: its error, when it happened, and how many failed in a row.
+    private struct Failure {
+        let error: any Error
+        let at: Date
+        let consecutive: Int
+    }
+
     private let fetch: Fetch
     private let minimumRefetchInterval: TimeInterval
     private let maximumAge: TimeInterval
+    private let failureBackoff: TimeInterval
+    private let maximumFailureBackoff: TimeInterval
+    private let limits: JSONLimits
     private var resolved: [JWKSet.ResolvedKey]?
     private var lastFetch: Date?
+    private var failure: Failure?
     private var inFlight: Task<[JWKSet.ResolvedKey], any Error>?
 
     /// The number of fetches started so far (for diagnostics and tests).
@@ -37,29 +55,40 @@ public actor JWKSCache {
     ///     `kid` triggers another; 30 by default, 0 to always refetch once.
     ///   - maximumAge: seconds after which the cached set is fetched again before use;
     ///     3600 by default.
+    ///   - failureBackoff: seconds during which a failed fetch's error is served without
+    ///     fetching again; doubled after each further consecutive failure; 5 by default.
+    ///   - maximumFailureBackoff: the longest backoff, in seconds; 300 by default.
+    ///   - limits: the size limits for the JWKS document; ``JSONLimits/jwks`` by default.
     ///   - fetch: returns the JWKS JSON; its errors are thrown to the caller unchanged.
-    public init(minimumRefetchInterval: TimeInterval = 30, maximumAge: TimeInterval = 3600, fetch: @escaping Fetch) {
+    public init(minimumRefetchInterval: TimeInterval = 30, maximumAge: TimeInterval = 3600,
+                failureBackoff: TimeInterval = 5, maximumFailureBackoff: TimeInterval = 300,
+                limits: JSONLimits = .jwks, fetch: @escaping Fetch) {
         self.fetch = fetch
         self.minimumRefetchInterval = minimumRefetchInterval
         self.maximumAge = maximumAge
+        self.failureBackoff = max(0, failureBackoff)
+        self.maximumFailureBackoff = max(max(0, failureBackoff), maximumFailureBackoff)
+        self.limits = limits
     }
 
     /// Verifies `token`'s signature against the issuer's keys, then its claims.
     ///
     /// - Parameters:
-    ///   - token: the compact JWT.
+    ///   - token: the compact JWT (at most ``JSONLimits/jwt`` 64 KiB; see ``JWT/init(parsing:limits:)``).
     ///   - now: the verifier's current time.
     ///   - leeway: clock skew allowed for `exp` and `nbf`, in seconds; 60 by default.
     ///   - issuer: the required `iss`, or `nil`.
-    ///   - audience: a value `aud` must contain, or `nil`.
+    ///   - audience: the audience `aud` must contain, or ``JWTAudience/anyAudience`` to opt out
+    ///     explicitly (RFC 7519 §4.1.3, RFC 8725 §3.9); there is no default.
     ///   - algorithms: the accepted `alg` values; RS256, RS512 and ES256 by default.
     /// - Returns: the decoded, verified token.
-    /// - Throws: the decoding errors of ``JWT/init(parsing:)``; the errors of
-    ///   ``verifySignature(of:at:algorithms:)``; then ``CryptoError/expired``,
-    ///   ``CryptoError/notYetValid``, ``CryptoError/issuerMismatch``,
-    ///   ``CryptoError/audienceMismatch``.
+    /// - Throws: the decoding errors of ``JWT/init(parsing:limits:)`` (among them
+    ///   ``CryptoError/limitExceeded(_:maximum:)`` and ``CryptoError/invalidHeader(_:)``,
+    ///   before any fetch); the errors of ``verifySignature(of:at:algorithms:)``; then
+    ///   ``CryptoError/expired``, ``CryptoError/notYetValid``,
+    ///   ``CryptoError/issuerMismatch``, ``CryptoError/audienceMismatch``.
     public func verify(_ token: String, at now: Date, leeway: TimeInterval = 60, issuer: String? = nil,
-                       audience: String? = nil,
+                       audience: JWTAudience,
                        algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws -> JWT {
         let jwt = try JWT(parsing: token)
         try await verifySignature(of: jwt, at: now, algorithms: algorithms)
@@ -73,8 +102,9 @@ public actor JWKSCache {
     ///   checked before any fetch), ``CryptoError/keyNotFound``,
     ///   ``CryptoError/keyTooSmall(bits:required:)`` (the only matching keys are RSA keys
     ///   below 2048 bits),
-    ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``, or the fetch
-    ///   closure's error.
+    ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``,
+    ///   ``CryptoError/limitExceeded(_:maximum:)`` (a JWKS document past its limits), or the
+    ///   fetch closure's error (also while backing off from it).
     public func verifySignature(of jwt: JWT, at now: Date,
                                 algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
@@ -88,39 +118,64 @@ public actor JWKSCache {
 
     /// The cached key set, fetching it first if there is none or it is too old.
     ///
-    /// - Throws: ``CryptoError/malformedKeySet`` or the fetch closure's error.
+    /// - Throws: ``CryptoError/malformedKeySet``, ``CryptoError/limitExceeded(_:maximum:)``,
+    ///   or the fetch closure's error (also while backing off from it).
     public func keySet(at now: Date) async throws -> JWKSet {
         JWKSet(keys: try await freshKeys(at: now).keys.map(\.jwk))
     }
 
-    /// The cached keys if younger than `maximumAge`, else freshly fetched ones.
+    /// The cached keys if younger than `maximumAge` (and not from the future), else freshly
+    /// fetched ones.
     private func freshKeys(at now: Date) async throws -> (keys: [JWKSet.ResolvedKey], fetched: Bool) {
-        if let resolved, let lastFetch, now.timeIntervalSince(lastFetch) <= maximumAge {
-            return (resolved, false)
+        if let resolved, let lastFetch {
+            let age = now.timeIntervalSince(lastFetch)
+            if age >= 0, age <= maximumAge { return (resolved, false) }
         }
         return (try await refresh(at: now), true)
     }
 
+    /// Whether an unknown `kid` may trigger a fetch: the last one is old enough, or the clock
+    /// moved back past it.
     private func mayRefetch(at now: Date) -> Bool {
         guard let lastFetch else { return true }
-        return now.timeIntervalSince(lastFetch) >= minimumRefetchInterval
+        let age = now.timeIntervalSince(lastFetch)
+        return age < 0 || age >= minimumRefetchInterval
     }
 
-    /// Fetches and imports the key set, joining a fetch already in flight.
+    /// The error to serve instead of fetching, while the last failure's backoff lasts.
+    private func backoffError(at now: Date) -> (any Error)? {
+        guard let failure else { return nil }
+        let delay = min(maximumFailureBackoff, failureBackoff * pow(2, Double(min(failure.consecutive - 1, 30))))
+        let elapsed = now.timeIntervalSince(failure.at)
+        return elapsed >= 0 && elapsed < delay ? failure.error : nil
+    }
+
+    /// Fetches and imports the key set, joining a fetch already in flight; while backing off
+    /// from a failure, throws its error without fetching.
     private func refresh(at now: Date) async throws -> [JWKSet.ResolvedKey] {
         if let inFlight { return try await inFlight.value }
+        if let error = backoffError(at: now) { throw error }
         fetchCount += 1
         let fetch = self.fetch
+        let limits = self.limits
         // Owned by this actor through `inFlight`; it ends when the fetch closure returns or
         // throws, and `inFlight` is cleared right after, whatever the outcome.
         let task = Task<[JWKSet.ResolvedKey], any Error> {
-            JWKSet.resolve(try JWKSet(jsonData: try await fetch()).keys)
+            JWKSet.resolve(try JWKSet(jsonData: try await fetch(), limits: limits).keys)
         }
         inFlight = task
         defer { inFlight = nil }
-        let keys = try await task.value
-        resolved = keys
-        lastFetch = now
-        return keys
+        do {
+            let keys = try await task.value
+            resolved = keys
+            lastFetch = now
+            failure = nil
+            return keys
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            failure = Failure(error: error, at: now, consecutive: (failure?.consecutive ?? 0) + 1)
+            throw error
+        }
     }
 }

@@ -28,16 +28,32 @@ public struct JWKSet: Sendable, Hashable, Codable {
         self.keys = keys
     }
 
-    /// Parses a JWKS document.
+    /// Parses a JWKS document through the bounded JSON parser (``JSONLimits``), keeping
+    /// every member of `keys` that is a JWK object and skipping the rest.
     ///
-    /// - Parameter jsonData: the UTF-8 JSON bytes.
-    /// - Throws: ``CryptoError/malformedKeySet`` when it is not `{"keys": [...]}`.
-    public init(jsonData: Data) throws {
+    /// An entry is skipped when it is not an object, has no string `kty`, or has a member
+    /// this type reads (`kid`, `alg`, `use`, `n`, `e`, `crv`, `x`, `y`) that is not a string.
+    /// - Parameters:
+    ///   - jsonData: the UTF-8 JSON bytes.
+    ///   - limits: the size, depth and value-count limits; ``JSONLimits/jwks`` (1 MiB,
+    ///     32 levels, 65,536 values) by default.
+    /// - Throws: ``CryptoError/limitExceeded(_:maximum:)`` for a document past `limits`
+    ///   (checked before parsing, or as the limit is reached); ``CryptoError/malformedKeySet``
+    ///   when it is not `{"keys": [...]}`.
+    /// Concurrency: pure; linear time, constant stack depth.
+    public init(jsonData: Data, limits: JSONLimits = .jwks) throws {
+        guard jsonData.count <= limits.maximumBytes else {
+            throw CryptoError.limitExceeded("document size", maximum: limits.maximumBytes)
+        }
+        let document: JSONValue
         do {
-            self = try JSONDecoder().decode(JWKSet.self, from: jsonData)
-        } catch {
+            document = try JSONParser.parse(Array(jsonData), limits: limits).value
+        } catch let error as CryptoError {
+            if case .limitExceeded = error { throw error }
             throw CryptoError.malformedKeySet
         }
+        guard case .array(let entries)? = document["keys"] else { throw CryptoError.malformedKeySet }
+        keys = entries.compactMap(JWK.init(json:))
     }
 
     /// The JWKS document as compact JSON with sorted keys.

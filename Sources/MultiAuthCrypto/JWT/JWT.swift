@@ -23,45 +23,74 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
 
     /// The header's `alg`, e.g. `RS256`.
     public var algorithm: String? { header["alg"]?.stringValue }
-    /// The header's `kid`, if any.
+    /// The header's `kid`, if any (always a string: parsing refuses any other type).
     public var keyID: String? { header["kid"]?.stringValue }
     /// The header's `typ`, if any.
     public var type: String? { header["typ"]?.stringValue }
 
-    /// Decodes a compact JWT without verifying it.
+    /// Decodes a compact JWT without verifying it, within ``JSONLimits/jwt``.
     ///
     /// - Parameter token: the token, exactly three base64url segments separated by `.`.
-    /// - Throws: ``CryptoError/malformedToken`` for a token without exactly three segments,
-    ///   or whose header or claims are not JSON objects, repeat a member name (at any depth,
-    ///   compared after unescaping: RFC 7519 §4 allows rejecting, and we do, so
-    ///   `{"alg":"RS256","alg":"none"}` is never read as either), or whose `alg` is missing;
-    ///   ``CryptoError/invalidBase64`` for a segment that is not unpadded base64url;
-    ///   ``CryptoError/invalidClaim(_:)`` for a registered claim of the wrong JSON type.
+    /// - Throws: see ``init(parsing:limits:)``.
     public init(parsing token: String) throws {
+        try self.init(parsing: token, limits: .jwt)
+    }
+
+    /// Decodes a compact JWT without verifying it, refusing input past `limits` before any
+    /// work that grows with it.
+    ///
+    /// The token length is checked first (before splitting or base64 decoding), then each
+    /// segment is parsed by the iterative, bounded JSON parser: time linear in the token
+    /// length, constant stack depth whatever the nesting (Docs/Security.md).
+    /// - Parameters:
+    ///   - token: the token, exactly three base64url segments separated by `.`.
+    ///   - limits: the token length (`maximumBytes`, UTF-8 bytes), nesting depth and value
+    ///     count per segment; ``JSONLimits/jwt`` (64 KiB, 32 levels, 4,096 values) by default.
+    /// - Throws: ``CryptoError/limitExceeded(_:maximum:)`` (`"token length"`,
+    ///   `"nesting depth"`, `"value count"`); ``CryptoError/malformedToken`` for a token
+    ///   without exactly three segments, or whose header or claims are not JSON objects,
+    ///   repeat a member name (at any depth, compared after unescaping: RFC 7519 §4 allows
+    ///   rejecting, and we do, so `{"alg":"RS256","alg":"none"}` is never read as either), or
+    ///   whose `alg` is missing or not a string; ``CryptoError/invalidHeader(_:)`` (`"kid"`)
+    ///   for a `kid` that is not a string (RFC 7515 §4.1.4); ``CryptoError/invalidBase64``
+    ///   for a segment that is not unpadded base64url; ``CryptoError/invalidClaim(_:)`` for a
+    ///   registered claim of the wrong JSON type.
+    /// Concurrency: pure; safe on any thread, including one with a 512 KiB stack.
+    public init(parsing token: String, limits: JSONLimits) throws {
+        let utf8 = token.utf8
+        guard utf8.count <= limits.maximumBytes else {
+            throw CryptoError.limitExceeded("token length", maximum: limits.maximumBytes)
+        }
         let parts = Self.parts(of: token)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw CryptoError.malformedToken }
-        header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true))
+        header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true), limits: limits)
         guard header["alg"]?.stringValue != nil else { throw CryptoError.malformedToken }
-        claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true)))
+        if let kid = header["kid"], kid.stringValue == nil { throw CryptoError.invalidHeader("kid") }
+        claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true), limits: limits))
         signature = try Base64.decode(parts[2], urlSafe: true)
-        let input = token.utf8[parts[0].startIndex..<parts[1].endIndex]
+        let input = utf8[parts[0].startIndex..<parts[1].endIndex]
         signingInput = input.withContiguousStorageIfAvailable { Array($0) } ?? Array(input)
     }
 
-    /// The segments of `token` between dots (all of them, so a count other than 3 is seen).
+    /// The segments of `token` between dots, split at most 3 times (so 4 segments mean more
+    /// than 3, and a token with many dots costs no more than one with 4): `memchr` over the
+    /// contiguous UTF-8 bytes, a byte loop otherwise.
     static func parts(of token: String) -> [Substring.UTF8View] {
         let utf8 = token.utf8
+        let maximumDots = 3
         let dots = utf8.withContiguousStorageIfAvailable { bytes -> [Int] in
             guard let base = bytes.baseAddress else { return [] }
             var offsets: [Int] = []
             var offset = 0
-            while offset < bytes.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset) {
+            while offsets.count < maximumDots, offset < bytes.count,
+                let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset)
+            {
                 let position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
                 offsets.append(position)
                 offset = position + 1
             }
             return offsets
-        } ?? utf8.enumerated().filter { $0.element == UInt8(ascii: ".") }.map(\.offset)
+        } ?? Array(utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.map(\.offset).prefix(maximumDots))
         var parts: [Substring.UTF8View] = []
         parts.reserveCapacity(dots.count + 1)
         var start = utf8.startIndex

@@ -6,7 +6,10 @@ import Foundation
 /// Creating a `JWTClaims` checks the registered claims' JSON types: `exp`, `nbf`, `iat` must
 /// be numbers (NumericDate, fractions allowed; a string such as `"1700000000"` is rejected),
 /// `iss`, `sub`, `jti` strings, and `aud` a string or an array of strings.
-public struct JWTClaims: Sendable, Hashable, CustomStringConvertible {
+///
+/// Claim values may be personal data or credentials: `description`, `debugDescription` and
+/// the mirror show the claim names and the time claims only.
+public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Every claim, registered or not, as decoded.
     public let members: [String: JSONValue]
 
@@ -76,28 +79,35 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible {
     /// The claim `name`, registered or custom, or `nil` if absent.
     public subscript(name: String) -> JSONValue? { members[name] }
 
-    /// Checks the time claims and, when asked, `iss` and `aud`.
+    /// Checks the time claims, `aud` and, when asked, `iss`.
     ///
     /// The token is valid iff `now < exp + leeway` and `now >= nbf - leeway` (RFC 7519
-    /// §4.1.4, §4.1.5). An `iat` in the future is not an error (clock skew).
+    /// §4.1.4, §4.1.5). An `iat` in the future is not an error (clock skew). The audience has
+    /// no default (RFC 7519 §4.1.3, RFC 8725 §3.9): pass the value this verifier is known by,
+    /// or ``JWTAudience/anyAudience`` to opt out explicitly.
     /// - Parameters:
     ///   - now: the verifier's time in seconds since 1970 (from the caller's time source).
     ///   - leeway: allowed clock skew in seconds, 0 or more; 60 by default.
     ///   - issuer: the required `iss`, or `nil` not to check it.
-    ///   - audience: a value `aud` must contain, or `nil` not to check it.
-    /// - Throws: ``CryptoError/expired``, ``CryptoError/notYetValid``,
+    ///   - audience: the audience `aud` must contain, or the explicit opt-out.
+    /// - Throws: ``CryptoError/timeOutOfRange`` for a `now` that is NaN or infinite;
+    ///   ``CryptoError/expired``, ``CryptoError/notYetValid``,
     ///   ``CryptoError/issuerMismatch``, ``CryptoError/audienceMismatch``,
-    ///   ``CryptoError/invalidParameter(_:)`` (`"leeway"`) for a negative or non-finite leeway.
-    public func validate(at now: Double, leeway: Double = 60, issuer: String? = nil, audience: String? = nil) throws {
+    ///   ``CryptoError/invalidParameter(_:)`` (`"leeway"`) for a negative or non-finite
+    ///   leeway, (`"audience"`) for an empty expected audience.
+    public func validate(at now: Double, leeway: Double = 60, issuer: String? = nil, audience: JWTAudience) throws {
+        guard now.isFinite else { throw CryptoError.timeOutOfRange }
         guard leeway >= 0, leeway.isFinite else { throw CryptoError.invalidParameter("leeway") }
         if let expiresAt, !(now < expiresAt.secondsSince1970 + leeway) { throw CryptoError.expired }
         if let notBefore, !(now >= notBefore.secondsSince1970 - leeway) { throw CryptoError.notYetValid }
         if let issuer, self.issuer != issuer { throw CryptoError.issuerMismatch }
-        if let audience, !self.audience.contains(audience) { throw CryptoError.audienceMismatch }
+        try audience.check(self.audience)
     }
 
     /// Checks the claims at `now`; see the `Double` overload.
-    public func validate(at now: Date, leeway: TimeInterval = 60, issuer: String? = nil, audience: String? = nil) throws {
+    ///
+    /// - Throws: the errors of the `Double` overload.
+    public func validate(at now: Date, leeway: TimeInterval = 60, issuer: String? = nil, audience: JWTAudience) throws {
         try validate(at: now.timeIntervalSince1970, leeway: leeway, issuer: issuer, audience: audience)
     }
 
@@ -108,5 +118,17 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible {
         if let notBefore { parts.append("nbf: \(notBefore)") }
         if let issuedAt { parts.append("iat: \(issuedAt)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the claim names and time claims only, never a claim's value.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "claims": members.keys.sorted(), "exp": expiresAt as Any, "nbf": notBefore as Any, "iat": issuedAt as Any,
+            ], displayStyle: .struct)
     }
 }

@@ -56,12 +56,14 @@ public final class PrivateKey: Sendable, CustomStringConvertible {
     ///   - message: the bytes to sign (for a JWS, the ASCII signing input).
     ///   - algorithm: RS256/RS512 for an RSA key, ES256 for a P-256 key.
     /// - Returns: the RSASSA-PKCS1-v1_5 signature (modulus length), or for ES256 the raw
-    ///   64-byte `r || s` (RFC 7518 §3.4).
+    ///   64-byte `r || s` (RFC 7518 §3.4) in canonical low-`s` form, which is the only form
+    ///   ``PublicKey`` accepts (Docs/Security.md).
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit the key;
     ///   ``CryptoError/libraryFailure(_:)`` if signing fails.
     public func signature(for message: some Sequence<UInt8>, algorithm: SignatureAlgorithm) throws -> [UInt8] {
         guard algorithm.keyType == keyType else { throw CryptoError.unsupportedAlgorithm }
-        return try handle.sign(Array(message), digest: algorithm.digest)
+        let signature = try handle.sign(Array(message), digest: algorithm.digest)
+        return keyType == .p256 ? ECDSASignature.normalizedLowS(signature) : signature
     }
 
     /// The key type only; key material is never printed.

@@ -15,10 +15,13 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - modulus: `n`, big-endian, 256 bytes or more (2048 bits minimum).
-    ///   - exponent: `e`, big-endian, 1...8 bytes (usually `01 00 01`).
-    /// - Throws: ``CryptoError/invalidKey`` for a short or malformed key.
+    ///   - exponent: `e`, big-endian, 1...8 bytes (usually `01 00 01`); it must be odd and at
+    ///     least 3 (with `e = 1` a "signature" is its own message and anyone can forge one;
+    ///     an even `e` is never a valid RSA exponent, RFC 8017 §3.1).
+    /// - Throws: ``CryptoError/invalidKey`` for a short or malformed key, or an exponent that
+    ///   is even or below 3.
     public convenience init(rsaModulus modulus: [UInt8], exponent: [UInt8]) throws {
-        self.init(handle: try KeyHandle.rsaPublic(modulus: Self.trimmed(modulus), exponent: Self.trimmed(exponent)))
+        self.init(handle: try Self.checked(KeyHandle.rsaPublic(modulus: Self.trimmed(modulus), exponent: Self.trimmed(exponent))))
     }
 
     /// A P-256 public key from its affine coordinates.
@@ -39,10 +42,10 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///     (RFC 7518 §3.3). Lower it only where a provider's published key is known to be
     ///     smaller and must still be accepted (Truecaller's `/v1/key` sample is RSA-1024,
     ///     providers.md §3.3, §3.8); never below 1024.
-    /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`) or
-    ///   P-256 SPKI.
+    /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`, public
+    ///   exponent odd and at least 3) or P-256 SPKI.
     public convenience init(derRepresentation der: some Sequence<UInt8>, minimumRSABits: Int = 2048) throws {
-        self.init(handle: try KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits)))
+        self.init(handle: try Self.checked(KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits))))
     }
 
     /// A public key from a PEM `-----BEGIN PUBLIC KEY-----` block (RFC 7468 §13).
@@ -107,7 +110,8 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - signature: RSASSA-PKCS1-v1_5 bytes (RFC 8017 §8.2), or for ES256 the raw 64-byte
-    ///     `r || s` of JWS (RFC 7518 §3.4).
+    ///     `r || s` of JWS (RFC 7518 §3.4) in canonical form: a high `s` (above half the
+    ///     group order, the malleable twin of a valid signature) is refused (Docs/Security.md).
     ///   - message: the signed bytes (for Truecaller: the UTF-8 bytes of the base64 payload
     ///     string, not the decoded JSON).
     ///   - algorithm: the algorithm; its key type must be this key's.
@@ -115,19 +119,36 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     public func isValidSignature(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
                                  algorithm: SignatureAlgorithm) -> Bool {
         guard algorithm.keyType == keyType else { return false }
-        return handle.verify(Array(signature), message: Array(message), digest: algorithm.digest)
+        return verifies(Array(signature), message: Array(message), algorithm: algorithm)
     }
 
     /// Verifies `signature` over `message`, throwing when it does not verify.
     ///
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit this key
-    ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong.
+    ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong, or is an ES256
+    ///   signature with a high `s` (not canonical; see ``isValidSignature(_:for:algorithm:)``).
     public func verify(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
                        algorithm: SignatureAlgorithm) throws {
         guard algorithm.keyType == keyType else { throw CryptoError.unsupportedAlgorithm }
-        guard handle.verify(Array(signature), message: Array(message), digest: algorithm.digest) else {
+        guard verifies(Array(signature), message: Array(message), algorithm: algorithm) else {
             throw CryptoError.signatureInvalid
         }
+    }
+
+    /// The backend check, after refusing a non-canonical (high-`s`) ECDSA signature.
+    private func verifies(_ signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
+        if keyType == .p256, !ECDSASignature.isLowS(signature) { return false }
+        return handle.verify(signature, message: message, digest: algorithm.digest)
+    }
+
+    /// `handle`, after checking an RSA key's public exponent is odd and at least 3.
+    ///
+    /// - Throws: ``CryptoError/invalidKey``.
+    static func checked(_ handle: KeyHandle) throws -> KeyHandle {
+        guard handle.keyType == .rsa else { return handle }
+        let exponent = try handle.rsaComponents().exponent.drop(while: { $0 == 0 })
+        guard let last = exponent.last, last & 1 == 1, exponent.count > 1 || last >= 3 else { throw CryptoError.invalidKey }
+        return handle
     }
 
     /// The key type only; key material is not printed.

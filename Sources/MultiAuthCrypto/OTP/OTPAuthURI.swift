@@ -3,10 +3,11 @@
 ///
 /// Parsing is strict: a percent escape that is not `%XX` (RFC 3986 §2.1), an unknown
 /// `algorithm`, `digits` outside 6...8, a `period` that is not a whole number of seconds above
-/// 0, a missing or negative HOTP `counter`, or a repeated parameter is an error, never a silent
-/// default. Unknown parameters (`image`, `color`, …) are ignored. An empty account, and a
-/// control character (C0, DEL or C1, e.g. a decoded `%00` or `%0A`) in the account or an
-/// issuer, are errors, so a URI cannot smuggle line breaks into what is shown to the user.
+/// 0, a missing or negative HOTP `counter`, an unknown `encoder`, or a repeated parameter is an
+/// error, never a silent default. Unknown parameters (`image`, `color`, …) are ignored. An
+/// empty account, and a control character (C0, DEL or C1, e.g. a decoded `%00` or `%0A`) in
+/// the account or an issuer, are errors, so a URI cannot smuggle line breaks into what is
+/// shown to the user.
 ///
 /// The builder (``init(kind:issuer:labelIssuer:account:secret:algorithm:digits:period:counter:)``)
 /// also refuses what the label syntax cannot carry: the Key URI Format forbids a `:` in the
@@ -14,10 +15,16 @@
 /// leading or trailing whitespace in the account, would not come back unchanged. Whatever
 /// the builder accepts parses back to exactly the same fields (case B12).
 ///
-/// The label is `issuer:account` or `account`. Its issuer is kept as ``labelIssuer`` for
-/// display; when the `issuer` parameter is present it wins as ``issuer`` (a mismatch, as in
-/// Microsoft 365 enrolments, is reported by ``issuerMismatch``, not rejected). In the path a
-/// `+` is a literal plus; in query values it is a space (HTML form convention).
+/// The label is `issuer:account` or `account`, split before it is percent-decoded (at the
+/// first literal `:`, else at the first `%3A`; see ``init(parsing:)``), so an issuer written
+/// with an encoded colon (`Acme%3A%20Payments:alice`) stays whole. Its issuer is kept as
+/// ``labelIssuer`` for display; when the `issuer` parameter is present it wins as ``issuer``
+/// (a mismatch, as in Microsoft 365 enrolments, is reported by ``issuerMismatch``, not
+/// rejected). In the path a `+` is a literal plus; in query values it is a space (HTML form
+/// convention).
+///
+/// `encoder=steam` (Steam Guard, 5-character codes) is understood and kept in ``encoding``;
+/// any other `encoder` is an error, so a URI is never turned into codes its service rejects.
 ///
 /// ``uriString`` is canonical: every parameter present, the secret as upper-case unpadded
 /// base32 (for a parsed URI, the characters it was given, normalized; see ``secret``),
@@ -32,6 +39,15 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         case totp
         /// Counter-based (RFC 4226).
         case hotp
+    }
+
+    /// How codes are written (the `encoder` parameter).
+    public enum CodeEncoding: String, Sendable, Hashable, CaseIterable {
+        /// Decimal digits (RFC 4226 §5.3): no `encoder` parameter.
+        case decimal
+        /// Steam Guard (`encoder=steam`): 5 characters of ``SteamGuardTOTP/alphabet``,
+        /// HMAC-SHA1, TOTP only; see ``SteamGuardTOTP``.
+        case steam
     }
 
     /// TOTP or HOTP.
@@ -55,12 +71,17 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     private var secretText: String?
     /// The HMAC hash function (`algorithm`; SHA-1 when absent).
     public var algorithm: DigestAlgorithm
-    /// The code length in digits, 6...8 (`digits`; 6 when absent).
+    /// The code length: 6...8 digits (`digits`; 6 when absent), or 5 characters for
+    /// ``CodeEncoding/steam``.
     public var digits: Int
     /// The TOTP step length in seconds, above 0 (`period`; 30 when absent).
     public var period: Int64
     /// The HOTP start counter (`counter`, required for HOTP); `nil` for TOTP.
     public var counter: UInt64?
+    /// How codes are written: ``CodeEncoding/decimal`` unless the URI says `encoder=steam`.
+    /// ``makeTOTP()`` refuses a Steam URI (its codes are not digits); use
+    /// ``makeSteamGuard()``.
+    public var encoding: CodeEncoding
 
     /// The secret in canonical form: upper-case base32 without padding (RFC 4648 §6).
     ///
@@ -112,6 +133,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.digits = digits
         self.period = period
         self.counter = kind == .hotp ? counter : nil
+        self.encoding = .decimal
         for (name, value) in [("issuer", issuer), ("labelIssuer", labelIssuer)] {
             guard let value else { continue }
             guard !value.isEmpty, !value.contains(":"), !Self.hasControlCharacter(value) else {
@@ -128,15 +150,24 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Parses an `otpauth://` URI.
     ///
+    /// The label is split as the Key URI Format says: at its first literal `:` while still
+    /// encoded (or, without one, at its first `%3A`), each part decoded on its own; when the
+    /// `issuer` parameter is given and the decoded label starts with that issuer and `:`,
+    /// the rest is the account, so `Acme%3A%20Payments:alice` with
+    /// `issuer=Acme%3A%20Payments` is issuer `Acme: Payments`, account `alice`
+    /// (`Docs/Standards.md`, "otpauth labels").
+    ///
     /// - Parameter string: the URI, e.g. read from a QR code.
     /// - Throws: ``CryptoError/invalidURI`` (scheme, type, label or query syntax),
     ///   ``CryptoError/invalidPercentEscape``, ``CryptoError/missingParameter(_:)``
     ///   (`"secret"`, `"counter"`; `"account"` for an empty account),
     ///   ``CryptoError/invalidParameter(_:)`` (an empty or repeated parameter; `"account"` or
-    ///   `"issuer"` for a control character after decoding), the base32 errors of
+    ///   `"issuer"` for a control character after decoding; `"encoder"` for an encoder other
+    ///   than `steam`, or `steam` on an HOTP URI), the base32 errors of
     ///   ``Base32/decode(_:)``, ``CryptoError/emptySecret``,
-    ///   ``CryptoError/unsupportedAlgorithm``, ``CryptoError/invalidDigits``,
-    ///   ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
+    ///   ``CryptoError/unsupportedAlgorithm`` (also any algorithm but SHA-1 with
+    ///   `encoder=steam`), ``CryptoError/invalidDigits`` (with `encoder=steam`, anything but
+    ///   5), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
     public init(parsing string: String) throws {
         let scheme = "otpauth://"
         guard string.utf8.count > scheme.utf8.count,
@@ -148,14 +179,18 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         guard let slash = path.firstIndex(of: "/"), let kind = Kind(rawValue: path[..<slash].lowercased()) else {
             throw CryptoError.invalidURI
         }
-        let label = try PercentEncoding.decode(path[path.index(after: slash)...], plusIsSpace: false)
-        if let colon = label.firstIndex(of: ":") {
-            let prefix = String(label[..<colon])
-            labelIssuer = prefix.isEmpty ? nil : prefix
-            account = String(label[label.index(after: colon)...].drop(while: { $0 == " " }))
+        let rawLabel = path[path.index(after: slash)...]
+        let decodedLabel = try PercentEncoding.decode(rawLabel, plusIsSpace: false)
+        var split: (prefix: String, account: String)?
+        if let (prefix, rest) = Self.splitLabel(rawLabel) {
+            let decodedPrefix = try PercentEncoding.decode(prefix, plusIsSpace: false)
+            let decodedRest = try PercentEncoding.decode(rest, plusIsSpace: false)
+            split = (decodedPrefix, String(decodedRest.drop(while: { $0 == " " })))
+            labelIssuer = decodedPrefix.isEmpty ? nil : decodedPrefix
+            account = String(decodedRest.drop(while: { $0 == " " }))
         } else {
             labelIssuer = nil
-            account = label
+            account = decodedLabel
         }
         self.kind = kind
 
@@ -180,16 +215,35 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         if let issuerParameter = parameters["issuer"] {
             guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
             issuer = issuerParameter
+            // Key URI Format: a decoded label that starts with `issuer:` is that issuer and an
+            // account, even when the issuer holds a colon. The label as split is checked too,
+            // so the canonical form (which writes it that way) reads back the same.
+            if let split {
+                for candidate in [decodedLabel, split.prefix + ":" + split.account] {
+                    guard let rest = Self.remainder(of: candidate, after: issuerParameter + ":") else { continue }
+                    labelIssuer = issuerParameter
+                    account = String(rest.drop(while: { $0 == " " }))
+                    break
+                }
+            }
         } else {
             issuer = labelIssuer
         }
         algorithm = try parameters["algorithm"].map { try DigestAlgorithm(name: $0) } ?? .sha1
+        // An encoder this parser does not know would make every code wrong: refuse it rather
+        // than print decimal codes (pyotp and KeePassXC write `encoder=steam`).
+        switch parameters["encoder"]?.lowercased() {
+        case nil: encoding = .decimal
+        case "steam": encoding = .steam
+        default: throw CryptoError.invalidParameter("encoder")
+        }
+        let defaultDigits = encoding == .steam ? SteamGuardTOTP.codeLength : 6
         digits = try parameters["digits"].map { value in
             // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
             // Fuzz/otpauth) is an invalid length, not a trap.
             guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else { throw CryptoError.invalidDigits }
             return digits
-        } ?? 6
+        } ?? defaultDigits
         period = try parameters["period"].map { value in
             guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else { throw CryptoError.invalidPeriod }
             return Int64(period)
@@ -205,6 +259,37 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         try validate()
     }
 
+    /// Splits a still-encoded label into its issuer prefix and account (Key URI Format): at
+    /// the first literal `:`, or, without one, at the first `%3A` (either case); `nil` when the
+    /// label has neither. A colon escaped inside the issuer or account therefore stays part of
+    /// it whenever the label has a literal separator (`Acme%3A%20Payments:alice`).
+    static func splitLabel(_ label: Substring) -> (prefix: Substring, rest: Substring)? {
+        if let colon = label.firstIndex(of: ":") {
+            return (label[..<colon], label[label.index(after: colon)...])
+        }
+        let bytes = Array(label.utf8)
+        guard bytes.count >= 3 else { return nil }
+        for index in 0...(bytes.count - 3)
+        where bytes[index] == UInt8(ascii: "%") && bytes[index + 1] == UInt8(ascii: "3") && bytes[index + 2] | 0x20 == UInt8(ascii: "a") {
+            let start = label.utf8.index(label.startIndex, offsetBy: index)
+            let end = label.utf8.index(start, offsetBy: 3)
+            return (label[..<start], label[end...])
+        }
+        return nil
+    }
+
+    /// The rest of `text` after `prefix`, compared scalar by scalar (no Unicode
+    /// normalization, so what matches is exactly what was written); `nil` when `text` does
+    /// not start with `prefix`.
+    private static func remainder(of text: String, after prefix: String) -> String? {
+        var scalars = text.unicodeScalars[...]
+        for scalar in prefix.unicodeScalars {
+            guard scalars.first == scalar else { return nil }
+            scalars = scalars.dropFirst()
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
     /// A whole number written only with ASCII digits (no sign, no spaces), or nil.
     private static func unsignedInteger(_ text: String) -> UInt64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
@@ -218,7 +303,14 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         for name in [issuer, labelIssuer] {
             if let name, Self.hasControlCharacter(name) { throw CryptoError.invalidParameter("issuer") }
         }
-        try OTPCode.validate(digits: digits)
+        switch encoding {
+        case .decimal:
+            try OTPCode.validate(digits: digits)
+        case .steam:
+            guard kind == .totp else { throw CryptoError.invalidParameter("encoder") }
+            guard digits == SteamGuardTOTP.codeLength else { throw CryptoError.invalidDigits }
+            guard algorithm == .sha1 else { throw CryptoError.unsupportedAlgorithm }
+        }
         guard period > 0 else { throw CryptoError.invalidPeriod }
         guard !secretBytes.isEmpty else { throw CryptoError.emptySecret }
         if kind == .hotp, counter == nil { throw CryptoError.missingParameter("counter") }
@@ -236,7 +328,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         lhs.kind == rhs.kind && lhs.issuer == rhs.issuer && lhs.labelIssuer == rhs.labelIssuer
             && lhs.account == rhs.account && lhs.secretBytes == rhs.secretBytes && lhs.secret == rhs.secret
             && lhs.algorithm == rhs.algorithm && lhs.digits == rhs.digits && lhs.period == rhs.period
-            && lhs.counter == rhs.counter
+            && lhs.counter == rhs.counter && lhs.encoding == rhs.encoding
     }
 
     /// Hashes the fields that ``==(_:_:)`` compares.
@@ -251,21 +343,24 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         hasher.combine(digits)
         hasher.combine(period)
         hasher.combine(counter)
+        hasher.combine(encoding)
     }
 
     /// The canonical URI string. It contains the secret: treat it as a secret.
     ///
     /// Label `issuer:account` (label issuer first; `:account` when there is no colon-free
     /// issuer and the account holds a colon), then `secret`, `issuer`, `algorithm`,
-    /// `digits`, `period` (TOTP) or `counter` (HOTP), each percent-encoded outside RFC 3986
-    /// unreserved characters.
+    /// `digits`, `period` (TOTP) or `counter` (HOTP), and `encoder=steam` for a Steam URI,
+    /// each percent-encoded outside RFC 3986 unreserved characters. Parsing it gives back the
+    /// same fields.
     public var uriString: String {
         var label = PercentEncoding.encode(account)
-        // The label splits at its first colon after decoding, so only a colon-free issuer can
-        // prefix it; with none, an account that holds a colon gets an empty issuer (`:acct`)
-        // so it re-parses as the same account (found by Fuzz/otpauth).
-        if let prefix = labelIssuer ?? issuer.flatMap({ $0.contains(":") ? nil : $0 }) {
-            label = PercentEncoding.encode(prefix) + ":" + label
+        // The only literal colon is the separator (colons inside the names are `%3A`). Without
+        // a label issuer there is no prefix, but an account that holds a colon gets an empty
+        // one (`:acct`): a label without a literal colon is split at its first `%3A` (found by
+        // Fuzz/otpauth).
+        if let labelIssuer {
+            label = PercentEncoding.encode(labelIssuer) + ":" + label
         } else if account.contains(":") {
             label = ":" + label
         }
@@ -276,22 +371,37 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         case .totp: query += "&period=\(period)"
         case .hotp: query += "&counter=\(counter ?? 0)"
         }
+        if encoding == .steam { query += "&encoder=steam" }
         return "otpauth://\(kind.rawValue)/\(label)?\(query)"
     }
 
     /// A TOTP generator/verifier with this URI's secret, algorithm, digits and period.
     ///
-    /// - Throws: ``CryptoError/invalidDigits``, ``CryptoError/invalidPeriod`` or
-    ///   ``CryptoError/invalidKey`` if fields were set to invalid values after parsing.
+    /// - Throws: ``CryptoError/invalidParameter(_:)`` (`"encoder"`) for a Steam URI, whose
+    ///   codes are not decimal (use ``makeSteamGuard()``); ``CryptoError/invalidDigits``,
+    ///   ``CryptoError/invalidPeriod`` or ``CryptoError/invalidKey`` if fields were set to
+    ///   invalid values after parsing.
     public func makeTOTP() throws -> TOTP {
-        try TOTP(secret: secretBytes, algorithm: algorithm, digits: digits, period: period)
+        guard encoding == .decimal else { throw CryptoError.invalidParameter("encoder") }
+        return try TOTP(secret: secretBytes, algorithm: algorithm, digits: digits, period: period)
     }
 
     /// An HOTP generator with this URI's secret, algorithm and digits (start at ``counter``).
     ///
-    /// - Throws: ``CryptoError/invalidDigits`` or ``CryptoError/invalidKey``.
+    /// - Throws: ``CryptoError/invalidParameter(_:)`` (`"encoder"`) for a Steam URI;
+    ///   ``CryptoError/invalidDigits`` or ``CryptoError/invalidKey``.
     public func makeHOTP() throws -> HOTP {
-        try HOTP(secret: secretBytes, algorithm: algorithm, digits: digits)
+        guard encoding == .decimal else { throw CryptoError.invalidParameter("encoder") }
+        return try HOTP(secret: secretBytes, algorithm: algorithm, digits: digits)
+    }
+
+    /// A Steam Guard generator/verifier with this URI's secret and period.
+    ///
+    /// - Throws: ``CryptoError/invalidParameter(_:)`` (`"encoder"`) unless the URI says
+    ///   `encoder=steam`; ``CryptoError/invalidPeriod``, ``CryptoError/emptySecret``.
+    public func makeSteamGuard() throws -> SteamGuardTOTP {
+        guard encoding == .steam, kind == .totp else { throw CryptoError.invalidParameter("encoder") }
+        return try SteamGuardTOTP(secret: secretBytes, period: period)
     }
 
     /// The URI with the secret replaced by `<redacted>`.
@@ -304,6 +414,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         case .totp: text += ", period: \(period)s)"
         case .hotp: text += ", counter: \(counter ?? 0))"
         }
+        if encoding == .steam { text.insert(contentsOf: ", encoder: steam", at: text.index(before: text.endIndex)) }
         return text
     }
 
@@ -315,7 +426,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         Mirror(self, children: [
             "kind": kind, "issuer": issuer as Any, "labelIssuer": labelIssuer as Any, "account": account,
             "secret": "<redacted>", "algorithm": algorithm, "digits": digits, "period": period,
-            "counter": counter as Any,
+            "counter": counter as Any, "encoding": encoding,
         ], displayStyle: .struct)
     }
 }

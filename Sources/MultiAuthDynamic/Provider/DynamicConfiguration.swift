@@ -2,27 +2,37 @@ import Foundation
 import MultiAuth
 
 /// How a ``DynamicProvider`` (and a ``DynamicTokenVerifier``) reaches one Dynamic environment:
-/// its environment id, the API base URL, and the values providers.md §2 leaves unpublished.
+/// its environment id, the API base URL, and the values Dynamic does not publish.
 ///
-/// Every path is built as `baseURL + /sdk/{environmentID}/…` (providers.md §2.2). The defaults
-/// marked **[ASSUMPTION]** come from providers.md §2.5 and apply only because the real values
-/// are not published; override them when the truth is known.
+/// Build one with ``production(environmentID:)`` (the real host) or ``sandbox(environmentID:)``
+/// (the emulated backend of `MultiAuthSandbox`, host `app.dynamic.test`); switching between
+/// them is the only change an app makes. Every path is `baseURL + /sdk/{environmentID}/…`.
+/// The defaults marked **[ASSUMPTION]** apply only because the real values are not published
+/// (Docs/Providers/Dynamic.md, "Verified against"); override them when the truth is known.
 public struct DynamicConfiguration: Sendable, Hashable {
-    /// The production API base URL, `https://app.dynamicauth.com/api/v0` (providers.md §2.1, [SDK] docs).
+    /// The production API base URL, `https://app.dynamicauth.com/api/v0` (the SDK's
+    /// installation guide; Docs/Providers/Dynamic.md).
     public static let productionBaseURL = URL(string: "https://app.dynamicauth.com/api/v0")!
+    /// The reserved host the sandbox's emulated Dynamic backend answers on: `app.dynamic.test`.
+    public static let sandboxHost = "app.dynamic.test"
+    /// The sandbox API base URL, `https://app.dynamic.test/api/v0`.
+    public static let sandboxBaseURL = URL(string: "https://\(sandboxHost)/api/v0")!
+    /// The environment id the sandbox backend serves by default (a fixed demo value).
+    public static let sandboxEnvironmentID = "6b1c2d3e-0000-4000-8000-00000000d7a1"
 
     /// The environment id (a UUID string) that appears as `{env}` in every path and as the
     /// JWT's `environment_id` claim.
     public var environmentID: String
     /// The API base URL, without the `/sdk/{env}` part, e.g. ``productionBaseURL``.
     public var baseURL: URL
-    /// How long a code stays answerable after it is sent: **[ASSUMPTION]** 10 minutes
-    /// (providers.md §2.5: "OTP expiry is 10 minutes, matching the rate-limit window").
+    /// How long a code stays answerable after it is sent: **[ASSUMPTION]** 10 minutes (the
+    /// send-limit window; Dynamic publishes no OTP lifetime).
     public var codeLifetime: Duration
-    /// Wrong codes the server allows per verification: 3 (providers.md §2.5, [3P]).
+    /// Wrong codes the server allows per verification: 3 (third-party observation,
+    /// Docs/Providers/Dynamic.md).
     public var maximumAttempts: Int
     /// The send-limit window, used as `retryAfter` when a `429` carries no `Retry-After`
-    /// header: 10 minutes (providers.md §2.5, [DOC] "3 per 10 minutes per address"; the SMS
+    /// header: 10 minutes (documented "3 per 10 minutes per address" for e-mail; the SMS
     /// window is an **[ASSUMPTION]**).
     public var sendLimitWindow: Duration
 
@@ -44,6 +54,28 @@ public struct DynamicConfiguration: Sendable, Hashable {
         self.sendLimitWindow = sendLimitWindow
     }
 
+    /// The configuration for Dynamic's production API (``productionBaseURL``).
+    /// - Parameter environmentID: The environment id from the Dynamic dashboard.
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`.
+    public static func production(environmentID: String) throws -> DynamicConfiguration {
+        let configuration = DynamicConfiguration(environmentID: environmentID, baseURL: productionBaseURL)
+        try configuration.validate(provider: .dynamic)
+        return configuration
+    }
+
+    /// The configuration for the emulated backend (`DynamicBackend` of `MultiAuthSandbox`,
+    /// registered on ``sandboxHost``).
+    /// - Parameter environmentID: The environment id (default ``sandboxEnvironmentID``, the
+    ///   one the backend serves by default).
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`.
+    public static func sandbox(environmentID: String = sandboxEnvironmentID) throws -> DynamicConfiguration {
+        let configuration = DynamicConfiguration(environmentID: environmentID, baseURL: sandboxBaseURL)
+        try configuration.validate(provider: .dynamic)
+        return configuration
+    }
+
     /// The URL of `path` under `/sdk/{environmentID}/`, e.g. `endpoint("emailVerifications/create")`.
     /// - Parameter path: A path relative to the environment, without a leading slash.
     public func endpoint(_ path: String) -> URL {
@@ -52,7 +84,7 @@ public struct DynamicConfiguration: Sendable, Hashable {
         return url
     }
 
-    /// The environment's JWKS URL, `…/sdk/{env}/.well-known/jwks` (providers.md §2.6).
+    /// The environment's JWKS URL, `…/sdk/{env}/.well-known/jwks`.
     public var jwksURL: URL { endpoint(".well-known/jwks") }
 
     /// Checks the configuration before any network call.
@@ -60,7 +92,9 @@ public struct DynamicConfiguration: Sendable, Hashable {
     func validate(provider: AuthProviderID) throws {
         let id = environmentID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty, !id.contains("/") else {
-            throw AuthError(.configuration, "the Dynamic environment id is empty or malformed", provider: provider)
+            throw AuthError(
+                .configuration, "the Dynamic environment id is empty or malformed: set the environment id from the Dynamic dashboard",
+                provider: provider)
         }
     }
 }

@@ -4,7 +4,11 @@ import MultiAuth
 extension DynamicProvider {
     /// Maps a non-2xx Dynamic response to an `AuthError`, keeping the raw code (the 422/403
     /// `code`, or the HTTP status when there is none) in ``MultiAuth/AuthError/providerCode``
-    /// (providers.md §2.3).
+    /// (Docs/Providers/Dynamic.md, "Errors").
+    ///
+    /// A refusal whose code or text names a captcha (any of 400, 403, 422) is `configuration`:
+    /// the environment has captcha enabled and the request carried no valid token. The
+    /// status and code of that refusal are not published (**[ASSUMPTION]**).
     ///
     /// | HTTP | code | `AuthError.Code` |
     /// |---|---|---|
@@ -32,6 +36,11 @@ extension DynamicProvider {
         let raw = body?.code ?? String(status)
         func error(_ code: AuthError.Code, _ message: String, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil) -> AuthError {
             AuthError(code, message, provider: id, providerCode: raw, retryAfter: retryAfter, attemptsRemaining: attemptsRemaining)
+        }
+        if [400, 403, 422].contains(status), Self.mentions(body, anyOf: ["captcha"]) {
+            return error(
+                .configuration,
+                "this Dynamic environment requires a captcha: pass the widget's token as the request option \"\(Self.captchaTokenOption)\"")
         }
         switch status {
         case 500...:
@@ -70,5 +79,37 @@ extension DynamicProvider {
         default:
             return error(.generic, "Dynamic answered HTTP 422")
         }
+    }
+}
+
+extension DynamicProvider {
+    /// Maps a non-2xx answer to `POST /refresh` (Docs/Providers/Dynamic.md, "Refresh"):
+    /// `401`, `403`, and a `400` whose code or text names the session, the token or the JWT
+    /// mean the bearer is revoked, expired or unknown → `sessionExpired`; `429` →
+    /// `rateLimited`; `5xx` → `providerUnavailable`; `404` → `configuration`; anything else →
+    /// `generic` (the session is kept: only a clear rejection ends it).
+    func refreshError(_ response: HTTPResponse) -> AuthError {
+        let body = try? JSONDecoder().decode(DynamicWire.ErrorBody.self, from: response.body)
+        let raw = body?.code ?? String(response.status)
+        switch response.status {
+        case 401, 403:
+            return AuthError(
+                .sessionExpired, "Dynamic refused the session token (HTTP \(response.status)); sign in again", provider: id,
+                providerCode: raw)
+        case 400 where Self.mentions(body, anyOf: ["session", "token", "jwt"]):
+            return AuthError(.sessionExpired, "Dynamic reports the session token invalid (HTTP 400); sign in again", provider: id, providerCode: raw)
+        case 400:
+            return AuthError(.generic, "Dynamic refused the refresh (HTTP 400)", provider: id, providerCode: raw)
+        default:
+            let mapped = mapError(response, channel: nil)
+            if [.rateLimited, .providerUnavailable, .configuration].contains(mapped.code) { return mapped }
+            return AuthError(.generic, "Dynamic refused the refresh (HTTP \(response.status))", provider: id, providerCode: raw)
+        }
+    }
+
+    /// Whether the error body's code or message contains one of `words` (case-insensitive).
+    static func mentions(_ body: DynamicWire.ErrorBody?, anyOf words: [String]) -> Bool {
+        let text = ((body?.code ?? "") + " " + (body?.message ?? "")).lowercased()
+        return words.contains { text.contains($0) }
     }
 }

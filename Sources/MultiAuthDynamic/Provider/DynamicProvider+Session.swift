@@ -3,16 +3,31 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension DynamicProvider {
-    /// Builds a session from a `VerifyResponse` (providers.md §2.2).
+    /// The `providerCode` of the cookie-authentication `configuration` error.
+    public static let cookieAuthenticationCode = "cookie_authentication"
+
+    /// Builds a session from a `VerifyResponse` (Docs/Providers/Dynamic.md, "Mapping: the wire → our model").
     ///
     /// The expiry is moved onto the client's clock: when the token has an `iat`, the session
     /// expires `expiresAt − iat` seconds after `now`, so a skewed server clock neither ends a
     /// session early nor keeps it alive too long; otherwise `expiresAt` is used as given.
-    /// - Throws: `AuthError` `.malformedResponse` when there is no JWT, no user, or no expiry.
+    /// A success without `jwt` and `minifiedJwt` but with a user is what an environment with
+    /// cookie-based authentication answers: the JWT travels in an HttpOnly cookie the app
+    /// cannot read (Dynamic's `VerifyResponse` schema: the tokens "will only be returned when
+    /// cookie-based authentication is disabled").
+    /// - Throws: `AuthError` `.configuration` (providerCode `"cookie_authentication"`) for that
+    ///   answer; `.malformedResponse` when there is no JWT and no user, or no expiry.
     func makeSession(
         _ verified: DynamicWire.VerifyResponse, sessionID: String?, createdAt: Date, now: Date, previous: AuthSession? = nil
     ) throws -> AuthSession {
         guard let access = verified.minifiedJwt ?? verified.jwt, !access.isEmpty else {
+            if verified.user != nil {
+                throw AuthError(
+                    .configuration,
+                    "the Dynamic environment uses cookie-based authentication, so no JWT reaches the app: "
+                        + "enable header-based auth (turn cookie authentication off) for this environment",
+                    provider: id, providerCode: Self.cookieAuthenticationCode)
+            }
             throw AuthError(.malformedResponse, "the Dynamic response has neither jwt nor minifiedJwt", provider: id)
         }
         guard let user = verified.user.map(makeUser) ?? previous?.user else {

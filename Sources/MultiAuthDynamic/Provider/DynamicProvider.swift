@@ -3,18 +3,23 @@ import MultiAuth
 
 /// The Dynamic-style adapter: e-mail OTP and SMS OTP keyed by a `verificationUUID`, a JWT
 /// session from `{jwt, minifiedJwt, expiresAt, user}`, refresh with the bearer token, and
-/// revoke on sign-out (providers.md §2).
+/// revoke on sign-out (Docs/Providers/Dynamic.md).
 ///
-/// ## Flow (providers.md §2.4)
-/// 1. ``start(_:context:)``: `POST /sdk/{env}/emailVerifications/create` `{email}` or
-///    `POST /sdk/{env}/smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode}`
+/// ## Flow (Docs/Providers/Dynamic.md, "Flow")
+/// 1. ``start(_:context:)``: `POST /sdk/{env}/emailVerifications/create` `{email, captchaToken?}` or
+///    `POST /sdk/{env}/smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode, captchaToken?}`
 ///    → `201 {verificationUUID, …}`. The challenge is a 6-digit ``Challenge/Kind/oneTimeCode(length:channel:linkAlsoSent:)``
 ///    whose ``Challenge/providerState`` keeps the `verificationUUID` (so it survives a
 ///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
 ///    is the challenge kind's.
-/// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken}` →
-///    `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
-///    `mfaToken` it is a further challenge (never a silent success).
+/// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken, captchaToken?}`
+///    → `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
+///    `mfaToken` it is a further challenge (never a silent success); with neither (a
+///    cookie-authentication environment) it is `.configuration`.
+///
+/// Captcha: an environment with captcha enabled needs a token from its captcha widget; pass
+/// it as the request option ``captchaTokenOption``. It is sent on `create`, kept in the
+/// challenge state and sent again on `signin` and `retry`.
 /// 3. ``refresh(_:context:)``: `POST /sdk/{env}/refresh` with `Authorization: Bearer`.
 /// 4. ``signOut(_:context:)``: `POST /sdk/{env}/revoke` with `Authorization: Bearer` → `204`.
 ///
@@ -24,7 +29,7 @@ import MultiAuth
 /// significant number, `isoCountryCode` the region. Anything else throws before any network call.
 ///
 /// Sessions: ``MultiAuth/Credentials/accessToken`` is the `minifiedJwt` (the backend-verified
-/// access token, §2.6; the `jwt` when no minified one came), ``MultiAuth/Credentials/idToken``
+/// access token; the `jwt` when no minified one came), ``MultiAuth/Credentials/idToken``
 /// the `jwt`, ``MultiAuth/Credentials/scopes`` the token's `scope` claim (read, not verified: the
 /// client trusts its TLS peer; servers use ``DynamicTokenVerifier``). There is no refresh
 /// token: the bearer JWT itself is refreshed.
@@ -32,15 +37,21 @@ import MultiAuth
 /// Error mapping: see ``mapError(_:channel:)`` and `Docs/Providers/Dynamic.md`.
 ///
 /// Concurrency: a stateless `Sendable` value; every flow's state lives in its challenge. It
-/// never retries a request on its own (a resent `create` burns the send budget, §2.7).
+/// never retries a request on its own (a resent `create` burns the send budget).
 public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// The provider id, ``MultiAuth/AuthProviderID/dynamic`` by default.
     public let id: AuthProviderID
     /// The environment, base URL and unpublished defaults.
     public let configuration: DynamicConfiguration
 
-    /// The number of digits of a Dynamic code: 6 (schema `sixDigitsVerificationToken`, providers.md §2.2).
+    /// The number of digits of a Dynamic code: 6 (schema `sixDigitsVerificationToken`,
+    /// Docs/Providers/Dynamic.md).
     public static let codeLength = 6
+
+    /// The `SignInRequest.options` key of a captcha token, for environments with captcha
+    /// enabled: `"captchaToken"`. The value is sent as `captchaToken` on create, signin and
+    /// retry; it must not be blank.
+    public static let captchaTokenOption = "captchaToken"
 
     /// ``Challenge/providerState`` keys this provider writes.
     enum StateKey {
@@ -48,6 +59,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         static let email = "email"
         static let sms = "sms"
         static let mfaToken = "mfaToken"
+        static let captchaToken = "captchaToken"
     }
 
     /// Creates a provider.
@@ -59,7 +71,9 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         self.id = id
     }
 
-    /// Creates a provider for `environmentID` at `baseURL` with the default assumptions.
+    /// Creates a provider for `environmentID` at `baseURL` with the default assumptions
+    /// (prefer ``init(configuration:id:)`` with ``DynamicConfiguration/production(environmentID:)``
+    /// or ``DynamicConfiguration/sandbox(environmentID:)``).
     /// - Parameters:
     ///   - environmentID: The Dynamic environment id.
     ///   - baseURL: The API base URL (default `https://app.dynamicauth.com/api/v0`).
@@ -77,12 +91,15 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     ///   and `expiresAt` = now + ``DynamicConfiguration/codeLifetime`` ([ASSUMPTION]).
     /// - Throws: `AuthError` `.unsupported` (OAuth, phone + non-SMS channel, e-mail + non-email
     ///   channel; no request made), `.invalidInput` with `.invalidCountryCode` (a number with no
-    ///   ISO region; no request made), `.configuration`, `.rateLimited` with `retryAfter` (the
-    ///   3-per-10-minutes send limit), `.network`, `.providerUnavailable`, `.malformedResponse`,
-    ///   or `CancellationError`.
+    ///   ISO region; no request made) or a blank ``captchaTokenOption`` (no request made),
+    ///   `.configuration` (also: the environment requires a captcha token),
+    ///   `.rateLimited` with `retryAfter` (the 3-per-10-minutes send limit), `.network`,
+    ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         try configuration.validate(provider: id)
         var state = ProviderState()
+        let captcha = try Self.captchaToken(in: request, provider: id)
+        state[StateKey.captchaToken] = captcha
         let channel: DeliveryChannel
         let destination: String
         let httpRequest: HTTPRequest
@@ -92,13 +109,15 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             destination = email.masked
             state[StateKey.email] = email.identityKey
             httpRequest = try .json(
-                .post, configuration.endpoint("emailVerifications/create"), body: DynamicWire.EmailCreate(email: email.identityKey))
+                .post, configuration.endpoint("emailVerifications/create"),
+                body: DynamicWire.EmailCreate(email: email.identityKey, captchaToken: captcha))
         case (.phone(let phone), nil), (.phone(let phone), .some(.sms)):
             channel = .sms
             destination = phone.masked
             let wire = try Self.smsIdentity(phone, provider: id)
             try state.encode(wire, forKey: StateKey.sms)
-            httpRequest = try .json(.post, configuration.endpoint("smsVerifications/create"), body: wire)
+            httpRequest = try .json(
+                .post, configuration.endpoint("smsVerifications/create"), body: DynamicWire.SMSCreateRequest(wire, captchaToken: captcha))
         default:
             throw AuthError(.unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
         }
@@ -108,7 +127,18 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         return .challenge(codeChallenge(flowID: context.flowID ?? .random(), channel: channel, destination: destination, state: state, now: context.now))
     }
 
-    /// The wire identity of an SMS verification, from a parsed number (providers.md §2.2):
+    /// The captcha token of `request` (option ``captchaTokenOption``), trimmed; `nil` when absent.
+    /// - Throws: `AuthError` `.invalidInput` when the option is present but blank.
+    static func captchaToken(in request: SignInRequest, provider: AuthProviderID) throws -> String? {
+        guard let raw = request.options[captchaTokenOption] else { return nil }
+        let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else {
+            throw AuthError(.invalidInput, "the captcha token option is blank; pass the token the captcha widget returned", provider: provider)
+        }
+        return token
+    }
+
+    /// The wire identity of an SMS verification, from a parsed number:
     /// `phoneCountryCode` `"+44"`, `phoneNumber` `"2079460958"`, `isoCountryCode` `"GB"`.
     /// - Throws: `AuthError` `.invalidInput` with `.invalidCountryCode` when the number has no
     ///   ISO 3166-1 region (non-geographic calling codes).
@@ -140,13 +170,15 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     ///   with `attemptsRemaining` (`wrong_*_verification_token`), `.expired`
     ///   (`email_verification_expired`, `invalid_*_verification`), `.attemptsExhausted`
     ///   (`too_many_*_verification_attempts`), `.unsupported` (answering the MFA step: its
-    ///   wire protocol is not documented), `.rateLimited`, `.unauthorized` (403),
-    ///   `.network`, `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
+    ///   wire protocol is not documented), `.configuration` (a cookie-authentication
+    ///   environment: the code was accepted but no JWT came back; or a captcha is required),
+    ///   `.rateLimited`, `.unauthorized` (403), `.network`, `.providerUnavailable`,
+    ///   `.malformedResponse`, or `CancellationError`.
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
         try configuration.validate(provider: id)
         if challenge.providerState[StateKey.mfaToken] != nil {
             throw AuthError(
-                .unsupported, "completing Dynamic's MFA step is not supported: its wire protocol is not documented (providers.md §2.3)",
+                .unsupported, "completing Dynamic's MFA step is not supported: its wire protocol is not documented",
                 provider: id, providerCode: "mfa_required")
         }
         let code = try answer.normalizedCode(length: Self.codeLength)
@@ -157,7 +189,9 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         }
         let path = channel == .sms ? "smsVerifications/signin" : "emailVerifications/signin"
         let request = try HTTPRequest.json(
-            .post, configuration.endpoint(path), body: DynamicWire.SignIn(verificationUUID: uuid, verificationToken: code))
+            .post, configuration.endpoint(path),
+            body: DynamicWire.SignIn(
+                verificationUUID: uuid, verificationToken: code, captchaToken: challenge.providerState[StateKey.captchaToken]))
         let verified: DynamicWire.VerifyResponse
         do {
             verified = try await send(request, channel: channel, context: context)
@@ -199,25 +233,34 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// Refreshes the session: `POST /sdk/{env}/refresh` with the current bearer JWT → a new
     /// `VerifyResponse` (same ``MultiAuth/AuthSession/id`` and `createdAt`).
     ///
-    /// `AuthClient` coalesces concurrent refreshes of one token into one call (case B17).
-    /// - Throws: `AuthError` `.unauthorized` (no token, `401`, `403`: the client then removes the
-    ///   session), `.network`, `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
+    /// Revocation and transient failures are told apart (Docs/Providers/Dynamic.md,
+    /// "Refresh"): a rejected bearer (`401`, `403`, a `400` whose text names the session,
+    /// token or JWT, an MFA demand) ends the session; `429`, `5xx` and a dropped connection
+    /// never do. `AuthClient` coalesces concurrent refreshes of one token into one call.
+    /// - Throws: `AuthError` `.sessionExpired` with the raw `providerCode` (the body's code,
+    ///   else the HTTP status; `"mfa_required"`; none when the session holds no token: sign in
+    ///   again), `.rateLimited` with `retryAfter` (`429`), `.providerUnavailable` (`5xx`, with
+    ///   `retryAfter` when sent), `.network`, `.configuration` (unknown environment; a
+    ///   cookie-authentication environment), `.generic` (any other refusal, the session is
+    ///   kept), `.malformedResponse`, or `CancellationError`.
     public func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
         guard let token = session.credentials.accessToken ?? session.credentials.idToken else {
-            throw AuthError(.unauthorized, "the session has no Dynamic token to refresh", provider: id)
+            throw AuthError(.sessionExpired, "the session has no Dynamic token to refresh; sign in again", provider: id)
         }
         try configuration.validate(provider: id)
         let request = HTTPRequest(
             method: .post, url: configuration.endpoint("refresh"), headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
-        let verified: DynamicWire.VerifyResponse = try await send(request, channel: nil, context: context)
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else { throw refreshError(response) }
+        let verified = try response.decodeJSON(DynamicWire.VerifyResponse.self, provider: id)
         if verified.mfaToken != nil, verified.jwt == nil, verified.minifiedJwt == nil {
-            throw AuthError(.unauthorized, "the refresh asked for an MFA step; sign in again", provider: id, providerCode: "mfa_required")
+            throw AuthError(.sessionExpired, "the refresh asked for an MFA step; sign in again", provider: id, providerCode: "mfa_required")
         }
         return try makeSession(verified, sessionID: session.id, createdAt: session.createdAt, now: context.now, previous: session)
     }
 
     /// Sends a new code for the challenge: `POST …/{email|sms}Verifications/retry` → `201`
-    /// with a `verificationUUID` (the returned one is kept; it may be new, §2.4).
+    /// with a `verificationUUID` (the returned one is kept; it may be new).
     ///
     /// Each retry counts against the send limit (3 per 10 minutes per address).
     /// - Parameter channel: `nil` or the challenge's own channel; Dynamic cannot switch channels.
@@ -245,13 +288,14 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
                 .post, configuration.endpoint("smsVerifications/retry"),
                 body: DynamicWire.SMSRetry(
                     verificationUUID: uuid, phoneCountryCode: sms.phoneCountryCode, phoneNumber: sms.phoneNumber,
-                    isoCountryCode: sms.isoCountryCode))
+                    isoCountryCode: sms.isoCountryCode, captchaToken: challenge.providerState[StateKey.captchaToken]))
         } else {
             guard let email = challenge.providerState[StateKey.email] else {
                 throw AuthError(.challengeNotPending, "the challenge carries no e-mail address", provider: id)
             }
             request = try .json(
-                .post, configuration.endpoint("emailVerifications/retry"), body: DynamicWire.EmailRetry(verificationUUID: uuid, email: email))
+                .post, configuration.endpoint("emailVerifications/retry"),
+                body: DynamicWire.EmailRetry(verificationUUID: uuid, email: email, captchaToken: challenge.providerState[StateKey.captchaToken]))
         }
         let created: DynamicWire.VerificationCreated = try await send(request, channel: own, context: context)
         var state = challenge.providerState

@@ -2,17 +2,19 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// Verifies a Dynamic session JWT on a server (providers.md §2.6): the RS256 signature against
+/// Verifies a Dynamic session JWT on a server (Docs/Providers/Dynamic.md): the RS256 signature against
 /// the environment's JWKS (`GET /sdk/{env}/.well-known/jwks`, cached by ``MultiAuthCrypto/JWKSCache``
 /// and refetched, rate-limited, when an unknown `kid` appears), `exp`/`nbf` with leeway,
-/// `environment_id`, the `user:basic` scope, and `iss`/`aud` when configured.
+/// `environment_id`, the `user:basic` scope, `aud` (required, or explicitly waived with
+/// `.anyAudience`: RFC 7519 §4.1.3, RFC 8725 §3.9) and `iss` when configured.
 ///
 /// Verify the access token (`minifiedJwt`, ``MultiAuth/Credentials/accessToken``); the `jwt` (id
 /// token) carries the same checks. A token without `user:basic` is refused: the user has not
 /// finished authentication (e.g. MFA pending).
 ///
 /// ```swift
-/// let verifier = DynamicTokenVerifier(configuration: config, transport: URLSessionTransport(), time: .system)
+/// let verifier = DynamicTokenVerifier(configuration: config, transport: URLSessionTransport(), time: .system,
+///                                     audience: "https://app.example.com")
 /// let token = try await verifier.verify(bearer)   // token.userID, token.scopes
 /// ```
 ///
@@ -28,8 +30,9 @@ public struct DynamicTokenVerifier: Sendable {
     public let leeway: Duration
     /// The required `iss`, or `nil` not to check it.
     public let issuer: String?
-    /// A value `aud` must contain (the client's Origin), or `nil` not to check it.
-    public let audience: String?
+    /// The value `aud` must contain (the client's Origin), or the explicit opt-out
+    /// `.anyAudience`.
+    public let audience: JWTAudience
     private let time: TimeSource
     private let cache: JWKSCache
 
@@ -40,11 +43,12 @@ public struct DynamicTokenVerifier: Sendable {
     ///   - time: The verifier's clock.
     ///   - leeway: Clock skew allowed for `exp`/`nbf` (default 60 s; 0 or more).
     ///   - issuer: The required `iss`, e.g. `"app.dynamicauth.com/\(env)"`; `nil` skips the check.
-    ///   - audience: The required `aud` member; `nil` skips the check.
+    ///   - audience: The required `aud` member (a string literal works), or `.anyAudience` to
+    ///     skip the check explicitly; there is no default (Docs/Security.md).
     ///   - minimumRefetchInterval: Seconds between JWKS refetches caused by unknown `kid`s (default 30).
     public init(
         configuration: DynamicConfiguration, transport: any HTTPTransport, time: TimeSource, leeway: Duration = .seconds(60),
-        issuer: String? = nil, audience: String? = nil, minimumRefetchInterval: TimeInterval = 30
+        issuer: String? = nil, audience: JWTAudience, minimumRefetchInterval: TimeInterval = 30
     ) {
         self.configuration = configuration
         self.leeway = leeway
@@ -112,7 +116,7 @@ public struct DynamicTokenVerifier: Sendable {
     /// Maps the crypto module's errors to `AuthError` codes.
     static func map(_ error: CryptoError) -> AuthError {
         switch error {
-        case .malformedToken, .invalidBase64, .invalidClaim:
+        case .malformedToken, .invalidBase64, .invalidClaim, .invalidHeader, .limitExceeded:
             return invalid("the token is not a well-formed JWT (\(error))", underlying: error)
         case .unsupportedAlgorithm, .keyNotFound, .signatureInvalid, .invalidKey:
             return AuthError(.signatureInvalid, "the token's signature does not verify (\(error))", provider: .dynamic, underlying: error)

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuthCrypto
 
-/// The claims of a Dynamic JWT that ``DynamicTokenVerifier`` accepted (providers.md §2.6,
+/// The claims of a Dynamic JWT that ``DynamicTokenVerifier`` accepted (Docs/Providers/Dynamic.md,
 /// schema `MinifiedDynamicJwt`; wire names in snake_case).
 public struct DynamicVerifiedToken: Sendable, CustomStringConvertible {
     /// `sub`: the Dynamic user id.

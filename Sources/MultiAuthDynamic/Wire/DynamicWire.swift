@@ -1,35 +1,54 @@
 import Foundation
 
-/// The JSON bodies of the Dynamic SDK API this adapter speaks (providers.md §2.2, §2.3).
+/// The JSON bodies of the Dynamic SDK API this adapter speaks (Docs/Providers/Dynamic.md,
+/// "Verified against": the request and response types of the shipped SDK's interface).
 ///
-/// Field names are the wire names. Response types decode only the fields the adapter uses and
+/// Field names are the wire names; optional request fields are omitted when `nil`. Response types decode only the fields the adapter uses and
 /// ignore the long optional tail of `SdkUser`; error `code`s are free strings, never an enum,
 /// so a code the SDK build does not know (e.g. `email_verification_expired`) still decodes.
 enum DynamicWire {
-    /// `POST …/emailVerifications/create` body.
+    /// `POST …/emailVerifications/create` body (`EmailVerificationCreateRequest`).
     struct EmailCreate: Encodable {
         var email: String
+        var captchaToken: String?
     }
 
-    /// `POST …/emailVerifications/retry` body.
+    /// `POST …/emailVerifications/retry` body (`EmailVerificationRetryRequest`).
     struct EmailRetry: Encodable {
         var verificationUUID: String
         var email: String
+        var captchaToken: String?
     }
 
-    /// `POST …/smsVerifications/create` body; also the SMS part of `retry`.
+    /// The SMS identity of a verification, kept in the challenge state.
     struct SMSCreate: Codable, Hashable {
         var phoneCountryCode: String
         var phoneNumber: String
         var isoCountryCode: String
     }
 
-    /// `POST …/smsVerifications/retry` body.
+    /// `POST …/smsVerifications/create` body (`SmsVerificationCreateRequest`).
+    struct SMSCreateRequest: Encodable {
+        var phoneCountryCode: String
+        var phoneNumber: String
+        var isoCountryCode: String
+        var captchaToken: String?
+
+        init(_ identity: SMSCreate, captchaToken: String?) {
+            phoneCountryCode = identity.phoneCountryCode
+            phoneNumber = identity.phoneNumber
+            isoCountryCode = identity.isoCountryCode
+            self.captchaToken = captchaToken
+        }
+    }
+
+    /// `POST …/smsVerifications/retry` body (`SmsVerificationRetryRequest`).
     struct SMSRetry: Encodable {
         var verificationUUID: String
         var phoneCountryCode: String
         var phoneNumber: String
         var isoCountryCode: String
+        var captchaToken: String?
     }
 
     /// `201` body of create and retry (email or SMS): only the UUID matters.
@@ -37,10 +56,12 @@ enum DynamicWire {
         var verificationUUID: String
     }
 
-    /// `POST …/signin` body. `captchaToken` and `sessionPublicKey` are omitted (§2.7).
+    /// `POST …/signin` body (`EmailVerificationVerifyRequest` / `SmsVerificationVerifyRequest`).
+    /// `captchaToken` is sent when the app gave one; `sessionPublicKey` (embedded wallets) never.
     struct SignIn: Encodable {
         var verificationUUID: String
         var verificationToken: String
+        var captchaToken: String?
     }
 
     /// `VerifyResponse`: `{mfaToken?, jwt?, minifiedJwt?, expiresAt, user}`.

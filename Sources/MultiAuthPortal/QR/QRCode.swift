@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 /// A QR code symbol (ISO/IEC 18004:2015) encoding bytes in byte mode at error-correction
-/// level M, as the Portal SDK renders TOTP enrollment links (providers.md §4.4).
+/// level M, as the Portal SDK renders TOTP enrollment links (PortalSwift `TotpQrCode`).
 ///
 /// The encoder picks the smallest version (1...40) that holds the data, splits the codewords
 /// into the blocks of Table 9, adds Reed–Solomon error correction over GF(256) (§7.5), places

@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension DynamicBackend {
-    /// The `SdkUser` JSON of a user (providers.md §2.2).
+    /// The `SdkUser` JSON of a user (the fields of the SDK's `SdkUser` type this backend knows).
     func userJSON(_ user: User, sessionID: String?) -> JSONValue {
         var credential = user.wire
         credential["id"] = .string(user.credentialID)
@@ -22,7 +22,7 @@ extension DynamicBackend {
     }
 
     /// Signs a token for `userID` with this backend's key (what the real service signs,
-    /// providers.md §2.6): `kid`, `iss` `<host>/<env>`, `aud`, `sub`, `sid`, `iat`, `exp`,
+    /// Docs/Providers/Dynamic.md, server side): `kid`, `iss` `<host>/<env>`, `aud`, `sub`, `sid`, `iat`, `exp`,
     /// `environment_id`, `scope`, plus `extra` claims.
     ///
     /// Tests use it to mint tokens the sign-in flow would not produce: another scope, another
@@ -56,7 +56,9 @@ extension DynamicBackend {
         return try JWT.sign(claims: claims, with: signingKey, algorithm: .rs256, keyID: keyID ?? self.keyID)
     }
 
-    /// Issues `jwt` and `minifiedJwt` for a live session and records both as bearer tokens.
+    /// Issues `jwt` and `minifiedJwt` for a live session and records both as bearer tokens; in
+    /// a cookie-authentication environment the answer carries neither (the tokens still work
+    /// as bearers, standing in for the cookie).
     func issue(sessionID: String, context: SandboxContext) throws -> JSONValue {
         let now = context.time.now
         guard let (session, user) = lock.withLock({ sessions[sessionID].flatMap { s in users[s.userKey].map { (s, $0) } } }) else {
@@ -75,11 +77,16 @@ extension DynamicBackend {
             tokens[minified] = sessionID
             tokens[jwt] = sessionID
         }
-        return .object([
+        var answer: [String: JSONValue] = [
             "jwt": .string(jwt), "minifiedJwt": .string(minified),
             "expiresAt": .number(now.timeIntervalSince1970.rounded(.down) + Self.tokenLifetime.timeInterval),
             "user": userJSON(user, sessionID: session.id),
-        ])
+        ]
+        if lock.withLock({ cookieAuthentication }) {
+            answer["jwt"] = nil
+            answer["minifiedJwt"] = nil
+        }
+        return .object(answer)
     }
 
     /// The live session of the request's bearer token, or `nil` (unknown, expired, revoked).

@@ -6,6 +6,7 @@ extension DynamicBackend {
     private struct EmailBody: Decodable {
         var email: String?
         var verificationUUID: String?
+        var captchaToken: String?
     }
 
     private struct SMSBody: Decodable {
@@ -13,22 +14,40 @@ extension DynamicBackend {
         var phoneNumber: String?
         var isoCountryCode: String?
         var verificationUUID: String?
+        var captchaToken: String?
     }
 
     private struct SignInBody: Decodable {
         var verificationUUID: String
         var verificationToken: String
+        var captchaToken: String?
+        var sessionPublicKey: String?
+    }
+
+    /// The fields of the SDK's request types (`EmailVerificationCreateRequest`, …).
+    private static func allowedKeys(_ channel: DeliveryChannel, retry: Bool) -> Set<String> {
+        var keys: Set<String> = channel == .sms ? ["phoneCountryCode", "phoneNumber", "isoCountryCode", "captchaToken"] : ["email", "captchaToken"]
+        if retry { keys.insert("verificationUUID") }
+        return keys
+    }
+
+    /// Whether a captcha-enabled environment refuses this request's token.
+    private func refusesCaptcha(_ token: String?) -> Bool {
+        lock.withLock { captchaRequired } && (token ?? "").trimmingCharacters(in: .whitespaces).isEmpty
     }
 
     private static func prefix(_ channel: DeliveryChannel) -> String { channel == .sms ? "sms" : "email" }
 
     /// `create` and `retry` of either channel.
     func create(_ request: HTTPRequest, channel: DeliveryChannel, retry: Bool, context: SandboxContext) throws -> HTTPResponse {
+        if let refusal = try Self.unexpectedKeys(in: request, allowed: Self.allowedKeys(channel, retry: retry)) { return refusal }
         let destination: String
         var wire: [String: JSONValue]
         let previousUUID: String?
+        let captcha: String?
         if channel == .email {
             let body: EmailBody = try request.decodeJSON()
+            captcha = body.captchaToken
             guard let raw = body.email, let email = try? EmailAddress(raw) else {
                 return try Self.error(422, "Invalid email address", code: "invalid_email_address")
             }
@@ -37,6 +56,7 @@ extension DynamicBackend {
             previousUUID = body.verificationUUID
         } else {
             let body: SMSBody = try request.decodeJSON()
+            captcha = body.captchaToken
             guard let code = body.phoneCountryCode, let national = body.phoneNumber, let iso = body.isoCountryCode,
                 !code.isEmpty, !national.isEmpty, code.count <= 255, national.count <= 255,
                 let phone = try? PhoneNumber("+" + code.filter(\.isNumber) + national),
@@ -49,6 +69,7 @@ extension DynamicBackend {
             previousUUID = body.verificationUUID
         }
         if retry && previousUUID == nil { return try Self.error(400, "verificationUUID is required") }
+        if refusesCaptcha(captcha) { return try Self.captchaRefusal() }
         let now = context.time.now
         let uuid = Self.uuid(context)
         let code = context.random.digits(Self.codeLength)
@@ -99,7 +120,10 @@ extension DynamicBackend {
 
     /// `signin` of either channel.
     func signIn(_ request: HTTPRequest, channel: DeliveryChannel, context: SandboxContext) throws -> HTTPResponse {
+        let allowed: Set<String> = ["verificationUUID", "verificationToken", "captchaToken", "sessionPublicKey"]
+        if let refusal = try Self.unexpectedKeys(in: request, allowed: allowed) { return refusal }
         let body: SignInBody = try request.decodeJSON()
+        if refusesCaptcha(body.captchaToken) { return try Self.captchaRefusal() }
         guard body.verificationToken.count == Self.codeLength, body.verificationToken.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             return try Self.error(400, "verificationToken must be 6 digits")
         }

@@ -2,30 +2,39 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// The emulated Dynamic SDK API (providers.md §2): e-mail and SMS verifications keyed by a
-/// `verificationUUID`, sign-in with a 6-digit code, RS256 JWT sessions with refresh and
-/// revoke, and the environment's JWKS.
+/// The emulated Dynamic SDK API (Docs/Providers/Dynamic.md): e-mail and SMS verifications
+/// keyed by a `verificationUUID`, sign-in with a 6-digit code, RS256 JWT sessions with refresh
+/// and revoke, and the environment's JWKS.
 ///
-/// Register it under ``defaultHost`` and point the adapter at ``baseURL(host:)``:
+/// Register it under ``defaultHost`` (`app.dynamic.test`, what `DynamicConfiguration.sandbox()`
+/// points at):
 /// ```swift
 /// let sandbox = Sandbox()
 /// let backend = try DynamicBackend()
 /// sandbox.register(backend, host: DynamicBackend.defaultHost)
-/// // DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+/// // DynamicProvider(configuration: try .sandbox())
 /// let code = sandbox.inbox.latest(for: "user@example.com", channel: .email)?.code
 /// ```
 ///
-/// Paths (under `/api/v0/sdk/{env}/`, the last segment matched case-insensitively, providers.md
-/// §2.2 [ASSUMPTION]; every path answers `OPTIONS` with `204`):
-/// - `POST emailVerifications/create` `{email}` → `201 {verificationUUID, email}`;
-///   `POST emailVerifications/retry` `{verificationUUID, email}` → `201` (a new UUID).
-/// - `POST smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode}` → `201`
-///   echoing them with the UUID; `POST smsVerifications/retry` likewise.
+/// Paths (under `/api/v0/sdk/{env}/`, the last segment matched case-insensitively
+/// [ASSUMPTION]; every path answers `OPTIONS` with `204`). Request bodies are checked field
+/// for field against the SDK's request types: a key those types do not have is a `400`, so an
+/// adapter cannot drift into sending invented fields.
+/// - `POST emailVerifications/create` `{email, captchaToken?}` → `201 {verificationUUID, email}`;
+///   `POST emailVerifications/retry` `{verificationUUID, email, captchaToken?}` → `201` (a new UUID).
+/// - `POST smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode, captchaToken?}`
+///   → `201` echoing the identity with the UUID; `POST smsVerifications/retry` likewise.
 /// - `POST emailVerifications/signin`, `POST smsVerifications/signin`
-///   `{verificationUUID, verificationToken}` → `200 {jwt, minifiedJwt, expiresAt, user}`, or
-///   `{mfaToken, expiresAt, user}` for a destination marked with ``requireMFA(for:)``.
+///   `{verificationUUID, verificationToken, captchaToken?, sessionPublicKey?}` → `200 {jwt,
+///   minifiedJwt, expiresAt, user}`, or `{mfaToken, expiresAt, user}` for a destination marked
+///   with ``requireMFA(for:)``, or `{expiresAt, user}` (no JWT) after
+///   ``useCookieAuthentication(_:)``.
 /// - `POST refresh`, `POST revoke` with `Authorization: Bearer <jwt or minifiedJwt>` → `200`
-///   VerifyResponse / `204`; `401 {error}` for an unknown, expired or revoked token.
+///   VerifyResponse / `204`; `401 {error}` for an unknown, expired or revoked token (see
+///   ``revokeAllSessions()`` and ``revokeSessions(of:)`` for a revocation the app did not ask for).
+/// - With ``requireCaptcha(_:)`` on, create, retry and signin without a `captchaToken` answer
+///   `403 {error: {code: "invalid_captcha", message}, payload: {}}` (**[ASSUMPTION]**: the
+///   real status and code are not published).
 /// - `GET .well-known/jwks` → `{keys: [{kid, alg: RS256, kty: RSA, use: sig, n, e}]}`.
 /// - `GET users` (Bearer) → `200` the current `SdkUser`.
 ///
@@ -39,13 +48,15 @@ import MultiAuthCrypto
 /// documented); JWTs live ``tokenLifetime`` (**[ASSUMPTION]** 2 h) and are signed RS256 by an
 /// RSA key generated once per process (`SandboxSigningKeys`) unless one is given; a refresh retires the presented token (**[ASSUMPTION]**);
 /// an unknown environment gets `404 {error}`; `x-dyn-*` headers are ignored (**[ASSUMPTION]**).
-/// Error codes are the snake_case wire spelling (**[ASSUMPTION]**, providers.md §2.3); an
-/// expired SMS code answers `sms_verification_expired` (**[ASSUMPTION]**, the e-mail twin is [3P]).
+/// Error codes are the snake_case wire spelling (confirmed as the convention by Dynamic's web
+/// SDK); an expired SMS code answers `sms_verification_expired` (**[ASSUMPTION]**, the e-mail
+/// twin is [3P]).
 ///
 /// Thread-safe: one lock around its tables; handlers never suspend while holding it.
 public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
-    /// The host the demo and tests register it under: `dynamic.sandbox.test`.
-    public static let defaultHost = "dynamic.sandbox.test"
+    /// The host the demo and tests register it under: `app.dynamic.test` (a reserved `.test`
+    /// name, RFC 2606; `DynamicConfiguration.sandboxHost`).
+    public static let defaultHost = "app.dynamic.test"
     /// The environment id it serves by default.
     public static let defaultEnvironmentID = "6b1c2d3e-0000-4000-8000-00000000d7a1"
     /// The API prefix before `/sdk/{env}` (as in `https://app.dynamicauth.com/api/v0`).
@@ -62,10 +73,10 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     public static let sendWindow: Duration = .seconds(600)
     /// JWT lifetime: **[ASSUMPTION]** 7 200 s.
     public static let tokenLifetime: Duration = .seconds(7200)
-    /// The scope a finished sign-in carries (providers.md §2.6).
+    /// The scope a finished sign-in carries (Docs/Providers/Dynamic.md, server side).
     public static let basicScope = "user:basic"
 
-    /// The API base URL for a host, e.g. `https://dynamic.sandbox.test/api/v0`.
+    /// The API base URL for a host, e.g. `https://app.dynamic.test/api/v0`.
     public static func baseURL(host: String = defaultHost) -> URL {
         URL(string: "https://\(host)\(apiPrefix)")!
     }
@@ -85,6 +96,8 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     var sessions: [String: Session] = [:]
     var tokens: [String: String] = [:]
     var mfaDestinations: Set<String> = []
+    var captchaRequired = false
+    var cookieAuthentication = false
 
     struct Verification {
         let channel: DeliveryChannel
@@ -149,6 +162,37 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         lock.withLock { _ = mfaDestinations.insert(destination) }
     }
 
+    /// Makes create, retry and signin require a non-empty `captchaToken`, as an environment
+    /// with captcha enabled does (`false` turns it off again).
+    public func requireCaptcha(_ required: Bool = true) {
+        lock.withLock { captchaRequired = required }
+    }
+
+    /// Makes sign-in and refresh answer without `jwt` and `minifiedJwt`, as an environment
+    /// with cookie-based authentication does (the token would travel in an HttpOnly cookie).
+    public func useCookieAuthentication(_ enabled: Bool = true) {
+        lock.withLock { cookieAuthentication = enabled }
+    }
+
+    /// Revokes every live session on the server side (an administrator's sign-out, a password
+    /// reset elsewhere): each of their tokens then gets `401` on refresh and revoke.
+    public func revokeAllSessions() {
+        lock.withLock {
+            for id in sessions.keys { sessions[id]?.revoked = true }
+            tokens.removeAll()
+        }
+    }
+
+    /// Revokes the live sessions of `destination` (e-mail identity key or E.164) on the server
+    /// side; see ``revokeAllSessions()``.
+    public func revokeSessions(of destination: String) {
+        lock.withLock {
+            let ids = sessions.filter { $0.value.userKey == destination }.map(\.key)
+            for id in ids { sessions[id]?.revoked = true }
+            tokens = tokens.filter { !ids.contains($0.value) }
+        }
+    }
+
     /// The JWKS document this backend serves.
     public var jwks: JWKSet {
         get throws { JWKSet(keys: [try signingKey.publicKey.jwk(keyID: keyID, algorithm: .rs256)]) }
@@ -183,7 +227,30 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         }
     }
 
-    /// An error body: `{error}` or, with a code, `{error, code}` (providers.md §2.3).
+    /// The `403` a captcha-enabled environment answers when the token is missing: the
+    /// `ForbiddenWithErrorAndPayload` shape (**[ASSUMPTION]** for the status and the code).
+    static func captchaRefusal() throws -> HTTPResponse {
+        try .json(
+            403,
+            JSONValue.object([
+                "error": .object(["code": .string("invalid_captcha"), "message": .string("Captcha verification failed")]),
+                "payload": .object([:]),
+            ]))
+    }
+
+    /// Checks that a JSON body has only `allowed` keys (the fields of the SDK's request type).
+    /// - Returns: A `400 {error}` naming the first unexpected key, or `nil` when all are known.
+    static func unexpectedKeys(in request: HTTPRequest, allowed: Set<String>) throws -> HTTPResponse? {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+            return try error(400, "Bad request: the body is not a JSON object")
+        }
+        if let extra = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            return try error(400, "Bad request: unexpected field \(extra)")
+        }
+        return nil
+    }
+
+    /// An error body: `{error}` or, with a code, `{error, code}` (Docs/Providers/Dynamic.md, "Errors").
     static func error(_ status: Int, _ message: String, code: String? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
         var body: [String: JSONValue] = ["error": .string(message)]
         if let code { body["code"] = .string(code) }

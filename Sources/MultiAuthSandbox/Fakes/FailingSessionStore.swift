@@ -7,7 +7,8 @@ import MultiAuth
 /// Failures follow the `SessionStore` contract: a failed load throws
 /// `AuthError(.storageUnavailable)`, a failed save or remove throws
 /// `AuthError(.storageFailure)`; a failed call never reaches the wrapped store, so nothing
-/// stored changes.
+/// stored changes. Conditional writes (``replace(_:with:for:)``) go to the wrapped store's own
+/// `replace`, so they are exactly as atomic as that store's.
 ///
 /// Concurrency: an actor; calls are serialized, the wrapped store is awaited on this actor.
 public actor FailingSessionStore: SessionStore {
@@ -51,6 +52,18 @@ public actor FailingSessionStore: SessionStore {
     }
 
     private func check(_ operation: Operation) throws {
+        count(operation)
+        var fail = unavailable
+        if let remaining = pendingFailures[operation], remaining > 0 {
+            pendingFailures[operation] = remaining - 1
+            fail = true
+        }
+        guard fail else { return }
+        throw Self.injectedError(operation)
+    }
+
+    /// Counts a call of `operation` and resumes the waiters it satisfies.
+    private func count(_ operation: Operation) {
         callCounts[operation, default: 0] += 1
         let calls = callCounts[operation, default: 0]
         callWaiters.removeAll { waiter in
@@ -58,15 +71,17 @@ public actor FailingSessionStore: SessionStore {
             waiter.continuation.resume()
             return true
         }
-        var fail = unavailable
-        if let remaining = pendingFailures[operation], remaining > 0 {
-            pendingFailures[operation] = remaining - 1
-            fail = true
-        }
-        guard fail else { return }
+    }
+
+    /// Whether the next call of `operation` fails (without consuming the failure).
+    private func willFail(_ operation: Operation) -> Bool {
+        unavailable || pendingFailures[operation, default: 0] > 0
+    }
+
+    private static func injectedError(_ operation: Operation) -> AuthError {
         switch operation {
-        case .load: throw AuthError(.storageUnavailable, "the session store is unavailable (injected)")
-        case .save, .remove: throw AuthError(.storageFailure, "the session store write failed (injected)")
+        case .load: AuthError(.storageUnavailable, "the session store is unavailable (injected)")
+        case .save, .remove: AuthError(.storageFailure, "the session store write failed (injected)")
         }
     }
 
@@ -91,6 +106,41 @@ public actor FailingSessionStore: SessionStore {
     public func remove(for provider: AuthProviderID) async throws {
         try check(.remove)
         try await base.remove(for: provider)
+    }
+
+    /// Compare-and-set through the wrapped store's own (atomic) ``MultiAuth/SessionStore/replace(_:with:for:)``.
+    ///
+    /// Counts as a `load`, plus a `save` (replacement given) or `remove` (`nil`) when it writes.
+    /// An injected `load` failure throws before anything is read. An injected write failure
+    /// applies only when the comparison succeeds: the store then reads, compares, and throws
+    /// without writing (a mismatch still answers `.conflict`). A successful write with a
+    /// replacement is recorded like a save (``savedSessions``, `onSave`).
+    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` when a failure was
+    ///   injected, `.invalidInput` for another provider's session, or the wrapped store's error.
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+        async throws -> SessionStoreWriteResult
+    {
+        if let replacement, replacement.provider != provider {
+            throw AuthError(
+                .invalidInput, "a conditional write for '\(provider)' was given a session of '\(replacement.provider)'",
+                provider: provider)
+        }
+        try check(.load)
+        let write: Operation = replacement == nil ? .remove : .save
+        if willFail(write) {
+            let current = try await base.load(for: provider)
+            guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
+            try check(write)  // throws: the failure is pending
+        }
+        let result = try await base.replace(expected, with: replacement, for: provider)
+        if result == .written {
+            count(write)
+            if let replacement {
+                savedSessions.append(replacement)
+                onSave?(replacement)
+            }
+        }
+        return result
     }
 
     /// - Throws: `AuthError` `.storageFailure` when a failure was injected, or the wrapped

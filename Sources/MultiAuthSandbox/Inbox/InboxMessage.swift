@@ -42,11 +42,20 @@ public struct InboxMessage: Sendable, Hashable, Identifiable, CustomStringConver
         self.statusChangedAt = statusChangedAt ?? sentAt
     }
 
-    /// `InboxMessage(#3 sms → +15555550100, delivered, code: <redacted>)`.
+    /// `InboxMessage(#3 sms → +1 •••••• 0100, delivered, code: <redacted>)`: the destination
+    /// masked like every phone number and e-mail address MultiAuth prints.
     public var description: String {
-        var parts = ["#\(id) \(channel) → \(destination)", status.rawValue]
+        var parts = ["#\(id) \(channel) → \(maskedDestination)", status.rawValue]
         if code != nil { parts.append("code: <redacted>") }
         if link != nil { parts.append("link: <redacted>") }
         return "InboxMessage(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The destination as renderings show it: a phone number or e-mail address masked, any
+    /// other destination (an OAuth provider name) as is.
+    public var maskedDestination: String {
+        if let phone = try? PhoneNumber(destination) { return phone.masked }
+        if destination.contains("@"), let email = try? EmailAddress(destination) { return email.masked }
+        return destination
     }
 }

@@ -3,19 +3,26 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension OTPlessBackend {
-    /// The merchant config document (providers.md §1.4). Channel names are an [ASSUMPTION]
-    /// (providers.md "Biggest unknowns"): `INPUT` channels `PHONE` / `EMAIL` with their
-    /// `communicationMode`, `BUTTON` channels by OAuth name (`GMAIL`, `WHATSAPP`, …).
+    /// The merchant config document (the SDK's `MerchantConfigResponse`). Channel names are a
+    /// guess: `INPUT` channels `PHONE` / `EMAIL` with their `communicationMode`, `BUTTON`
+    /// channels by OAuth name (`GMAIL`, `WHATSAPP`, …).
     func merchantConfig() -> [String: JSONValue] {
         var mobile: [JSONValue] = merchant.phoneChannels.map { channel in
             .object([
-                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string(channel.rawValue.uppercased()),
-                "otpLength": .number(Double(merchant.otpLength)),
+                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string(Self.wireMode(channel)),
+                "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL(channel.rawValue)),
             ])
+        }
+        if merchant.silentAuthEnabled {
+            // A guess at how the dashboard lists SNA: one more phone input channel.
+            mobile.append(.object([
+                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string("SILENT_AUTH"),
+                "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("sna")),
+            ]))
         }
         var email: [JSONValue] = merchant.emailEnabled
             ? [.object(["name": .string("EMAIL"), "type": .string("INPUT"), "communicationMode": .string("EMAIL"),
-                        "otpLength": .number(Double(merchant.otpLength))])] : []
+                        "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("email"))])] : []
         for name in merchant.oauthChannels {
             let wire: String
             switch name.rawValue {
@@ -24,7 +31,7 @@ extension OTPlessBackend {
             case "truecaller": wire = "TRUE_CALLER"
             default: wire = name.rawValue.uppercased()
             }
-            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON")])
+            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON"), "logo": .string(Self.logoURL(name.rawValue))])
             if ["WHATSAPP", "TRUE_CALLER"].contains(wire) { mobile.append(button) } else { email.append(button) }
         }
         return [
@@ -44,10 +51,16 @@ extension OTPlessBackend {
                 ]),
             ]),
             "userDetails": .object(["mobile": .array([]), "email": .array([])]),
+            "uiConfig": .object(["general": .object(["brandName": .string("MultiAuth Sandbox")])]),
         ]
     }
 
-    /// `POST /v3/lp/user/transaction/intent/{state}` (providers.md §1.2 #3).
+    /// A placeholder logo URL on the reserved `.test` domain.
+    static func logoURL(_ name: String) -> String { "https://cdn.otpless.test/logo/\(name).png" }
+
+    /// `POST /v3/lp/user/transaction/intent/{state}` (the SDK's `PostIntentRequestBody`): for a
+    /// phone, `mobile` must be the country code digits followed by `value` (the national
+    /// number), else `400 7102`.
     func intent(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         guard let body = Self.body(request) else { return Self.error(400, "7101", "Invalid Request", "body is not JSON") }
         let text = { (key: String) in body[key]?.stringValue ?? "" }
@@ -83,9 +96,9 @@ extension OTPlessBackend {
                 token: token, asId: asId, identifierType: identifierType, destination: "oauth:\(name.rawValue)", authType: wire,
                 remainingChannels: [], primaryChannel: nil, currentChannel: nil, delivered: true, forced: false, otp: nil,
                 linkCode: linkCode, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
-            return intentResponse(
-                token: token, asId: asId, channel: wire, mode: nil, intent: "https://\(Self.issuerHost)/sandbox/oauth/\(name.rawValue)?request=\(asId)",
-                timer: (3, 60))
+            return Self.json(200, ["quantumLeap": quantumLeap(
+                token: token, asId: asId, channel: wire, mode: nil,
+                intent: "https://\(Self.issuerHost)/sandbox/oauth/\(name.rawValue)?request=\(asId)", timer: (3, 60), uid: "")])
         }
         // Destination.
         let destination: String
@@ -93,7 +106,10 @@ extension OTPlessBackend {
         let authType: OTPlessMerchant.AuthType
         if identifierType == "MOBILE" {
             let digits = text("mobile")
-            guard digits.count >= 8, digits.count <= 15, digits.allSatisfy(\.isASCIIDigit) else {
+            let countryCode = text("selectedCountryCode").filter(\.isASCIIDigit)
+            guard digits.count >= 8, digits.count <= 15, digits.allSatisfy(\.isASCIIDigit), !countryCode.isEmpty,
+                digits == countryCode + text("value")
+            else {
                 return Self.error(400, "7102", "Invalid Request", "invalid phone number")
             }
             destination = "+" + digits
@@ -110,27 +126,33 @@ extension OTPlessBackend {
         } else {
             return Self.error(400, "7101", "Invalid Request", "missing identifierType")
         }
-        // Resend cooldown for a repeated transaction ([ASSUMPTION] §1.10).
+        // Resend cooldown for a repeated transaction (a guess).
         let previous = text("asId")
         if !previous.isEmpty, let earlier = transaction(asId: previous), now.timeIntervalSince(earlier.sentAt) < Self.resendCooldown {
             let wait = Int((Self.resendCooldown - now.timeIntervalSince(earlier.sentAt)).rounded(.up))
             return Self.error(429, "7022", "Too Many Requests", "resend too early", headers: ["Retry-After": String(max(1, wait))])
         }
-        // Silent network auth.
+        let uid = userID(for: destination, environment: environment)
+        // Silent network auth: only when the client asked for it (it has a cellular path).
         if identifierType == "MOBILE", merchant.silentAuthEnabled, body["silentAuthEnabled"]?.boolValue == true {
             store(OTPlessTransaction(
                 token: token, asId: asId, identifierType: identifierType, destination: destination, authType: "SILENT_AUTH",
                 remainingChannels: merchant.phoneChannels, primaryChannel: nil, currentChannel: nil, delivered: false,
                 forced: false, otp: nil, linkCode: nil, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
-            return intentResponse(
-                token: token, asId: asId, channel: "SILENT_AUTH", mode: nil, intent: "http://\(Self.carrierHost)/sna/\(token)",
-                timer: (200, 7000))
+            return Self.json(200, ["quantumLeap": quantumLeap(
+                token: token, asId: asId, channel: "SILENT_AUTH", mode: nil,
+                intent: "http://\(Self.carrierHost)\(Self.carrierPath)\(token)", timer: (200, 7000), uid: uid)])
+        }
+        // An SNA-only merchant cannot serve a client without a cellular path (a guess: 7160,
+        // "SNA could not be initiated").
+        if identifierType == "MOBILE", merchant.silentAuthEnabled, merchant.phoneChannels.isEmpty {
+            return Self.error(400, "7160", "Invalid Request", "silent network auth could not be initiated")
         }
         // Channel order: forced, the client's SmartAuth order, or the dashboard order.
         var order: [DeliveryChannel]
         let forcedMode = text("deliveryMethod")
         if !forcedMode.isEmpty {
-            let forced = DeliveryChannel(rawValue: forcedMode)
+            let forced = Self.channel(forWire: forcedMode)
             guard available.contains(forced) else {
                 return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "delivery channel not enabled")
             }
@@ -139,7 +161,7 @@ extension OTPlessBackend {
             order = available
             if let meta = body["clientMetaData"]?.stringValue,
                 case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(meta.utf8)),
-                let preferred = members["channels"]?.arrayValue?.compactMap(\.stringValue).map(DeliveryChannel.init(rawValue:))
+                let preferred = members["channels"]?.arrayValue?.compactMap(\.stringValue).map(Self.channel(forWire:))
             {
                 let chosen = preferred.filter(available.contains)
                 if !chosen.isEmpty { order = chosen }
@@ -158,9 +180,9 @@ extension OTPlessBackend {
             return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "no channel could deliver to this recipient")
         }
         store(transaction)
-        return intentResponse(
-            token: token, asId: asId, channel: authType.rawValue, mode: transaction.primaryChannel?.rawValue.uppercased(),
-            intent: nil, timer: (3, 60))
+        return Self.json(200, ["quantumLeap": quantumLeap(
+            token: token, asId: asId, channel: authType.rawValue, mode: transaction.primaryChannel.map(Self.wireMode),
+            intent: nil, timer: (3, 60), uid: uid)])
     }
 
     /// Delivers on the next channel of the order, falling back at once past failing channels
@@ -180,17 +202,33 @@ extension OTPlessBackend {
         }
     }
 
-    func intentResponse(
-        token: String, asId: String, channel: String, mode: String?, intent: String?, timer: (Double, Double)
-    ) -> HTTPResponse {
+    /// A `quantumLeap` object (the SDK's `QuantumLeap`: `asId`, `channel`, `channelAuthToken`,
+    /// `channels`, `pollingRequired`, `state`, `status` and integer `timerSettings` always
+    /// present).
+    func quantumLeap(
+        token: String, asId: String, channel: String, mode: String?, intent: String?, timer: (Int, Int), uid: String
+    ) -> JSONValue {
         var leap: [String: JSONValue] = [
-            "asId": .string(asId), "channel": .string(channel), "channelAuthToken": .string(token), "channels": .array([]),
-            "pollingRequired": .bool(true), "state": .string("PENDING"), "status": .string("PENDING"),
-            "timerSettings": .object(["interval": .number(timer.0), "timeout": .number(timer.1)]),
+            "asId": .string(asId), "channel": .string(channel), "channelAuthToken": .string(token),
+            "channels": .array(mode.map { [.string($0)] } ?? []), "pollingRequired": .bool(true),
+            "state": .string("PENDING"), "status": .string("PENDING"),
+            "timerSettings": .object(["interval": .number(Double(timer.0)), "timeout": .number(Double(timer.1))]),
         ]
+        if !uid.isEmpty { leap["uid"] = .string(uid) }
         if let mode { leap["communicationMode"] = .string(mode) }
         if let intent { leap["intent"] = .string(intent) }
-        return Self.json(200, ["quantumLeap": .object(leap)])
+        return .object(leap)
+    }
+
+    /// The wire name of a delivery channel (`communicationMode`, `deliveryMethod`): upper
+    /// case, voice as `VOICE_CALL`.
+    static func wireMode(_ channel: DeliveryChannel) -> String {
+        channel == .voice ? "VOICE_CALL" : channel.rawValue.uppercased()
+    }
+
+    /// The delivery channel of a wire name (`VOICE_CALL` → voice).
+    static func channel(forWire name: String) -> DeliveryChannel {
+        name.uppercased() == "VOICE_CALL" ? .voice : DeliveryChannel(rawValue: name)
     }
 
     static func oauthName(_ wire: String) -> String {

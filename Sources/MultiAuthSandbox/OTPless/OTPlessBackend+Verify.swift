@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension OTPlessBackend {
-    /// `POST /v3/lp/user/transaction/otp/{state}` (providers.md §1.2 #4).
+    /// `POST /v3/lp/user/transaction/otp/{state}`: the typed code.
     func verifyOTP(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         guard let body = Self.body(request), let token = body["token"]?.stringValue else {
             return Self.error(400, "7101", "Invalid Request", "missing token")
@@ -29,11 +29,11 @@ extension OTPlessBackend {
         case .used: return Self.error(400, "7115", "Invalid Request", "OTP already verified")
         case .expired: return Self.error(400, "7303", "Invalid Request", "OTP expired")
         case .wrong, .burned: return Self.error(400, "7118", "Invalid Request", "Incorrect OTP!")
-        case .ok(let transaction): return success(transaction, environment: environment)
+        case .ok(let transaction): return success(transaction, state: Self.stateSegment(request), environment: environment)
         }
     }
 
-    /// `POST /v3/lp/user/transaction/code/{state}` (providers.md §1.2 #5, §1.9).
+    /// `POST /v3/lp/user/transaction/code/{state}`: a deep-link `code`.
     func exchangeCode(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         guard let body = Self.body(request), let code = body["code"]?.stringValue, !code.isEmpty else {
             return Self.error(400, "7101", "Invalid Request", "missing code")
@@ -41,12 +41,12 @@ extension OTPlessBackend {
         lock.lock()
         let token = linkCodes[code]
         lock.unlock()
-        // [ASSUMPTION] an unknown code is "request values invalid" (4000); providers.md documents
-        // only the expired answer.
+        // A guess: an unknown code is "request values invalid" (4000); only the expired answer
+        // is documented.
         guard let token else { return Self.error(400, "4000", "Invalid Request", "unknown code") }
         // The code must belong to the transaction the client is completing (the `token` it sends
         // with it): a link from another sign-in, or from a flow the app abandoned, never signs
-        // in. [ASSUMPTION] the real service binds codes to transactions the same way; the
+        // in. A guess that the real service binds codes to transactions the same way; the
         // answer is "request values invalid" (4000).
         if let claimed = body["token"]?.stringValue, claimed != token {
             return Self.error(400, "4000", "Invalid Request", "the code belongs to another transaction")
@@ -62,13 +62,13 @@ extension OTPlessBackend {
         }
         switch outcome {
         case .used?: return Self.error(400, "7115", "Invalid Request", "code already used")
-        case .ok(let transaction)?: return success(transaction, environment: environment)
+        case .ok(let transaction)?: return success(transaction, state: Self.stateSegment(request), environment: environment)
         default: return Self.error(400, "7303", "Expired", "Token is expired")
         }
     }
 
-    /// `GET /v3/lp/user/transaction/status/{state}` (providers.md §1.2 #6, §1.8): the SmartAuth
-    /// timer falls back to the next channel after ``OTPlessMerchant/fallbackDelay``.
+    /// `GET /v3/lp/user/transaction/status/{state}`: the SmartAuth timer falls back to the next
+    /// channel after ``OTPlessMerchant/fallbackDelay``.
     func status(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         let token = Self.query(request)["token"] ?? ""
         let now = environment.now
@@ -87,30 +87,57 @@ extension OTPlessBackend {
         return Self.json(200, ["authDetail": authDetail(transaction)])
     }
 
+    /// `authDetail` (the SDK's `AuthDetail`: `communicationDelivered` and `status` always present;
+    /// `user` once the server knows the user).
     func authDetail(_ transaction: OTPlessTransaction) -> JSONValue {
         var detail: [String: JSONValue] = [
             "asId": .string(transaction.asId), "channel": .string(transaction.authType),
             "communicationDelivered": .bool(transaction.delivered), "isCrossDevice": .bool(false),
-            "status": .string(transaction.status),
+            "status": .string(transaction.status), "token": .string(transaction.token), "uiId": .string("ui-" + transaction.asId),
+            "webauthnRegistered": .bool(false), "errorDetails": .string(transaction.status == "FAILED" ? "verification failed" : ""),
         ]
-        if let mode = transaction.currentChannel { detail["communicationMode"] = .string(mode.rawValue.uppercased()) }
+        if let mode = transaction.currentChannel { detail["communicationMode"] = .string(Self.wireMode(mode)) }
+        lock.lock()
+        let known = userIDs[transaction.destination]
+        lock.unlock()
+        if let known {
+            var user: [String: JSONValue] = ["uid": .string(known), "name": .string("Sandbox User")]
+            if transaction.identifierType == "MOBILE" {
+                user["mobile"] = .string(String(transaction.destination.dropFirst()))
+            } else if !transaction.destination.hasPrefix("oauth:") {
+                user["email"] = .string(transaction.destination)
+            }
+            detail["user"] = .object(user)
+        }
         return .object(detail)
     }
 
-    /// The carrier hit of SNA (providers.md §1.7 step 2): `{status: "ok"}` or an error.
-    func carrier(path: String) -> HTTPResponse {
-        let token = String(path.split(separator: "/").last ?? "")
+    /// The emulated carrier of SNA: `{status: "ok"}`, or `{status, error, error_description}`
+    /// when SNA is set to fail for the number or the request did not arrive on the cellular
+    /// bearer (an operator recognises only its own data connection).
+    func carrier(_ request: HTTPRequest, path: String) -> HTTPResponse {
+        guard request.method == .get else { return Self.error(405, "405", "Method Not Allowed", "GET only") }
+        let token = String(path.dropFirst(Self.carrierPath.count))
+        let cellular = Sandbox.arrivedOverCellular(request)
         lock.lock()
-        let failing = transactions[token].map { snaFailing.contains($0.destination) } ?? true
+        let failing = !cellular || (transactions[token].map { snaFailing.contains($0.destination) } ?? true)
         if !failing { transactions[token]?.snaVerified = true } else { transactions[token]?.snaFailed = true }
         lock.unlock()
+        if !cellular {
+            return Self.json(200, [
+                "status": .string("error"), "error": .string("not_cellular"),
+                "error_description": .string("the request did not arrive on the mobile network"),
+            ])
+        }
         if failing {
             return Self.json(200, ["status": .string("error"), "error": .string("carrier_ip_mismatch"), "error_description": .string("7122")])
         }
         return Self.json(200, ["status": .string("ok")])
     }
 
-    /// `GET /v3/lp/user/transaction/silent-auth-status/{state}` (providers.md §1.7 steps 3–5).
+    /// `GET /v3/lp/user/transaction/silent-auth-status/{state}`: `SUCCESS` after a verified
+    /// carrier hit; with `lapseMeta` (the SDK's report of a failed carrier hit or a polling
+    /// timeout) the SmartAuth fallback to the OTP channels, or `FAILED` without one.
     func silentAuthStatus(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         let query = Self.query(request)
         let token = query["token"] ?? ""
@@ -119,7 +146,7 @@ extension OTPlessBackend {
         }
         if transaction.snaVerified, !transaction.consumed {
             _ = mutate(token: token) { $0.consumed = true; $0.status = "SUCCESS" }
-            return success(transaction, environment: environment)
+            return success(transaction, state: Self.stateSegment(request), environment: environment)
         }
         guard query["lapseMeta"] != nil else {
             return Self.json(200, ["authDetail": authDetail(transaction)])
@@ -145,22 +172,29 @@ extension OTPlessBackend {
         }
         var failed = fallback
         failed.status = "FAILED"
-        let leap: [String: JSONValue] = [
-            "asId": .string(fallback.asId), "channel": .string("OTP"), "channelAuthToken": .string(fallback.token),
-            "communicationMode": .string(fallback.currentChannel?.rawValue.uppercased() ?? "SMS"),
-            "pollingRequired": .bool(true), "status": .string("PENDING"),
-            "timerSettings": .object(["interval": .number(3), "timeout": .number(60)]),
-        ]
-        return Self.json(200, ["authDetail": authDetail(failed), "quantumLeap": .object(leap)])
+        let leap = quantumLeap(
+            token: fallback.token, asId: fallback.asId, channel: "OTP",
+            mode: fallback.currentChannel.map(Self.wireMode) ?? "SMS", intent: nil, timer: (3, 60),
+            uid: userID(for: fallback.destination, environment: environment))
+        return Self.json(200, ["authDetail": authDetail(failed), "quantumLeap": leap])
     }
 
-    /// The `SUCCESS` status with the `ONETAP` payload: app token, RS256 id token, session info.
-    func success(_ transaction: OTPlessTransaction, environment: Environment) -> HTTPResponse {
-        let now = environment.now
+    /// The user id of `destination`, made on first use.
+    func userID(for destination: String, environment: Environment) -> String {
         lock.lock()
-        let userID = userIDs[transaction.destination] ?? "OT_\(environment.hex(8))"
-        userIDs[transaction.destination] = userID
-        lock.unlock()
+        defer { lock.unlock() }
+        if let known = userIDs[destination] { return known }
+        let made = "OT_\(environment.hex(8))"
+        userIDs[destination] = made
+        return made
+    }
+
+    /// The `SUCCESS` status with the `ONETAP` payload (the SDK's `OneTap`): `status`, `token`,
+    /// `merchantUserInfo` (app token, user id, RS256 id token, identities) and, as its
+    /// **sibling**, `sessionInfo` (session token, refresh token, session JWT).
+    func success(_ transaction: OTPlessTransaction, state: String, environment: Environment) -> HTTPResponse {
+        let now = environment.now
+        let userID = userID(for: transaction.destination, environment: environment)
         let identityType: String
         let identityValue: String
         if transaction.destination.hasPrefix("oauth:") {
@@ -173,13 +207,15 @@ extension OTPlessBackend {
             identityType = "EMAIL"
             identityValue = transaction.destination
         }
-        let channel = transaction.currentChannel?.rawValue.uppercased() ?? transaction.authType
+        let channel = transaction.currentChannel.map(Self.wireMode) ?? transaction.authType
         let appToken = environment.hex(20)
         let sessionToken = environment.hex(16)
+        let refreshToken = environment.hex(16)
         lock.lock()
         issuedTokens[appToken] = OTPlessIssuedToken(
             userID: userID, identityType: identityType, identityValue: identityValue, channel: channel, issuedAt: now)
-        sessionTokens.insert(sessionToken)
+        sessions[sessionToken] = OTPlessSessionRecord(
+            userID: userID, sessionToken: sessionToken, refreshToken: refreshToken, state: state)
         lock.unlock()
         let seconds = now.timeIntervalSince1970.rounded(.down)
         var idClaims: [String: JSONValue] = [
@@ -188,35 +224,47 @@ extension OTPlessBackend {
         ]
         if identityType == "MOBILE" { idClaims["phone_number"] = .string("+" + identityValue) } else { idClaims["email"] = .string(identityValue) }
         let idToken = (try? sign(claims: idClaims)) ?? ""
-        let sessionJWT = (try? sign(claims: [
-            "aud": .string(merchant.appID), "sub": .string(userID), "iat": .number(seconds), "exp": .number(seconds + 86_400),
-        ])) ?? ""
+        let stamp = ISO8601DateFormatter().string(from: now)
         let identity: JSONValue = .object([
             "channel": .string(channel), "identityType": .string(identityType), "identityValue": .string(identityValue),
-            "methods": .array([.string(transaction.authType)]), "verified": .bool(true),
-            "verifiedAt": .string(ISO8601DateFormatter().string(from: now)),
+            "methods": .array([.string(transaction.authType)]), "verified": .bool(true), "verifiedAt": .string(stamp),
+            "type": .string("PRIMARY"), "picture": .string(Self.logoURL("user")), "isCompanyEmail": .bool(false),
+            "providerMetadata": .object([:]),
         ])
         let info: JSONValue = .object([
             "token": .string(appToken), "userId": .string(userID), "idToken": .string(idToken),
-            "timestamp": .string(ISO8601DateFormatter().string(from: now)), "status": .string("SUCCESS"),
-            "identities": .array([identity]),
-            "network": .object(["ip": .string("203.0.113.7"), "timezone": .string("UTC")]),
-            "deviceInfo": .object(["platform": .string("iOS")]),
-            "sessionInfo": .object([
-                "sessionId": .string("ses_" + environment.hex(6)), "sessionToken": .string(sessionToken),
-                "sessionTokenJWT": .string(sessionJWT), "refreshToken": .string(environment.hex(16)),
-            ]),
+            "timestamp": .string(stamp), "status": .string("SUCCESS"), "identities": .array([identity]),
+            "network": Self.network, "deviceInfo": Self.deviceInfo,
+        ])
+        let sessionInfo: JSONValue = .object([
+            "sessionId": .string("ses_" + environment.hex(6)), "sessionToken": .string(sessionToken),
+            "sessionTokenJWT": .string(sessionJWT(userID: userID, now: now)), "refreshToken": .string(refreshToken),
         ])
         var detail = transaction
         detail.status = "SUCCESS"
         return Self.json(200, [
             "authDetail": authDetail(detail),
-            "oneTap": .object(["status": .string("SUCCESS"), "token": .string(appToken), "merchantUserInfo": info]),
-            "otpVerificationDetail": .object(["isOTPVerified": .bool(true)]),
+            "oneTap": .object([
+                "status": .string("SUCCESS"), "token": .string(appToken), "merchantUserInfo": info, "sessionInfo": sessionInfo,
+                "firebaseInfo": .object(["firebaseToken": .string("firebase-" + environment.hex(8))]),
+            ]),
+            // A guess: the SDK's model has `code` (a string) and `isOTPVerified`; the value of
+            // `code` is not documented.
+            "otpVerificationDetail": .object(["code": .string("OTP_VERIFIED"), "isOTPVerified": .bool(true)]),
         ])
     }
 
-    /// `POST /auth/v1/validate/token` (providers.md §1.11).
+    /// A session JWT: `aud` the app id, `sub` the user, `iat`/`exp` in seconds
+    /// (``OTPlessMerchant/sessionLifetime``).
+    func sessionJWT(userID: String, now: Date) -> String {
+        let seconds = now.timeIntervalSince1970.rounded(.down)
+        return (try? sign(claims: [
+            "aud": .string(merchant.appID), "sub": .string(userID), "iat": .number(seconds),
+            "exp": .number(seconds + merchant.sessionLifetime.timeInterval.rounded(.down)),
+        ])) ?? ""
+    }
+
+    /// `POST /auth/v1/validate/token` (OTPLESS "Verify token" API documentation).
     func validateToken(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
         guard request.header("clientId") == merchant.clientID, request.header("clientSecret") == merchant.clientSecret else {
             return Self.error(401, "7002", "Unauthorized", "invalid clientId or clientSecret")
@@ -230,31 +278,87 @@ extension OTPlessBackend {
         guard let issued else {
             return Self.json(401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid token")])
         }
+        let stamp = ISO8601DateFormatter().string(from: issued.issuedAt)
         return Self.json(200, [
             "token": .string(token), "status": .string("SUCCESS"), "userId": .string(issued.userID),
-            "timestamp": .string(ISO8601DateFormatter().string(from: issued.issuedAt)),
+            "timestamp": .string(stamp),
             "identities": .array([.object([
                 "identityType": .string(issued.identityType), "identityValue": .string(issued.identityValue),
-                "channel": .string(issued.channel), "methods": .array([]), "verified": .bool(true),
+                "channel": .string(issued.channel), "methods": .array([.string("OTP")]), "verified": .bool(true),
+                "verifiedAt": .string(stamp),
             ])]),
-            "network": .object(["ip": .string("203.0.113.7")]), "deviceInfo": .object([:]),
+            "network": Self.network, "deviceInfo": .object(["platform": .string("iOS"), "vendor": .string("Apple")]),
+            "secureInfo": .object(["incognito": .bool(false)]),
         ])
     }
 
-    /// `DELETE https://api.otpless.com/v4/session/{sessionToken}` (providers.md §1.2 #10).
-    func session(_ request: HTTPRequest, path: String) -> HTTPResponse {
+    /// The `network` object of a sign-in (documentation addresses, `TEST-NET-3`).
+    static let network: JSONValue = .object([
+        "ip": .string("203.0.113.7"), "timezone": .string("UTC"),
+        "ipLocation": .object([
+            "city": .object(["name": .string("Sandbox City")]), "continent": .object(["code": .string("AS")]),
+            "country": .object(["code": .string("IN"), "name": .string("India")]), "latitude": .number(0.5),
+            "longitude": .number(0.5), "postalCode": .string("000000"),
+            "subdivisions": .object(["code": .string("SB"), "name": .string("Sandbox")]),
+        ]),
+    ])
+
+    /// The `deviceInfo` object of a sign-in (the SDK's `DeviceInfo` keys).
+    static let deviceInfo: JSONValue = .object([
+        "browser": .string("Safari"), "connection": .string("wifi"), "cookieEnabled": .bool(true),
+        "cpuArchitecture": .string("arm64"), "devicePixelRatio": .number(3), "fontFamily": .string("system-ui"),
+        "language": .string("en"), "platform": .string("iOS"), "screenColorDepth": .number(24), "screenHeight": .number(844),
+        "screenWidth": .number(390), "timezoneOffset": .number(0), "userAgent": .string("MultiAuth sandbox otplesssdk"),
+        "vendor": .string("Apple"),
+    ])
+
+    /// The session API on ``sessionHost`` (the SDK's `SessionServiceImpl`): headers `appId` (the
+    /// merchant's) and `state`, a JSON body with `appId`, `origin` and `loginUri`.
+    /// - `POST /v4/session/refresh` `{…, refreshToken}` → `{sessionToken, refreshToken,
+    ///   sessionTokenJWT}` (a new JWT); an unknown or revoked refresh token → `401` (a guess).
+    /// - `DELETE /v4/session/{sessionToken}` → `{message, success}`; unknown → `404` (a guess).
+    func session(_ request: HTTPRequest, path: String, environment: Environment) -> HTTPResponse {
         let parts = path.split(separator: "/").map(String.init)
-        guard request.method == .delete, parts.count == 3, parts[0] == "v4", parts[1] == "session" else {
+        guard parts.count == 3, parts[0] == "v4", parts[1] == "session" else {
             return Self.error(404, "404", "Not Found", "no such endpoint")
         }
-        lock.lock()
-        let known = sessionTokens.remove(parts[2]) != nil
-        lock.unlock()
-        return known ? Self.json(200, ["message": .string("logged out"), "success": .bool(true)])
-            : Self.error(404, "404", "Not Found", "unknown session")
+        guard request.header("appId") == merchant.appID else {
+            return Self.error(401, "401", "Unauthorized", "unknown appId header")
+        }
+        guard let state = request.header("state"), !state.isEmpty else {
+            return Self.error(400, "7101", "Invalid Request", "missing state header")
+        }
+        guard let body = Self.body(request), body["appId"]?.stringValue == merchant.appID,
+            body["origin"]?.stringValue == "https://otpless.com",
+            body["loginUri"]?.stringValue == "https://otpless.com/rc5/appid/\(merchant.appID)"
+        else {
+            return Self.error(400, "7101", "Invalid Request", "the body needs appId, origin and loginUri")
+        }
+        switch (request.method, parts[2]) {
+        case (.post, "refresh"):
+            let refreshToken = body["refreshToken"]?.stringValue ?? ""
+            lock.lock()
+            let record = sessions.values.first { $0.refreshToken == refreshToken && !refreshToken.isEmpty }
+            lock.unlock()
+            guard let record else {
+                return Self.json(401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid refresh token")])
+            }
+            return Self.json(200, [
+                "sessionToken": .string(record.sessionToken), "refreshToken": .string(record.refreshToken),
+                "sessionTokenJWT": .string(sessionJWT(userID: record.userID, now: environment.now)),
+            ])
+        case (.delete, let token):
+            lock.lock()
+            let known = sessions.removeValue(forKey: token) != nil
+            lock.unlock()
+            return known ? Self.json(200, ["message": .string("session deleted"), "success": .bool(true)])
+                : Self.error(404, "404", "Not Found", "unknown session")
+        default:
+            return Self.error(404, "404", "Not Found", "no such endpoint")
+        }
     }
 
-    /// The OIDC discovery document and the JWKS (providers.md §1.11).
+    /// The OIDC discovery document and the JWKS.
     func issuerDocument(path: String) -> HTTPResponse {
         switch path {
         case "/.well-known/openid-configuration":
@@ -270,5 +374,10 @@ extension OTPlessBackend {
         default:
             return Self.error(404, "404", "Not Found", "no such document")
         }
+    }
+
+    /// The `{state}` path segment of a client API request.
+    static func stateSegment(_ request: HTTPRequest) -> String {
+        String(request.url.path.split(separator: "/").last ?? "")
     }
 }

@@ -2,26 +2,33 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// An emulated OTPLESS server (providers.md §1.2–§1.11) with real JSON bytes: the headless
-/// client API, SmartAuth fallback, silent network auth through an emulated carrier, magic links,
-/// `ONETAP` payloads with an RS256 id token signed by a sandbox key served at a JWKS path, the
-/// validate-token API and session logout.
+/// An emulated OTPLESS server (Docs/Providers/OTPless.md, "Sandbox") with real JSON bytes in
+/// the shapes of the contract fixtures (`Tests/Fixtures/Contracts/OTPless`): the headless
+/// client API, SmartAuth fallback, silent network auth through an emulated carrier, magic
+/// links, `ONETAP` payloads (with the sibling `sessionInfo`) carrying an RS256 id token signed
+/// by a sandbox key served at a JWKS path, the validate-token API, and the session API
+/// (refresh, logout).
 ///
-/// Hosts it answers (register it under each one you use; see ``hosts``):
-/// - ``clientHost`` `user-auth.otpless.app`: `/v2/state`, `/v2/lp/merchant/config/{state}`,
+/// It answers two reserved `.test` hosts (``hosts``), the ones
+/// `OTPlessConfiguration.sandbox()` points at:
+/// - ``clientHost`` `user-auth.otpless.test`: `/v2/state`, `/v2/lp/merchant/config/{state}`,
 ///   `/v3/lp/user/transaction/{intent,otp,code,status,silent-auth-status}/{state}`,
 ///   `/auth/v1/validate/token`;
-/// - ``sessionHost`` `api.otpless.com`: `DELETE /v4/session/{sessionToken}`;
-/// - ``issuerHost`` `otpless.com`: `/.well-known/openid-configuration`, ``jwksPath``;
-/// - ``carrierHost`` `80.in.safr.sekuramobile.com`: the SNA carrier hit `/sna/{token}`.
+/// - ``sessionHost`` `api.otpless.test`: `POST /v4/session/refresh`,
+///   `DELETE /v4/session/{sessionToken}`, the OIDC discovery document and ``jwksPath``
+///   (issuer ``issuer``), and the emulated carrier `GET /sandbox/sna/{token}`, which verifies
+///   only requests that arrived on the cellular bearer (``SandboxCellularTransport``).
 ///
 /// Behaviour: codes and links go to the inbox through the environment's `deliver`; a channel
 /// whose delivery fails falls back at once to the next SmartAuth channel when the system chose
 /// the channel, and after ``OTPlessMerchant/fallbackDelay`` when the code is not verified;
 /// a forced channel (`deliveryMethod`) that fails answers `400 7103`. Errors are
-/// `{errorCode, message, description}`. [ASSUMPTION]s of providers.md §1.10: OTP expiry 300 s
-/// (allowed 30–900 s), resend refused with `429 7022` within 30 s, five wrong codes burn the
-/// transaction (`7118`, then `7303` for the right code); replays are refused with `7115`.
+/// `{errorCode, message, description}`. Every POST must carry the SDK's common parameters
+/// (`uid` included, `""` when unknown) or gets `400 7101`. Guesses (Docs/Providers/OTPless.md,
+/// "Verified against"): OTP expiry 300 s (allowed 30–900 s), resend refused with `429 7022`
+/// within 30 s, five wrong codes burn the transaction (`7118`, then `7303` for the right code),
+/// replays refused with `7115`, an SNA-only merchant asked without SNA answers `400 7160`, a
+/// refused refresh token answers `401`.
 ///
 /// Concurrency: thread-safe (one lock around the tables; never held across a suspension).
 public final class OTPlessBackend: @unchecked Sendable {
@@ -49,26 +56,33 @@ public final class OTPlessBackend: @unchecked Sendable {
         }
     }
 
-    /// `user-auth.otpless.app`, the headless client API host.
-    public static let clientHost = "user-auth.otpless.app"
-    /// `api.otpless.com`, the session API host.
-    public static let sessionHost = "api.otpless.com"
-    /// `otpless.com`, the OIDC issuer host.
-    public static let issuerHost = "otpless.com"
-    /// `80.in.safr.sekuramobile.com`, the emulated SNA carrier host.
-    public static let carrierHost = "80.in.safr.sekuramobile.com"
-    /// Every host this backend answers.
-    public static let hosts = [clientHost, sessionHost, issuerHost, carrierHost]
+    /// `user-auth.otpless.test`, the headless client API host.
+    public static let clientHost = "user-auth.otpless.test"
+    /// `api.otpless.test`, the session API host (also issuer and emulated carrier).
+    public static let sessionHost = "api.otpless.test"
+    /// The OIDC issuer host (``sessionHost``).
+    public static let issuerHost = sessionHost
+    /// The emulated SNA carrier host (``sessionHost``, path `/sandbox/sna/{token}`).
+    public static let carrierHost = sessionHost
+    /// Every host this backend answers: ``clientHost`` and ``sessionHost``.
+    public static let hosts = [clientHost, sessionHost]
     /// The JWKS path on ``issuerHost`` (published in the discovery document).
     public static let jwksPath = "/.well-known/jwks.json"
-    /// The id-token issuer, `https://otpless.com`.
-    public static let issuer = "https://otpless.com"
-    /// [ASSUMPTION] providers.md §1.10: OTP expiry default and range, seconds.
+    /// The id-token issuer, `https://api.otpless.test` (production: `https://otpless.com`).
+    public static let issuer = "https://\(issuerHost)"
+    /// The emulated carrier's path prefix on ``carrierHost``.
+    public static let carrierPath = "/sandbox/sna/"
+    /// A guess: OTP expiry default, seconds (allowed 30–900 s).
     public static let defaultExpiry = 300
-    /// [ASSUMPTION] providers.md §1.10: resend cooldown.
+    /// A guess: resend cooldown, seconds.
     public static let resendCooldown: TimeInterval = 30
-    /// [ASSUMPTION] providers.md §1.10: wrong codes before the transaction is burned.
+    /// A guess: wrong codes before the transaction is burned.
     public static let maximumWrongAttempts = 5
+    /// The keys every POST to the client API carries (the SDK's `ApiManager.getBody`).
+    public static let commonPostKeys = [
+        "origin", "version", "tsId", "inId", "deviceInfo", "loginUri", "appId", "isHeadless", "packageName", "package",
+        "platform", "uid", "metadata",
+    ]
 
     /// The merchant set-up.
     public let merchant: OTPlessMerchant
@@ -80,17 +94,32 @@ public final class OTPlessBackend: @unchecked Sendable {
     var linkCodes: [String: String] = [:]
     var asIds: [String: String] = [:]
     var issuedTokens: [String: OTPlessIssuedToken] = [:]
-    var sessionTokens: Set<String> = []
+    var sessions: [String: OTPlessSessionRecord] = [:]
     var userIDs: [String: String] = [:]
     var snaFailing: Set<String> = []
 
     /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
-    /// (generated once per process on first use).
+    /// (generated once per process on first use; `SandboxSigningKeys`).
     /// - Throws: `CryptoError` when the shared key cannot be generated.
-    public init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
+    public convenience init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
+        self.init(merchant: merchant, keyID: keyID, signingKey: try SandboxSigningKeys.rsa())
+    }
+
+    /// Creates a backend that signs with `signingKey` (RSA; share one key across backends in
+    /// tests instead of generating one each time).
+    public init(merchant: OTPlessMerchant, keyID: String = "sandbox-otpless-1", signingKey: PrivateKey) {
         self.merchant = merchant
         self.keyID = keyID
-        self.signingKey = try SandboxSigningKeys.rsa()
+        self.signingKey = signingKey
+    }
+
+    /// Ends every session of the user signed in with `destination` (an E.164 number or e-mail
+    /// identity key) on the server side, as a revocation would: their refresh is refused.
+    public func revokeSessions(of destination: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        let userID = userIDs[destination]
+        sessions = sessions.filter { $0.value.userID != userID }
     }
 
     /// Makes the emulated carrier fail SNA for `e164` (e.g. `"+919876543210"`).
@@ -115,15 +144,20 @@ public final class OTPlessBackend: @unchecked Sendable {
     /// Answers one request.
     /// - Returns: The response; every error is a status with an OTPLESS error body.
     public func handle(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
-        let host = request.url.host ?? ""
+        let host = (request.url.host ?? "").lowercased()
         let path = request.url.path
-        switch host {
-        case Self.sessionHost: return session(request, path: path)
-        case Self.issuerHost: return issuerDocument(path: path)
-        case Self.carrierHost: return carrier(path: path)
-        default: break
+        if host == Self.sessionHost {
+            if path.hasPrefix(Self.carrierPath) { return carrier(request, path: path) }
+            if path.hasPrefix("/.well-known/") { return issuerDocument(path: path) }
+            return session(request, path: path, environment: environment)
         }
+        guard host == Self.clientHost else { return Self.error(404, "404", "Not Found", "unknown host") }
         let parts = path.split(separator: "/").map(String.init)
+        if request.method == .post, let missing = Self.missingCommonKeys(request), !missing.isEmpty,
+            !(parts.first == "auth")
+        {
+            return Self.error(400, "7101", "Invalid Request", "missing common parameter(s) " + missing.joined(separator: ", "))
+        }
         switch (request.method, parts.count >= 2 ? Array(parts.prefix(parts.count - 1)) : parts) {
         case (.get, ["v2"]) where parts == ["v2", "state"]:
             return Self.json(200, ["state": .string(environment.hex(16))])
@@ -146,6 +180,21 @@ public final class OTPlessBackend: @unchecked Sendable {
         }
     }
 
+    /// The common POST keys missing from `request`'s JSON body (`nil`: no JSON object body).
+    /// `uid` must be a string (possibly empty); the others non-empty where the SDK always
+    /// has a value.
+    static func missingCommonKeys(_ request: HTTPRequest) -> [String]? {
+        guard let body = body(request) else { return nil }
+        return commonPostKeys.filter { key in
+            switch body[key] {
+            case .string(let text)?: return text.isEmpty && key != "uid"
+            case .bool?: return key != "isHeadless"
+            case nil, .null?: return true
+            default: return true
+            }
+        }
+    }
+
     // MARK: Helpers
 
     static func json(_ status: Int, _ value: [String: JSONValue]) -> HTTPResponse {
@@ -155,7 +204,7 @@ public final class OTPlessBackend: @unchecked Sendable {
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
-    /// `{errorCode, message, description}` (providers.md §1.2 "Error bodies").
+    /// `{errorCode, message, description}` (the error body the SDK reads).
     static func error(_ status: Int, _ code: String, _ message: String, _ description: String, headers: [String: String] = [:]) -> HTTPResponse {
         var response = json(status, ["errorCode": .string(code), "message": .string(message), "description": .string("Request error: " + description)])
         for (key, value) in headers { response.headers[key] = value }

@@ -2,10 +2,10 @@ import Foundation
 import MultiAuth
 
 /// The merchant set-up an ``OTPlessBackend`` emulates: app id, server credentials, the channels
-/// enabled on the dashboard, the auth type per identifier and the SmartAuth timing
-/// (providers.md §1.4, §1.8, §1.10).
+/// enabled on the dashboard, the auth type per identifier, the SmartAuth timing and the
+/// session lifetime (Docs/Providers/OTPless.md, "Sandbox").
 public struct OTPlessMerchant: Sendable, Hashable {
-    /// How the server authenticates an identifier (the intent's `channel`, providers.md §1.2).
+    /// How the server authenticates an identifier (the intent answer's `quantumLeap.channel`).
     public enum AuthType: String, Sendable, Hashable {
         /// A one-time code.
         case otp = "OTP"
@@ -21,7 +21,8 @@ public struct OTPlessMerchant: Sendable, Hashable {
     public var clientID: String
     /// The server API client secret.
     public var clientSecret: String
-    /// Phone delivery channels in SmartAuth order, e.g. `[.whatsapp, .sms]`; empty disables phone OTP.
+    /// Phone delivery channels in SmartAuth order, e.g. `[.whatsapp, .sms]`; empty disables phone
+    /// OTP (with ``silentAuthEnabled``: an SNA-only merchant).
     public var phoneChannels: [DeliveryChannel]
     /// Whether e-mail delivery is enabled.
     public var emailEnabled: Bool
@@ -37,17 +38,20 @@ public struct OTPlessMerchant: Sendable, Hashable {
     public var mfaEnabled: Bool
     /// The default OTP length, 4 or 6.
     public var otpLength: Int
-    /// [ASSUMPTION] providers.md §1.8: the wait before SmartAuth falls back to the next channel
-    /// when the code was not verified (an undeliverable channel falls back at once).
+    /// A guess: the wait before SmartAuth falls back to the next channel when the code was not
+    /// verified (an undeliverable channel falls back at once).
     public var fallbackDelay: Duration
+    /// The lifetime of the session JWTs (`sessionInfo.sessionTokenJWT`) it issues (default 24 h).
+    public var sessionLifetime: Duration
 
-    /// Creates a merchant.
+    /// Creates a merchant (defaults: app id `SANDBOXAPP`, WhatsApp then SMS, e-mail, Google and
+    /// WhatsApp login, OTP, no SNA, 6 digits).
     public init(
         appID: String = "SANDBOXAPP", clientID: String = "sandbox-client", clientSecret: String = "sandbox-secret",
         phoneChannels: [DeliveryChannel] = [.whatsapp, .sms], emailEnabled: Bool = true,
         oauthChannels: [OAuthProviderName] = [.google, .whatsapp], phoneAuthType: AuthType = .otp,
         emailAuthType: AuthType = .otp, silentAuthEnabled: Bool = false, mfaEnabled: Bool = false, otpLength: Int = 6,
-        fallbackDelay: Duration = .seconds(30)
+        fallbackDelay: Duration = .seconds(30), sessionLifetime: Duration = .seconds(86_400)
     ) {
         self.appID = appID
         self.clientID = clientID
@@ -61,5 +65,6 @@ public struct OTPlessMerchant: Sendable, Hashable {
         self.mfaEnabled = mfaEnabled
         self.otpLength = otpLength
         self.fallbackDelay = fallbackDelay
+        self.sessionLifetime = sessionLifetime
     }
 }

@@ -2,19 +2,23 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// An emulated Portal Client Auth backend (providers.md §4): e-mail magic links, Google/Apple
-/// OAuth with a single-use `state`, grant exchange, TOTP enrollment and verification, and a
-/// CST check.
+/// An emulated Portal Client Auth backend (Docs/Providers/Portal.md): e-mail magic links,
+/// Google/Apple OAuth with a single-use `state`, grant exchange, TOTP enrollment and
+/// verification, and a CST check. It answers on ``defaultHost`` (`api.portal.test`, what
+/// `PortalConfiguration.sandbox()` points at).
 ///
 /// | request (base `/api/v3/auth`) | success `{"data": …}` | errors `{"error": …}` |
 /// |---|---|---|
-/// | `POST /magic-links` `{email, redirectUrl, …}` | `{sent: true}`; the link goes to the inbox (channel `email`) | 401 environment / redirect not allow-listed, 400 e-mail not lower case, 429 (1 send per address per 60 s, [ASSUMPTION] §4.7) |
-/// | `POST /magic-links/validations` `{token}` | grant result | 401 unknown, used or expired grant (15 min, [ASSUMPTION] §4.7) |
+/// | `POST /magic-links` `{email, redirectUrl, fromEmail, templateId, isAccountAbstracted?}` | `{sent: true}`; the link goes to the inbox (channel `email`) | 400 `fromEmail`/`templateId` missing or blank (the real backend requires both), 400 e-mail not lower case, 400 account abstraction requested but not available, 401 environment / redirect not allow-listed, 429 (1 send per address per 60 s, [ASSUMPTION]) |
+/// | `POST /magic-links/validations` `{token}` | grant result | 401 unknown, used or expired grant (15 min, [ASSUMPTION]) |
 /// | `GET /oauth/urls?redirectUrl=…` | `{google, apple}` sharing one single-use `state` | 401 environment / redirect |
 /// | `POST /oauth/tokens` `{token}` | grant result | 401 |
-/// | `POST /totps/validations` `{code}` + `Authorization: Bearer <userJwt>` | `{clientId, clientSessionToken}` | 401 `Invalid TOTP code` (wrong or replayed code, JWT stays usable; [ASSUMPTION] §4.4), 401 `Unauthorized` (bad, expired or used JWT) |
+/// | `POST /totps/validations` `{code}` + `Authorization: Bearer <userJwt>` | `{clientId, clientSessionToken}` | 401 `{"error":"Unauthorized"}` for a wrong code (the JWT stays usable) and for a bad, expired or used JWT alike (the real server's body is unknown and its SDK drops 401 bodies, so nothing may depend on it); 409 `{"error":"TOTP code already used"}` for a code whose time step was already accepted ([ASSUMPTION]) |
 /// | `GET /sandbox/oauth/{google,apple}?state=…[&login_hint=<email>]` | `302`, `Location: redirectUrl?token=…&login_type=…` | `302` to `redirectUrl?error=oauth_failed` for a foreign, used or stale (10 min) state |
-/// | `GET /api/v3/clients/me` + `Authorization: Bearer <CST>` | `{id}` (slides the 24 h expiry, 7 days max) | 401 ([ASSUMPTION] §4.8) |
+/// | `GET /api/v3/clients/me` + `Authorization: Bearer <CST>` | `{id}` (slides the 24 h expiry, 7 days max) | 401 ([ASSUMPTION]) |
+///
+/// Request bodies are checked field for field against PortalSwift's request types: a key
+/// those types do not have is a `400`.
 ///
 /// The `/sandbox/oauth/…` endpoint stands in for the identity provider's consent page: a test
 /// or demo "opens" an authorize URL by sending a GET through the sandbox transport and reads
@@ -22,7 +26,7 @@ import MultiAuthCrypto
 ///
 /// Grant results: with ``totpRequired`` every sign-in stops at `{userJwt, endUserId}`, plus
 /// `totpLink` (an `otpauth://` URI with a fresh random 20-byte secret) until the user's first
-/// correct code. The `userJwt` is HS256 with a random sandbox secret ([ASSUMPTION] §4.4),
+/// correct code. The `userJwt` is HS256 with a random sandbox secret ([ASSUMPTION]),
 /// claims `endUserId`, `environmentId`, `iat`, `exp` = `iat` + ``userJwtLifetime``, `aud`,
 /// `iss`, `jti`; it is retired when a code is accepted. Codes are checked with RFC 6238 at
 /// ±1 step, each time step accepted once per user (`TOTPReplayGuard`, RFC 6238 §5.2, case B08).
@@ -30,8 +34,9 @@ import MultiAuthCrypto
 /// Tokens and grants come from the sandbox's seeded random source; time is the server clock.
 /// Thread-safe: one lock around the tables.
 public final class PortalBackend: SandboxBackend, @unchecked Sendable {
-    /// The default host, `api.portal.sandbox.test`.
-    public static let defaultHost = "api.portal.sandbox.test"
+    /// The default host, `api.portal.test` (a reserved `.test` name;
+    /// `PortalConfiguration.sandboxAPIHost`).
+    public static let defaultHost = "api.portal.test"
     /// The auth environment id accepted by default.
     public static let defaultEnvironmentID = "sandbox-auth-environment"
     /// The redirect URL allow-listed by default.
@@ -41,19 +46,23 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
 
     /// The accepted `x-portal-auth-environment-id`.
     public let environmentID: String
-    /// Allow-listed redirect URLs, compared byte for byte (providers.md §4.2).
+    /// Allow-listed redirect URLs, compared byte for byte (as the real backend does).
     public let allowedRedirectURLs: Set<String>
+    /// Whether the organisation offers account abstraction; when `false`, a magic link or OAuth
+    /// request with `isAccountAbstracted=true` gets `400 {error}` (the SDK's
+    /// `accountAbstractionUnavailable`).
+    public let accountAbstractionAvailable: Bool
     /// Whether sign-ins stop at the TOTP step.
     public let totpRequired: Bool
-    /// Minimum time between magic links to one address: 60 s ([ASSUMPTION] §4.7).
+    /// Minimum time between magic links to one address: 60 s ([ASSUMPTION]).
     public let magicLinkInterval: Duration
-    /// Magic-link grant lifetime: 15 min ([ASSUMPTION] §4.7).
+    /// Magic-link grant lifetime: 15 min ([ASSUMPTION]).
     public let magicLinkLifetime: Duration
-    /// `userJwt` lifetime: 600 s (SDK fixture; [ASSUMPTION] §4.4).
+    /// `userJwt` lifetime: 600 s (the SDK's test fixture; [ASSUMPTION]).
     public let userJwtLifetime: Duration
     /// OAuth `state` lifetime: 10 min (sandbox choice).
     public let oauthStateLifetime: Duration
-    /// CST idle lifetime (24 h) and maximum lifetime (7 days), providers.md §4.7.
+    /// CST idle lifetime (24 h) and maximum lifetime (7 days), Portal's authentication docs.
     public let sessionIdleLifetime: Duration = .seconds(24 * 3600)
     /// CST maximum lifetime, 7 days.
     public let sessionMaximumLifetime: Duration = .seconds(7 * 24 * 3600)
@@ -99,15 +108,18 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     ///   - magicLinkLifetime: Grant lifetime (default 15 min).
     ///   - userJwtLifetime: `userJwt` lifetime (default 600 s).
     ///   - oauthStateLifetime: OAuth `state` lifetime (default 10 min).
+    ///   - accountAbstractionAvailable: Whether `isAccountAbstracted=true` is accepted (default `true`).
     /// - Throws: `CryptoError` when the system random generator fails (JWT secret).
     public init(
         environmentID: String = PortalBackend.defaultEnvironmentID,
         allowedRedirectURLs: Set<String> = [PortalBackend.defaultRedirectURL], totpRequired: Bool = true,
         magicLinkInterval: Duration = .seconds(60), magicLinkLifetime: Duration = .seconds(900),
-        userJwtLifetime: Duration = .seconds(600), oauthStateLifetime: Duration = .seconds(600)
+        userJwtLifetime: Duration = .seconds(600), oauthStateLifetime: Duration = .seconds(600),
+        accountAbstractionAvailable: Bool = true
     ) throws {
         self.environmentID = environmentID
         self.allowedRedirectURLs = allowedRedirectURLs
+        self.accountAbstractionAvailable = accountAbstractionAvailable
         self.totpRequired = totpRequired
         self.magicLinkInterval = magicLinkInterval
         self.magicLinkLifetime = magicLinkLifetime
@@ -160,11 +172,23 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     private struct MagicLinkBody: Decodable {
         let email: String
         let redirectUrl: String
+        let fromEmail: String?
+        let templateId: String?
+        let isAccountAbstracted: Bool?
     }
 
     private func sendMagicLink(_ request: HTTPRequest, now: Date, context: SandboxContext) -> HTTPResponse {
+        if let refusal = Self.unexpectedKeys(request, allowed: ["email", "redirectUrl", "fromEmail", "templateId", "isAccountAbstracted"]) {
+            return refusal
+        }
         guard let body = try? request.decodeJSON(MagicLinkBody.self) else { return Self.error(400, "Invalid request") }
+        guard let from = body.fromEmail?.trimmingCharacters(in: .whitespaces), !from.isEmpty,
+            let template = body.templateId?.trimmingCharacters(in: .whitespaces), !template.isEmpty
+        else { return Self.error(400, "fromEmail and templateId are required") }
         guard allowedRedirectURLs.contains(body.redirectUrl) else { return Self.error(401, "Unauthorized") }
+        if body.isAccountAbstracted == true, !accountAbstractionAvailable {
+            return Self.error(400, "Account abstraction is not enabled for this organization")
+        }
         guard body.email == body.email.lowercased(), (try? EmailAddress(body.email))?.identityKey == body.email else {
             return Self.error(400, "Invalid email")
         }
@@ -185,6 +209,11 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let redirect = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
             .last { $0.name == "redirectUrl" }?.value
         guard let redirect, allowedRedirectURLs.contains(redirect) else { return Self.error(401, "Unauthorized") }
+        let abstracted = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+            .last { $0.name == "isAccountAbstracted" }?.value
+        if abstracted == "true", !accountAbstractionAvailable {
+            return Self.error(400, "Account abstraction is not enabled for this organization")
+        }
         let state = context.random.hex(bytes: 16)
         lock.withLock { states[state] = OAuthState(redirectURL: redirect, expiresAt: now.addingTimeInterval(oauthStateLifetime.timeInterval)) }
         func url(_ provider: String) -> JSONValue {
@@ -230,6 +259,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func exchange(_ request: HTTPRequest, methods: Set<String>, now: Date, context: SandboxContext) -> HTTPResponse {
+        if let refusal = Self.unexpectedKeys(request, allowed: ["token"]) { return refusal }
         guard let body = try? request.decodeJSON(GrantBody.self) else { return Self.error(400, "Invalid request") }
         let newSecret = (0..<20).map { _ in UInt8(context.random.int(in: 0...255)) }
         let userID = "eu_" + context.random.hex(bytes: 8)
@@ -264,25 +294,32 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         guard let bearer = request.header("Authorization"), bearer.hasPrefix("Bearer "),
             let claims = verifyUserJWT(String(bearer.dropFirst(7)), now: now)
         else { return Self.error(401, "Unauthorized") }
+        if let refusal = Self.unexpectedKeys(request, allowed: ["code"]) { return refusal }
         guard let body = try? request.decodeJSON(TOTPBody.self) else { return Self.error(400, "Invalid request") }
         let cst = context.random.hex(bytes: 32)
         let clientID = "cl_" + context.random.hex(bytes: 8)
-        enum Outcome { case accepted, wrongCode, unauthorized }
+        enum Outcome { case accepted, wrongCode, replayed, unauthorized }
         let outcome: Outcome = lock.withLock {
             guard !usedJWTs.contains(claims.jti),
-                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({ ($0.key, $0.value) })
+                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({ ($0.key, $0.value) }),
+                let totp = try? TOTP(secret: user.secret)
             else { return .unauthorized }
-            guard let totp = try? TOTP(secret: user.secret),
-                (try? totp.verify(body.code, at: now, window: 1, replayGuard: user.replayGuard)) != nil
-            else { return .wrongCode }
-            // Retire the JWT before answering (providers.md §4.4).
+            do {
+                _ = try totp.verify(body.code, at: now, window: 1, replayGuard: user.replayGuard)
+            } catch CryptoError.codeAlreadyUsed {
+                return .replayed
+            } catch {
+                return .wrongCode
+            }
+            // Retire the JWT before answering (PortalSwift: a second call with it gets 401).
             usedJWTs.insert(claims.jti)
             users[email]?.enrolled = true
             return .accepted
         }
         switch outcome {
-        case .unauthorized: return Self.error(401, "Unauthorized")
-        case .wrongCode: return Self.error(401, "Invalid TOTP code")
+        // The same answer for a wrong code and a spent JWT: the real wire cannot tell them apart.
+        case .unauthorized, .wrongCode: return Self.error(401, "Unauthorized")
+        case .replayed: return Self.error(409, "TOTP code already used")
         case .accepted:
             openSession(cst, endUserID: claims.endUserID, now: now)
             return Self.data(["clientId": .string(clientID), "clientSessionToken": .string(cst)])
@@ -310,7 +347,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         }
     }
 
-    // MARK: userJwt (HS256, [ASSUMPTION] providers.md §4.4)
+    // MARK: userJwt (HS256, [ASSUMPTION])
 
     private func makeUserJWT(_ endUserID: String, jti: String, now: Date) -> String {
         let iat = now.timeIntervalSince1970.rounded(.down)
@@ -328,7 +365,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         guard parts.count == 3, let mac = try? Base64URL.decode(parts[2]),
             HMAC.isValidAuthenticationCode(mac, for: Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), key: jwtSecret, algorithm: .sha256),
             let jwt = try? JWT(parsing: token), jwt.algorithm == "HS256",
-            (try? jwt.claims.validate(at: now, leeway: 0)) != nil,
+            (try? jwt.claims.validate(at: now, leeway: 0, audience: "portal-client-auth")) != nil,
             let user = jwt.claims["endUserId"]?.stringValue, let jti = jwt.claims.jwtID
         else { return nil }
         return (user, jti)
@@ -348,6 +385,14 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         text += items.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }
             .joined(separator: "&")
         return URL(string: text)!
+    }
+
+    /// `400 {error}` when the JSON body has a key outside `allowed` (the SDK's request fields).
+    private static func unexpectedKeys(_ request: HTTPRequest, allowed: Set<String>) -> HTTPResponse? {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+            return error(400, "Invalid request")
+        }
+        return object.keys.allSatisfy(allowed.contains) ? nil : error(400, "Invalid request: unexpected field")
     }
 
     private static func data(_ payload: [String: JSONValue]) -> HTTPResponse {

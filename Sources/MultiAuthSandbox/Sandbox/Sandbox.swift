@@ -6,11 +6,14 @@ import MultiAuth
 /// delivered codes, a ``FaultPlan`` and a request log.
 ///
 /// Every request goes through the same pipeline, whichever way it arrives:
-/// 1. cancellation is checked; an unknown host drops the connection (`AuthError(.network)`);
+/// 1. cancellation is checked; a host no backend is registered under is a set-up mistake,
+///    not a network failure: `AuthError(.configuration)` naming the host and the registered
+///    ones (a provider configured for production, or a typo, is caught at once);
 /// 2. the request is logged (host, method, path) and counted;
-/// 3. the fault plan decides: latency is slept on ``clock`` (a ``ManualClock``; cancelling
-///    the caller ends the wait with `CancellationError`), then a drop, forced status or rate
-///    limit may answer instead of the backend;
+/// 3. the fault plan decides: latency is slept on ``time``'s clock (``clock``, a
+///    ``ManualClock``, unless the sandbox runs in real time; cancelling the caller ends the
+///    wait with `CancellationError`), then a drop, forced status or rate limit may answer
+///    instead of the backend;
 /// 4. the backend gets the request's bytes and a ``SandboxContext`` (server time with the
 ///    clock offset, inbox, seeded random), and its response bytes go back.
 ///
@@ -18,11 +21,14 @@ import MultiAuth
 /// backend decodes JSON itself), so a provider is exercised exactly as on the wire.
 ///
 /// Deterministic under ``seed``: codes, tokens and random faults come from seeded generators;
-/// time only moves when a test advances ``clock``.
+/// time only moves when a test advances ``clock``. A sandbox made with
+/// ``init(seed:time:)`` runs on that time source instead (e.g. `TimeSource.system` for a
+/// live demo); its ``clock`` is then idle and advancing it changes nothing.
 ///
 /// Thread-safe; a `final class` with a lock around the host table and the log.
 public final class Sandbox: @unchecked Sendable {
-    /// The clock every latency sleeps on and every backend reads time from.
+    /// The manual clock every latency sleeps on and every backend reads time from, unless the
+    /// sandbox was made with ``init(seed:time:)`` (then it is idle).
     public let clock: ManualClock
     /// The seed of ``random`` and of the fault plan's random faults.
     public let seed: UInt64
@@ -37,6 +43,7 @@ public final class Sandbox: @unchecked Sendable {
     private var backends: [String: any SandboxBackend] = [:]
     private var log: [SandboxLogEntry] = []
     private var urlProtocolID: String?
+    private let externalTime: TimeSource?
 
     /// Creates an empty sandbox.
     /// - Parameters:
@@ -48,6 +55,22 @@ public final class Sandbox: @unchecked Sendable {
         self.inbox = Inbox()
         self.faults = FaultPlan(seed: seed)
         self.random = SandboxRandom(seed: seed)
+        self.externalTime = nil
+    }
+
+    /// Creates an empty sandbox whose latency and backends run on `time` instead of a
+    /// ``ManualClock``: e.g. `TimeSource.system` for an interactive demo in real time. Tests
+    /// use ``init(seed:clock:)``, which never sleeps in real time.
+    /// - Parameters:
+    ///   - seed: Fixes every random value the sandbox and its backends produce.
+    ///   - time: The time source for latency sleeps and the backends' clocks.
+    public init(seed: UInt64 = 0, time: TimeSource) {
+        self.seed = seed
+        self.clock = ManualClock()
+        self.inbox = Inbox()
+        self.faults = FaultPlan(seed: seed)
+        self.random = SandboxRandom(seed: seed)
+        self.externalTime = time
     }
 
     deinit {
@@ -55,8 +78,8 @@ public final class Sandbox: @unchecked Sendable {
     }
 
     /// The time source to give an `AuthClient` using this sandbox: ``clock`` for sleeping and
-    /// its wall clock (no server offset).
-    public var time: TimeSource { clock.timeSource }
+    /// its wall clock (no server offset), or the time source of ``init(seed:time:)``.
+    public var time: TimeSource { externalTime ?? clock.timeSource }
 
     /// The in-process transport serving this sandbox's backends.
     public var transport: SandboxTransport { SandboxTransport(sandbox: self) }
@@ -108,21 +131,26 @@ public final class Sandbox: @unchecked Sendable {
 
     /// Serves one request through the pipeline described on ``Sandbox``.
     /// - Returns: The backend's or the fault plan's response.
-    /// - Throws: `AuthError` `.network` (dropped connection, unknown host), or
+    /// - Throws: `AuthError` `.configuration` (no backend is registered under the host: the
+    ///   message names the host and the registered ones), `.network` (dropped connection), or
     ///   `CancellationError`.
     public func serve(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let host = request.url.host?.lowercased() ?? ""
         let path = request.url.path.isEmpty ? "/" : request.url.path
-        let now = clock.wallNow
-        let (index, backend) = logRequest(host: host, method: request.method.rawValue, path: path, at: now)
+        let time = self.time
+        let now = time.now
+        let (index, backend) = logRequest(
+            host: host, method: request.method.rawValue, path: path, redactedPath: request.redactedPath, at: now)
+        // Errors name the request by its redacted rendering (no secret path segment, query,
+        // header or body): they travel into AuthError messages and SignOutOutcome.
         guard let backend else {
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): host not found (sandbox)")
+            throw Self.unknownHost(host, registered: hosts)
         }
         let decision = faults.evaluate(host: host, path: path, now: now)
         if decision.latency > .zero {
-            do { try await clock.sleep(for: decision.latency) } catch {
+            do { try await time.sleep(for: decision.latency) } catch {
                 finish(index, .cancelled)
                 throw CancellationError()
             }
@@ -130,7 +158,7 @@ public final class Sandbox: @unchecked Sendable {
         switch decision.outcome {
         case .drop:
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (sandbox fault)")
+            throw AuthError(.network, "\(request): connection dropped (sandbox fault)")
         case .respond(let response):
             finish(index, .response(status: response.status))
             return response
@@ -149,7 +177,7 @@ public final class Sandbox: @unchecked Sendable {
             throw CancellationError()
         } catch let error as AuthError where error.code == .network {
             finish(index, .dropped)
-            throw AuthError(.network, "\(request.method.rawValue) \(host)\(path): connection dropped (backend)")
+            throw AuthError(.network, "\(request): connection dropped (backend)")
         } catch {
             let failure = HTTPResponse(
                 status: 500, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"internal_error"}"#.utf8))
@@ -162,17 +190,31 @@ public final class Sandbox: @unchecked Sendable {
 
     /// The context handed to the backend of `host`: server time shifted by the host's offset.
     public func context(for host: String) -> SandboxContext {
-        let clock = self.clock
+        let base = self.time
         let offset = faults.serverClockOffset(for: host).timeInterval
-        let time = TimeSource(clock: clock, now: { clock.wallNow.addingTimeInterval(offset) })
+        let time = TimeSource(clock: base.clock, now: { base.now.addingTimeInterval(offset) })
         return SandboxContext(host: host, time: time, inbox: inbox, random: random, faults: faults)
     }
 
-    private func logRequest(host: String, method: String, path: String, at now: Date) -> (Int, (any SandboxBackend)?) {
+    /// The error for a request to `host` when no backend is registered under it: a set-up
+    /// mistake (a production host name, a typo, a backend not installed), so `.configuration`
+    /// with both the host and the registered ones in the message.
+    static func unknownHost(_ host: String, registered: [String]) -> AuthError {
+        let known = registered.isEmpty ? "none" : registered.joined(separator: ", ")
+        return AuthError(
+            .configuration,
+            "no sandbox backend is registered for host '\(host)'; registered hosts: \(known). "
+                + "Point the provider at a sandbox configuration (e.g. its .sandbox() configuration) or register a backend for this host")
+    }
+
+    private func logRequest(host: String, method: String, path: String, redactedPath: String, at now: Date)
+        -> (Int, (any SandboxBackend)?)
+    {
         lock.lock()
         defer { lock.unlock() }
         let entry = SandboxLogEntry(
-            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending)
+            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending,
+            redactedPath: redactedPath)
         log.append(entry)
         return (entry.index, backends[host])
     }

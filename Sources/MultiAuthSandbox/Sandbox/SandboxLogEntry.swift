@@ -2,7 +2,11 @@ import Foundation
 import MultiAuth
 
 /// One request that reached a ``Sandbox``, as its request log records it.
-public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
+///
+/// ``path`` is the path as sent (tests count requests by it); `description`, `debugDescription`
+/// and the mirror show ``redactedPath`` instead, so a log printed in a test failure never
+/// carries a token from the URL.
+public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How a logged request ended.
     public enum Outcome: Sendable, Hashable {
         /// Still in flight (delayed or being handled).
@@ -22,8 +26,11 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     /// The method, e.g. `POST`.
     public let method: String
-    /// The path, without query.
+    /// The path, without query, as sent (it may hold a credential: never print it).
     public let path: String
+    /// The path with secret and credential-like segments redacted (see
+    /// `HTTPRequest.redactedPath`), the only form any rendering shows.
+    public let redactedPath: String
     /// When the request arrived (sandbox clock, no server offset).
     public let receivedAt: Date
     /// How it ended.
@@ -35,11 +42,15 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Creates an entry.
-    public init(index: Int, host: String, method: String, path: String, receivedAt: Date, outcome: Outcome) {
+    /// - Parameter redactedPath: the path as renderings show it; `nil` redacts `path` with
+    ///   `HTTPRequest.redactedPath(_:)` (credential-like segments only).
+    public init(index: Int, host: String, method: String, path: String, receivedAt: Date, outcome: Outcome,
+                redactedPath: String? = nil) {
         self.index = index
         self.host = host
         self.method = method
         self.path = path
+        self.redactedPath = redactedPath ?? HTTPRequest.redactedPath(path)
         self.receivedAt = receivedAt
         self.outcome = outcome
     }
@@ -53,6 +64,18 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
         case .dropped: end = "dropped"
         case .cancelled: end = "cancelled"
         }
-        return "#\(index) \(method) \(host)\(path) → \(end)"
+        return "#\(index) \(method) \(host)\(redactedPath) → \(end)"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the redacted path, never the path as sent.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "index": index, "host": host, "method": method, "path": redactedPath, "receivedAt": receivedAt, "outcome": outcome,
+            ], displayStyle: .struct)
     }
 }

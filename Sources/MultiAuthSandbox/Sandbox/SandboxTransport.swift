@@ -3,7 +3,8 @@ import MultiAuth
 /// The in-process ``MultiAuth/HTTPTransport`` of a ``Sandbox``: hands each request (bytes) to
 /// the sandbox and returns its response (bytes). No sockets, no threads of its own.
 ///
-/// Errors: `AuthError(.network)` for a dropped connection or an unknown host,
+/// Errors: `AuthError(.network)` for a dropped connection, `AuthError(.configuration)` for a
+/// host no backend is registered under (the message names it and the registered hosts),
 /// `CancellationError` when the calling task is cancelled (also while a latency fault is
 /// sleeping on the sandbox clock). Never retries.
 public struct SandboxTransport: HTTPTransport {
@@ -14,7 +15,7 @@ public struct SandboxTransport: HTTPTransport {
     public init(sandbox: Sandbox) { self.sandbox = sandbox }
 
     /// Sends `request` through the sandbox.
-    /// - Throws: `AuthError` `.network`, or `CancellationError`.
+    /// - Throws: `AuthError` `.network`, `.configuration` (unknown host), or `CancellationError`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await sandbox.serve(request)
     }

@@ -19,9 +19,11 @@ import MultiAuth
 /// the request. A host no sandbox serves fails
 /// with `URLError(.cannotFindHost)`; the real network is never used by this class.
 ///
-/// A dropped connection (fault, unknown host) fails the load with
-/// `URLError(.networkConnectionLost)`; `stopLoading` (the session task was cancelled) cancels
-/// the sandbox call. Responses are delivered with `.notAllowed` cache policy.
+/// A dropped connection (fault) fails the load with `URLError(.networkConnectionLost)`; a
+/// request routed by header to a sandbox without a backend for its host fails with
+/// `URLError(.cannotFindHost)` (URL loading can only carry `URLError`s; the in-process
+/// ``Sandbox/transport`` reports it as `AuthError(.configuration)`); `stopLoading` (the
+/// session task was cancelled) cancels the sandbox call. Responses are delivered with `.notAllowed` cache policy.
 public final class SandboxURLProtocol: URLProtocol {
     /// The request header carrying the sandbox id.
     public static let sandboxHeader = "X-MultiAuth-Sandbox"
@@ -128,6 +130,8 @@ public final class SandboxURLProtocol: URLProtocol {
             client?.urlProtocolDidFinishLoading(self)
         case .failure(let error as AuthError) where error.code == .network:
             client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+        case .failure(let error as AuthError) where error.code == .configuration:
+            client?.urlProtocol(self, didFailWithError: URLError(.cannotFindHost))
         case .failure:
             client?.urlProtocol(self, didFailWithError: URLError(.cancelled))
         }

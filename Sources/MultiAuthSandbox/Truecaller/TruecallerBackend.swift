@@ -2,31 +2,58 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// The emulated Truecaller backend (providers.md §3): the OTP flow's create / verify /
-/// profile endpoints, the public key endpoint, the server-side `phoneNumberDetail` token check,
-/// and signed one-tap profiles from a sandbox RSA key (generated once per process, `SandboxSigningKeys`).
+/// The emulated Truecaller backend (Docs/Providers/Truecaller.md): the OTP flow's create /
+/// verify / profile endpoints, the public key endpoint, the server-side `phoneNumberDetail`
+/// token check, and signed one-tap profiles from a sandbox RSA key (unless one is given, the
+/// process's shared key from `SandboxSigningKeys`, generated once per process).
 ///
-/// All paths live on one host (``defaultHost``); point the adapter's configuration at
-/// `https://truecaller.sandbox.test`:
+/// ``install(in:)`` registers it on the production layout's reserved `.test` twins (what
+/// `TruecallerConfiguration.sandbox()` points at): ``otpHost`` (`api4.truecaller.test`: OTP and
+/// key endpoints), ``profileHostEU`` and ``profileHostNonEU`` (`outline-eu` / `outline-noneu`:
+/// `/v1/profile` only) and ``verificationHost`` (`sdk-otp-verification-noneu`: the token
+/// check only). A profile host refuses other paths, and serves `/v1/profile` only for numbers
+/// of its region group, so an adapter that routes a profile call to the wrong host fails
+/// here as it would in production. ``otpHost`` (= ``defaultHost``) also serves every path,
+/// for a configuration that points all calls at one host.
+///
+/// Request bodies are checked field for field against TrueSDK 0.1.8's requests: a key the SDK
+/// never sends is `{code: 14}` (bad request).
 ///
 /// | Method | Path | Answer |
 /// |---|---|---|
 /// | POST | `/v1/otp/installation/create` | `{status: 2, method: "sms", verificationToken, tokenTtl}` and a code to the inbox, or `{status: 1, accessToken}` for a number verified on the same `deviceId` |
 /// | POST | `/v1/otp/installation/verify` | `{status: 1, accessToken}`; `{code: 4001, attemptsRemaining}`; `{code: 4002}`; `{code: 4290, retryAfter}` |
-/// | POST | `/v1/profile` (Bearer) | `{}` after storing `{firstName, lastName}`; `{code: 18}` for a blank first name |
-/// | GET | `/v1/profile` (Bearer) | the profile JSON (§3.2) |
+/// | POST | `/v1/profile` (Bearer) | `204` (no body; TrueSDK never reads it) after storing `{firstName, lastName}`; `{code: 18}` for a blank first name |
+/// | GET | `/v1/profile` (Bearer) | the profile JSON (`TCTrueProfile` keys) |
 /// | GET | `/v1/key` | `[{key: base64 DER SPKI, keyType: "RSA"}]` |
 /// | GET | `/v1/otp/installation/phoneNumberDetail/{token}` (`appKey`) and `/v1/otp/client/installation/phoneNumberDetail/{token}` (`clientId`) | `{phoneNumber: 91…, countryCode: "IN"}`; `{code: 404}`; `{code: 1404}` |
 ///
 /// Every error body has a `code` key (the SDK ignores HTTP statuses). Values the real service
-/// does not publish are the [ASSUMPTION]s of providers.md §3.7: `tokenTtl` 300 s, 6-digit
-/// codes, the 5th wrong code answers `{code: 4290}`; plus ours: the number is then locked for
-/// ``lockout`` (300 s), and error codes 4001/4002/4291 (see Docs/Providers/Truecaller.md).
+/// does not publish are **[ASSUMPTION]**s: `tokenTtl` 300 s, 6-digit codes, the 5th wrong code
+/// answers `{code: 4290}`, the number is then locked for ``lockout`` (300 s), and the codes
+/// 4001/4002/4290/4291 are invented (Docs/Providers/Truecaller.md, "Verified against").
 ///
 /// Thread-safe (one lock around its tables; no suspension while holding it).
 public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
-    /// The host the sandbox serves this backend on.
-    public static let defaultHost = "truecaller.sandbox.test"
+    /// The OTP host, `api4.truecaller.test` (twin of `api4.truecaller.com`); it also serves every
+    /// other path, for single-host configurations.
+    public static let otpHost = "api4.truecaller.test"
+    /// The EU profile host, `outline-eu.truecaller.test`.
+    public static let profileHostEU = "outline-eu.truecaller.test"
+    /// The non-EU profile host, `outline-noneu.truecaller.test`.
+    public static let profileHostNonEU = "outline-noneu.truecaller.test"
+    /// The server-side token check host, `sdk-otp-verification-noneu.truecaller.test`.
+    public static let verificationHost = "sdk-otp-verification-noneu.truecaller.test"
+    /// Every host ``install(in:)`` registers.
+    public static let hosts = [otpHost, profileHostEU, profileHostNonEU, verificationHost]
+    /// The host for a single-host registration: ``otpHost``.
+    public static let defaultHost = otpHost
+    /// Regions (upper-case ISO codes) served by ``profileHostEU``: the EU member states plus
+    /// Iceland, Liechtenstein and Norway (the adapter's default list).
+    static let euRegions: Set<String> = [
+        "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
+        "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO",
+    ]
     /// The only signature algorithm the backend signs with.
     public static let signatureAlgorithm = "SHA512withRSA"
 
@@ -85,18 +112,41 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     ///   - acceptedAppKeys: Accepted app keys; `nil` accepts any non-empty key.
     ///   - keyBits: RSA modulus size (2048 to 8192).
     /// - Throws: `CryptoError` when key generation fails.
-    public init(
+    public convenience init(
         otpLength: Int = 6, tokenTtl: Int = 300, maximumAttempts: Int = 5, lockout: Duration = .seconds(300),
         acceptedAppKeys: Set<String>? = nil, keyBits: Int = 2048
     ) throws {
+        self.init(
+            signingKey: try SandboxSigningKeys.rsa(bits: keyBits), otpLength: otpLength, tokenTtl: tokenTtl,
+            maximumAttempts: maximumAttempts, lockout: lockout, acceptedAppKeys: acceptedAppKeys)
+    }
+
+    /// Creates a backend that signs one-tap profiles with `signingKey` (e.g. one key shared by
+    /// many test backends, to skip RSA key generation).
+    /// - Parameters:
+    ///   - signingKey: An RSA private key (2048 bits or more).
+    ///   - otpLength: Code length in digits (4...10).
+    ///   - tokenTtl: `tokenTtl` in seconds.
+    ///   - maximumAttempts: Wrong codes allowed per token.
+    ///   - lockout: Lock duration after the attempt limit.
+    ///   - acceptedAppKeys: Accepted app keys; `nil` accepts any non-empty key.
+    public init(
+        signingKey: PrivateKey, otpLength: Int = 6, tokenTtl: Int = 300, maximumAttempts: Int = 5,
+        lockout: Duration = .seconds(300), acceptedAppKeys: Set<String>? = nil
+    ) {
         precondition((4...10).contains(otpLength) && tokenTtl > 0 && maximumAttempts > 0)
         self.otpLength = otpLength
         self.tokenTtl = tokenTtl
         self.maximumAttempts = maximumAttempts
         self.lockout = lockout
         self.acceptedAppKeys = acceptedAppKeys
-        self.signingKey = try SandboxSigningKeys.rsa(bits: keyBits)
+        self.signingKey = signingKey
         self.publishedKeys = [signingKey.publicKey]
+    }
+
+    /// Registers this backend on every host of the production layout's `.test` twins (``hosts``).
+    public func install(in sandbox: Sandbox) {
+        for host in Self.hosts { sandbox.register(self, host: host) }
     }
 
     // MARK: Test and demo controls
@@ -169,10 +219,32 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         let environment = Environment(
             now: context.time.now, digits: { context.random.digits($0) }, token: { Self.uuid(context.random.hex(bytes: 16)) },
             deliver: { code, destination in context.deliver(code: code, to: destination, channel: .sms) })
+        if let refusal = wrongHost(context.host, request: request) { return refusal }
         return respond(to: request, environment: environment)
     }
 
-    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, providers.md §3.4).
+    /// `{code: 14}` (404) when `host` is a role host that does not serve this path, or a profile
+    /// host asked for a number of the other region group; `nil` otherwise.
+    private func wrongHost(_ host: String, request: HTTPRequest) -> HTTPResponse? {
+        let path = request.url.path
+        switch host {
+        case Self.profileHostEU, Self.profileHostNonEU:
+            guard path == "/v1/profile" else { return Self.error(404, 14, "Not found") }
+            let header = request.header("Authorization") ?? ""
+            let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+            let region: String? = lock.withLock { accessTokens[token].flatMap { people[$0]?.countryCodeName } }
+            if let region, Self.euRegions.contains(region) != (host == Self.profileHostEU) {
+                return Self.error(404, 14, "Not found: this number's profile lives on the other region's host")
+            }
+            return nil
+        case Self.verificationHost:
+            return path.contains("/phoneNumberDetail/") ? nil : Self.error(404, 14, "Not found")
+        default:
+            return nil
+        }
+    }
+
+    /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, Docs/Providers/Truecaller.md).
     private static func uuid(_ hex: String) -> String {
         let h = Array(hex)
         return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
@@ -222,7 +294,19 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         let lastName: String?
     }
 
+    /// `{code: 14}` when the JSON body has a key outside `allowed` (TrueSDK's request fields).
+    private static func unexpectedKeys(_ request: HTTPRequest, allowed: Set<String>) -> HTTPResponse? {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+            return error(400, 14, "Bad request")
+        }
+        return object.keys.allSatisfy(allowed.contains) ? nil : error(400, 14, "Bad request: unexpected field")
+    }
+
     private func create(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
+        let fields: Set<String> = [
+            "countryCodeName", "phoneNumber", "clientId", "phonePermission", "os", "version", "sequence", "deviceId", "simSerial",
+        ]
+        if let refusal = Self.unexpectedKeys(request, allowed: fields) { return refusal }
         guard let body = try? request.decodeJSON(CreateBody.self), !body.deviceId.isEmpty,
             let callingCode = PhoneNumber.callingCode(forRegion: body.countryCodeName.uppercased()),
             let phone = try? PhoneNumber("+\(callingCode)\(body.phoneNumber)")
@@ -253,6 +337,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func verify(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
+        if let refusal = Self.unexpectedKeys(request, allowed: ["countryCodeName", "phoneNumber", "secretToken", "verificationToken"]) {
+            return refusal
+        }
         guard let body = try? request.decodeJSON(VerifyBody.self) else { return Self.error(400, 14, "Bad request") }
         lock.lock()
         defer { lock.unlock() }
@@ -296,6 +383,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             return Self.error(401, 1404, "Invalid access token.")
         }
         if request.method == .post {
+            if let refusal = Self.unexpectedKeys(request, allowed: ["firstName", "lastName"]) { return refusal }
             guard let body = try? request.decodeJSON(NameBody.self) else { return Self.error(400, 14, "Bad request") }
             let first = (body.firstName ?? "").trimmingCharacters(in: .whitespaces)
             let last = (body.lastName ?? "").trimmingCharacters(in: .whitespaces)
@@ -305,7 +393,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             person.firstName = first
             person.lastName = last
             people[e164] = person
-            return Self.json(200, [:])
+            return HTTPResponse(status: 204)
         }
         return Self.json(200, [
             "firstName": .string(person.firstName), "lastName": .string(person.lastName), "phoneNumber": .string(e164),

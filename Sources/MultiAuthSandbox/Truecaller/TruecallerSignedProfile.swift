@@ -1,5 +1,5 @@
 /// A one-tap answer as the emulated Truecaller app produces it: the four strings of a
-/// `TCTrueProfileResponse` (providers.md §3.1 A.4).
+/// `TCTrueProfileResponse` (Docs/Providers/Truecaller.md).
 ///
 /// The sandbox cannot import the adapter; copy the fields into the adapter's
 /// `TruecallerProfileResponse`. `description` hides the payload and the signature.

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthTestKeys
 
 /// A delivered message in the in-test inbox.
 struct Delivery: Sendable {
@@ -13,9 +14,16 @@ struct Delivery: Sendable {
     let delivered: Bool
 }
 
+extension TestKeys {
+    /// The one RSA key every OTPLESS test backend of this target signs with: a committed
+    /// fixture key (no key is generated at test time).
+    static var otpless: PrivateKey { rsaC }
+}
+
 /// An in-test world: the emulated OTPLESS backend behind an in-process transport that logs
 /// requests and can answer the next matching request with an injected response, a manual
-/// clock, and an inbox whose channels can be made to fail.
+/// clock, and an inbox whose channels can be made to fail. The transport can send on an
+/// emulated cellular bearer (``cellularAvailable``, default on) so SNA flows are testable.
 final class TestWorld: @unchecked Sendable {
     let clock = ManualClock()
     let backend: OTPlessBackend
@@ -24,13 +32,22 @@ final class TestWorld: @unchecked Sendable {
     private var _failing: Set<DeliveryChannel> = []
     private var _requests: [HTTPRequest] = []
     private var _injected: [(pathPart: String, response: HTTPResponse)] = []
+    private var _cellularAvailable = true
 
     init(merchant: OTPlessMerchant = OTPlessMerchant()) throws {
-        backend = try OTPlessBackend(merchant: merchant)
+        backend = OTPlessBackend(merchant: merchant, signingKey: TestKeys.otpless)
     }
 
     var time: TimeSource { clock.timeSource }
+    /// The cellular-capable transport (a `CellularHTTPTransport`).
     var transport: WorldTransport { WorldTransport(world: self) }
+    /// A transport without the cellular capability (what `URLSessionTransport` is).
+    var plainTransport: PlainWorldTransport { PlainWorldTransport(world: self) }
+    /// Whether the emulated device has a cellular data path.
+    var cellularAvailable: Bool {
+        get { lock.withLock { _cellularAvailable } }
+        set { lock.withLock { _cellularAvailable = newValue } }
+    }
 
     func failDelivery(on channel: DeliveryChannel) { lock.withLock { _ = _failing.insert(channel) } }
     var deliveries: [Delivery] { lock.withLock { _deliveries } }
@@ -51,7 +68,7 @@ final class TestWorld: @unchecked Sendable {
     }
 
     func provider(_ configure: (inout OTPlessConfiguration) -> Void = { _ in }) throws -> OTPlessProvider {
-        var configuration = OTPlessConfiguration(appID: backend.merchant.appID)
+        var configuration = OTPlessConfiguration.sandbox(appID: backend.merchant.appID)
         configure(&configuration)
         return try OTPlessProvider(configuration: configuration)
     }
@@ -78,8 +95,27 @@ final class TestWorld: @unchecked Sendable {
     }
 }
 
-/// The in-process transport of a ``TestWorld``.
-struct WorldTransport: HTTPTransport {
+/// The in-process transport of a ``TestWorld``, with the cellular capability.
+struct WorldTransport: CellularHTTPTransport {
+    let world: TestWorld
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        var plain = request
+        plain.headers[SandboxCellularTransport.bearerHeader] = nil
+        return try world.serve(plain)
+    }
+    var isCellularAvailable: Bool { world.cellularAvailable }
+    func sendOverCellular(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        guard world.cellularAvailable else { throw AuthError(.network, "no cellular path (test)") }
+        var marked = request
+        marked.headers[SandboxCellularTransport.bearerHeader] = "cellular"
+        return try world.serve(marked)
+    }
+}
+
+/// The in-process transport of a ``TestWorld`` without the cellular capability.
+struct PlainWorldTransport: HTTPTransport {
     let world: TestWorld
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()

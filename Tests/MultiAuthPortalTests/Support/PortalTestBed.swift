@@ -23,9 +23,7 @@ struct PortalTestBed {
     }
 
     static func configuration() -> PortalConfiguration {
-        try! PortalConfiguration(
-            authEnvironmentID: PortalBackend.defaultEnvironmentID, redirectURL: URL(string: PortalBackend.defaultRedirectURL)!,
-            apiHost: PortalBackend.defaultHost)
+        try! PortalConfiguration.sandbox()
     }
 
     static func provider() -> PortalProvider { PortalProvider(configuration: configuration()) }

@@ -71,9 +71,7 @@ extension StressLane {
             id: .portal,
             makeProvider: { _ in
                 PortalProvider(
-                    configuration: try PortalConfiguration(
-                        authEnvironmentID: PortalBackend.defaultEnvironmentID,
-                        redirectURL: URL(string: PortalBackend.defaultRedirectURL)!, apiHost: PortalBackend.defaultHost))
+                    configuration: try .sandbox())
             },
             request: { slot in
                 switch slot % 4 {
@@ -108,7 +106,7 @@ extension StressLane {
         StressLane(
             id: .otpless,
             makeProvider: { _ in
-                let provider = try OTPlessProvider(configuration: OTPlessConfiguration(appID: StressLane.otplessAppID))
+                let provider = try OTPlessProvider(configuration: .sandbox(appID: StressLane.otplessAppID))
                 world.track(provider)
                 return provider
             },

@@ -1,0 +1,46 @@
+/// The canonical ("low-S") form of P-256 ECDSA signatures.
+///
+/// For any valid signature `(r, s)`, `(r, n − s)` verifies too (`n` is the group order), so
+/// every ECDSA signature has a second encoding an attacker can make without the key. RFC 8725
+/// §3.4 asks verifiers to check everything the algorithm defines and to refuse ambiguous
+/// encodings; MultiAuth chooses the canonical form `s ≤ n / 2` (the rule Bitcoin's BIP 62
+/// and libsecp256k1 made common): verification refuses a high `s`, and our own signer
+/// normalises to low `s` so everything it signs verifies. Docs/Security.md records the
+/// choice and its interoperability cost (signers that do not normalise produce a high `s`
+/// about half the time).
+enum ECDSASignature {
+    /// The P-256 group order `n`, big-endian (FIPS 186-4 §D.1.2.3, SEC 2 §2.4.2).
+    static let p256Order: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+    ]
+
+    /// `⌊n / 2⌋` for P-256, big-endian: the largest `s` in canonical form.
+    static let p256HalfOrder: [UInt8] = [
+        0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0x00, 0x00, 0x00, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xDE, 0x73, 0x7D, 0x56, 0xD3, 0x8B, 0xCF, 0x42, 0x79, 0xDC, 0xE5, 0x61, 0x7E, 0x31, 0x92, 0xA8,
+    ]
+
+    /// Whether a raw 64-byte JWS signature `r || s` (RFC 7518 §3.4) has `s ≤ n / 2`.
+    static func isLowS(_ raw: [UInt8]) -> Bool {
+        guard raw.count == 64 else { return false }
+        // Equal-length big-endian integers compare like their byte strings: s ≤ n/2 ⇔ ¬(n/2 < s).
+        return !p256HalfOrder.lexicographicallyPrecedes(raw[32...])
+    }
+
+    /// The same signature with `s` replaced by `n − s` when `s` is high; unchanged otherwise.
+    static func normalizedLowS(_ raw: [UInt8]) -> [UInt8] {
+        guard raw.count == 64, !isLowS(raw) else { return raw }
+        var result = Array(raw[..<32])
+        var s = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            var difference = Int(p256Order[index]) - Int(raw[32 + index]) - borrow
+            borrow = difference < 0 ? 1 : 0
+            if difference < 0 { difference += 256 }
+            s[index] = UInt8(difference)
+        }
+        result += s
+        return result
+    }
+}

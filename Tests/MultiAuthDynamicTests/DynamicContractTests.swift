@@ -1,0 +1,228 @@
+import Foundation
+import MultiAuth
+import MultiAuthBuiltInConformance
+import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthSandbox
+import Testing
+
+/// Issue 14: the contract fixtures in `Tests/Fixtures/Contracts/Dynamic` (the requests and
+/// responses of the real Dynamic SDK API, sources in the README there) hold in both
+/// directions — `DynamicProvider` sends each request field for field and maps each response,
+/// and `DynamicBackend` accepts each request and answers with the same shapes — and renaming
+/// any fixture field breaks a check.
+@Suite(.timeLimit(.minutes(10)))
+struct DynamicContractTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Contracts/Dynamic")
+    static let fixtures: [ContractFixture] = try! ContractFixture.load(directory: directory)
+    static let environment = DynamicBackend.defaultEnvironmentID
+    static let code = "123456"
+    static let token = "token-1"
+
+    @Test func everyEndpointTheAdapterCallsHasAFixture() {
+        #expect(Set(Self.fixtures.map(\.name)) == [
+            "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin", "email-signin-captcha",
+            "sms-signin", "refresh", "revoke",
+        ])
+    }
+
+    @Test(arguments: fixtures)
+    func fixtureHoldsInBothDirections(fixture: ContractFixture) async {
+        let failures = await Self.check(fixture, only: nil)
+        #expect(failures.isEmpty, "\(fixture.name):\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// Renaming any field of any fixture (in memory) makes a check fail; the `unread` fields
+    /// (responses the backend cannot produce) do not change the adapter's result.
+    @Test func renamingAnyFixtureFieldBreaksACheck() async {
+        let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
+        #expect(report.renamings > 100)
+        #expect(report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
+        #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
+    }
+
+    // MARK: The check of one fixture
+
+    static func check(_ fixture: ContractFixture, only: Int?) async -> [String] {
+        var failures: [String] = []
+        for response in fixture.responses where only == nil || only == response.index {
+            failures += await adapterDirection(fixture, response).map { "adapter, \(response.name): \($0)" }
+            if response.sandboxRecipe != nil {
+                failures += await sandboxDirection(fixture, response).map { "sandbox, \(response.name): \($0)" }
+            }
+        }
+        return failures
+    }
+
+    // MARK: Adapter direction: the request it sends, what it makes of the response
+
+    /// Runs the adapter (production configuration) against a scripted transport that answers
+    /// the earlier steps with their fixtures' successes and the last step with `response`.
+    static func adapterDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
+        do {
+            let provider = DynamicProvider(configuration: try .production(environmentID: environment))
+            let isSMS = fixture.name.hasPrefix("sms")
+            let createName = isSMS ? "sms-create" : fixture.name.hasSuffix("captcha") ? "email-create-captcha" : "email-create"
+            let created = try ContractFixture.named(createName, in: fixtures).response("created")
+            let uuid = created.body?.objectValue?["verificationUUID"]?.stringValue ?? ""
+            var bindings: ContractMatch.Bindings = ["env": environment, "verificationUUID": uuid, "code": code, "token": token]
+            let request: SignInRequest = isSMS
+                ? .phone(try PhoneNumber("+91 98765 43210"))
+                : try .email("Ada@Example.com", options: fixture.name.hasSuffix("captcha") ? [DynamicProvider.captchaTokenOption: "captcha-token-1"] : [:])
+            let session = AuthSession(
+                provider: .dynamic, user: AuthUser(id: "u"), credentials: Credentials(accessToken: token, tokenType: "Bearer"),
+                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+            let last = response.httpResponse()
+            let outcome: Result<String, AuthError>
+            let transport: StubTransport
+            let context: (StubTransport) -> AuthContext = { AuthContext(transport: $0, time: ManualClock().timeSource, flowID: .random()) }
+            func run(_ body: () async throws -> String) async -> Result<String, AuthError> {
+                do { return .success(try await body()) } catch let error as AuthError { return .failure(error) } catch {
+                    return .failure(AuthError(.generic, "\(error)"))
+                }
+            }
+            switch fixture.name {
+            case "email-create", "email-create-captcha", "sms-create":
+                transport = StubTransport([last])
+                outcome = await run { try await provider.start(request, context: context(transport)).challenge != nil ? "challenge" : "session" }
+            case "email-retry", "sms-retry":
+                transport = StubTransport([created.httpResponse(), last])
+                outcome = await run {
+                    let challenge = try await provider.start(request, context: context(transport)).challenge!
+                    _ = try await provider.resend(challenge, channel: nil, context: context(transport))
+                    return "challenge"
+                }
+            case "email-signin", "email-signin-captcha", "sms-signin":
+                transport = StubTransport([created.httpResponse(), last])
+                outcome = await run {
+                    let challenge = try await provider.start(request, context: context(transport)).challenge!
+                    let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context(transport))
+                    return step.session != nil ? "session" : "challenge"
+                }
+            case "refresh":
+                transport = StubTransport([last])
+                outcome = await run { _ = try await provider.refresh(session, context: context(transport)); return "session" }
+            case "revoke":
+                transport = StubTransport([last])
+                outcome = await run { try await provider.signOut(session, context: context(transport)); return "success" }
+            default:
+                return ["no adapter driver for \(fixture.name)"]
+            }
+            var failures: [String] = []
+            if let sent = transport.sent.last {
+                failures += ContractMatch.request(sent, matches: fixture, host: fixture.host, bindings: &bindings)
+            } else {
+                failures.append("no request was sent")
+            }
+            failures += expectation(outcome, response)
+            return failures
+        } catch {
+            return ["set-up failed: \(error)"]
+        }
+    }
+
+    /// The mismatch between what the adapter made of a response and what the fixture expects.
+    static func expectation(_ outcome: Result<String, AuthError>, _ response: ContractResponse) -> [String] {
+        switch outcome {
+        case .success(let step):
+            if let error = response.expectedError { return ["got \(step), expected \(error)"] }
+            return step == response.expectedStep ? [] : ["got \(step), expected \(response.expectedStep ?? "-")"]
+        case .failure(let error):
+            guard let expected = response.expectedError else { return ["threw \(error), expected \(response.expectedStep ?? "-")"] }
+            var failures: [String] = []
+            if error.code != expected { failures.append("code \(error.code), expected \(expected)") }
+            if let raw = response.expectedProviderCode, error.providerCode != raw {
+                failures.append("providerCode \(error.providerCode ?? "-"), expected \(raw)")
+            }
+            return failures
+        }
+    }
+
+    // MARK: Sandbox direction: the backend accepts the request and answers in the same shape
+
+    static let base = URL(string: "https://\(DynamicBackend.defaultHost)")!
+
+    static func sandboxDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
+        do {
+            let sandbox = Sandbox(seed: 11)
+            let backend = DynamicBackend(signingKey: BuiltInConformance.sandboxSigningKey)
+            sandbox.register(backend, host: DynamicBackend.defaultHost)
+            let recipe = response.sandboxRecipe ?? ""
+            let captcha = ["captcha-required", "captcha-missing"].contains(recipe)
+            if captcha { backend.requireCaptcha() }
+            var bindings: ContractMatch.Bindings = ["env": environment]
+            let isSMS = fixture.name.hasPrefix("sms")
+            let createName = isSMS ? "sms-create" : "email-create"
+            let destination = isSMS ? "+919876543210" : "ada@example.com"
+
+            // The steps before this endpoint, through the backend with the fixtures' own requests.
+            func create() async throws {
+                let fixture = try ContractFixture.named(createName, in: fixtures)
+                var body = fixture.body?.objectValue ?? [:]
+                if captcha { body["captchaToken"] = .string("captcha-token-1") }
+                let answer = try await sandbox.transport.send(ContractMatch.httpRequest(fixture, base: base, bindings: bindings, body: .object(body)))
+                let object = try JSONDecoder().decode(JSONValue.self, from: answer.body).objectValue
+                guard answer.status == 201, let uuid = object?["verificationUUID"]?.stringValue else {
+                    throw ContractError("create answered \(answer.status)")
+                }
+                bindings["verificationUUID"] = uuid
+                bindings["code"] = sandbox.inbox.latest(for: destination)?.code
+            }
+            func signIn() async throws {
+                try await create()
+                let fixture = try ContractFixture.named(isSMS ? "sms-signin" : "email-signin", in: fixtures)
+                let answer = try await sandbox.transport.send(ContractMatch.httpRequest(fixture, base: base, bindings: bindings))
+                guard let token = (try JSONDecoder().decode(JSONValue.self, from: answer.body)).objectValue?["minifiedJwt"]?.stringValue else {
+                    throw ContractError("sign-in answered \(answer.status)")
+                }
+                bindings["token"] = token
+            }
+            switch fixture.name {
+            case "email-retry", "sms-retry", "email-signin", "email-signin-captcha", "sms-signin": try await create()
+            case "refresh", "revoke": try await signIn()
+            default: break
+            }
+
+            var body = fixture.body
+            var repeats = 0
+            switch recipe {
+            case "as-is", "captcha-required": break
+            case "invalid-identity":
+                var object = body?.objectValue ?? [:]
+                if isSMS { object["isoCountryCode"] = .string("US") } else { object["email"] = .string("not-an-address") }
+                body = .object(object)
+            case "send-limit": repeats = DynamicBackend.sendLimit
+            case "unexpected-field":
+                var object = body?.objectValue ?? [:]
+                object["unexpected"] = .string("x")
+                body = .object(object)
+            case "captcha-missing":
+                var object = body?.objectValue ?? [:]
+                object["captchaToken"] = nil
+                body = .object(object)
+            case "unknown-verification": bindings["verificationUUID"] = "00000000-0000-4000-8000-000000000000"
+            case "wrong-code", "attempts-exhausted":
+                bindings["code"] = bindings["code"] == "000000" ? "111111" : "000000"
+                if recipe == "attempts-exhausted" { repeats = DynamicBackend.maximumAttempts - 1 }
+            case "expired": sandbox.clock.advance(by: DynamicBackend.codeLifetime + .seconds(1))
+            case "mfa": backend.requireMFA(for: destination)
+            case "cookie": backend.useCookieAuthentication()
+            case "short-code": bindings["code"] = "12345"
+            case "revoked": backend.revokeAllSessions()
+            default: return ["unknown recipe \(recipe)"]
+            }
+            let request = ContractMatch.httpRequest(fixture, base: base, bindings: bindings, body: body)
+            for _ in 0..<repeats { _ = try await sandbox.transport.send(request) }
+            let answer = try await sandbox.transport.send(request)
+            var failures: [String] = []
+            if answer.status != response.status { failures.append("status \(answer.status), expected \(response.status)") }
+            for name in response.headers.keys where answer.header(name) == nil { failures.append("header \(name) is missing") }
+            let actual = answer.body.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: answer.body)
+            failures += ContractMatch.shape(actual, matches: response.body, optional: response.optional)
+            return failures
+        } catch {
+            return ["set-up failed: \(error)"]
+        }
+    }
+}
