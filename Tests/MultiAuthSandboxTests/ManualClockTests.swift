@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MultiAuth
 import MultiAuthSandbox
 
 @Suite(.timeLimit(.minutes(10)))
@@ -34,5 +35,24 @@ struct ManualClockTests {
         waiter.cancel()
         await waiter.value
         #expect(clock.sleeperCount == 0)
+    }
+
+    /// Background sleeps (the auto-refresh scheduler's) are counted apart, and a cancelled
+    /// wait for them returns as a cancelled wait for ordinary sleepers does: a background sleep
+    /// never satisfies `waitForSleepers`, so only cancellation ends that wait.
+    @Test func backgroundSleepersAreCountedApartAndCancelledWaitsReturn() async throws {
+        let clock = ManualClock()
+        let background = Task { try await BackgroundWork.$isActive.withValue(true) { try await clock.sleep(for: .seconds(5)) } }
+        await clock.waitForBackgroundSleepers(count: 1)
+        #expect(clock.backgroundSleeperCount == 1 && clock.sleeperCount == 0)
+        let foregroundWait = Task { await clock.waitForSleepers(count: 1) }
+        let backgroundWait = Task { await clock.waitForBackgroundSleepers(count: 2) }
+        foregroundWait.cancel()
+        backgroundWait.cancel()
+        await foregroundWait.value
+        await backgroundWait.value
+        clock.advance(by: .seconds(5))
+        try await background.value
+        #expect(clock.backgroundSleeperCount == 0)
     }
 }

@@ -123,6 +123,29 @@ struct AuthEventBusTests {
         #expect(stream.droppedCount == 98)
     }
 
+    /// The client's newer events under the overflow policy: `sessionExpired` is a state event
+    /// (it supersedes the provider's `signedIn` and is kept as its latest state), while
+    /// `attemptsExhausted` is a flow event (dropped, oldest first, like any other).
+    @Test func sessionExpiredIsKeptAsStateAndAttemptsExhaustedIsAFlowEvent() async {
+        #expect(AuthEvent.Kind.sessionExpired(AuthError(.sessionExpired, "revoked")).isStateEvent)
+        #expect(!AuthEvent.Kind.attemptsExhausted.isStateEvent)
+        #expect(!AuthEvent.Kind.eventsDropped(count: 1).isStateEvent)
+        let bus = AuthEventBus()
+        let stream = bus.subscribe(bufferCapacity: 3)
+        bus.publish(.signedIn(Self.session(1)), provider: "p")
+        bus.publish(.signedIn(Self.session(2)), provider: "q")
+        bus.publish(.attemptsExhausted, provider: "q")
+        bus.publish(.sessionExpired(AuthError(.sessionExpired, "revoked")), provider: "p")
+        for _ in 0..<10 { bus.publish(.attemptsExhausted, provider: "q") }
+        bus.finish()
+        var events: [AuthEvent] = []
+        for await event in stream { events.append(event) }
+        // p's signedIn (superseded by sessionExpired) and 10 of the 11 attemptsExhausted went.
+        #expect(events.map(\.kind.name) == ["eventsDropped", "signedIn", "sessionExpired", "attemptsExhausted"])
+        #expect(events.map(\.sequence) == [0, 2, 4, 14])
+        if case .eventsDropped(let count) = events.first?.kind { #expect(count == 11) }
+    }
+
     /// The burst of issue 16: two providers refresh again and again between flow events. The
     /// lagging subscriber ends with one state event per provider (the latest), the newest flow
     /// events, and the newest event of all; never a buffer of superseded states.

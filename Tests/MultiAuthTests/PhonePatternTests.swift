@@ -98,16 +98,21 @@ struct PhoneFastPathTests {
         }
     }
 
-    /// Random ASCII input (digits, separators, plus, letters, spaces and controls at the ends,
-    /// CR LF pairs, long input) parses identically through the byte scan and the general path.
+    /// Random ASCII input (digits, separators, plus, letters, extension markers, spaces and
+    /// controls at the ends, CR LF pairs, long input) parses identically through the byte scan
+    /// and the general path: the same numbers and the same errors (`extensionNotSupported`
+    /// included).
     @Test func asciiInputParsesAsThroughTheGeneralPath() {
         let seed: UInt64 = 0xA5C1_1F00
         var random = SeededRandomNumberGenerator(seed: seed)
-        let alphabet = Array("0123456789012345678901234567890123456789 -./()[]~\t+ab\r\n\u{0B}\u{0C}".utf8)
+        let alphabet = Array("0123456789012345678901234567890123456789 -./()[]~\t+ab\r\n\u{0B}\u{0C}xX#;,=:ext".utf8)
         let regions: [String?] = [nil, "US", "GB", "gb", "DE", "IN", "IT", "FR", "JP", "XX"]
         var inputs = ["+1 650-253-0000", " (212) 555-1234 ", "\t+44 (0) 20 7946 0958\r\n", "(44) 0161 496 0000", "0044 20 7946 0958",
                       "011 44 20 7946 0958", "+39 06 6982 1234", "++1 650", "1+650", String(repeating: "1", count: 64),
-                      String(repeating: "1", count: 65), String(repeating: "1", count: 63) + "\r\n1", "", "   ", "()", "(12)"]
+                      String(repeating: "1", count: 65), String(repeating: "1", count: 63) + "\r\n1", "", "   ", "()", "(12)",
+                      // Extensions (refused with their own reason) and Mexico's retired "+52 1".
+                      "+1 650-253-0000 x28", "+1 650 253 0000 ext. 123", "+1 650 253 0000;ext=123", "+1 650 253 0000 #123",
+                      "+1 650 253 0000, extension 7", "650 253 0000 x", "+52 1 55 1234 5678", "+52 55 1234 5678"]
         for _ in 0..<3_000 {
             let length = Int.random(in: 0...24, using: &random)
             inputs.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
