@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>  // flock
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>  // rename
 
@@ -32,8 +34,9 @@ void mab_callgrind_dump(void) {
 #endif
 }
 
-int mab_durable_write(const char *path, const char *temp, const char *directory, const void *bytes, size_t length) {
-    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+static int durable_write_locked(const char *path, const char *temp, const char *directory, const void *bytes,
+                                size_t length) {
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
     const char *cursor = bytes;
     size_t left = length;
@@ -59,4 +62,24 @@ int mab_durable_write(const char *path, const char *temp, const char *directory,
     int dirSynced = fsync(dir);
     close(dir);
     return dirSynced;
+}
+
+int mab_durable_write(const char *lock, const char *path, const char *temp, const char *directory, const void *bytes,
+                      size_t length) {
+    int lockFD = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lockFD < 0) return -1;
+    struct stat info;
+    if (fstat(lockFD, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != geteuid()) {
+        close(lockFD);
+        return -1;
+    }
+    while (flock(lockFD, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(lockFD);
+            return -1;
+        }
+    }
+    int status = durable_write_locked(path, temp, directory, bytes, length);
+    close(lockFD);
+    return status;
 }

@@ -37,19 +37,22 @@ enum StoreBench {
         let source = try Paths.temporaryDirectory("store-bytes")
         defer { try? FileManager.default.removeItem(at: source) }
         try await FileSessionStore(directory: source).save(StoreBench.session())
+        // The directory also holds the store's lock file (FileSessionStore.lockFileName).
         let files = try FileManager.default.contentsOfDirectory(at: source, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasSuffix(".session.json") }
         guard files.count == 1, let data = FileManager.default.contents(atPath: files[0].path) else {
             throw BenchError("expected one session file, found \(files.count)")
         }
         let directory = try Paths.temporaryDirectory("store-c")
         let path = directory.appendingPathComponent("bench.session.json").path
         let directoryPath = directory.path
+        let lockPath = directory.appendingPathComponent(FileSessionStore.lockFileName).path
         return Runner(
             run: { count in
                 let start = cpu ? Clock.cpuNanoseconds() : Clock.nanoseconds()
                 for index in 0..<count {
                     let temp = path + ".tmp-\(index)"
-                    let status = data.withUnsafeBytes { mab_durable_write(path, temp, directoryPath, $0.baseAddress, $0.count) }
+                    let status = data.withUnsafeBytes { mab_durable_write(lockPath, path, temp, directoryPath, $0.baseAddress, $0.count) }
                     guard status == 0 else { throw BenchError("durable write failed: errno \(errno)") }
                 }
                 return Double((cpu ? Clock.cpuNanoseconds() : Clock.nanoseconds()) - start)
