@@ -10,9 +10,12 @@ comment on the nearest non-blank line above its fence:
         target MultiAuthSamples): its lines, in order and contiguous, each with one common
         indentation added (the sample wraps the block in a function or a type). Leading
         `import` lines of the block must be imports of the sample file instead.
+    <!-- declaration: Sources/MultiAuth/Provider/AuthProvider.swift -->
+        a declaration quoted without its doc comments: every line of the block appears in
+        that file, in the same order (other lines, such as doc comments, may come between).
     <!-- fragment: why this block is not compiled -->
-        a block that cannot compile on its own (a protocol declaration quoted from Sources/, a
-        package manifest, Apple-only API); the reason is required.
+        a block that cannot compile on its own (a package manifest, Apple-only API); the
+        reason is required.
 
 A block without a marker, a marker naming a missing file, or a block whose text is not in
 its sample fails the check, so changing one character of a block without changing its
@@ -26,7 +29,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MARKER = re.compile(r"^\s*<!--\s*(sample|fragment)\s*:\s*(.*?)\s*-->\s*$")
+MARKER = re.compile(r"^\s*<!--\s*(sample|declaration|fragment)\s*:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```swift\s*$")
 
 
@@ -82,6 +85,12 @@ def contains_verbatim(sample_lines, block):
     return False
 
 
+def contains_in_order(source_lines, block):
+    """Whether every non-blank line of `block` appears, stripped, in `source_lines` in order."""
+    stripped = iter(line.strip() for line in source_lines)
+    return all(any(candidate == line.strip() for candidate in stripped) for line in block if line.strip())
+
+
 def closest(sample_lines, block):
     """A short diff between the block and the most similar region of the sample."""
     code = [line.strip() for line in block]
@@ -118,6 +127,12 @@ def main():
                 failures.append(f"{where}: the sample file '{argument}' does not exist")
                 continue
             sample_lines = sample.read_text(encoding="utf-8").split("\n")
+            if kind == "declaration":
+                if not contains_in_order(sample_lines, body):
+                    failures.append(f"{where}: the declaration is not in {argument} (each line, in order):\n"
+                                    + closest(sample_lines, body))
+                checked += 1
+                continue
             imports = [entry for entry in body if entry.startswith("import ")]
             leading = 0
             while leading < len(body) and (body[leading].startswith("import ") or body[leading].strip() == ""):
