@@ -112,7 +112,7 @@ def main():
         for line, kind, argument, body in blocks(path):
             where = f"{relative}:{line}"
             if kind is None:
-                failures.append(f"{where}: swift block without a marker; put <!-- sample: Docs/Samples/X.swift --> "
+                failures.append(f"{where}: swift block without a marker; put <!-- sample: Docs/Samples/<file>.swift --> "
                                 "or <!-- fragment: reason --> on the line above the fence")
                 continue
             if kind == "fragment":

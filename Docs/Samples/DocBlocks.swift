@@ -31,7 +31,7 @@ func readmeTour(
     return fresh
 }
 
-/// Docs/GettingStarted.md, "1. Build the client".
+/// Docs/GettingStarted.md, "2. Build the client for production".
 func gettingStartedBuildTheClient(applicationSupport: URL) throws -> AuthClient {
     let client = try AuthClient(
         providers: [DynamicProvider(environmentID: "<your environment id>")],
@@ -40,7 +40,7 @@ func gettingStartedBuildTheClient(applicationSupport: URL) throws -> AuthClient 
     return client
 }
 
-/// Docs/GettingStarted.md, "2. Watch the state" (`show` takes a state or a session).
+/// Docs/GettingStarted.md, "3. Watch the state" (`show` takes a state or a session).
 func gettingStartedWatchTheState(
     _ client: AuthClient, show: @escaping @Sendable (Any) -> Void, showSignIn: @escaping @Sendable () -> Void
 ) async {
