@@ -25,7 +25,7 @@ enum CLI {
     }
 
     /// What `multiauth --version` prints: the tool's name and the library's version.
-    static var versionLine: String { "multiauth \(MultiAuthVersion.current)" }
+    static var versionLine: String { "multiauth \(SemanticVersion.multiAuth)" }
 
     static func main(_ argv: [String]) async -> Int32 {
         var argv = argv

@@ -113,7 +113,7 @@ struct DemoCommand: Command {
         if !console.json {
             let count = selected.reduce(0) { $0 + Self.flows(of: $1, showQR: false).count }
             Terminal.out(
-                "MultiAuth \(MultiAuthVersion.current) demo — \(DemoConsole.plural(count, "flow")) of "
+                "MultiAuth \(SemanticVersion.multiAuth) demo — \(DemoConsole.plural(count, "flow")) of "
                     + "\(DemoConsole.plural(selected.count, "provider")) through one AuthClient, against the embedded sandbox")
             Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock that starts at \(start.formatted(.iso8601)))\n")
         }

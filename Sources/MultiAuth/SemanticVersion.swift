@@ -1,18 +1,24 @@
-/// The version of the MultiAuth package (Semantic Versioning 2.0.0).
+/// A version number in the form of Semantic Versioning 2.0.0 (`major.minor.patch[-label]`), and
+/// the version of this package, ``multiAuth``.
 ///
-/// ``current`` is the one place the version is written; `multiauth --version` prints it and
-/// CHANGELOG.md names the same version (a test compares them: a release version has its own
-/// `## [x.y.z]` section, a pre-release such as `0.2.0-dev` means the changes are under
-/// `## [Unreleased]`).
+/// ``multiAuth`` is the one place the package's version is written; `multiauth --version`
+/// prints it and CHANGELOG.md names the same version (a test compares them: a release has its
+/// own `## [x.y.z]` section, a pre-release such as `0.2.0-dev` means the changes are listed
+/// under `## [Unreleased]`).
 ///
 /// ```swift
-/// print("MultiAuth \(MultiAuthVersion.current)")   // "MultiAuth 0.2.0-dev"
+/// print("MultiAuth \(SemanticVersion.multiAuth)")   // "MultiAuth 0.2.0-dev"
 /// ```
 ///
+/// (The type is not named after the module: the Swift symbol-graph extractor hides public
+/// names that start with the module name followed by `Version`, the pattern of Apple's
+/// generated framework version constants, so such a type would be missing from the DocC
+/// reference.)
+///
 /// Concurrency: an immutable `Sendable` value.
-public struct MultiAuthVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The version of this build of the package.
-    public static let current = MultiAuthVersion(major: 0, minor: 2, patch: 0, prerelease: "dev")
+public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The version of this build of the MultiAuth package.
+    public static let multiAuth = SemanticVersion(major: 0, minor: 2, patch: 0, prerelease: "dev")
 
     /// The major version: incompatible API changes (SemVer §8; before 1.0.0 a minor version may
     /// also break, SemVer §4).
@@ -47,7 +53,7 @@ public struct MultiAuthVersion: Sendable, Hashable, Comparable, CustomStringConv
 
     /// SemVer precedence (§11): numbers first; a pre-release sorts before its release; two
     /// pre-release labels compare as strings (enough for the single labels this package uses).
-    public static func < (lhs: MultiAuthVersion, rhs: MultiAuthVersion) -> Bool {
+    public static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
         if (lhs.major, lhs.minor, lhs.patch) != (rhs.major, rhs.minor, rhs.patch) {
             return (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
         }
