@@ -11,6 +11,7 @@ extension OTPlessProvider {
     /// - Parameters:
     ///   - challenge: The pending `oneTimeCode` or `magicLink` challenge.
     ///   - channel: The channel the user picked, or `nil`.
+    ///   - context: Transport, time and event sink for this call.
     /// - Returns: The updated challenge: same flow, new expiry, `resendAvailableAt` 30 s later
     ///   (a guess; Docs/Providers/OTPless.md, "Verified against"), attempts reset.
     /// - Throws: `AuthError` `.rateLimited` (before `resendAvailableAt`, or the server's

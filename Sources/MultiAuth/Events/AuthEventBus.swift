@@ -3,7 +3,7 @@ import Foundation
 /// Fans ``AuthEvent``s out to subscribers, each with its own bounded buffer.
 ///
 /// Guarantees:
-/// - **Registration is synchronous.** A subscriber is in the table when ``subscribe(bufferCapacity:)``
+/// - **Registration is synchronous.** A subscriber is in the table when ``subscribe(bufferCapacity:onTermination:)``
 ///   returns, so events published right after are never lost (case B22).
 /// - **Publish never suspends.** ``publish(_:provider:flowID:)`` takes a short lock, stamps the
 ///   event with the next sequence number and the time source's `now`, appends it to every
@@ -70,6 +70,8 @@ public final class AuthEventBus: @unchecked Sendable {
     ///   - bufferCapacity: The most live events buffered (at least 1).
     ///   - initial: Computes the first event's kind; it gets the sequence number of the last
     ///     event published before registration, so the live events that follow are consecutive.
+    ///   - onTermination: Runs exactly once when the stream ends (cancelled, released, or the
+    ///     bus finished).
     public func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         initial: @escaping @Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind),

@@ -99,6 +99,7 @@ public protocol RedirectHandlingProvider: AuthProvider {
     ///   - pending: The challenge of the flow this provider started that is still pending,
     ///     or `nil` when none is; a provider must refuse a code when `pending` is `nil` or
     ///     the URL's state does not match it.
+    ///   - context: Transport, time and event sink for this call.
     /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.invalidInput`, …).
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep
 }

@@ -4,7 +4,7 @@ import Foundation
 /// values, so the store's status handling and its compare-and-set decisions are testable on
 /// every platform.
 ///
-/// On Apple platforms ``SystemKeychain`` calls `SecItemCopyMatching`, `SecItemAdd`,
+/// On Apple platforms `SystemKeychain` calls `SecItemCopyMatching`, `SecItemAdd`,
 /// `SecItemUpdate` and `SecItemDelete`. Tests supply a fake that returns chosen statuses.
 ///
 /// The three versioned operations (``readVersioned(service:account:)``,
@@ -12,7 +12,7 @@ import Foundation
 /// version tag that every write replaces; conditional writes succeed only on the item still
 /// carrying the tag the caller read. Their default implementations, for conformers written
 /// before tags existed, are not atomic; implement them as single keychain operations (as
-/// ``SystemKeychain`` does) when several processes share the items.
+/// `SystemKeychain` does) when several processes share the items.
 public protocol KeychainItemAccess: Sendable {
     /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
     func read(service: String, account: String) -> (status: Int32, data: Data?)
@@ -57,7 +57,7 @@ extension KeychainItemAccess {
 
     /// A default for accesses written before version tags existed: checks `condition` with
     /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
-    /// **not atomic** and drops the tag; ``SystemKeychain`` implements the conditional write as
+    /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
     /// one keychain operation.
     public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         switch condition {
@@ -125,7 +125,7 @@ public struct KeychainSessionStore: SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations; defaults to ``SystemKeychain`` on Apple platforms.
+    ///   - keychain: The item operations; defaults to `SystemKeychain` on Apple platforms.
     public init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
@@ -199,8 +199,8 @@ public struct KeychainSessionStore: SessionStore {
     /// `expected` (``AuthSession/isSameVersion(as:)``), then writes or deletes **only the item
     /// still carrying that tag** (or adds only when none exists) in one keychain operation, so
     /// a writer in another process that slipped in between makes the write fail; the store then
-    /// reads again and decides again (at most ``maximumReplaceAttempts`` times). Every write
-    /// stores a fresh random tag. With ``SystemKeychain`` this is atomic across processes
+    /// reads again and decides again (at most `maximumReplaceAttempts` times). Every write
+    /// stores a fresh random tag. With `SystemKeychain` this is atomic across processes
     /// sharing the items, except for the first conditional write to an item written by a build
     /// without tags (no tag to match; it is written unconditionally and tagged from then on).
     /// - Throws: `AuthError` `.storageUnavailable` when the item cannot be read (nothing is
