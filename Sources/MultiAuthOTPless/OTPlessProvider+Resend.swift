@@ -7,7 +7,7 @@ extension OTPlessProvider {
     /// Docs/Providers/OTPless.md, "Flows").
     ///
     /// With `channel == nil` the flow's current channel is used: after a SmartAuth fallback
-    /// that is the fallback channel, never the one that failed (case B29).
+    /// that is the fallback channel, never the one that failed (Docs/Cases.md, B29).
     /// - Parameters:
     ///   - challenge: The pending `oneTimeCode` or `magicLink` challenge.
     ///   - channel: The channel the user picked, or `nil`.

@@ -17,7 +17,7 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     /// The identity.
     public var identity: Identity
     /// The delivery channel the user picked explicitly; `nil` lets the provider choose (and
-    /// fall back automatically, case B29).
+    /// fall back automatically, Docs/Cases.md, B29).
     public var channel: DeliveryChannel?
     /// Provider-specific options (e.g. `"otpLength": "4"`), documented by each provider.
     public var options: [String: String]

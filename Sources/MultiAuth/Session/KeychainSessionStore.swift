@@ -96,7 +96,7 @@ public enum KeychainStatus {
     /// `errSecDuplicateItem`
     public static let duplicateItem: Int32 = -25299
     /// `errSecInteractionNotAllowed`: the keychain is locked (e.g. background launch before
-    /// first unlock). Storage unavailable, not signed out (case B19).
+    /// first unlock). Storage unavailable, not signed out (Docs/Cases.md, B19).
     public static let interactionNotAllowed: Int32 = -25308
 }
 
@@ -104,7 +104,7 @@ public enum KeychainStatus {
 /// session as JSON, written with after-first-unlock accessibility so background refresh can
 /// read it.
 ///
-/// Status handling (case B19): `errSecItemNotFound` → `nil` (signed out);
+/// Status handling (Docs/Cases.md, B19): `errSecItemNotFound` → `nil` (signed out);
 /// `errSecInteractionNotAllowed` and every other failure → `AuthError(.storageUnavailable)`
 /// on read, `.storageFailure` on write. An unreadable item is never deleted or overwritten by
 /// a read.

@@ -161,12 +161,12 @@ public struct TOTP: Sendable {
     /// belongs to the matching step nearest the current one (on a tie, the newer), and only
     /// that step is checked against `lastUsedStep`. So a fresh code equal to the previous
     /// step's used code is accepted for the current step, while a replay inside the step it
-    /// was used in is rejected even if the next step shares the code (case B08). This is a
+    /// was used in is rejected even if the next step shares the code (Docs/Cases.md, B08). This is a
     /// pure function: the caller stores the returned step as the new last used step,
     /// atomically with the check (or use ``verify(_:at:window:replayGuard:)-(_,Int64,_,_)``).
     /// - Parameters:
     ///   - code: the code as entered: exactly ``digits`` ASCII digits once every Unicode
-    ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, case B34).
+    ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, Docs/Cases.md, B34).
     ///   - unixTime: the verifier's time in seconds since 1970.
     ///   - window: steps accepted before and after the current one,
     ///     0...``maximumWindow``; 1 by default.

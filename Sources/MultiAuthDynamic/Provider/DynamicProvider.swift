@@ -24,7 +24,7 @@ import MultiAuth
 /// 4. ``signOut(_:context:)``: `POST /sdk/{env}/revoke` with `Authorization: Bearer` → `204`.
 ///
 /// Identities: an e-mail (channel `nil` or `email`), sent as its ``/MultiAuth/EmailAddress/identityKey``
-/// (case B33); a phone number (channel `nil` or `sms`) whose ``/MultiAuth/PhoneNumber/regionCode`` is
+/// (Docs/Cases.md, B33); a phone number (channel `nil` or `sms`) whose ``/MultiAuth/PhoneNumber/regionCode`` is
 /// known, sent as `phoneCountryCode` `"+<calling code>"`, `phoneNumber` the national
 /// significant number, `isoCountryCode` the region. Anything else throws before any network call.
 ///

@@ -5,7 +5,7 @@ import MultiAuth
 /// for assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
 ///
 /// The subscription is registered synchronously in `init`, so no event published after `init`
-/// returns is missed (case B22). Events are moved from the bus into the recorder by a task the
+/// returns is missed (Docs/Cases.md, B22). Events are moved from the bus into the recorder by a task the
 /// recorder owns; it ends when the bus finishes, on ``cancel()`` or when the recorder is
 /// released. The recorder subscribes with a large buffer (default 4096 events) so a test
 /// never loses events to the bus's drop policy.
