@@ -138,6 +138,7 @@ struct RenderingSweepTests {
         add(memory)
         add(InMemorySessionStore.Operation.save)
         add(keychain)
+        add(AuthErrorLocalizer.english)
         add(OAuthProviderName.google)
         add(try PersonName(firstName: "Ana", lastName: "Planted"))
         add(phone)
