@@ -138,6 +138,10 @@ struct RenderingSweepTests {
         add(memory)
         add(InMemorySessionStore.Operation.save)
         add(keychain)
+        add(Challenge.Requirement.name)
+        var needsName = challenge
+        needsName.requirements = [.name]
+        add(needsName, as: "MultiAuth.Challenge (with requirements)")
         add(AuthErrorLocalizer.english)
         add(OAuthProviderName.google)
         add(try PersonName(firstName: "Ana", lastName: "Planted"))

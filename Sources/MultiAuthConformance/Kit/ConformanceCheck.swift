@@ -43,6 +43,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
     case c19 = "C19"
     /// Restored session first after a restart.
     case c20 = "C20"
+    /// A challenge announces what its answer needs besides the code.
+    case c24 = "C24"
 
     /// The check's one-line title, as in the table.
     public var title: String {
@@ -67,6 +69,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
         case .c18: "concurrent refreshes of one session make one network call"
         case .c19: "a server clock offset within the documented tolerance does not break expiry checks"
         case .c20: "after a restart authStates() yields the stored session first"
+        case .c24: "a challenge announces what its answer needs besides the code (a name) before the code is sent"
         }
     }
 
