@@ -138,6 +138,7 @@ struct RenderingSweepTests {
         add(memory)
         add(InMemorySessionStore.Operation.save)
         add(keychain)
+        add(KeychainAccessibility.afterFirstUnlockThisDeviceOnly)
         add(Challenge.Requirement.name)
         var needsName = challenge
         needsName.requirements = [.name]
