@@ -5,6 +5,7 @@ import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthHTTP
+import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
@@ -99,10 +100,19 @@ struct RenderingSweepTests {
         let response = HTTPResponse(
             status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token], body: Data(Plant.body.utf8))
         let client = try AuthClient(providers: world.lanes.map(\.provider), store: memory, transport: sandbox.transport, time: sandbox.time)
+        // An AuthModel following the client, so it holds the stored session and every pending
+        // challenge. The task is owned here and cancelled once the model caught up.
+        let model = await MainActor.run { AuthModel(client: client) }
+        let observing = Task { await model.observe() }
+        await model.restore()
         for lane in world.lanes {
             // A flow left pending inside the client, so its memory holds a challenge.
             _ = try? await client.signIn(with: lane.id, lane.harness.validRequest(700))
         }
+        await model.waitUntilProcessed(through: client.events.currentSequence)
+        observing.cancel()
+        add(model)
+        add(AuthModel.RestoreStatus.restored)
         add(client)
         add(AuthClient.SignOutOutcome?.none as Any, as: "MultiAuth.AuthClient.SignOutOutcome")
         if let outcome = flows.values.compactMap(\.signOut).first { add(outcome) }
