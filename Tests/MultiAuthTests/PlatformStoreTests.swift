@@ -68,11 +68,11 @@ import Testing
     /// Without a class (the default on Linux and macOS) nothing is set; with one, the real
     /// attribute call runs (it has no effect on Linux) and the store works.
     @Test func theDefaultClassDependsOnThePlatformAndTheRealCallRuns() async throws {
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        #expect(FileSessionStore.defaultFileProtection?.rawValue == FileProtectionType.completeUntilFirstUserAuthentication.rawValue)
-        #else
-        #expect(FileSessionStore.defaultFileProtection == nil)
-        #endif
+        if FileSessionStore.dataProtectionIsUniversal {
+            #expect(FileSessionStore.defaultFileProtection?.rawValue == FileProtectionType.completeUntilFirstUserAuthentication.rawValue)
+        } else {
+            #expect(FileSessionStore.defaultFileProtection == nil)
+        }
         let directory = ScratchDirectory()
         defer { directory.remove() }
         let plain = try FileSessionStore(directory: directory.url, fileProtection: nil)
@@ -117,15 +117,15 @@ import Testing
         defer { scratch.remove() }
         let environment = ["XDG_DATA_HOME": scratch.url.path, "HOME": "/nonexistent"]
         let store = try SessionStores.platformDefault(service: "com.example.app", accessGroup: "TEAMID.shared", environment: environment)
-        #if canImport(Security)
-        #expect(store is KeychainSessionStore)
-        #else
+        guard !SessionStores.prefersKeychain else {
+            #expect(store is KeychainSessionStore)
+            return
+        }
         let file = try #require(store as? FileSessionStore)
         #expect(file.directory.standardizedFileURL == scratch.url.appendingPathComponent("com.example.app").standardizedFileURL)
         try await file.save(session)
         #expect(try await file.load(for: "portal") == session)
         let mode = try FileManager.default.attributesOfItem(atPath: file.directory.path)[.posixPermissions] as? Int
         #expect(mode == 0o700)
-        #endif
     }
 }

@@ -68,12 +68,19 @@ public actor FileSessionStore: SessionStore {
     /// refresh works; Apple, `FileProtectionType.completeUntilFirstUserAuthentication`),
     /// `nil` on macOS and Linux.
     public static var defaultFileProtection: FileProtectionType? {
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        .completeUntilFirstUserAuthentication
-        #else
-        nil
-        #endif
+        dataProtectionIsUniversal ? .completeUntilFirstUserAuthentication : nil
     }
+
+    /// Whether every file of an app has a data protection class on this platform (iOS, tvOS,
+    /// watchOS, visionOS). The only line here that depends on the platform, so the rest
+    /// type-checks everywhere.
+    package static let dataProtectionIsUniversal: Bool = {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        true
+        #else
+        false
+        #endif
+    }()
 
     /// Test seam: replaces setting the protection attribute (path of the temporary file, class).
     private var protectionSetter: (@Sendable (String, FileProtectionType) throws -> Void)?

@@ -45,6 +45,15 @@ public enum SessionStores {
             .appendingPathComponent(".local/share", isDirectory: true).appendingPathComponent(service, isDirectory: true)
     }
 
+    /// Whether ``platformDefault(service:accessGroup:)`` returns the keychain store here.
+    package static let prefersKeychain: Bool = {
+        #if canImport(Security)
+        true
+        #else
+        false
+        #endif
+    }()
+
     /// Refuses a service name that is not one path component.
     package static func checkServiceName(_ service: String) throws {
         guard !service.isEmpty, service != ".", service != "..", !service.contains("/"), !service.contains("\u{0}") else {
