@@ -92,4 +92,20 @@ import Testing
             #expect(!(text ?? "").contains("SECRET-RAW"))
         }
     }
+
+    /// Docs/Errors.md lists every key with its English texts, and nothing else.
+    @Test func theKeysInDocsErrorsAreTheEnglishTable() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Docs/Errors.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        var documented: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| `error.") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else { Issue.record("malformed row: \(line)"); continue }
+            let key = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            documented[key] = cells[1]
+            documented[key + ".recovery"] = cells[2]
+        }
+        #expect(documented == AuthError.englishStrings)
+    }
 }
