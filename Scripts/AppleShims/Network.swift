@@ -40,7 +40,7 @@ public enum NWEndpoint {
     /// https://developer.apple.com/documentation/network/nwendpoint/host-swift.enum
     public enum Host: Hashable {
         /// https://developer.apple.com/documentation/network/nwendpoint/host-swift.enum/name(_:_:)
-        case name(String, NWInterface.InterfaceType?)
+        case name(String, NWInterface?)
         /// https://developer.apple.com/documentation/network/nwendpoint/host-swift.enum/init(_:) — `init(_ string: String)`
         public init(_ string: String) { fatalError() }
     }

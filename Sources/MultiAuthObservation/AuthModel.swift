@@ -12,10 +12,10 @@ import Observation
 /// `.task { await model.observe() }`). Each change is applied **once**: a `sessionRestored`
 /// that brings the session the initial state already showed, or any event that changes
 /// nothing, leaves the properties untouched, so observers see one change per real change. When
-/// the stream reports a gap (a lagging buffer dropped events: the sequence numbers jump, or the
-/// bus marks the gap), the model re-reads the client's state (`currentState()` and
-/// `pendingChallenge(for:)`) instead of trusting what it folded so far. Event kinds the model
-/// does not know are ignored.
+/// the stream reports a gap (a lagging buffer dropped events: the sequence numbers jump), the
+/// model re-reads the client's state (`currentState()` and
+/// `pendingChallenge(for:)`) instead of trusting what it folded so far; it does the same for an
+/// event kind it does not know (one added by a later version of the core).
 ///
 /// Actions forward to the client and return or throw what it returns or throws; an `AuthError`
 /// (not a `CancellationError`) is also kept in ``lastError`` (a successful action clears it).
@@ -122,22 +122,21 @@ public final class AuthModel {
         if case .initialState(let state) = event.kind {
             receivedInitialState = true
             adopt(state)
-        } else if event.sequence > processedSequence + 1 || Self.marksGap(event.kind) {
+        } else if event.sequence > processedSequence + 1 {
             // Events were dropped before this one: what was folded so far may be stale.
             await resync()
-            if event.sequence > processedSequence { fold(event) }
+            if event.sequence > processedSequence { _ = fold(event) }
         } else if event.sequence > processedSequence {
-            fold(event)
+            if !fold(event) {
+                // A kind this build does not know: re-read rather than guess what it changed.
+                await resync()
+            }
         }
         processedSequence = max(processedSequence, event.sequence)
         let ready = waiters.filter { receivedInitialState && $0.through <= processedSequence }
         waiters.removeAll { receivedInitialState && $0.through <= processedSequence }
         for waiter in ready { waiter.continuation.resume() }
     }
-
-    /// Whether `kind` is the bus's own marker of dropped events (a kind this build may not
-    /// know: matched by name).
-    private static func marksGap(_ kind: AuthEvent.Kind) -> Bool { kind.name == "eventsDropped" }
 
     /// Re-reads the state and the pending challenges from the client; events published before
     /// the read are then skipped (the read already reflects them).
@@ -163,8 +162,9 @@ public final class AuthModel {
         if state.unavailable != unavailable { unavailable = state.unavailable }
     }
 
-    /// Applies one live event.
-    private func fold(_ event: AuthEvent) {
+    /// Applies one live event; `false` for a kind this build does not know (the caller then
+    /// re-reads the client's state).
+    private func fold(_ event: AuthEvent) -> Bool {
         let provider = event.provider
         switch event.kind {
         case .signedIn(let session), .sessionRestored(let session), .sessionRefreshed(let session):
@@ -187,9 +187,14 @@ public final class AuthModel {
             if let provider { endFlow(event.flowID, of: provider) }
         case .storageFailed(let error):
             record(error)
-        default:
-            break  // flow progress (delivery, fallback, states) and kinds this build does not know
+        case .initialState(let state):
+            adopt(state)
+        case .flowStarted, .deliveryStatus, .fallbackTriggered, .verificationStateChanged:
+            break  // flow progress: nothing the model shows
+        @unknown default:
+            return false
         }
+        return true
     }
 
     private func setSession(_ session: AuthSession?, for provider: AuthProviderID) {
