@@ -38,8 +38,11 @@ import Darwin
 /// (`FileProtectionType.completeUntilFirstUserAuthentication` by default on iOS, tvOS,
 /// watchOS and visionOS) through its `FileAttributeKey.protectionKey` attribute, set on the
 /// temporary file right after it is created and before any byte is written, so the session is
-/// never on disk under a weaker class (Apple, "Encrypting your app's files";
-/// `Data.WritingOptions` does not apply: the store writes with `open`/`write`/`rename`). On
+/// never on disk under a weaker class. Apple documents the classes in "Encrypting Your App's
+/// Files" (https://developer.apple.com/documentation/uikit/encrypting-your-app-s-files) and the
+/// attribute at https://developer.apple.com/documentation/foundation/fileattributekey/protectionkey;
+/// `Data.WritingOptions.completeFileProtectionUntilFirstUserAuthentication` does not apply
+/// because the store writes with `open`/`write`/`rename`, not `Data.write(to:options:)`. On
 /// Linux the attribute has no effect and the default is `nil`. On Apple platforms prefer
 /// ``KeychainSessionStore`` (`SessionStores.platformDefault(service:accessGroup:)`).
 ///
