@@ -129,6 +129,10 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
             ]),
+        // Session lifecycle proof (issue 13): a model-based randomized test of two clients on
+        // one store, its mutation checks, and the named lifecycle scenarios.
+        .testTarget(
+            name: "MultiAuthModelTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
         // Issue 15: the rendering sweep (every public type of every library module, five
         // renderings, no planted secret) and every adapter request through a failing transport.
         .testTarget(

@@ -19,6 +19,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         private let lock = NSLock()
         private var states: [FlowID: ProviderState] = [:]
         private var lastState: ProviderState?
+        private var lastSession: AuthSession?
+        private var redirectSessions: [URL: AuthSession] = [:]
         private var starts: [String: Task<SignInStep, any Error>] = [:]
         private var silentNames: Set<FlowID> = []
 
@@ -28,6 +30,10 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         func demandName(_ flow: FlowID) { locked { _ = silentNames.insert(flow) } }
         func demandsName(_ flow: FlowID) -> Bool { locked { silentNames.contains(flow) } }
         var last: ProviderState? { locked { lastState } }
+        func issued(_ session: AuthSession) { locked { lastSession = session } }
+        var lastIssued: AuthSession? { locked { lastSession } }
+        func redirected(_ url: URL, _ session: AuthSession) { locked { redirectSessions[url] = session } }
+        func redirectSession(_ url: URL) -> AuthSession? { locked { redirectSessions[url] } }
         func start(_ key: String, _ make: () -> Task<SignInStep, any Error>) -> Task<SignInStep, any Error> {
             locked {
                 if let task = starts[key] { return task }
@@ -158,6 +164,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             throw error
         }
         guard case .signedIn(var session) = step else { return step }
+        memory.issued(session)
         switch breaking {
         case .c12: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
         case .c20:
@@ -184,6 +191,17 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
 
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let pending = pending.map(restored)
+        if breaking == .c23 {
+            // Accepts a spent grant: presented again, the link returns the session it gave.
+            do {
+                let step = try await reference.handleRedirect(url, pending: pending, context: context)
+                if case .signedIn(let session) = step { memory.redirected(url, session) }
+                return step
+            } catch let error as AuthError where error.code == .codeAlreadyUsed {
+                guard let session = memory.redirectSession(url) else { throw error }
+                return .signedIn(session)
+            }
+        }
         guard breaking == .c17, let pending else {
             return try await reference.handleRedirect(url, pending: pending, context: context)
         }
@@ -197,7 +215,19 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     }
 
     func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
-        var refreshed = try await reference.refresh(session, context: context)
+        var refreshed: AuthSession
+        do { refreshed = try await reference.refresh(session, context: context) } catch var error as AuthError {
+            // Reads a revoked refresh credential as an unknown failure.
+            if breaking == .c22, error.code == .sessionExpired { error.code = .generic }
+            throw error
+        }
+        if breaking == .c21 {
+            // Keeps "one current session": a refresh revokes the newest other session it issued.
+            if let newest = memory.lastIssued, newest.credentials.refreshToken != session.credentials.refreshToken {
+                try? await reference.signOut(newest, context: context)
+            }
+            memory.issued(refreshed)
+        }
         // Keeps the old refresh token although the server rotated it.
         if breaking == .c18 { refreshed.credentials.refreshToken = session.credentials.refreshToken }
         return refreshed

@@ -22,7 +22,10 @@ struct DynamicFixture {
         sandbox.register(backend, host: DynamicBackend.defaultHost)
         provider = DynamicProvider(configuration: try .sandbox())
         store = InMemorySessionStore()
-        client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        // No background refresh: `refreshCoalescesConcurrentCallers` advances the clock past the
+        // refresh time and drives the refresh itself.
+        client = try AuthClient(
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
     }
 
     var configuration: DynamicConfiguration { provider.configuration }

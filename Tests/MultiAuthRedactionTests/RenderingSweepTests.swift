@@ -286,6 +286,8 @@ struct RenderingSweepTests {
         add(ConformanceResult.Status.skipped)
         add(ProviderConformance.reference())
         add(ReferenceProvider())
+        add(AutoRefresh(jitterSeed: 7))
+        add(ReferenceBackend.RefreshTokenOrigin.refresh(from: Plant.token))
         add(PortalBackendRegistry())
 
         // The world's own secrets: every flow's codes, tokens and provider state.

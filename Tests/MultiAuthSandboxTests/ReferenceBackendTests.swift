@@ -77,9 +77,15 @@ struct ReferenceBackendTests {
         #expect(again.status == 409)
         let refreshed = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
         #expect(refreshed.status == 200)
-        let reused = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
-        #expect(reused.status == 401)
         let newRefresh = try refreshed.decodeJSON(ReferenceProtocol.TokenResponse.self).refreshToken
+        // Within the reuse interval the rotated token gets the same new tokens again…
+        let reused = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
+        #expect(reused.status == 200)
+        #expect(try reused.decodeJSON(ReferenceProtocol.TokenResponse.self).refreshToken == newRefresh)
+        // …after it, never.
+        sandbox.clock.advance(by: .seconds(ReferenceProtocol.refreshReuseInterval))
+        let late = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
+        #expect(late.status == 401)
         #expect(try await post("/logout", ReferenceProtocol.LogoutRequest(refreshToken: newRefresh)).status == 204)
         #expect(try await post("/logout", ReferenceProtocol.LogoutRequest(refreshToken: newRefresh)).status == 401)
     }

@@ -3,7 +3,7 @@ import Foundation
 /// The single dependency an app holds: registered providers, a session store, a transport, a
 /// time source and an event bus, with one API for every provider's flows.
 ///
-/// `AuthClient` enforces the invariants of DESIGN.md §3 for every provider:
+/// `AuthClient` enforces the invariants of Docs/Architecture.md for every provider:
 /// 1. A malformed code or an expired challenge is refused with a typed error before the
 ///    provider is called: no network call, no attempt used.
 /// 2. A session is persisted **before** `.signedIn` is returned or published. If the write
@@ -12,12 +12,25 @@ import Foundation
 /// 3. A new `signIn` for a provider cancels that provider's start still in flight (event
 ///    `flowCancelled`); a `submit` in flight is never cancelled by it.
 /// 4. A wrong code throws `invalidCode` with `attemptsRemaining`, publishes `codeRejected`,
-///    keeps the challenge usable and leaves any stored session untouched.
+///    keeps the challenge usable and leaves any stored session untouched; the last one
+///    publishes `attemptsExhausted`. One submit per challenge is in flight: the same code
+///    joins it, a different code waits for it. A finished challenge replays its session for
+///    the same answer and refuses any other (`challengeNotPending`).
 /// 6. Cancellation surfaces as `CancellationError`; no session is stored and no event of that
 ///    flow follows `flowCancelled`.
 /// 7. Events, errors and descriptions never carry secrets.
 /// 9. Concurrent refreshes of one session (same refresh token) make one provider call.
 /// 10. Time comes only from the injected ``TimeSource``.
+/// 11. A refresh result is applied only while the refreshed session is still stored
+///     (compare-and-set); otherwise it is discarded and the caller gets the stored session.
+/// 12. A revoked refresh credential ends the session once (`sessionExpired`); a transient
+///     failure never does, and a still-valid access token is still returned. Sessions refresh
+///     themselves before expiry (``AutoRefresh``).
+/// 13. One redirect is exchanged at most once, even when delivered twice at the same moment.
+///
+/// Internally the client composes a ``FlowTable`` (sign-in flows), a ``RedirectLedger``
+/// (redirect exchanges), a ``SessionLifecycle`` (refresh rules) and an
+/// ``AutoRefreshScheduler`` (background refresh); see Docs/Architecture.md.
 ///
 /// Concurrency: an actor. Provider calls run while the actor is free for other calls, so
 /// several flows of different providers (and several submits) proceed in parallel.
@@ -30,38 +43,22 @@ public actor AuthClient {
     public nonisolated let transport: any HTTPTransport
     /// The time source handed to providers and used for expiry checks.
     public nonisolated let time: TimeSource
-    /// How long before expiry ``validSession(for:)`` refreshes a session.
+    /// How long before expiry ``validSession(for:)`` and the background scheduler refresh a
+    /// session.
     public nonisolated let refreshMargin: Duration
+    /// The background refresh policy.
+    public nonisolated let autoRefresh: AutoRefresh
     /// The registered provider ids, in registration order.
     public nonisolated let providerIDs: [AuthProviderID]
 
-    private let providers: [AuthProviderID: any AuthProvider]
-    private nonisolated let gate: FlowEventGate
-    private var startingFlows: [AuthProviderID: (flowID: FlowID, task: Task<SignInStep, any Error>)] = [:]
-    private var pending: [AuthProviderID: Challenge] = [:]
-    private var unsaved: [FlowID: AuthSession] = [:]
-    private var completedRedirects = BoundedMap<String, FlowID>(capacity: AuthClient.redirectMemory)
-    private var finishedSessions: [FlowID: AuthSession] = [:]
-    private var refreshes: [RefreshKey: Task<AuthSession, any Error>] = [:]
-    /// Flows abandoned by `cancelFlow` (explicitly) or by `signOut` (every flow of that provider
-    /// started before it, through `signOutEpochs`): their challenges are refused.
-    private var abandonedFlows: Set<FlowID> = []
-    private var flowEpochs = BoundedMap<FlowID, Int>(capacity: AuthClient.flowMemory)
-    private var signOutEpochs: [AuthProviderID: Int] = [:]
-    /// Results of completed refreshes by the credential they spent (bounded, in order).
-    private var rotated = BoundedMap<RefreshKey, AuthSession>(capacity: 64)
-    /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
-    private(set) var refreshCallersInFlight = 0
-
-    private struct RefreshKey: Hashable {
-        let provider: AuthProviderID
-        let credential: String
-    }
-
-    /// How many completed redirects are remembered for replay.
-    static let redirectMemory = 64
-    /// How many flows are remembered for cancellation and sign-out checks.
-    static let flowMemory = 4096
+    let providers: [AuthProviderID: any AuthProvider]
+    nonisolated let gate: FlowEventGate
+    nonisolated let lifecycle: SessionLifecycle
+    nonisolated let scheduler: AutoRefreshScheduler
+    var flows = FlowTable()
+    private var redirects = RedirectLedger()
+    private var submits: [FlowID: (code: String, work: SharedWork<SignInStep>)] = [:]
+    private var mutations = ClientMutations()
 
     /// Creates a client.
     /// - Parameters:
@@ -69,11 +66,14 @@ public actor AuthClient {
     ///   - store: Where sessions are persisted.
     ///   - transport: The HTTP transport for every provider.
     ///   - time: The time source (inject `ManualClock` in tests).
-    ///   - refreshMargin: ``validSession(for:)`` refreshes sessions expiring within this margin.
+    ///   - refreshMargin: ``validSession(for:)`` and the background scheduler refresh sessions
+    ///     expiring within this margin.
+    ///   - autoRefresh: Background refresh (on by default; pass ``AutoRefresh/disabled`` to
+    ///     refresh only on demand).
     /// - Throws: `AuthError` `.configuration` when two providers share an id.
     public init(
         providers: [any AuthProvider], store: any SessionStore = InMemorySessionStore(), transport: any HTTPTransport,
-        time: TimeSource = .system, refreshMargin: Duration = .seconds(60)
+        time: TimeSource = .system, refreshMargin: Duration = .seconds(60), autoRefresh: AutoRefresh = .enabled
     ) throws {
         var table: [AuthProviderID: any AuthProvider] = [:]
         for provider in providers {
@@ -88,8 +88,28 @@ public actor AuthClient {
         self.transport = transport
         self.time = time
         self.refreshMargin = refreshMargin
+        self.autoRefresh = autoRefresh
         self.events = AuthEventBus(timeSource: time)
-        self.gate = FlowEventGate(bus: events)
+        let gate = FlowEventGate(bus: events)
+        self.gate = gate
+        let lifecycle = SessionLifecycle(store: store, gate: gate)
+        self.lifecycle = lifecycle
+        let scheduler = AutoRefreshScheduler(policy: autoRefresh, margin: refreshMargin, time: time)
+        let registered = table
+        self.scheduler = scheduler
+        // The scheduler holds no reference to the client: a released client stops it (deinit).
+        scheduler.connect(
+            AutoRefreshScheduler.Hooks(
+                load: { provider in try await store.load(for: provider) },
+                refresh: { session in
+                    guard let provider = registered[session.provider] as? any RefreshableProvider else { return .stop }
+                    let context = Self.makeContext(gate: gate, transport: transport, time: time, provider: session.provider, flowID: nil)
+                    return Self.schedulerStep(await lifecycle.refresh(session, provider: provider, context: context))
+                }))
+    }
+
+    deinit {
+        scheduler.stopAll()
     }
 
     // MARK: Providers
@@ -103,12 +123,35 @@ public actor AuthClient {
         return provider
     }
 
-    private nonisolated func context(for provider: AuthProviderID, flowID: FlowID?) -> AuthContext {
-        let gate = self.gate
-        return AuthContext(transport: transport, time: time, flowID: flowID) { kind in
+    nonisolated func context(for provider: AuthProviderID, flowID: FlowID?) -> AuthContext {
+        Self.makeContext(gate: gate, transport: transport, time: time, provider: provider, flowID: flowID)
+    }
+
+    private static func makeContext(
+        gate: FlowEventGate, transport: any HTTPTransport, time: TimeSource, provider: AuthProviderID, flowID: FlowID?
+    ) -> AuthContext {
+        AuthContext(transport: transport, time: time, flowID: flowID) { kind in
             gate.publishFromProvider(kind, provider: provider, flowID: flowID)
         }
     }
+
+    // MARK: Test seams
+
+    /// Switches off guards for mutation checks (the model-based test shows it then finds a
+    /// violation). Never used by apps.
+    package func setMutations(_ mutations: ClientMutations) {
+        self.mutations = mutations
+        lifecycle.setMutations(mutations)
+    }
+
+    /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
+    var refreshCallersInFlight: Int { lifecycle.callersInFlight }
+
+    /// Background scheduler tasks running now (the bounded-task test reads it).
+    package nonisolated var autoRefreshTaskCount: Int { scheduler.activeTaskCount }
+
+    /// Redirect exchanges and submits in flight (bounded-memory checks).
+    package var exchangesInFlight: Int { redirects.inFlightCount + submits.count }
 
     // MARK: Sign-in
 
@@ -122,25 +165,25 @@ public actor AuthClient {
     public func signIn(with providerID: AuthProviderID, _ request: SignInRequest) async throws -> SignInStep {
         let provider = try self.provider(providerID)
         let flowID = FlowID.random()
-        track(flowID, provider: providerID)
-        if let previous = startingFlows[providerID] {
+        flows.track(flowID, provider: providerID)
+        if let previous = flows.takeStart(of: providerID) {
             gate.cancel(previous.flowID, provider: providerID)
             previous.task.cancel()
             endFlow(previous.flowID, provider: providerID)
         }
         gate.publish(.flowStarted(summary: request.description), provider: providerID, flowID: flowID)
         let context = context(for: providerID, flowID: flowID)
-        // Unstructured so a newer start can cancel it; owned by `startingFlows` and awaited
+        // Unstructured so a newer start can cancel it; owned by the flow table and awaited
         // right here, so it ends before this call returns (cancelled with the caller).
         let task = Task { try await provider.start(request, context: context) }
-        startingFlows[providerID] = (flowID, task)
+        flows.beginStart(flowID, task: task, provider: providerID)
         let result: Result<SignInStep, any Error>
         do {
             result = .success(try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() })
         } catch {
             result = .failure(error)
         }
-        if startingFlows[providerID]?.flowID == flowID { startingFlows[providerID] = nil }
+        flows.endStart(flowID, provider: providerID)
         defer { gate.forget(flowID) }
         if gate.isCancelled(flowID) || Task.isCancelled {
             gate.cancel(flowID, provider: providerID)
@@ -153,7 +196,7 @@ public actor AuthClient {
         case .failure(let error):
             throw normalize(error, provider: providerID)
         case .success(let step):
-            return try await accept(step, provider: providerID, flowID: flowID)
+            return try await accept(step, provider: providerID, flowID: flowID, answer: nil)
         }
     }
 
@@ -162,83 +205,107 @@ public actor AuthClient {
     /// The code is normalized (whitespace removed) and checked against the challenge's length
     /// before the provider is called; an expired challenge is refused locally. A session left
     /// unsaved by a failed store write for this flow is saved without calling the provider.
+    /// One submit per challenge is in flight: a second submit of the same code joins the first
+    /// (both get its result); a different code waits for it and then runs against what it
+    /// left (fewer attempts, or a finished flow). A finished challenge replays its session for
+    /// the answer that finished it and refuses any other answer with `challengeNotPending`,
+    /// without a network call.
     /// - Returns: A session, or a further challenge (e.g. a TOTP second step).
     /// - Throws: `AuthError` (`.invalidInput` with `.invalidCodeFormat`, `.expired`,
-    ///   `.invalidCode` with `attemptsRemaining`, `.attemptsExhausted`, `.storageFailure`, the
-    ///   provider's errors) or `CancellationError`.
+    ///   `.invalidCode` with `attemptsRemaining`, `.attemptsExhausted`, `.challengeNotPending`,
+    ///   `.storageFailure`, the provider's errors) or `CancellationError`.
     public func submit(_ answer: ChallengeAnswer, for challenge: Challenge) async throws -> SignInStep {
         let providerID = challenge.provider
         let provider = try self.provider(providerID)
-        try refuseIfAbandoned(challenge)
-        if let session = unsaved[challenge.flowID] {
-            _ = try normalizedAnswer(answer, for: challenge)
-            return try await persist(session, flowID: challenge.flowID)
+        while true {
+            try flows.refuseIfAbandoned(challenge)
+            if let kept = flows.unsavedSession(challenge.flowID) {
+                let normalized = try normalizedAnswer(answer, for: challenge)
+                guard kept.answer == nil || kept.answer == normalized.rawCode else { throw Self.finished(providerID) }
+                return try await persist(kept.session, flowID: challenge.flowID, answer: kept.answer)
+            }
+            if let done = flows.finishedFlow(challenge.flowID) {
+                guard let expected = done.answer, (try? normalizedAnswer(answer, for: challenge).rawCode) == expected else {
+                    throw Self.finished(providerID)
+                }
+                return .signedIn(done.session)
+            }
+            if challenge.isExpired(at: time.now) {
+                flows.clearPending(providerID, flow: challenge.flowID)
+                endFlow(challenge.flowID, provider: providerID)
+                gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
+                throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
+            }
+            refreshPending(providerID)
+            let current = flows.pending(providerID, flow: challenge.flowID) ?? challenge
+            if flows.isExhausted(challenge.flowID) || (current.attemptsRemaining.map { $0 <= 0 } ?? false) {
+                throw AuthError(.attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
+            }
+            let normalized = try normalizedAnswer(answer, for: current)
+            if let running = submits[challenge.flowID] {
+                if running.code == normalized.rawCode { return try await running.work.value() }
+                // A different code waits for the submit in flight, then looks again: the
+                // attempts it sees are the ones the server applied.
+                _ = try? await running.work.value()
+                try Task.checkCancellation()
+                continue
+            }
+            // Unstructured so concurrent submits of this challenge share it; owned by
+            // `submits` (removed by itself when it ends); cancelled when its last waiter is.
+            let work = SharedWork(
+                Task { try await self.respond(provider, to: current, with: normalized, for: challenge) })
+            submits[challenge.flowID] = (normalized.rawCode, work)
+            return try await work.value()
         }
-        if let session = finishedSessions[challenge.flowID] {
-            return .signedIn(session)
-        }
-        let now = time.now
-        if challenge.isExpired(at: now) {
-            if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
-            endFlow(challenge.flowID, provider: providerID)
-            gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
-            throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
-        }
-        refreshPending(providerID)
-        let current = pending[providerID]?.flowID == challenge.flowID ? pending[providerID]! : challenge
-        if let remaining = current.attemptsRemaining, remaining <= 0 {
-            throw AuthError(.attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
-        }
-        let normalized = try normalizedAnswer(answer, for: current)
-        let context = context(for: providerID, flowID: challenge.flowID)
+    }
+
+    private static func finished(_ provider: AuthProviderID) -> AuthError {
+        AuthError(
+            .challengeNotPending, "this sign-in already finished with another answer; start again", provider: provider)
+    }
+
+    /// The provider call of one submit, shared by every caller of the same code.
+    private func respond(
+        _ provider: any AuthProvider, to current: Challenge, with normalized: ChallengeAnswer, for challenge: Challenge
+    ) async throws -> SignInStep {
+        let providerID = challenge.provider
+        let flowID = challenge.flowID
+        defer { submits[flowID] = nil }
+        let context = context(for: providerID, flowID: flowID)
         let step: SignInStep
         do {
             step = try await provider.respond(to: current, with: normalized, context: context)
         } catch is CancellationError {
-            gate.cancel(challenge.flowID, provider: providerID)
+            gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         } catch {
             let error = normalize(error, provider: providerID)
             switch error.code {
             case .invalidCode:
-                if var updated = pending[providerID], updated.flowID == challenge.flowID {
-                    updated.attemptsRemaining = error.attemptsRemaining ?? updated.attemptsRemaining.map { max(0, $0 - 1) }
-                    pending[providerID] = updated
+                flows.noteWrongCode(providerID, flow: flowID, reported: error.attemptsRemaining)
+                gate.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: flowID)
+                if error.attemptsRemaining == 0 {
+                    gate.publish(.attemptsExhausted, provider: providerID, flowID: flowID)
                 }
-                gate.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: challenge.flowID)
-            case .attemptsExhausted, .expired:
-                if pending[providerID]?.flowID == challenge.flowID { pending[providerID] = nil }
-                endFlow(challenge.flowID, provider: providerID)
-                if error.code == .expired { gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID) }
+            case .attemptsExhausted:
+                flows.exhaust(flowID, provider: providerID)
+                endFlow(flowID, provider: providerID)
+                gate.publish(.attemptsExhausted, provider: providerID, flowID: flowID)
+            case .expired:
+                flows.clearPending(providerID, flow: flowID)
+                endFlow(flowID, provider: providerID)
+                gate.publish(.flowExpired, provider: providerID, flowID: flowID)
             default: break
             }
             throw error
         }
         if Task.isCancelled {
-            gate.cancel(challenge.flowID, provider: providerID)
+            gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         }
         // Signed out or cancelled while the provider answered: keep nothing of this flow.
-        try refuseIfAbandoned(challenge)
-        return try await accept(step, provider: providerID, flowID: challenge.flowID)
-    }
-
-    /// Remembers which sign-out epoch `flowID` of `provider` started in (bounded memory).
-    private func track(_ flowID: FlowID, provider: AuthProviderID) {
-        guard flowEpochs[flowID] == nil else { return }
-        if let forgotten = flowEpochs.set(signOutEpochs[provider, default: 0], for: flowID) {
-            abandonedFlows.remove(forgotten.key)
-        }
-    }
-
-    /// Throws `challengeNotPending` when `challenge`'s flow was cancelled, or started before a
-    /// sign-out of its provider, in this client.
-    private func refuseIfAbandoned(_ challenge: Challenge) throws {
-        let epoch = flowEpochs[challenge.flowID]
-        if abandonedFlows.contains(challenge.flowID) || epoch.map({ $0 < signOutEpochs[challenge.provider, default: 0] }) == true {
-            throw AuthError(
-                .challengeNotPending, "this sign-in was cancelled or signed out; start again", provider: challenge.provider)
-        }
+        try flows.refuseIfAbandoned(challenge)
+        return try await accept(step, provider: providerID, flowID: flowID, answer: normalized.rawCode)
     }
 
     private func normalizedAnswer(_ answer: ChallengeAnswer, for challenge: Challenge) throws -> ChallengeAnswer {
@@ -266,7 +333,7 @@ public actor AuthClient {
         guard let provider = try self.provider(providerID) as? any ResendableProvider else {
             throw AuthError(.unsupported, "this provider cannot resend codes", provider: providerID)
         }
-        try refuseIfAbandoned(challenge)
+        try flows.refuseIfAbandoned(challenge)
         let now = time.now
         if challenge.isExpired(at: now) {
             throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
@@ -283,7 +350,7 @@ public actor AuthClient {
         } catch {
             throw normalize(error, provider: providerID)
         }
-        pending[providerID] = updated
+        flows.setPending(updated)
         gate.publish(.challengeIssued(updated), provider: providerID, flowID: updated.flowID)
         return updated
     }
@@ -292,9 +359,11 @@ public actor AuthClient {
     /// it.
     ///
     /// A redirect is accepted only while a flow of that provider is pending (the provider
-    /// checks its state against the pending challenge). A re-delivered redirect replays its
-    /// result without a network call: the session it led to (directly, or after a further
-    /// step such as TOTP), or that further step while it is still pending.
+    /// checks its state against the pending challenge). The URL is entered before the provider
+    /// is called, so deliveries of the same URL while its exchange is in flight share that one
+    /// exchange and all get its result. A re-delivered redirect replays its result without a
+    /// network call: the session it led to (directly, or after a further step such as TOTP), or
+    /// that further step while it is still pending.
     /// - Parameter resuming: A challenge saved before the process died, used as the pending
     ///   flow when this client has none.
     /// - Returns: `nil` when no registered provider claims the URL; otherwise the next step.
@@ -307,52 +376,67 @@ public actor AuthClient {
         else { return nil }
         let providerID = provider.id
         let key = url.absoluteString
-        if let flowID = completedRedirects[key] {
+        if let flowID = redirects.completedFlow(key) {
             // A re-delivered redirect replays its result without a network call: the session
             // (finishing an interrupted store write first), or the further step still pending.
-            if let session = unsaved[flowID] { return try await persist(session, flowID: flowID) }
-            if let session = finishedSessions[flowID] { return .signedIn(session) }
-            if let next = pending[providerID], next.flowID == flowID { return .challenge(next) }
+            if let kept = flows.unsavedSession(flowID) { return try await persist(kept.session, flowID: flowID, answer: kept.answer) }
+            if let done = flows.finishedFlow(flowID) { return .signedIn(done.session) }
+            if let next = flows.pending(providerID, flow: flowID) { return .challenge(next) }
         }
-        let pendingChallenge = pending[providerID] ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
+        if !mutations.noRedirectSingleFlight, let running = redirects.inFlight(key) {
+            return try await running.value()
+        }
+        let pendingChallenge = flows.pending(providerID) ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
         if let pendingChallenge, pendingChallenge.isExpired(at: time.now) {
-            pending[providerID] = nil
+            flows.clearPending(providerID, flow: pendingChallenge.flowID)
             gate.publish(.flowExpired, provider: providerID, flowID: pendingChallenge.flowID)
             throw AuthError(.expired, "the sign-in link expired; start again", provider: providerID)
         }
         let flowID = pendingChallenge?.flowID ?? FlowID.random()
+        // Unstructured so concurrent deliveries share it; owned by the redirect ledger (entered
+        // before the provider call, removed when the exchange ends); cancelled when its last
+        // waiter is.
+        let work = SharedWork(
+            Task { try await self.exchange(url, key: key, with: provider, pending: pendingChallenge, flowID: flowID) })
+        redirects.begin(key, exchange: work)
+        return try await work.value()
+    }
+
+    /// The provider exchange of one redirect, shared by every delivery of the URL.
+    private func exchange(
+        _ url: URL, key: String, with provider: any RedirectHandlingProvider, pending: Challenge?, flowID: FlowID
+    ) async throws -> SignInStep {
+        let providerID = provider.id
         let step: SignInStep
         do {
-            step = try await provider.handleRedirect(url, pending: pendingChallenge, context: context(for: providerID, flowID: flowID))
+            step = try await provider.handleRedirect(url, pending: pending, context: context(for: providerID, flowID: flowID))
         } catch is CancellationError {
+            redirects.fail(key)
             throw CancellationError()
         } catch {
+            redirects.fail(key)
             throw normalize(error, provider: providerID)
         }
         switch step {
-        case .signedIn: remember(redirect: key, flowID: flowID)
-        case .challenge(let next): remember(redirect: key, flowID: next.flowID)
+        case .signedIn: redirects.complete(key, flow: flowID)
+        case .challenge(let next): redirects.complete(key, flow: next.flowID)
         }
-        return try await accept(step, provider: providerID, flowID: flowID)
-    }
-
-    private func remember(redirect key: String, flowID: FlowID) {
-        if let forgotten = completedRedirects.set(flowID, for: key) { finishedSessions[forgotten.value] = nil }
+        return try await accept(step, provider: providerID, flowID: flowID, answer: nil)
     }
 
     /// The challenge of `provider`'s pending flow, if any, including changes the provider
     /// published since (e.g. the channel after a fallback).
     public func pendingChallenge(for provider: AuthProviderID) -> Challenge? {
         refreshPending(provider)
-        return pending[provider]
+        return flows.pending(provider)
     }
 
     /// Applies a challenge the provider published for the pending flow (fallback, SNA → OTP).
     private func refreshPending(_ provider: AuthProviderID) {
-        guard let current = pending[provider], let updated = gate.takeUpdatedChallenge(current.flowID) else { return }
+        guard let current = flows.pending(provider), let updated = gate.takeUpdatedChallenge(current.flowID) else { return }
         var challenge = updated
         challenge.provider = provider
-        pending[provider] = challenge
+        flows.setPending(challenge)
     }
 
     /// Tells the provider a flow ended and drops what the client kept for it.
@@ -364,276 +448,50 @@ public actor AuthClient {
     /// Abandons `provider`'s pending flow (and its start in flight): publishes `flowCancelled`
     /// once; later events of that flow are dropped.
     public func cancelFlow(for provider: AuthProviderID) {
-        if let starting = startingFlows.removeValue(forKey: provider) {
-            abandonedFlows.insert(starting.flowID)
+        if let starting = flows.takeStart(of: provider) {
+            flows.abandon(starting.flowID)
             gate.cancel(starting.flowID, provider: provider)
             starting.task.cancel()
             endFlow(starting.flowID, provider: provider)
         }
-        if let challenge = pending.removeValue(forKey: provider) {
-            abandonedFlows.insert(challenge.flowID)
-            unsaved[challenge.flowID] = nil
+        if let challenge = flows.takePending(provider) {
+            flows.abandon(challenge.flowID)
             gate.cancel(challenge.flowID, provider: provider)
             endFlow(challenge.flowID, provider: provider)
         }
     }
 
-    private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID) async throws -> SignInStep {
+    private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID, answer: String?) async throws -> SignInStep {
         switch step {
         case .challenge(var challenge):
             challenge.provider = provider
-            track(challenge.flowID, provider: provider)
-            pending[provider] = challenge
+            flows.setPending(challenge)
             gate.publish(.challengeIssued(challenge), provider: provider, flowID: challenge.flowID)
             return .challenge(challenge)
         case .signedIn(let session):
-            return try await persist(session, flowID: flowID)
+            return try await persist(session, flowID: flowID, answer: answer)
         }
     }
 
     /// Saves `session`, then (only then) publishes `signedIn` and returns it.
-    private func persist(_ session: AuthSession, flowID: FlowID) async throws -> SignInStep {
+    private func persist(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
         do {
             try await store.save(session)
         } catch {
             let failure = (error as? AuthError).map { $0.code == .storageFailure ? $0 : AuthError(.storageFailure, $0.message, provider: session.provider, underlying: $0) }
                 ?? AuthError(.storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
-            unsaved[flowID] = session
+            flows.keepUnsaved(session, answer: answer, flow: flowID)
             gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
             throw failure
         }
-        unsaved[flowID] = nil
-        finishedSessions[flowID] = session
-        trimFinishedSessions()
-        if pending[session.provider]?.flowID == flowID { pending[session.provider] = nil }
+        flows.finish(flowID, session: session, answer: answer)
         endFlow(flowID, provider: session.provider)
         gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
+        scheduleRefresh(of: session.provider, restart: true)
         return .signedIn(session)
     }
 
-    private func trimFinishedSessions() {
-        guard finishedSessions.count > Self.redirectMemory * 2 else { return }
-        let keep = Set(completedRedirects.allValues)
-        finishedSessions = finishedSessions.filter { keep.contains($0.key) }
-    }
-
-    private nonisolated func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {
-        if var error = error as? AuthError {
-            if error.provider == nil { error.provider = provider }
-            return error
-        }
-        return AuthError(.generic, "unexpected provider error", provider: provider, underlying: error)
-    }
-
-    // MARK: Sessions
-
-    /// The stored session of `provider`, expired or not.
-    /// - Throws: `AuthError` `.storageUnavailable` (never treated as signed out).
-    public func session(for provider: AuthProviderID) async throws -> AuthSession? {
-        try await store.load(for: provider)
-    }
-
-    /// The stored session of `provider`, refreshed first when it expires within
-    /// ``refreshMargin`` and the provider can refresh. Concurrent callers share one refresh
-    /// (case B17).
-    /// - Returns: A valid session, or `nil` when signed out (or the refresh token was rejected).
-    /// - Throws: `AuthError` (`.storageUnavailable`, `.network`, …); a session that is expired
-    ///   and cannot be refreshed is returned as it is, for the caller to inspect.
-    public func validSession(for provider: AuthProviderID) async throws -> AuthSession? {
-        guard let session = try await store.load(for: provider) else { return nil }
-        guard let expiresAt = session.expiresAt,
-            time.now.addingTimeInterval(refreshMargin.timeInterval) >= expiresAt,
-            providers[provider] is any RefreshableProvider
-        else { return session }
-        do {
-            return try await refresh(session)
-        } catch let error as AuthError where error.code == .unauthorized {
-            return nil
-        }
-    }
-
-    /// Refreshes the stored session of `provider`.
-    /// - Throws: `AuthError` `.unauthorized` when nothing is stored; see ``refresh(_:)-(AuthSession)``.
-    public func refresh(_ provider: AuthProviderID) async throws -> AuthSession {
-        guard let session = try await store.load(for: provider) else {
-            throw AuthError(.unauthorized, "no session is stored; sign in first", provider: provider)
-        }
-        return try await refresh(session)
-    }
-
-    /// Refreshes `session` through its provider, persists the result and publishes
-    /// `sessionRefreshed`.
-    ///
-    /// Single-flight: concurrent calls for the same session credential share one provider
-    /// call; a call for a different credential never gets another's result. A failure is not
-    /// cached. A caller whose credential this client already spent in a completed refresh
-    /// gets that refresh's result without a network call. When the provider
-    /// rejects the refresh credential (`unauthorized`) and the store still holds that
-    /// credential, the session is removed and `signedOut` is published; a session refreshed or
-    /// replaced meanwhile is never removed.
-    /// - Throws: `AuthError` (`.unsupported`, `.unauthorized`, `.network`, `.storageFailure`)
-    ///   or `CancellationError` (this caller only; the shared refresh goes on).
-    public func refresh(_ session: AuthSession) async throws -> AuthSession {
-        let providerID = session.provider
-        guard let provider = try self.provider(providerID) as? any RefreshableProvider else {
-            throw AuthError(.unsupported, "this provider cannot refresh sessions", provider: providerID)
-        }
-        let credential = Self.refreshCredential(of: session)
-        let key = RefreshKey(provider: providerID, credential: credential)
-        refreshCallersInFlight += 1
-        defer { refreshCallersInFlight -= 1 }
-        if let running = refreshes[key] {
-            return try await running.value
-        }
-        // A caller holding a credential this client already spent (the shared refresh finished
-        // before it arrived) gets that refresh's result instead of spending a used refresh
-        // token, which a rotating provider would reject (case B17).
-        if let refreshed = rotated[key] {
-            let expiring = refreshed.expiresAt.map { time.now.addingTimeInterval(refreshMargin.timeInterval) >= $0 } ?? false
-            return expiring ? try await refresh(refreshed) : refreshed
-        }
-        let context = context(for: providerID, flowID: nil)
-        let store = self.store
-        let gate = self.gate
-        // Unstructured so every concurrent caller awaits the same refresh; owned by
-        // `refreshes`, removed when it completes (success or failure), never cancelled by a
-        // single caller.
-        let task = Task<AuthSession, any Error> {
-            let refreshed: AuthSession
-            do {
-                refreshed = try await provider.refresh(session, context: context)
-            } catch let error as AuthError where error.code == .unauthorized {
-                do {
-                    // Sign out only if the store still holds the credential the provider
-                    // rejected: a session refreshed or replaced meanwhile stays.
-                    if let stored = try await store.load(for: providerID), Self.refreshCredential(of: stored) == credential {
-                        try await store.remove(for: providerID)
-                        gate.publishState(.signedOut, provider: providerID, flowID: nil, session: nil)
-                    }
-                } catch {
-                    let failure = AuthError(.storageFailure, "the rejected session could not be removed", provider: providerID, underlying: error)
-                    gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
-                }
-                throw error
-            }
-            do { try await store.save(refreshed) } catch {
-                let failure = AuthError(.storageFailure, "the refreshed session could not be saved", provider: providerID, underlying: error)
-                gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
-                throw failure
-            }
-            gate.publishState(.sessionRefreshed(refreshed), provider: providerID, flowID: nil, session: refreshed)
-            return refreshed
-        }
-        refreshes[key] = task
-        defer { refreshes[key] = nil }
-        do {
-            let refreshed = try await task.value
-            remember(rotation: key, result: refreshed)
-            return refreshed
-        } catch {
-            throw error is CancellationError ? error : normalize(error, provider: providerID)
-        }
-    }
-
-    /// Records that refreshing with `key`'s credential produced `result` (latest 64 kept), when
-    /// the provider rotated the credential: the old one is spent, so a late caller holding it
-    /// must get this result. A provider that keeps its refresh token needs no memory.
-    private func remember(rotation key: RefreshKey, result: AuthSession) {
-        guard Self.refreshCredential(of: result) != key.credential else { return }
-        rotated.set(result, for: key)
-    }
-
-    /// The credential a refresh spends: the refresh token, else the access token, else the id.
-    private static func refreshCredential(of session: AuthSession) -> String {
-        session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id
-    }
-
-    /// The outcome of ``signOut(_:)``.
-    public struct SignOutOutcome: Sendable {
-        /// Whether a session was stored (and is now removed).
-        public var wasSignedIn: Bool
-        /// The provider-side revocation error, when revoking failed; the local session was
-        /// removed anyway.
-        public var remoteError: AuthError?
-    }
-
-    /// Signs out of `provider`: revokes remotely when the provider can, removes the stored
-    /// session, publishes `signedOut`. Idempotent: with no session it does nothing and
-    /// publishes nothing.
-    /// - Returns: Whether a session existed, and a remote revocation error if one occurred
-    ///   (the local session is removed even then).
-    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays), or
-    ///   `CancellationError`.
-    @discardableResult
-    public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
-        let adapter = try self.provider(provider)
-        cancelFlow(for: provider)
-        // Every flow of this provider started before now is abandoned: its challenges are
-        // refused, and a submit in flight stores nothing.
-        signOutEpochs[provider, default: 0] += 1
-        unsaved = unsaved.filter { $0.value.provider != provider }
-        guard let session = try await store.load(for: provider) else {
-            return SignOutOutcome(wasSignedIn: false, remoteError: nil)
-        }
-        var remoteError: AuthError?
-        do {
-            try await adapter.signOut(session, context: context(for: provider, flowID: nil))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            remoteError = normalize(error, provider: provider)
-        }
-        try await store.remove(for: provider)
-        finishedSessions = finishedSessions.filter { $0.value.provider != provider }
-        gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
-        return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
-    }
-
-    // MARK: State
-
-    /// The current state: every registered provider's stored session with its expired flag,
-    /// and the providers whose storage is unavailable.
-    public func currentState() async -> AuthState {
-        var state = AuthState()
-        let now = time.now
-        for id in providerIDs {
-            do {
-                if let session = try await store.load(for: id) {
-                    state.sessions[id] = AuthState.Entry(session: session, isExpired: session.isExpired(at: now))
-                }
-            } catch {
-                state.unavailable[id] = normalize(error, provider: id)
-            }
-        }
-        return state
-    }
-
-    /// Loads every stored session, keeps the state in memory for ``authStates(bufferCapacity:)``
-    /// and publishes `sessionRestored` for each session (call once at launch).
-    /// - Returns: The state that was restored.
-    @discardableResult
-    public func restoreSessions() async -> AuthState {
-        let state = await currentState()
-        gate.setLoadedState(state)
-        for id in providerIDs {
-            if let entry = state.sessions[id] { gate.publish(.sessionRestored(entry.session), provider: id, flowID: nil) }
-        }
-        return state
-    }
-
-    /// A stream whose first element is `initialState` (the current state), followed by every
-    /// live event published after this call.
-    ///
-    /// The subscriber is registered before this returns, so nothing published afterwards is
-    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once, and
-    /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
-    /// atomically with the registration (expired flags as of this call); before it, the state
-    /// is read from the store when the consumer first iterates.
-    /// - Parameter bufferCapacity: The subscriber's buffer size; see ``AuthEventBus``.
-    public nonisolated func authStates(bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) -> AuthEventStream {
-        let time = self.time
-        return gate.subscribeWithState(bufferCapacity: bufferCapacity, now: { time.now }) { [self] in
-            await self.currentState()
-        }
+    nonisolated func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {
+        SessionLifecycle.normalize(error, provider: provider)
     }
 }

@@ -23,4 +23,21 @@ struct BoundedMap<Key: Hashable, Value> {
         let oldest = order.removeFirst()
         return values.removeValue(forKey: oldest).map { (oldest, $0) }
     }
+
+    /// Forgets every entry whose value matches `shouldRemove`.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        let doomed = Set(values.filter { shouldRemove($0.value) }.map(\.key))
+        guard !doomed.isEmpty else { return }
+        for key in doomed { values[key] = nil }
+        order.removeAll { doomed.contains($0) }
+    }
+
+    /// Forgets `key`.
+    mutating func remove(_ key: Key) {
+        guard values.removeValue(forKey: key) != nil else { return }
+        order.removeAll { $0 == key }
+    }
+
+    /// The number of remembered entries.
+    var count: Int { values.count }
 }

@@ -52,14 +52,23 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
         case flowCancelled
         /// The flow's challenge expired.
         case flowExpired
+        /// The last allowed wrong code was submitted: no attempts remain and the flow is over
+        /// (start again). Published once per flow, after the `codeRejected` of that code when
+        /// the provider reports it as a wrong code.
+        case attemptsExhausted
         /// A session was created and persisted.
         indirect case signedIn(AuthSession)
         /// A stored session was loaded at start-up.
         indirect case sessionRestored(AuthSession)
         /// A session's tokens were refreshed and persisted.
         indirect case sessionRefreshed(AuthSession)
-        /// The provider's session was removed.
+        /// The user signed out: the provider's session was removed by `AuthClient.signOut`.
         case signedOut
+        /// The provider ended the session: a refresh was rejected because its refresh
+        /// credential was revoked or is unknown. The session was removed once; the error is
+        /// `.sessionExpired` with the provider's raw code. Distinct from a user's `signedOut`;
+        /// transient failures never publish it.
+        indirect case sessionExpired(AuthError)
         /// Writing or reading the session store failed; nothing was deleted.
         indirect case storageFailed(AuthError)
 
@@ -75,20 +84,22 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
             case .codeRejected: "codeRejected"
             case .flowCancelled: "flowCancelled"
             case .flowExpired: "flowExpired"
+            case .attemptsExhausted: "attemptsExhausted"
             case .signedIn: "signedIn"
             case .sessionRestored: "sessionRestored"
             case .sessionRefreshed: "sessionRefreshed"
             case .signedOut: "signedOut"
+            case .sessionExpired: "sessionExpired"
             case .storageFailed: "storageFailed"
             }
         }
 
         /// Whether this event changes the signed-in state (initial state, signed in/out,
-        /// restored, refreshed). A subscriber's buffer never drops these in favour of older
-        /// flow events; see ``AuthEventBus``.
+        /// restored, refreshed, session expired). A subscriber's buffer never drops these in
+        /// favour of older flow events; see ``AuthEventBus``.
         public var isStateEvent: Bool {
             switch self {
-            case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed: true
+            case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed, .sessionExpired: true
             default: false
             }
         }
@@ -105,10 +116,12 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
             case .codeRejected(let remaining): "codeRejected(attemptsRemaining: \(remaining.map(String.init) ?? "?"))"
             case .flowCancelled: "flowCancelled"
             case .flowExpired: "flowExpired"
+            case .attemptsExhausted: "attemptsExhausted"
             case .signedIn(let session): "signedIn(\(session.user))"
             case .sessionRestored(let session): "sessionRestored(\(session.user))"
             case .sessionRefreshed(let session): "sessionRefreshed(\(session.user))"
             case .signedOut: "signedOut"
+            case .sessionExpired(let error): "sessionExpired(\(error.providerCode ?? "-"))"
             case .storageFailed(let error): "storageFailed(\(error.code))"
             }
         }

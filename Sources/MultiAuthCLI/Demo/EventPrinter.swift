@@ -66,8 +66,9 @@ final class EventPrinter: @unchecked Sendable {
         case .codeRejected(let remaining): "attempts remaining: \(remaining.map(String.init) ?? "?")"
         case .signedIn(let session), .sessionRefreshed(let session), .sessionRestored(let session): "\(session.user)"
         case .storageFailed(let error): error.code.rawValue
+        case .sessionExpired(let error): "provider code: \(error.providerCode ?? "-")"
         case .initialState(let state): "\(state)"
-        case .flowCancelled, .flowExpired, .signedOut: ""
+        case .flowCancelled, .flowExpired, .attemptsExhausted, .signedOut: ""
         }
     }
 }

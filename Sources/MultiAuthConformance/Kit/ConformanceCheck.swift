@@ -43,6 +43,12 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
     case c19 = "C19"
     /// Restored session first after a restart.
     case c20 = "C20"
+    /// A stale refresh result is discarded.
+    case c21 = "C21"
+    /// Revocation ends the session; transient failures keep it.
+    case c22 = "C22"
+    /// Duplicate redirect deliveries share one exchange.
+    case c23 = "C23"
     /// A challenge announces what its answer needs besides the code.
     case c24 = "C24"
 
@@ -69,6 +75,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
         case .c18: "concurrent refreshes of one session make one network call"
         case .c19: "a server clock offset within the documented tolerance does not break expiry checks"
         case .c20: "after a restart authStates() yields the stored session first"
+        case .c21: "stale refresh discarded: a refresh that returns after another sign-in changes nothing; the newer session still refreshes"
+        case .c22: "revocation vs transient: 5xx/offline keep the session; a revoked refresh credential ends it once with sessionExpired"
+        case .c23: "duplicate redirect single-flight: concurrent deliveries share one exchange and one result; the spent grant is refused"
         case .c24: "a challenge announces what its answer needs besides the code (a name) before the code is sent"
         }
     }

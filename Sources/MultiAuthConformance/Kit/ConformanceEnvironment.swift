@@ -34,7 +34,10 @@ final class ConformanceEnvironment: Sendable {
         let saves = SaveLog()
         self.saves = saves
         store = FailingSessionStore(wrapping: baseStore ?? InMemorySessionStore()) { session in saves.note(session) }
-        client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        // No background refresh: every check drives its refreshes itself, and a scheduler
+        // waking on the manual clock would add requests and events a check does not expect.
+        client = try AuthClient(
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
         saves.bus = client.events
         recorder = RecordingSubscriber(client: client)
     }
@@ -50,7 +53,8 @@ final class ConformanceEnvironment: Sendable {
         } else {
             provider = self.provider
         }
-        return try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        return try AuthClient(
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
     }
 
     /// A context for calling the provider directly (outside a client).

@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 
-/// The provider conformance kit: runs checks C01–C20 and C24 (``ConformanceCheck``) against any
+/// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
 /// ``MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
 ///
 /// Each check gets a fresh world: a new ``MultiAuthSandbox/Sandbox`` (seed `harness.seed +
@@ -96,6 +96,9 @@ public struct ProviderConformance: Sendable {
         case .c18: Self.c18ConcurrentRefresh
         case .c19: Self.c19ServerClockOffset
         case .c20: Self.c20RestoreAfterRestart
+        case .c21: Self.c21StaleRefreshDiscarded
+        case .c22: Self.c22RevocationVersusTransient
+        case .c23: Self.c23DuplicateRedirectSingleFlight
         case .c24: Self.c24AnswerRequirements
         }
     }

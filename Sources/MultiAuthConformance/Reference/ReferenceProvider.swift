@@ -144,14 +144,27 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     }
 
     /// Exchanges the refresh token (it rotates: the returned session carries the new one).
-    /// - Throws: `AuthError` `.unauthorized` (`invalid_grant`), `.network`,
-    ///   `.providerUnavailable`, or `CancellationError`.
+    ///
+    /// A refresh token the server does not accept (`401 invalid_grant`: revoked by a remote
+    /// sign-out, rotated longer ago than the reuse interval, or unknown) ended the session:
+    /// it is thrown as `.sessionExpired` with `providerCode` `"invalid_grant"`, as
+    /// ``MultiAuth/RefreshableProvider`` asks.
+    /// - Throws: `AuthError` `.sessionExpired` (`invalid_grant`), `.unsupported` (the session
+    ///   has no refresh token), `.rateLimited`, `.network`, `.providerUnavailable`, or
+    ///   `CancellationError`.
     public func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
         guard let refreshToken = session.credentials.refreshToken else {
-            throw AuthError(.unauthorized, "the session has no refresh token", provider: id)
+            throw AuthError(.unsupported, "the session has no refresh token", provider: id)
         }
-        let tokens: ReferenceProtocol.TokenResponse = try await post(
-            "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken), context: context)
+        let tokens: ReferenceProtocol.TokenResponse
+        do {
+            tokens = try await post(
+                "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken), context: context)
+        } catch let error as AuthError where error.code == .unauthorized {
+            throw AuthError(
+                .sessionExpired, "the refresh token is no longer accepted; sign in again", provider: id,
+                providerCode: error.providerCode, underlying: error)
+        }
         return makeSession(tokens, id: session.id, createdAt: session.createdAt, now: context.now)
     }
 

@@ -28,6 +28,35 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         let identity: String
         let isPhone: Bool
         let accessToken: String
+        let issuedAt: Date
+    }
+
+    /// Where a refresh token came from (the sandbox's record, for tests that check lineage).
+    /// Its renderings name the kind only, never a token.
+    public enum RefreshTokenOrigin: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
+        /// Issued by a successful code or magic-link verification of the flow with this id.
+        case signIn(flowId: String)
+        /// Issued by rotating the given refresh token.
+        case refresh(from: String)
+
+        /// `signIn` or `refresh(from: <redacted>)`.
+        public var description: String {
+            switch self {
+            case .signIn: "signIn"
+            case .refresh: "refresh(from: <redacted>)"
+            }
+        }
+        /// Same as ``description``.
+        public var debugDescription: String { description }
+        /// A mirror without the token.
+        public var customMirror: Mirror { Mirror(self, children: ["origin": description]) }
+    }
+
+    private struct Rotation {
+        let child: String
+        let at: Date
     }
 
     private let lock = NSLock()
@@ -35,9 +64,55 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     private var users: [String: String] = [:]
     private var grants: [String: Grant] = [:]
     private var revokedAccessTokens: Set<String> = []
+    private var origins: [String: RefreshTokenOrigin] = [:]
+    private var rotations: [String: Rotation] = [:]
+    private var verifiedCodes: [String: Int] = [:]
+    private var reusedGrants = 0
+    private let reuseInterval: TimeInterval
 
     /// Creates a backend with no flows, users or tokens.
-    public init() {}
+    /// - Parameter refreshReuseInterval: Seconds during which a rotated refresh token presented
+    ///   again gets the same new tokens (``ReferenceProtocol/refreshReuseInterval``); `0`
+    ///   rejects every reuse.
+    public init(refreshReuseInterval: Int = ReferenceProtocol.refreshReuseInterval) {
+        reuseInterval = TimeInterval(max(0, refreshReuseInterval))
+    }
+
+    /// Where `refreshToken` came from, or `nil` when this backend never issued it.
+    public func origin(ofRefreshToken refreshToken: String) -> RefreshTokenOrigin? {
+        lock.withLock { origins[refreshToken] }
+    }
+
+    /// Whether `refreshToken` would be accepted by a refresh now (issued, not rotated, revoked
+    /// or signed out). A token inside its reuse interval is not live.
+    public func isLive(refreshToken: String) -> Bool {
+        lock.withLock { grants[refreshToken] != nil }
+    }
+
+    /// Revokes `refreshToken` on the server side (an administrator ending the session): the
+    /// next refresh with it, or with a token it was rotated into, gets `401 invalid_grant`.
+    public func revoke(refreshToken: String) {
+        lock.withLock {
+            var token = refreshToken
+            while true {
+                if let grant = grants.removeValue(forKey: token) { revokedAccessTokens.insert(grant.accessToken) }
+                rotations[token] = nil
+                guard let next = grants.keys.first(where: { origins[$0] == .refresh(from: token) }) else { break }
+                token = next
+            }
+        }
+    }
+
+    /// How many verifications (code or magic link) of the flow with id `flowId` succeeded:
+    /// 0 or 1.
+    public func successfulVerifications(ofFlow flowId: String) -> Int {
+        lock.withLock { verifiedCodes[flowId, default: 0] }
+    }
+
+    /// How many verifications were refused with `409 already_used` (a grant spent twice).
+    public var reusedGrantCount: Int {
+        lock.withLock { reusedGrants }
+    }
 
     /// Routes `request` to its endpoint (see ``ReferenceProtocol``); unknown paths get `404`
     /// `{"code":"not_found"}`, undecodable bodies `400` `{"code":"bad_request"}`.
@@ -135,6 +210,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
             return try Self.error(404, "unknown_flow")
         }
         if flow.finished {
+            reusedGrants += 1
             lock.unlock()
             return try Self.error(409, "already_used")
         }
@@ -155,6 +231,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         }
         flow.finished = true
         flows[body.flowId] = flow
+        verifiedCodes[body.flowId, default: 0] += 1
         let userID: String
         if let existing = users[flow.identity] {
             userID = existing
@@ -163,21 +240,34 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
             users[flow.identity] = userID
         }
         lock.unlock()
-        return try .json(200, issueTokens(userID: userID, identity: flow.identity, isPhone: flow.isPhone, context: context))
+        return try .json(
+            200,
+            issueTokens(
+                userID: userID, identity: flow.identity, isPhone: flow.isPhone, origin: .signIn(flowId: body.flowId),
+                context: context))
     }
 
     private func issueTokens(
-        userID: String, identity: String, isPhone: Bool, context: SandboxContext
+        userID: String, identity: String, isPhone: Bool, origin: RefreshTokenOrigin, context: SandboxContext
     ) -> ReferenceProtocol.TokenResponse {
         let access = "at_" + context.random.hex(bytes: 16)
         let refresh = "rt_" + context.random.hex(bytes: 16)
+        let now = context.time.now
+        let grant = Grant(userID: userID, identity: identity, isPhone: isPhone, accessToken: access, issuedAt: now)
         lock.lock()
-        grants[refresh] = Grant(userID: userID, identity: identity, isPhone: isPhone, accessToken: access)
+        grants[refresh] = grant
+        origins[refresh] = origin
         lock.unlock()
+        return tokenResponse(refresh, grant, now: now)
+    }
+
+    private func tokenResponse(_ refresh: String, _ grant: Grant, now: Date) -> ReferenceProtocol.TokenResponse {
+        let expiresAt = grant.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL))
         return ReferenceProtocol.TokenResponse(
-            accessToken: access, refreshToken: refresh, expiresIn: ReferenceProtocol.accessTokenTTL,
-            expiresAt: context.time.now.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL)),
-            user: ReferenceProtocol.User(id: userID, email: isPhone ? nil : identity, phone: isPhone ? identity : nil))
+            accessToken: grant.accessToken, refreshToken: refresh, expiresIn: max(0, Int(expiresAt.timeIntervalSince(now))),
+            expiresAt: expiresAt,
+            user: ReferenceProtocol.User(
+                id: grant.userID, email: grant.isPhone ? nil : grant.identity, phone: grant.isPhone ? grant.identity : nil))
     }
 
     private func resend(_ body: ReferenceProtocol.ResendRequest, context: SandboxContext) throws -> HTTPResponse {
@@ -216,20 +306,36 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func refresh(_ body: ReferenceProtocol.RefreshRequest, context: SandboxContext) throws -> HTTPResponse {
+        let now = context.time.now
+        let access = "at_" + context.random.hex(bytes: 16)
+        let refresh = "rt_" + context.random.hex(bytes: 16)
+        // One locked step: rotating the token and recording the rotation, so a concurrent
+        // request with the same token sees either the live grant or the rotation.
         lock.lock()
         guard let grant = grants.removeValue(forKey: body.refreshToken) else {
+            // Presented again within the reuse interval: the same new tokens, while live.
+            if let rotation = rotations[body.refreshToken], now.timeIntervalSince(rotation.at) < reuseInterval,
+                let child = grants[rotation.child]
+            {
+                lock.unlock()
+                return try .json(200, tokenResponse(rotation.child, child, now: now))
+            }
             lock.unlock()
             return try Self.error(401, "invalid_grant")
         }
         revokedAccessTokens.insert(grant.accessToken)
+        let child = Grant(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access, issuedAt: now)
+        grants[refresh] = child
+        origins[refresh] = .refresh(from: body.refreshToken)
+        rotations[body.refreshToken] = Rotation(child: refresh, at: now)
         lock.unlock()
-        return try .json(
-            200, issueTokens(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, context: context))
+        return try .json(200, tokenResponse(refresh, child, now: now))
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
         lock.lock()
         defer { lock.unlock() }
+        rotations[body.refreshToken] = nil
         guard let grant = grants.removeValue(forKey: body.refreshToken) else { return try Self.error(401, "invalid_token") }
         revokedAccessTokens.insert(grant.accessToken)
         return HTTPResponse(status: 204)

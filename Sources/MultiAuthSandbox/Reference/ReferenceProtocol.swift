@@ -18,7 +18,11 @@ import Foundation
 /// attempts; a resend is accepted ``resendAfter`` seconds after the last send and issues a new
 /// code (the old one stops working). Each delivery also carries a magic link
 /// `multiauth-ref://callback?state=<state>&code=<code>` (the `state` the client sent).
-/// Refresh tokens rotate: each is accepted once. Access tokens live ``accessTokenTTL`` seconds.
+/// Refresh tokens rotate: each is accepted once, except that a token presented again within
+/// ``refreshReuseInterval`` seconds of its rotation gets the same new tokens again (while they
+/// are live), so two app instances refreshing at once do not end each other's session — the
+/// reuse interval of Supabase Auth (`GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL`), Okta's
+/// and Auth0's rotation grace period. Access tokens live ``accessTokenTTL`` seconds.
 /// With `allowFallback`, a phone delivery that fails on WhatsApp is retried by SMS
 /// (``ChallengeResponse/fallbackFrom`` tells); an explicit channel never falls back.
 public enum ReferenceProtocol {
@@ -36,6 +40,9 @@ public enum ReferenceProtocol {
     public static let maximumAttempts = 3
     /// Seconds an access token lives.
     public static let accessTokenTTL = 3600
+    /// Seconds after its rotation during which a refresh token presented again gets the same
+    /// new tokens (default of ``ReferenceBackend/init(refreshReuseInterval:)``).
+    public static let refreshReuseInterval = 10
     /// The server clock skew (either way) clients must tolerate, in seconds: clients must use
     /// the relative `expiresIn` / `resendAfter` fields, not the server's absolute times.
     public static let clockSkewTolerance = 600

@@ -9,6 +9,11 @@ import MultiAuth
 /// needs "the code under test is now sleeping" awaits ``waitForSleepers(count:)`` instead of
 /// yielding and hoping.
 ///
+/// MultiAuth's own background work (an `AuthClient`'s auto-refresh scheduler) marks its sleeps;
+/// they are counted apart (``backgroundSleeperCount``, ``waitForBackgroundSleepers(count:)``),
+/// so ``sleeperCount`` and ``waitForSleepers(count:)`` see only the operations a test drives.
+/// ``advance(by:)`` wakes both kinds.
+///
 /// Thread-safe; cancellation of a sleeping task wakes it with `CancellationError` and removes
 /// its registration.
 public final class ManualClock: Clock, @unchecked Sendable {
@@ -32,6 +37,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         let id: UInt64
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
+        let background: Bool
     }
 
     private let lock = NSLock()
@@ -39,7 +45,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let start: Date
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
-    private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWaiters: [(count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Creates a clock whose wall clock starts at `start`.
     /// - Parameter start: The wall-clock time at offset zero (default 2023-11-14T22:13:20Z,
@@ -70,17 +76,31 @@ public final class ManualClock: Clock, @unchecked Sendable {
         TimeSource(clock: self, now: { [self] in self.wallNow })
     }
 
-    /// The number of tasks currently sleeping on this clock.
+    /// The number of tasks currently sleeping on this clock, background work (auto-refresh)
+    /// not counted.
     public var sleeperCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return sleepers.count
+        return count(background: false)
+    }
+
+    /// The number of background sleeps (an `AuthClient`'s auto-refresh schedulers) currently
+    /// waiting on this clock.
+    public var backgroundSleeperCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count(background: true)
+    }
+
+    private func count(background: Bool) -> Int {
+        sleepers.reduce(0) { $0 + ($1.background == background ? 1 : 0) }
     }
 
     /// Suspends until the clock reaches `deadline` (returns at once if it already has).
     /// - Throws: `CancellationError` when the task is cancelled while sleeping.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
+        let background = BackgroundWork.isActive
         let id: UInt64 = {
             lock.lock()
             defer { lock.unlock() }
@@ -100,11 +120,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                let count = sleepers.count
+                sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation, background: background))
+                let count = count(background: background)
                 var ready: [CheckedContinuation<Void, Never>] = []
                 sleeperWaiters.removeAll { waiter in
-                    if count >= waiter.count {
+                    if waiter.background == background, count >= waiter.count {
                         ready.append(waiter.continuation)
                         return true
                     }
@@ -141,16 +161,27 @@ public final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Suspends until at least `count` tasks are sleeping on this clock. Use it before
-    /// ``advance(by:)`` so the advance finds the sleepers it is meant to wake.
+    /// Suspends until at least `count` tasks are sleeping on this clock (background work not
+    /// counted). Use it before ``advance(by:)`` so the advance finds the sleepers it is meant
+    /// to wake.
     public func waitForSleepers(count: Int = 1) async {
+        await waitFor(count, background: false)
+    }
+
+    /// Suspends until at least `count` background sleeps (auto-refresh schedulers) wait on this
+    /// clock.
+    public func waitForBackgroundSleepers(count: Int = 1) async {
+        await waitFor(count, background: true)
+    }
+
+    private func waitFor(_ wanted: Int, background: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             lock.lock()
-            if sleepers.count >= count {
+            if self.count(background: background) >= wanted {
                 lock.unlock()
                 continuation.resume()
             } else {
-                sleeperWaiters.append((count, continuation))
+                sleeperWaiters.append((wanted, background, continuation))
                 lock.unlock()
             }
         }

@@ -14,7 +14,8 @@ actor FakeServer {
     var startDelay: Duration?
     var respondDelay: Duration?
     var refreshDelay: Duration?
-    var failNextRefreshWithNetwork = false
+    var refreshFailures: [AuthError] = []
+    var redirectDelay: Duration?
     var nextCode = 123_456
     let clock: ManualClock
 
@@ -26,7 +27,9 @@ actor FakeServer {
     func setStartDelay(_ delay: Duration?) { startDelay = delay }
     func setRespondDelay(_ delay: Duration?) { respondDelay = delay }
     func setRefreshDelay(_ delay: Duration?) { refreshDelay = delay }
-    func failNextRefresh() { failNextRefreshWithNetwork = true }
+    func failNextRefresh() { refreshFailures.append(AuthError(.network, "dropped")) }
+    func failNextRefresh(with error: AuthError) { refreshFailures.append(error) }
+    func setRedirectDelay(_ delay: Duration?) { redirectDelay = delay }
 
     func start(flow: String) async throws -> String {
         calls["start", default: 0] += 1
@@ -56,10 +59,7 @@ actor FakeServer {
         calls["refresh", default: 0] += 1
         refreshRequests.append(token)
         if let refreshDelay { try await clock.sleep(for: refreshDelay) }
-        if failNextRefreshWithNetwork {
-            failNextRefreshWithNetwork = false
-            throw AuthError(.network, "dropped")
-        }
+        if !refreshFailures.isEmpty { throw refreshFailures.removeFirst() }
         guard refreshTokens.remove(token) != nil else {
             throw AuthError(.unauthorized, "refresh token reused", providerCode: "invalid_grant")
         }
@@ -74,7 +74,10 @@ actor FakeServer {
 
     func signOut() { calls["signOut", default: 0] += 1 }
 
-    func redirect() { calls["redirect", default: 0] += 1 }
+    func redirect() async throws {
+        calls["redirect", default: 0] += 1
+        if let redirectDelay { try await clock.sleep(for: redirectDelay) }
+    }
 }
 
 /// The transport is never used by the fake (the server is an actor); it fails loudly if a
@@ -152,7 +155,7 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     func canHandle(_ url: URL) -> Bool { url.scheme == "fake" && url.host == id.rawValue }
 
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
-        await server.redirect()
+        try await server.redirect()
         guard let pending else { throw AuthError(.challengeNotPending, "no flow is pending", provider: id) }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         guard items.first(where: { $0.name == "state" })?.value == pending.flowID.rawValue else {
@@ -179,12 +182,14 @@ struct Fixture {
     let client: AuthClient
     let provider: FakeProvider
 
-    init(sessions: [AuthSession] = [], extraProviders: [any AuthProvider] = []) {
+    /// Background refresh is off unless a test asks for it: these tests drive every refresh.
+    init(sessions: [AuthSession] = [], extraProviders: [any AuthProvider] = [], autoRefresh: AutoRefresh = .disabled) {
         server = FakeServer(clock: clock)
         store = InMemorySessionStore(sessions: sessions)
         provider = FakeProvider(server: server)
         client = try! AuthClient(
-            providers: [provider] + extraProviders, store: store, transport: NoNetworkTransport(), time: clock.timeSource)
+            providers: [provider] + extraProviders, store: store, transport: NoNetworkTransport(), time: clock.timeSource,
+            autoRefresh: autoRefresh)
     }
 
     func code(for challenge: Challenge) async -> String {

@@ -1,0 +1,233 @@
+import Foundation
+
+// Sessions, sign-out, state and background refresh: the facade over `SessionLifecycle` and
+// `AutoRefreshScheduler` (Docs/Architecture.md, "Session lifecycle").
+extension AuthClient {
+    // MARK: Sessions
+
+    /// The stored session of `provider`, expired or not.
+    /// - Throws: `AuthError` `.storageUnavailable` (never treated as signed out).
+    public func session(for provider: AuthProviderID) async throws -> AuthSession? {
+        try await store.load(for: provider)
+    }
+
+    /// The stored session of `provider`, refreshed first when it expires within
+    /// ``refreshMargin`` and the provider can refresh. Concurrent callers share one refresh
+    /// (case B17).
+    ///
+    /// The refresh follows the session-lifecycle rules (Docs/Architecture.md): a result that
+    /// finds another session stored is discarded and that session is returned; a revoked
+    /// refresh credential ends the session (`sessionExpired`); a transient failure (offline,
+    /// timeout, 429, 5xx) keeps it and, while its access token has not expired, returns it.
+    /// - Returns: A valid session, the stored session when it cannot be refreshed (no
+    ///   refreshable provider), or `nil` when signed out.
+    /// - Throws: `AuthError` `.sessionExpired` (the provider ended the session; the raw code
+    ///   is kept), `.storageUnavailable`, `.storageFailure`, or the transient error (`.network`,
+    ///   `.providerUnavailable`, `.rateLimited`, …) when the access token has expired too; or
+    ///   `CancellationError`.
+    public func validSession(for provider: AuthProviderID) async throws -> AuthSession? {
+        guard let session = try await store.load(for: provider) else { return nil }
+        guard let refreshable = providers[provider] as? any RefreshableProvider else { return session }
+        scheduleRefresh(of: provider, restart: false)
+        guard needsRefresh(session) else { return session }
+        switch await lifecycle.refresh(session, provider: refreshable, context: context(for: provider, flowID: nil)) {
+        case .refreshed(let refreshed): return refreshed
+        case .superseded(let current): return current
+        case .ended(let error):
+            scheduler.stop(provider)
+            throw error
+        case .cancelled: throw CancellationError()
+        case .failed(let error):
+            if error.code == .unsupported { return session }
+            // L4: the session is kept; a still-valid access token is still good.
+            guard !session.isExpired(at: time.now), [.network, .providerUnavailable, .rateLimited, .generic, .malformedResponse].contains(error.code) else {
+                throw error
+            }
+            guard let stored = try await store.load(for: provider) else { return nil }
+            if stored.isSameVersion(as: session) || !needsRefresh(stored) { return stored }
+            throw error
+        }
+    }
+
+    /// Refreshes the stored session of `provider`.
+    /// - Throws: `AuthError` `.unauthorized` when nothing is stored; see ``refresh(_:)-(AuthSession)``.
+    public func refresh(_ provider: AuthProviderID) async throws -> AuthSession {
+        guard let session = try await store.load(for: provider) else {
+            throw Self.notSignedIn(provider)
+        }
+        return try await refresh(session)
+    }
+
+    /// Refreshes `session` through its provider, persists the result and publishes
+    /// `sessionRefreshed`.
+    ///
+    /// Single-flight: concurrent calls for the same session credential share one provider
+    /// call and get the same result; a call for a different credential never gets another's
+    /// result. A failure is not cached. The result is written only if the store still holds
+    /// `session` (compare-and-set); otherwise nothing is written or published and the caller
+    /// gets the session stored now — which is also what a caller holding a credential already
+    /// spent gets, without a network call. When the provider rejects the refresh credential as
+    /// revoked (`sessionExpired`, or `unauthorized` from older providers) and the store still
+    /// holds `session`, it is removed and `sessionExpired` is published, once; a session
+    /// refreshed or replaced meanwhile (another instance rotated the credential first) is
+    /// returned instead and nothing is removed. Transient failures change nothing.
+    /// - Returns: The refreshed session, or the session stored now when `session` was
+    ///   superseded.
+    /// - Throws: `AuthError` `.sessionExpired` (raw provider code kept), `.unauthorized` when
+    ///   no session is stored any more, `.unsupported`, `.network`, `.providerUnavailable`,
+    ///   `.rateLimited`, `.storageUnavailable`, `.storageFailure`; or `CancellationError`.
+    public func refresh(_ session: AuthSession) async throws -> AuthSession {
+        let providerID = session.provider
+        guard let provider = try self.provider(providerID) as? any RefreshableProvider else {
+            throw AuthError(.unsupported, "this provider cannot refresh sessions", provider: providerID)
+        }
+        switch await lifecycle.refresh(session, provider: provider, context: context(for: providerID, flowID: nil)) {
+        case .refreshed(let refreshed):
+            scheduleRefresh(of: providerID, restart: false)
+            return refreshed
+        case .superseded(let current?): return current
+        case .superseded(nil): throw Self.notSignedIn(providerID)
+        case .ended(let error):
+            scheduler.stop(providerID)
+            throw error
+        case .failed(let error): throw error
+        case .cancelled: throw CancellationError()
+        }
+    }
+
+    static func notSignedIn(_ provider: AuthProviderID) -> AuthError {
+        AuthError(.unauthorized, "no session is stored; sign in first", provider: provider)
+    }
+
+    func needsRefresh(_ session: AuthSession) -> Bool {
+        guard let expiresAt = session.expiresAt else { return false }
+        return time.now.addingTimeInterval(refreshMargin.timeInterval) >= expiresAt
+    }
+
+    /// Starts (or, after a new sign-in, restarts) the background refresh of `provider`.
+    nonisolated func scheduleRefresh(of provider: AuthProviderID, restart: Bool) {
+        guard providers[provider] is any RefreshableProvider else { return }
+        if restart { scheduler.restart(provider) } else { scheduler.ensure(provider) }
+    }
+
+    /// Classifies a background refresh for the scheduler.
+    static func schedulerStep(_ outcome: SessionLifecycle.Outcome) -> AutoRefreshScheduler.Step {
+        switch outcome {
+        case .refreshed, .superseded(.some): .proceed
+        case .superseded(nil), .ended, .cancelled: .stop
+        case .failed(let error): error.code == .unsupported ? .stop : .retry(retryAfter: error.retryAfter)
+        }
+    }
+
+    /// Starts the background refresh of every provider with a stored session (it starts by
+    /// itself after a sign-in, a restore or a refresh; use this after ``stopAutoRefresh()``).
+    /// Does nothing when ``autoRefresh`` is off.
+    public nonisolated func startAutoRefresh() {
+        for id in providerIDs { scheduleRefresh(of: id, restart: false) }
+    }
+
+    /// Stops the background refresh of every provider until the next sign-in, restore,
+    /// refresh or ``startAutoRefresh()`` (e.g. while the app is in the background).
+    public nonisolated func stopAutoRefresh() {
+        scheduler.stopAll()
+    }
+
+    /// The outcome of ``signOut(_:)``.
+    public struct SignOutOutcome: Sendable {
+        /// Whether a session was stored (and is now removed).
+        public var wasSignedIn: Bool
+        /// The provider-side revocation error, when revoking failed; the local session was
+        /// removed anyway.
+        public var remoteError: AuthError?
+    }
+
+    /// Signs out of `provider`: stops its background refresh, revokes remotely when the
+    /// provider can, removes the stored session, publishes `signedOut`. Idempotent: with no
+    /// session it does nothing and publishes nothing. A refresh in flight during the sign-out
+    /// finds its session gone and is discarded.
+    /// - Returns: Whether a session existed, and a remote revocation error if one occurred
+    ///   (the local session is removed even then).
+    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays), or
+    ///   `CancellationError`.
+    @discardableResult
+    public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
+        let adapter = try self.provider(provider)
+        cancelFlow(for: provider)
+        // Every flow of this provider started before now is abandoned: its challenges are
+        // refused, and a submit in flight stores nothing.
+        flows.signOut(provider)
+        scheduler.stop(provider)
+        do {
+            guard let session = try await store.load(for: provider) else {
+                return SignOutOutcome(wasSignedIn: false, remoteError: nil)
+            }
+            var remoteError: AuthError?
+            do {
+                try await adapter.signOut(session, context: context(for: provider, flowID: nil))
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                remoteError = normalize(error, provider: provider)
+            }
+            try await store.remove(for: provider)
+            gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
+            return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+        } catch {
+            // The session stays: so does its background refresh.
+            scheduleRefresh(of: provider, restart: false)
+            throw error
+        }
+    }
+
+    // MARK: State
+
+    /// The current state: every registered provider's stored session with its expired flag,
+    /// and the providers whose storage is unavailable.
+    public func currentState() async -> AuthState {
+        var state = AuthState()
+        let now = time.now
+        for id in providerIDs {
+            do {
+                if let session = try await store.load(for: id) {
+                    state.sessions[id] = AuthState.Entry(session: session, isExpired: session.isExpired(at: now))
+                }
+            } catch {
+                state.unavailable[id] = normalize(error, provider: id)
+            }
+        }
+        return state
+    }
+
+    /// Loads every stored session, keeps the state in memory for ``authStates(bufferCapacity:)``,
+    /// publishes `sessionRestored` for each session (call once at launch) and starts their
+    /// background refresh.
+    /// - Returns: The state that was restored.
+    @discardableResult
+    public func restoreSessions() async -> AuthState {
+        let state = await currentState()
+        gate.setLoadedState(state)
+        for id in providerIDs {
+            if let entry = state.sessions[id] {
+                gate.publish(.sessionRestored(entry.session), provider: id, flowID: nil)
+                scheduleRefresh(of: id, restart: true)
+            }
+        }
+        return state
+    }
+
+    /// A stream whose first element is `initialState` (the current state), followed by every
+    /// live event published after this call.
+    ///
+    /// The subscriber is registered before this returns, so nothing published afterwards is
+    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once, and
+    /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
+    /// atomically with the registration (expired flags as of this call); before it, the state
+    /// is read from the store when the consumer first iterates.
+    /// - Parameter bufferCapacity: The subscriber's buffer size; see ``AuthEventBus``.
+    public nonisolated func authStates(bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) -> AuthEventStream {
+        let time = self.time
+        return gate.subscribeWithState(bufferCapacity: bufferCapacity, now: { time.now }) { [self] in
+            await self.currentState()
+        }
+    }
+}

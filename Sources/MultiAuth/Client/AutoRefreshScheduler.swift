@@ -1,0 +1,175 @@
+import Foundation
+
+/// The background refresh of one `AuthClient` (``AutoRefresh``): at most one scheduler task
+/// per provider, each sleeping on the client's clock until its stored session is due, then
+/// refreshing it through the client's lifecycle.
+///
+/// Invariants:
+/// - S1. At most one scheduler task per provider: ``restart(_:)`` cancels the previous task of
+///   that provider before it starts the next, and a task never outlives its replacement's
+///   start by more than the time it takes to notice the cancellation.
+/// - S2. A task ends on sign-out or session end (``stop(_:)``), on ``stopAll()`` (explicit
+///   stop, client deinit), when no refreshable session is stored, when the session's
+///   maximum lifetime ends before it is due, or when its task is cancelled. Nothing else keeps
+///   a task alive: no per-session task is left behind (``activeTaskCount``).
+/// - S3. Due time is `expiresAt − margin` on the client's `TimeSource`; a transient failure is
+///   retried after `min(maximumBackoff, initialBackoff × 2ⁿ⁻¹)`, jittered into [½, 1] of that by
+///   a seeded generator, and never before the error's `retryAfter`.
+/// - S4. Its sleeps are marked as background work (``BackgroundWork``), so a test clock counts
+///   them apart from the sleeps of the operation under test.
+final class AutoRefreshScheduler: @unchecked Sendable {
+    /// What one background refresh came to.
+    enum Step: Sendable {
+        /// Refreshed, or superseded by a newer stored session: look again.
+        case proceed
+        /// Nothing more to refresh (signed out, ended by the provider, cannot refresh).
+        case stop
+        /// A transient failure: retry after back-off, not before `retryAfter`.
+        case retry(retryAfter: Duration?)
+    }
+
+    /// What the scheduler needs from its client.
+    struct Hooks: Sendable {
+        /// Loads the stored session of a provider.
+        let load: @Sendable (AuthProviderID) async throws -> AuthSession?
+        /// Refreshes a stored session and classifies the outcome.
+        let refresh: @Sendable (AuthSession) async -> Step
+    }
+
+    let policy: AutoRefresh
+    let margin: Duration
+    let time: TimeSource
+    private let lock = NSLock()
+    private var hooks: Hooks?
+    private var tasks: [AuthProviderID: (generation: UInt64, task: Task<Void, Never>)] = [:]
+    private var generation: UInt64 = 0
+    private var running = 0
+    private var random: SplitMix64
+
+    init(policy: AutoRefresh, margin: Duration, time: TimeSource) {
+        self.policy = policy
+        self.margin = margin
+        self.time = time
+        var system = SystemRandomNumberGenerator()
+        random = SplitMix64(seed: policy.jitterSeed ?? system.next())
+    }
+
+    /// Connects the scheduler to its client (once, after the client is initialized).
+    func connect(_ hooks: Hooks) { lock.locked { self.hooks = hooks } }
+
+    /// Scheduler tasks currently running (started and not yet ended).
+    var activeTaskCount: Int { lock.locked { running } }
+
+    /// Providers with a scheduler task.
+    var scheduledProviders: Set<AuthProviderID> { lock.locked { Set(tasks.keys) } }
+
+    /// Starts `provider`'s scheduler, replacing a running one (S1). Does nothing when
+    /// auto-refresh is off.
+    func restart(_ provider: AuthProviderID) {
+        guard policy.isEnabled else { return }
+        let previous: Task<Void, Never>? = lock.locked {
+            generation += 1
+            let current = generation
+            let previous = tasks[provider]?.task
+            // Unstructured: it outlives every caller. Owned by `tasks` (one per provider, S1);
+            // ends as S2 says, and is cancelled by `restart`, `stop`, `stopAll` and the client's
+            // deinit.
+            let task = Task { [self] in await self.run(provider, generation: current) }
+            tasks[provider] = (current, task)
+            return previous
+        }
+        previous?.cancel()
+    }
+
+    /// Starts `provider`'s scheduler unless one is running.
+    func ensure(_ provider: AuthProviderID) {
+        guard policy.isEnabled, lock.locked({ tasks[provider] == nil }) else { return }
+        restart(provider)
+    }
+
+    /// Stops `provider`'s scheduler.
+    func stop(_ provider: AuthProviderID) {
+        lock.locked { tasks.removeValue(forKey: provider) }?.task.cancel()
+    }
+
+    /// Stops every scheduler.
+    func stopAll() {
+        let all = lock.locked {
+            let all = tasks.values.map(\.task)
+            tasks.removeAll()
+            return all
+        }
+        for task in all { task.cancel() }
+    }
+
+    /// When `session` is due for a background refresh: `expiresAt − margin` of its access
+    /// token; `nil` when it has no token expiry or its maximum lifetime ends first (a refresh
+    /// cannot extend that).
+    static func dueDate(of session: AuthSession, margin: Duration) -> Date? {
+        guard let tokenExpiry = session.credentials.expiresAt else { return nil }
+        let due = tokenExpiry.addingTimeInterval(-margin.timeInterval)
+        if let end = session.maximumLifetimeEndsAt, end <= due { return nil }
+        return due
+    }
+
+    /// The back-off before retry number `failures` (1, 2, …), jittered (S3).
+    func backoff(failures: Int, retryAfter: Duration?) -> Duration {
+        let exponent = min(max(failures - 1, 0), 30)
+        let base = min(policy.maximumBackoff, policy.initialBackoff * (1 << exponent))
+        let unit = lock.locked { Double(random.next() >> 11) / Double(1 << 53) }
+        let jittered = Duration.interval(base.timeInterval * (0.5 + 0.5 * unit))
+        guard let retryAfter else { return jittered }
+        return max(jittered, retryAfter)
+    }
+
+    private func run(_ provider: AuthProviderID, generation: UInt64) async {
+        lock.locked { running += 1 }
+        defer {
+            lock.locked {
+                running -= 1
+                if tasks[provider]?.generation == generation { tasks[provider] = nil }
+            }
+        }
+        var failures = 0
+        var justRefreshed = false
+        while !Task.isCancelled {
+            guard let hooks = lock.locked({ self.hooks }) else { return }
+            let session: AuthSession?
+            do { session = try await hooks.load(provider) } catch {
+                // The store cannot be read right now: not a sign-out; look again later.
+                failures += 1
+                guard await pause(backoff(failures: failures, retryAfter: nil)) else { return }
+                continue
+            }
+            guard let session, let due = Self.dueDate(of: session, margin: margin) else { return }
+            let wait = due.timeIntervalSince(time.now)
+            if wait > 0 || justRefreshed {
+                // A session due again right after its refresh (a lifetime shorter than the
+                // margin) waits the initial back-off instead of spinning.
+                let duration = wait > 0 ? Duration.interval(wait) : policy.initialBackoff
+                justRefreshed = false
+                guard await pause(duration) else { return }
+                continue  // look again: the session may have changed while sleeping
+            }
+            switch await hooks.refresh(session) {
+            case .proceed:
+                failures = 0
+                justRefreshed = true
+            case .stop: return
+            case .retry(let retryAfter):
+                failures += 1
+                guard await pause(backoff(failures: failures, retryAfter: retryAfter)) else { return }
+            }
+        }
+    }
+
+    /// Sleeps on the client's clock as background work (S4); `false` when cancelled.
+    private func pause(_ duration: Duration) async -> Bool {
+        do {
+            try await BackgroundWork.$isActive.withValue(true) { try await time.sleep(for: max(duration, .milliseconds(1))) }
+            return !Task.isCancelled
+        } catch {
+            return false
+        }
+    }
+}

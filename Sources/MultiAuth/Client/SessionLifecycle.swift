@@ -1,0 +1,194 @@
+import Foundation
+
+/// The refresh coordinator of one `AuthClient`: runs refreshes single-flight and applies
+/// their results to the store by the session-lifecycle rules (Docs/Architecture.md,
+/// "Session lifecycle"):
+///
+/// - L1. Concurrent refreshes of one session credential share one provider call; every caller
+///   gets the same ``Outcome``. A failure is not cached.
+/// - L2. A refresh result, success or failure, is applied only if the store still holds the
+///   session that was refreshed (``SessionStore/replace(_:with:for:)``). Otherwise it is
+///   discarded, nothing is written or published, and the outcome is
+///   ``Outcome/superseded(_:)`` with what the store holds now. A session that is no longer
+///   stored is not refreshed at all.
+/// - L3. A revoked or unknown refresh credential (`sessionExpired`, or `unauthorized` from
+///   providers written before `sessionExpired` existed) removes the session once, by a
+///   conditional remove, and publishes one `sessionExpired`; the error is `.sessionExpired`
+///   with the provider's raw code kept.
+/// - L4. Any other failure (offline, timeout, 429, 5xx, …) changes nothing: the session is
+///   kept and no event is published. The caller decides (``AuthClient/validSession(for:)``
+///   returns a session whose access token is still valid).
+/// - L5. Another instance that rotated the credential first makes the provider reject this
+///   one: the conditional remove then finds the newer session and the outcome is
+///   ``Outcome/superseded(_:)`` with it — never a sign-out.
+///
+/// Concurrency: a lock-protected table of refresh tasks; refreshes run in unstructured tasks
+/// owned by that table (removed when they finish), never cancelled by a single caller.
+final class SessionLifecycle: @unchecked Sendable {
+    /// What a refresh came to, shared by every caller that joined it.
+    enum Outcome: Sendable {
+        /// The refreshed session was written (it replaced the refreshed one) and
+        /// `sessionRefreshed` was published.
+        case refreshed(AuthSession)
+        /// The store no longer held the refreshed session; the result was discarded. The
+        /// associated session is what the store holds now (`nil`: nothing).
+        case superseded(AuthSession?)
+        /// The provider ended the session: it was removed and `sessionExpired` published.
+        case ended(AuthError)
+        /// Nothing changed (transient or other failure, or a store error).
+        case failed(AuthError)
+        /// The provider call was cancelled.
+        case cancelled
+    }
+
+    private struct Key: Hashable {
+        let provider: AuthProviderID
+        let credential: String
+    }
+
+    private let lock = NSLock()
+    private var refreshes: [Key: Task<Outcome, Never>] = [:]
+    private var callers = 0
+    private var mutations = ClientMutations()
+    let store: any SessionStore
+    let gate: FlowEventGate
+
+    init(store: any SessionStore, gate: FlowEventGate) {
+        self.store = store
+        self.gate = gate
+    }
+
+    /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
+    var callersInFlight: Int { lock.locked { callers } }
+
+    /// Refreshes in flight.
+    var refreshesInFlight: Int { lock.locked { refreshes.count } }
+
+    /// Sets the test seams (mutation checks).
+    func setMutations(_ mutations: ClientMutations) { lock.locked { self.mutations = mutations } }
+
+    /// Whether a refresh error means the provider ended the session (L3).
+    static func isRevocation(_ error: AuthError) -> Bool {
+        error.code == .sessionExpired || error.code == .unauthorized
+    }
+
+    /// The credential a refresh spends: the refresh token, else the access token, else the id.
+    static func refreshCredential(of session: AuthSession) -> String {
+        session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id
+    }
+
+    /// Refreshes `session` with `provider` (single-flight, L1) and applies the result (L2–L5).
+    func refresh(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
+        let key = Key(provider: session.provider, credential: Self.refreshCredential(of: session))
+        let task: Task<Outcome, Never> = lock.locked {
+            callers += 1
+            if let running = refreshes[key] { return running }
+            // Unstructured so every concurrent caller awaits the same refresh; owned by
+            // `refreshes` and removed by itself when it completes; never cancelled by a caller.
+            let task = Task { [self] in
+                let outcome = await self.run(session, provider: provider, context: context)
+                lock.locked { refreshes[key] = nil }
+                return outcome
+            }
+            refreshes[key] = task
+            return task
+        }
+        let outcome = await task.value
+        lock.locked { callers -= 1 }
+        return outcome
+    }
+
+    private func run(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
+        let providerID = session.provider
+        // L2: a session that is no longer stored is not refreshed (its credential may be
+        // spent, or belong to a user who signed out).
+        do {
+            let stored = try await store.load(for: providerID)
+            guard let stored, stored.isSameVersion(as: session) else { return .superseded(stored) }
+        } catch {
+            return .failed(Self.normalize(error, provider: providerID))
+        }
+        let refreshed: AuthSession
+        do {
+            refreshed = try await provider.refresh(session, context: context)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            let error = Self.normalize(error, provider: providerID)
+            guard Self.isRevocation(error) else { return .failed(error) }
+            return await end(session, rejectedWith: error)
+        }
+        do {
+            switch try await write(session, refreshed, provider: providerID) {
+            case .written:
+                gate.publishState(.sessionRefreshed(refreshed), provider: providerID, flowID: nil, session: refreshed)
+                return .refreshed(refreshed)
+            case .conflict(let current):
+                return .superseded(current)
+            }
+        } catch {
+            let failure = AuthError(
+                .storageFailure, "the refreshed session could not be saved", provider: providerID, underlying: error)
+            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+            return .failed(failure)
+        }
+    }
+
+    /// L3/L5: removes `session` if it is still stored; otherwise another writer got there
+    /// first and its session stands.
+    private func end(_ session: AuthSession, rejectedWith error: AuthError) async -> Outcome {
+        let providerID = session.provider
+        let expired = AuthError(
+            .sessionExpired, "the provider ended the session (its refresh credential was revoked or is unknown); sign in again",
+            provider: providerID, providerCode: error.providerCode, underlying: error)
+        do {
+            switch try await write(session, nil, provider: providerID) {
+            case .written:
+                gate.publishState(.sessionExpired(expired), provider: providerID, flowID: nil, session: nil)
+                return .ended(expired)
+            case .conflict(let current):
+                return .superseded(current)
+            }
+        } catch {
+            let failure = AuthError(
+                .storageFailure, "the ended session could not be removed", provider: providerID, underlying: error)
+            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+            return .failed(failure)
+        }
+    }
+
+    /// The conditional write (L2), or — with the `unconditionalWrites` test seam — the plain
+    /// save/remove the client made before conditional writes existed.
+    private func write(_ expected: AuthSession, _ replacement: AuthSession?, provider: AuthProviderID) async throws
+        -> SessionStoreWriteResult
+    {
+        if lock.locked({ mutations.unconditionalWrites }) {
+            if let replacement { try await store.save(replacement) } else { try await store.remove(for: provider) }
+            return .written
+        }
+        return try await store.replace(expected, with: replacement, for: provider)
+    }
+
+    static func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {
+        if var error = error as? AuthError {
+            if error.provider == nil { error.provider = provider }
+            return error
+        }
+        return AuthError(.generic, "unexpected provider error", provider: provider, underlying: error)
+    }
+}
+
+/// Test seams that switch off one guard of `AuthClient`, so the model-based test can show it
+/// catches the bug the guard prevents (mutation checks, Docs/Reliability.md).
+package struct ClientMutations: Sendable, Hashable {
+    /// Refresh results are saved and removals made without the conditional write.
+    package var unconditionalWrites = false
+    /// Concurrent deliveries of one redirect each call the provider.
+    package var noRedirectSingleFlight = false
+
+    /// No mutation: every guard on.
+    package init(unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false) {
+        self.unconditionalWrites = unconditionalWrites
+        self.noRedirectSingleFlight = noRedirectSingleFlight
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// One piece of work (a submit, a redirect exchange) that several callers await together.
+///
+/// Every caller of ``value()`` gets the task's result. A caller that is cancelled stops
+/// counting as a waiter; when the last waiter is cancelled, the task is cancelled too (nobody
+/// wants its result any more), so a single caller's cancellation behaves as if it ran the work
+/// itself.
+final class SharedWork<Value: Sendable>: @unchecked Sendable {
+    /// The task doing the work.
+    let task: Task<Value, any Error>
+    private let lock = NSLock()
+    private var waiters = 0
+
+    init(_ task: Task<Value, any Error>) { self.task = task }
+
+    /// The work's result, awaited as one more waiter.
+    /// - Throws: the work's error, or `CancellationError`.
+    func value() async throws -> Value {
+        lock.locked { waiters += 1 }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            let last = lock.locked {
+                waiters -= 1
+                return waiters == 0
+            }
+            if last { task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthSandbox
+
+/// Scenarios 1–5 (and 8) of issue 13, each as a named test against the reference provider and
+/// its emulated backend, on the manual clock.
+@Suite(.timeLimit(.minutes(10)))
+struct LifecycleScenarioTests {
+    let provider: AuthProviderID = "reference"
+    let host = ReferenceProtocol.defaultHost
+
+    /// A sandbox with the reference backend and `count` clients sharing one in-memory store.
+    struct World {
+        let sandbox = Sandbox(seed: 13)
+        let backend = ReferenceBackend()
+        let store = InMemorySessionStore()
+        let clients: [AuthClient]
+
+        init(clients count: Int = 1) throws {
+            sandbox.register(backend, host: ReferenceProtocol.defaultHost)
+            var clients: [AuthClient] = []
+            for _ in 0..<count {
+                clients.append(
+                    try AuthClient(
+                        providers: [ReferenceProvider()], store: store, transport: sandbox.transport, time: sandbox.time,
+                        autoRefresh: .disabled))
+            }
+            self.clients = clients
+        }
+
+        var client: AuthClient { clients[0] }
+
+        func signIn(_ user: String, client: AuthClient? = nil) async throws -> AuthSession {
+            let client = client ?? self.client
+            let email = try EmailAddress("\(user)@example.com")
+            let challenge = try #require(try await client.signIn(with: "reference", .email(email)).challenge)
+            let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)
+            return try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+        }
+    }
+
+    @Test func scenario1ARefreshInFlightNeverOverwritesTheNextUsersSession() async throws {
+        let world = try World()
+        let a = try await world.signIn("a")
+        let log = RecordingSubscriber(client: world.client)
+        let base = Int(world.client.events.currentSequence)
+        let slow = world.sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/token/refresh")
+        let client = world.client
+        let refresh = Task { try await client.refresh(a) }
+        await world.sandbox.clock.waitForSleepers(count: 1)
+        // A signs out (the remote revocation is lost, so A's refresh token still works) and B
+        // signs in with the same provider.
+        world.sandbox.faults.add(.jsonStatus(503, ["code": "unavailable"]), host: host, pathPrefix: "/logout", repeat: .once)
+        let outcome = try await client.signOut(provider)
+        #expect(outcome.remoteError?.code == .providerUnavailable)
+        let b = try await world.signIn("b")
+        world.sandbox.clock.advance(by: .seconds(5))
+        // A's refresh succeeded on the server, but its result is discarded.
+        #expect(try await refresh.value == b)
+        #expect(try await world.store.load(for: provider) == b)
+        world.sandbox.faults.remove(slow)
+        let events = await log.waitFor(count: Int(client.events.currentSequence) - base)
+        #expect(!events.contains { $0.kind.name == "sessionRefreshed" })
+        #expect(events.filter { $0.kind.name == "signedOut" }.count == 1)
+    }
+
+    @Test func scenario2RevocationEndsTheSessionOnceAndTransientFailuresNeverDo() async throws {
+        let world = try World()
+        let session = try await world.signIn("a")
+        let log = RecordingSubscriber(client: world.client)
+        let base = Int(world.client.events.currentSequence)
+        // Offline with an access token still valid for 40 s: the valid session is returned.
+        world.sandbox.clock.advance(by: .seconds(ReferenceProtocol.accessTokenTTL - 40))
+        let offline = world.sandbox.faults.add(.dropConnection, host: host, pathPrefix: "/token/refresh")
+        #expect(try await world.client.validSession(for: provider) == session)
+        world.sandbox.faults.remove(offline)
+        for (status, code) in [(429, "rate_limited"), (503, "unavailable")] {
+            world.sandbox.faults.add(.jsonStatus(status, ["code": code]), host: host, pathPrefix: "/token/refresh", repeat: .once)
+            #expect(try await world.client.validSession(for: provider) == session)
+        }
+        // Once it has expired, the transient error is thrown; still never a sign-out.
+        world.sandbox.clock.advance(by: .seconds(41))
+        world.sandbox.faults.add(.dropConnection, host: host, pathPrefix: "/token/refresh", repeat: .once)
+        let network = await #expect(throws: AuthError.self) { _ = try await world.client.validSession(for: provider) }
+        #expect(network?.code == .network)
+        #expect(try await world.store.load(for: provider) == session)
+        // Revoked on the server: removed once, sessionExpired once, raw code kept.
+        world.backend.revoke(refreshToken: try #require(session.credentials.refreshToken))
+        let expired = await #expect(throws: AuthError.self) { _ = try await world.client.validSession(for: provider) }
+        #expect(expired?.code == .sessionExpired)
+        #expect(expired?.providerCode == "invalid_grant")
+        #expect(try await world.store.load(for: provider) == nil)
+        #expect(try await world.client.validSession(for: provider) == nil)
+        let events = await log.waitFor(count: Int(world.client.events.currentSequence) - base)
+        #expect(events.map(\.kind.name) == ["sessionExpired"])
+    }
+
+    @Test func scenario3ALinkDeliveredTwiceWhileInFlightIsExchangedOnce() async throws {
+        let world = try World()
+        let email = try EmailAddress("link@example.com")
+        _ = try await world.client.signIn(with: provider, .email(email))
+        let link = try #require(world.sandbox.inbox.latest(for: email.identityKey)?.link)
+        world.sandbox.faults.add(.latency(.seconds(2)), host: host, pathPrefix: "/otp/verify", repeat: .once)
+        let client = world.client
+        let first = Task { try await client.handleRedirect(link) }
+        await world.sandbox.clock.waitForSleepers(count: 1)
+        let second = Task { try await client.handleRedirect(link) }
+        for _ in 0..<50 { await Task.yield() }
+        world.sandbox.clock.advance(by: .seconds(2))
+        let a = try #require(try await first.value?.session)
+        let b = try #require(try await second.value?.session)
+        #expect(a == b)
+        #expect(world.sandbox.requestCount(pathPrefix: "/otp/verify") == 1)
+        #expect(world.backend.reusedGrantCount == 0)
+    }
+
+    @Test func scenario4TwoClientsOnOneStoreNeverSignOutTheWinner() async throws {
+        let world = try World(clients: 2)
+        _ = try await world.signIn("shared")
+        var random = ModelRandom(seed: 4)
+        for round in 0..<40 {
+            let logs = world.clients.map { RecordingSubscriber(client: $0) }
+            let bases = world.clients.map { Int($0.events.currentSequence) }
+            // Both instances find the session due at once; the network answers them in either order.
+            world.sandbox.clock.advance(by: .seconds(ReferenceProtocol.accessTokenTTL - 30))
+            let latency = world.sandbox.faults.add(
+                .latency(.seconds(Int.random(in: 1...3, using: &random))), host: host, pathPrefix: "/token/refresh",
+                repeat: .once)
+            let tasks = world.clients.map { client in Task { try? await client.validSession(for: "reference") } }
+            let done = ModelRun.Finished(tasks)
+            while done.count < tasks.count {
+                if world.sandbox.clock.sleeperCount > 0 { world.sandbox.clock.advance(by: .seconds(1)) }
+                await Task.yield()
+            }
+            world.sandbox.faults.remove(latency)
+            var results: [AuthSession?] = []
+            for task in tasks { results.append(await task.value) }
+            let events0 = await logs[0].waitFor(count: Int(world.clients[0].events.currentSequence) - bases[0]).map(\.description)
+            let events1 = await logs[1].waitFor(count: Int(world.clients[1].events.currentSequence) - bases[1]).map(\.description)
+            let names = results.map { $0.map { ModelStore.name($0) } ?? "nil" } + world.sandbox.requestLog.suffix(4).map(\.description)
+            let stored = try #require(
+                try await world.store.load(for: provider), "round \(round): signed out; results \(names); events \(events0) / \(events1)")
+            #expect(world.backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)), "round \(round)")
+            #expect(results.allSatisfy { $0 == stored }, "round \(round)")
+            for (index, log) in logs.enumerated() {
+                let names = await log.waitFor(count: Int(world.clients[index].events.currentSequence) - bases[index]).map(\.kind.name)
+                #expect(!names.contains("signedOut") && !names.contains("sessionExpired"), "round \(round) client \(index)")
+                log.cancel()
+            }
+        }
+    }
+
+    @Test func scenario5TheLastWrongCodePublishesAttemptsExhausted() async throws {
+        let world = try World()
+        let log = RecordingSubscriber(client: world.client)
+        let email = try EmailAddress("wrong@example.com")
+        let challenge = try #require(try await world.client.signIn(with: provider, .email(email)).challenge)
+        let code = try #require(world.sandbox.inbox.latest(for: email.identityKey)?.code)
+        let wrong = ConformanceHarness.defaultWrongCode(code)
+        var errors: [AuthError.Code] = []
+        for _ in 0..<ReferenceProtocol.maximumAttempts {
+            do { _ = try await world.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch let error as AuthError {
+                errors.append(error.code)
+            }
+        }
+        #expect(errors == [.invalidCode, .invalidCode, .attemptsExhausted])
+        let events = await log.waitFor(count: Int(world.client.events.currentSequence))
+        #expect(
+            events.map(\.kind.name).filter { ["codeRejected", "attemptsExhausted"].contains($0) } == [
+                "codeRejected", "codeRejected", "attemptsExhausted",
+            ])
+        #expect(events.last?.kind.name == "attemptsExhausted")
+        #expect(await world.client.pendingChallenge(for: provider) == nil)
+    }
+
+    /// Issue 13, point 8: sixteen simultaneous submits, the right code among them, sign in; the
+    /// attempts the client shows are the ones the server applied.
+    @Test func concurrentSubmitsWithTheRightCodeInsideTheBatchSignIn() async throws {
+        for round in 0..<20 {
+            let world = try World()
+            let email = try EmailAddress("tap\(round)@example.com")
+            let challenge = try #require(try await world.client.signIn(with: provider, .email(email)).challenge)
+            let code = try #require(world.sandbox.inbox.latest(for: email.identityKey)?.code)
+            let wrong = ConformanceHarness.defaultWrongCode(code)
+            let client = world.client
+            let results = await withTaskGroup(of: AuthSession?.self) { group in
+                for index in 0..<16 {
+                    let answer = index == 7 ? code : (index < 2 ? wrong : code)
+                    group.addTask { try? await client.submit(ChallengeAnswer(code: answer), for: challenge).session }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.contains { $0 != nil }, "round \(round): the right code was never accepted")
+            #expect(world.sandbox.requestCount(pathPrefix: "/otp/verify") <= 3, "round \(round)")
+        }
+    }
+}
