@@ -58,12 +58,13 @@ public final class AuthModel {
     /// locked keychain): **not** signed out.
     public private(set) var unavailable: [AuthProviderID: AuthError] = [:]
     /// The challenge of each provider's pending sign-in (with its attempts left), until the flow
-    /// signs in, is cancelled, expires or runs out of attempts.
+    /// signs in, is cancelled, expires or runs out of attempts (`attemptsExhausted`).
     public private(set) var pendingChallenges: [AuthProviderID: Challenge] = [:]
     /// Whether the stored sessions were loaded.
     public private(set) var restoreStatus: RestoreStatus = .notRestored
     /// The error of the last failed action, or the last error the client reported on its own
-    /// (a session write that failed, a session the provider ended); cleared by a successful
+    /// (a session write that failed, a session the provider ended: `sessionExpired`, which
+    /// also removes the session from ``sessions``); cleared by a successful
     /// action or ``clearError()``. Show it with `localizedDescription` and
     /// `recoverySuggestion`.
     public private(set) var lastError: AuthError?
@@ -172,6 +173,10 @@ public final class AuthModel {
             if case .signedIn = event.kind { endFlow(event.flowID, of: provider ?? session.provider) }
         case .signedOut:
             if let provider { setSession(nil, for: provider) }
+        case .sessionExpired(let error):
+            // The provider ended the session (a revoked refresh credential): gone, and why.
+            if let provider = provider ?? error.provider { setSession(nil, for: provider) }
+            record(error)
         case .challengeIssued(let challenge):
             let owner = provider ?? challenge.provider
             if pendingChallenges[owner] != challenge { pendingChallenges[owner] = challenge }
@@ -183,7 +188,7 @@ public final class AuthModel {
                     pendingChallenges[provider] = challenge
                 }
             }
-        case .flowCancelled, .flowExpired:
+        case .flowCancelled, .flowExpired, .attemptsExhausted:
             if let provider { endFlow(event.flowID, of: provider) }
         case .storageFailed(let error):
             record(error)

@@ -35,11 +35,12 @@ final class ChangeCounter {
 struct AuthModelTests {
     static let provider: AuthProviderID = "reference"
     let sandbox: Sandbox
+    let backend = ReferenceBackend()
     let store = InMemorySessionStore()
 
     init() {
         sandbox = Sandbox(seed: 17)
-        sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)
+        sandbox.register(backend, host: ReferenceProtocol.defaultHost)
     }
 
     func makeClient() throws -> AuthClient {
@@ -190,6 +191,50 @@ struct AuthModelTests {
         model.clearError()
         #expect(model.lastError == nil)
         #expect(errors.count == 2)
+        task.cancel()
+    }
+
+    /// The provider ends the session (its refresh credential revoked): the refresh fails with
+    /// `sessionExpired`, the client publishes it, and the model drops the session once and
+    /// keeps the error.
+    @Test func aSessionTheProviderEndedLeavesTheModelOnce() async throws {
+        let model = AuthModel(client: try makeClient())
+        let task = await start(model)
+        let challenge = try #require(try await model.signIn(with: Self.provider, .email(try EmailAddress("di@example.com"))).challenge)
+        let code = try #require(sandbox.inbox.latest(for: "di@example.com")?.code)
+        let session = try #require(try await model.submit(ChallengeAnswer(code: code), for: challenge).session)
+        await settle(model)
+        let sessions = ChangeCounter { _ = model.sessions }
+        backend.revoke(refreshToken: try #require(session.credentials.refreshToken))
+        let error = await #expect(throws: AuthError.self) { try await model.refresh(Self.provider) }
+        await settle(model)
+        #expect(error?.code == .sessionExpired)
+        #expect(model.sessions.isEmpty)
+        #expect(sessions.count == 1)
+        #expect(model.lastError?.code == .sessionExpired)
+        #expect(model.resyncCount == 0, "sessionExpired is folded, not handled as an unknown kind")
+        task.cancel()
+    }
+
+    /// The last allowed wrong code ends the flow (`attemptsExhausted`): the pending challenge
+    /// goes.
+    @Test func exhaustedAttemptsEndThePendingChallenge() async throws {
+        let model = AuthModel(client: try makeClient())
+        let task = await start(model)
+        let challenge = try #require(try await model.signIn(with: Self.provider, .email(try EmailAddress("ed@example.com"))).challenge)
+        await settle(model)
+        #expect(model.pendingChallenge(for: Self.provider) != nil)
+        var last: AuthError?
+        for _ in 0..<20 {
+            do { _ = try await model.submit(ChallengeAnswer(code: "000000"), for: challenge) } catch let error as AuthError {
+                last = error
+                if error.code != .invalidCode { break }
+            }
+        }
+        await settle(model)
+        #expect(last?.code == .attemptsExhausted)
+        #expect(model.pendingChallenges.isEmpty)
+        #expect(model.resyncCount == 0, "attemptsExhausted is folded, not handled as an unknown kind")
         task.cancel()
     }
 }
