@@ -18,8 +18,8 @@ public enum NWError: Error, CustomDebugStringConvertible, Equatable {
     public var debugDescription: String { fatalError() }
 }
 
-/// https://developer.apple.com/documentation/network/nwinterface — `struct NWInterface`
-public struct NWInterface {
+/// https://developer.apple.com/documentation/network/nwinterface — `struct NWInterface` (`Hashable`)
+public struct NWInterface: Hashable {
     /// https://developer.apple.com/documentation/network/nwinterface/interfacetype
     public enum InterfaceType: Hashable {
         /// https://developer.apple.com/documentation/network/nwinterface/interfacetype/other
