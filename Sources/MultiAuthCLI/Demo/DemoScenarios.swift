@@ -26,10 +26,20 @@ enum DemoScenarios {
         guard case .challenge(let challenge) = step else { return step.session }
         await world.printer.catchUp()
         world.console.say("📵 WhatsApp cannot reach \(phone.masked) in the sandbox; the status poll (server timer, 3 s) will see it")
+        // Subscribed before the clock moves, so the fallback's events cannot be missed.
+        let flowEvents = world.client.events.subscribe()
         await world.sandbox.clock.waitForSleepers(count: 1)
         world.sandbox.clock.advance(by: .seconds(3))
         _ = try await world.sandbox.inbox.next(for: phone.e164, channel: .sms)   // resumed by the delivery, no sleeping
-        for _ in 0..<1_000 where await world.client.pendingChallenge(for: .otpless)?.kind == challenge.kind { await Task.yield() }
+        // The status poller publishes the fallback once it has read the SMS status: wait for
+        // that event (or the flow's end), not for a number of scheduler turns.
+        for await event in flowEvents where event.flowID == challenge.flowID {
+            switch event.kind {
+            case .challengeIssued, .flowCancelled, .flowExpired, .attemptsExhausted: break
+            default: continue
+            }
+            break
+        }
         let current = await world.client.pendingChallenge(for: .otpless) ?? challenge
         return try await world.answerCodes(
             current, destination: phone.e164, channel: .sms,
