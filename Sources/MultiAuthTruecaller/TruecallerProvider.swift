@@ -11,7 +11,8 @@ import MultiAuthCrypto
 /// ## OTP flow
 /// - ``start(_:context:)`` takes `.phone(number)` (channel `nil` or `.sms`), POSTs
 ///   `/v1/otp/installation/create` and returns either a `.oneTimeCode` challenge
-///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock) or,
+///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock;
+///   `requirements` = `[.name]` unless the request's options carry the name) or,
 ///   for a number already verified on this installation, a session at once (`verifiedBefore`).
 /// - ``respond(to:with:context:)`` needs the code **and** a ``/MultiAuth/PersonName``. Both,
 ///   and the challenge's TTL, are checked before any network call. It emits `otpReceived`,
@@ -71,7 +72,8 @@ public struct TruecallerProvider: AuthProvider {
     ///     network call, and used when the answer brings no name.
     ///   - context: Transport, time and event sink.
     /// - Returns: `.challenge` (a `.oneTimeCode` of ``TruecallerConfiguration/otpLength``
-    ///   digits on SMS, expiring after `tokenTtl`) after emitting `otpInitiated`, or
+    ///   digits on SMS, expiring after `tokenTtl`, requiring ``/MultiAuth/Challenge/Requirement/name``
+    ///   unless the options carried the name) after emitting `otpInitiated`, or
     ///   `.signedIn` after emitting `verifiedBefore`.
     /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
     ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
@@ -122,7 +124,10 @@ public struct TruecallerProvider: AuthProvider {
                 Challenge(
                     flowID: context.flowID ?? .random(), provider: id,
                     kind: .oneTimeCode(length: configuration.otpLength, channel: .sms, linkAlsoSent: false),
-                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state))
+                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state,
+                    // `/verify` is followed by `POST /v1/profile` with the name (error 18 without a
+                    // first name): say so before the code arrives, unless the request carried it.
+                    requirements: presetName == nil ? [.name] : []))
         }
         if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty {
             context.emit(TruecallerVerificationState.verifiedBefore.event)

@@ -8,7 +8,10 @@ import Foundation
 /// optional `retryAfter` delay and a human-readable message.
 ///
 /// The message never contains a secret (codes, tokens, JWTs, TOTP secrets): build it from
-/// field names and counts only. `description` follows the same rule.
+/// field names and counts only. `description` follows the same rule. The message is for
+/// developers and logs; show people `localizedDescription` and `recoverySuggestion`
+/// (`LocalizedError`, AuthError+Localization.swift): the same text for the same code whichever
+/// provider raised it, translatable through ``localizer``.
 public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An extensible, string-backed error code. Compare with the static constants.
     ///
@@ -200,7 +203,3 @@ extension AuthError: CustomReflectable {
     }
 }
 
-extension AuthError: LocalizedError {
-    /// The secret-free ``message``, or the code when empty.
-    public var errorDescription: String? { message.isEmpty ? code.rawValue : message }
-}

@@ -101,8 +101,10 @@ public enum KeychainStatus {
 }
 
 /// A session store in the keychain: one generic-password item per provider, holding the
-/// session as JSON, written with after-first-unlock accessibility so background refresh can
-/// read it.
+/// session as JSON, written by default with after-first-unlock, this-device-only
+/// accessibility (so background refresh can read it, and it never syncs or moves to another
+/// device), optionally in a shared access group (`init(service:accessGroup:accessibility:)` on Apple platforms).
+/// The recommended store on Apple platforms (`SessionStores.platformDefault(service:accessGroup:)`).
 ///
 /// Status handling (Docs/Cases.md, B19): `errSecItemNotFound` → `nil` (signed out);
 /// `errSecInteractionNotAllowed` and every other failure → `AuthError(.storageUnavailable)`
@@ -125,18 +127,32 @@ public struct KeychainSessionStore: SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations; defaults to `SystemKeychain` on Apple platforms.
+    ///   - keychain: The item operations (`SystemKeychain` on Apple platforms, or your own).
     public init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
     }
 
     #if canImport(Security)
-    /// Creates a store backed by the system keychain.
-    public init(service: String) {
-        self.init(service: service, keychain: SystemKeychain())
+    /// Creates a store backed by the system keychain (``SystemKeychain``).
+    /// - Parameters:
+    ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
+    ///   - accessGroup: The keychain access group to keep the items in, to share sessions with
+    ///     an app extension or widget (one of your `keychain-access-groups` entitlement, e.g.
+    ///     `"ABCDE12345.com.example.shared"`); `nil` for the app's default group.
+    ///   - accessibility: When the items can be read; by default after the first unlock, on
+    ///     this device only (never synced, never restored to another device).
+    public init(
+        service: String, accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+    ) {
+        self.init(service: service, keychain: SystemKeychain(accessGroup: accessGroup, accessibility: accessibility))
     }
     #endif
+
+    /// A store over ``SecItemKeychain`` with emulated `SecItem` calls (tests on every platform).
+    package init(service: String, accessGroup: String?, accessibility: KeychainAccessibility, secItems: any SecItemCalls) {
+        self.init(service: service, keychain: SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: secItems))
+    }
 
     /// - Throws: `AuthError` `.storageUnavailable` (locked keychain, unreadable item).
     public func load(for provider: AuthProviderID) async throws -> AuthSession? {
@@ -250,98 +266,3 @@ public struct KeychainSessionStore: SessionStore {
         return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
-
-#if canImport(Security)
-import Security
-
-/// ``KeychainItemAccess`` over the Security framework's `SecItem` API (generic passwords,
-/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`).
-public struct SystemKeychain: KeychainItemAccess {
-    /// Creates the system keychain access.
-    public init() {}
-
-    private func query(service: String, account: String?) -> [String: Any] {
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
-        if let account { query[kSecAttrAccount as String] = account }
-        return query
-    }
-
-    /// `SecItemCopyMatching` for one item's data.
-    public func read(service: String, account: String) -> (status: Int32, data: Data?) {
-        var query = query(service: service, account: account)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        return (status, result as? Data)
-    }
-
-    /// `SecItemUpdate`, or `SecItemAdd` with after-first-unlock accessibility when absent; a
-    /// fresh version tag, so a conditional write that read the previous version fails.
-    public func write(service: String, account: String, data: Data) -> Int32 {
-        write(service: service, account: account, data: data, tag: KeychainSessionStore.newVersionTag(), if: .always)
-    }
-
-    /// `SecItemCopyMatching` for one item's data and attributes; the version tag is its
-    /// `kSecAttrGeneric`.
-    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
-        var query = query(service: service, account: account)
-        query[kSecReturnData as String] = true
-        query[kSecReturnAttributes as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess else { return (status, nil, nil) }
-        let item = result as? [String: Any]
-        return (status, item?[kSecValueData as String] as? Data, item?[kSecAttrGeneric as String] as? Data)
-    }
-
-    /// One keychain call per condition: `.absent` → `SecItemAdd`; `.tagged` → `SecItemUpdate`
-    /// whose query also matches `kSecAttrGeneric` (the keychain applies it to the matching item
-    /// only, atomically with respect to other `SecItem` calls); `.always` → `SecItemUpdate`, then
-    /// `SecItemAdd` when absent. The written item has after-first-unlock accessibility and
-    /// `kSecAttrGeneric` = `tag`.
-    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
-        let attributes: [String: Any] = [
-            kSecValueData as String: data,
-            kSecAttrGeneric as String: tag,
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-        ]
-        switch condition {
-        case .absent:
-            return add(query(service: service, account: account), attributes)
-        case .tagged(let expected):
-            var match = query(service: service, account: account)
-            match[kSecAttrGeneric as String] = expected
-            return SecItemUpdate(match as CFDictionary, attributes as CFDictionary)
-        case .always:
-            let status = SecItemUpdate(query(service: service, account: account) as CFDictionary, attributes as CFDictionary)
-            guard status == errSecItemNotFound else { return status }
-            return add(query(service: service, account: account), attributes)
-        }
-    }
-
-    private func add(_ query: [String: Any], _ attributes: [String: Any]) -> Int32 {
-        var add = query
-        add.merge(attributes) { $1 }
-        return SecItemAdd(add as CFDictionary, nil)
-    }
-
-    /// `SecItemDelete` whose query also matches `kSecAttrGeneric` = `tag`.
-    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
-        var match = query(service: service, account: account)
-        match[kSecAttrGeneric as String] = tag
-        return SecItemDelete(match as CFDictionary)
-    }
-
-    /// `SecItemDelete` for one item.
-    public func delete(service: String, account: String) -> Int32 {
-        SecItemDelete(query(service: service, account: account) as CFDictionary)
-    }
-
-    /// `SecItemDelete` for every item of `service`.
-    public func deleteAll(service: String) -> Int32 {
-        SecItemDelete(query(service: service, account: nil) as CFDictionary)
-    }
-}
-#endif

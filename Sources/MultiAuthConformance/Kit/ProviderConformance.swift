@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 
-/// The provider conformance kit: runs checks C01–C23 (``ConformanceCheck``) against any
+/// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
 /// ``/MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
 ///
 /// Each check gets a fresh world: a new ``/MultiAuthSandbox/Sandbox`` (seed `harness.seed +
@@ -99,6 +99,7 @@ public struct ProviderConformance: Sendable {
         case .c21: Self.c21StaleRefreshDiscarded
         case .c22: Self.c22RevocationVersusTransient
         case .c23: Self.c23DuplicateRedirectSingleFlight
+        case .c24: Self.c24AnswerRequirements
         }
     }
 }
