@@ -50,11 +50,8 @@ func otplessSetUp() throws -> (AuthClient, OTPlessProvider, Sandbox) {
         packageName: Bundle.main.bundleIdentifier!,          // empty → .configuration
         preferredChannels: [.whatsapp, .sms],                // SmartAuth order when the system chooses
         enabledChannels: [.whatsapp, .sms, .email, "google"])) // optional: makes 4003 a local check
-    #if canImport(Network)
-    let client = try AuthClient(providers: [provider], transport: CellularTransport())   // Apple: SNA-capable
-    #else
     let client = try AuthClient(providers: [provider], transport: URLSessionTransport()) // no cellular path: no SNA
-    #endif
+    // Apple platforms: transport: CellularTransport() (MultiAuthHTTP, Network framework) adds the path SNA needs
 
     // Sandbox: the same provider against the emulated server on reserved .test hosts.
     let sandbox = Sandbox()
