@@ -11,7 +11,7 @@ let cryptoSystemLibrary: Target.Dependency = .target(
 )
 
 // Platforms: the issue asked for iOS 15 / macOS 12, but the core API is built on `Clock` and
-// `Duration` (DESIGN.md §2, TimeSource), which Apple ships from iOS 16 / macOS 13 / tvOS 16 /
+// `Duration` (Docs/Architecture.md, "Time"), which Apple ships from iOS 16 / macOS 13 / tvOS 16 /
 // watchOS 9. Those are therefore the floors.
 let package = Package(
     name: "MultiAuth",

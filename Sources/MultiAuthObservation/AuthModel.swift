@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import Observation
 
-/// An `@Observable` view of an ``MultiAuth/AuthClient`` for SwiftUI (and any Observation
+/// An `@Observable` view of an ``/MultiAuth/AuthClient`` for SwiftUI (and any Observation
 /// client): who is signed in, the pending challenge of each provider, whether sessions were
 /// restored, and the last error, readable synchronously on the main actor; plus the client's
 /// actions (sign in, submit, resend, redirects, sign out, refresh, restore).

@@ -6,7 +6,7 @@ import MultiAuthSandbox
 import Testing
 
 /// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
-/// B13, B15).
+/// Docs/Cases.md, B13, B15).
 @Suite(.timeLimit(.minutes(1)))
 struct DynamicTokenVerifierTests {
     @Test func acceptsTheSessionTokensOfASandboxSignIn() async throws {

@@ -129,6 +129,7 @@ struct RenderingSweepTests {
         add(AuthProviderID.dynamic)
         add(session)
         add(authState)
+        add(SemanticVersion.multiAuth)
         add(AuthState.Entry(session: session, isExpired: true))
         add(user)
         add(user.identities[0])

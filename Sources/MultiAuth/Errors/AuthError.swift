@@ -102,7 +102,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let extensionNotSupported = Reason("extensionNotSupported")
         /// An e-mail address that is not `local@domain` with a valid domain.
         public static let invalidEmail = Reason("invalidEmail")
-        /// A code of the wrong length or with non-digit characters (case B34).
+        /// A code of the wrong length or with non-digit characters (Docs/Cases.md, B34).
         public static let invalidCodeFormat = Reason("invalidCodeFormat")
         /// A person's name that breaks the provider's name rules.
         public static let invalidName = Reason("invalidName")

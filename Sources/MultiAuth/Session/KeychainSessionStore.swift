@@ -4,7 +4,7 @@ import Foundation
 /// values, so the store's status handling and its compare-and-set decisions are testable on
 /// every platform.
 ///
-/// On Apple platforms ``SystemKeychain`` calls `SecItemCopyMatching`, `SecItemAdd`,
+/// On Apple platforms `SystemKeychain` calls `SecItemCopyMatching`, `SecItemAdd`,
 /// `SecItemUpdate` and `SecItemDelete`. Tests supply a fake that returns chosen statuses.
 ///
 /// The three versioned operations (``readVersioned(service:account:)``,
@@ -12,7 +12,7 @@ import Foundation
 /// version tag that every write replaces; conditional writes succeed only on the item still
 /// carrying the tag the caller read. Their default implementations, for conformers written
 /// before tags existed, are not atomic; implement them as single keychain operations (as
-/// ``SystemKeychain`` does) when several processes share the items.
+/// `SystemKeychain` does) when several processes share the items.
 public protocol KeychainItemAccess: Sendable {
     /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
     func read(service: String, account: String) -> (status: Int32, data: Data?)
@@ -57,7 +57,7 @@ extension KeychainItemAccess {
 
     /// A default for accesses written before version tags existed: checks `condition` with
     /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
-    /// **not atomic** and drops the tag; ``SystemKeychain`` implements the conditional write as
+    /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
     /// one keychain operation.
     public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         switch condition {
@@ -96,17 +96,17 @@ public enum KeychainStatus {
     /// `errSecDuplicateItem`
     public static let duplicateItem: Int32 = -25299
     /// `errSecInteractionNotAllowed`: the keychain is locked (e.g. background launch before
-    /// first unlock). Storage unavailable, not signed out (case B19).
+    /// first unlock). Storage unavailable, not signed out (Docs/Cases.md, B19).
     public static let interactionNotAllowed: Int32 = -25308
 }
 
 /// A session store in the keychain: one generic-password item per provider, holding the
 /// session as JSON, written by default with after-first-unlock, this-device-only
 /// accessibility (so background refresh can read it, and it never syncs or moves to another
-/// device), optionally in a shared access group (``init(service:accessGroup:accessibility:)``).
+/// device), optionally in a shared access group (`init(service:accessGroup:accessibility:)` on Apple platforms).
 /// The recommended store on Apple platforms (`SessionStores.platformDefault(service:accessGroup:)`).
 ///
-/// Status handling (case B19): `errSecItemNotFound` → `nil` (signed out);
+/// Status handling (Docs/Cases.md, B19): `errSecItemNotFound` → `nil` (signed out);
 /// `errSecInteractionNotAllowed` and every other failure → `AuthError(.storageUnavailable)`
 /// on read, `.storageFailure` on write. An unreadable item is never deleted or overwritten by
 /// a read.
@@ -127,7 +127,7 @@ public struct KeychainSessionStore: SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations (``SystemKeychain`` on Apple platforms, or your own).
+    ///   - keychain: The item operations (`SystemKeychain` on Apple platforms, or your own).
     public init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
@@ -215,8 +215,8 @@ public struct KeychainSessionStore: SessionStore {
     /// `expected` (``AuthSession/isSameVersion(as:)``), then writes or deletes **only the item
     /// still carrying that tag** (or adds only when none exists) in one keychain operation, so
     /// a writer in another process that slipped in between makes the write fail; the store then
-    /// reads again and decides again (at most ``maximumReplaceAttempts`` times). Every write
-    /// stores a fresh random tag. With ``SystemKeychain`` this is atomic across processes
+    /// reads again and decides again (at most `maximumReplaceAttempts` times). Every write
+    /// stores a fresh random tag. With `SystemKeychain` this is atomic across processes
     /// sharing the items, except for the first conditional write to an item written by a build
     /// without tags (no tag to match; it is written unconditionally and tagged from then on).
     /// - Throws: `AuthError` `.storageUnavailable` when the item cannot be read (nothing is

@@ -1,7 +1,7 @@
 import Foundation
 
 /// When a keychain item may be read (the Security framework's `kSecAttrAccessible` values),
-/// for the items ``KeychainSessionStore`` writes through ``SystemKeychain``.
+/// for the items ``KeychainSessionStore`` writes through `SystemKeychain`.
 ///
 /// The default, ``afterFirstUnlockThisDeviceOnly``, lets background refresh read a session
 /// after the first unlock following a restart, and keeps the item on this device: it is not
