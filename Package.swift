@@ -11,7 +11,7 @@ let cryptoSystemLibrary: Target.Dependency = .target(
 )
 
 // Platforms: the issue asked for iOS 15 / macOS 12, but the core API is built on `Clock` and
-// `Duration` (DESIGN.md §2, TimeSource), which Apple ships from iOS 16 / macOS 13 / tvOS 16 /
+// `Duration` (Docs/Architecture.md, "Time"), which Apple ships from iOS 16 / macOS 13 / tvOS 16 /
 // watchOS 9. Those are therefore the floors.
 let package = Package(
     name: "MultiAuth",
@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "MultiAuth", targets: ["MultiAuth"]),
         .library(name: "MultiAuthCrypto", targets: ["MultiAuthCrypto"]),
         .library(name: "MultiAuthHTTP", targets: ["MultiAuthHTTP"]),
+        // `AuthModel`: an @Observable view of an AuthClient for SwiftUI (Observation, iOS 17+).
+        .library(name: "MultiAuthObservation", targets: ["MultiAuthObservation"]),
         .library(name: "MultiAuthOTPless", targets: ["MultiAuthOTPless"]),
         .library(name: "MultiAuthDynamic", targets: ["MultiAuthDynamic"]),
         .library(name: "MultiAuthTruecaller", targets: ["MultiAuthTruecaller"]),
@@ -42,6 +44,7 @@ let package = Package(
         .target(name: "MultiAuthCrypto", dependencies: [cryptoSystemLibrary]),
         .target(name: "MultiAuth", dependencies: ["MultiAuthCrypto"]),
         .target(name: "MultiAuthHTTP", dependencies: ["MultiAuth"]),
+        .target(name: "MultiAuthObservation", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthOTPless", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
@@ -89,6 +92,9 @@ let package = Package(
         .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
         .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
+        .testTarget(
+            name: "MultiAuthObservationTests",
+            dependencies: ["MultiAuthObservation", "MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
@@ -99,7 +105,7 @@ let package = Package(
             name: "MultiAuthSamples",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
+                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit", "MultiAuthObservation",
             ],
             path: "Docs/Samples"),
         .testTarget(
@@ -143,7 +149,8 @@ let package = Package(
             name: "MultiAuthRedactionTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthObservation",
+                "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a test could depend on the machine's load (Docs/Testing.md, "Load-proof").
+"""Fails when a test could depend on the machine's load (Docs/Testing.md, "A suite that passes on a busy machine").
 
 Checks every Swift file under Tests/ and Docs/Samples/ (the test targets):
 

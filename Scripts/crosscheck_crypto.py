@@ -128,7 +128,7 @@ def random_otp_params(rng):
     # pyotp needs at least 112-bit (14-byte) secrets.
     secret = b32(rng.randbytes(rng.choice([14, 15, 16, 20, 25, 32, 40, 64, rng.randint(14, 80)])))
     if rng.random() < 0.3:
-        # A last character with non-zero unused bits (like B02's "...ZXV"): both sides must
+        # A last character with non-zero unused bits (like Docs/Cases.md B02's "...ZXV"): both sides must
         # ignore those bits for codes, and a parsed URI must keep the secret as given.
         secret = secret[:-1] + rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
     algorithm = rng.choice(list(DIGESTS))

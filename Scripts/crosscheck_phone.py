@@ -6,7 +6,7 @@ calling code), our E.164 output must equal phonenumbers' for the number written:
   - in international format ("+44 20 7946 0958"), without a default region;
   - in E.164 ("+442079460958"), without a default region;
   - in national format ("020 7946 0958"), with the region as default region.
-The B31 inputs of shared/cases/CASES.md are checked against their expected E.164 too.
+The B31 inputs of Docs/Cases.md are checked against their expected E.164 too.
 Issue 19 adds two fixed groups (Docs/Standards.md):
   - extensions ("x28", "ext. 123", ";ext=123", "#123"): phonenumbers splits them off, MultiAuth
     refuses them with reason extensionNotSupported (by design: a sign-in number has no
@@ -42,7 +42,7 @@ NUMBER_TYPES = [
     PhoneNumberType.VOICEMAIL,
 ]
 
-# Case B31 (shared/cases/CASES.md): input -> expected E.164, no default region.
+# Docs/Cases.md, B31: input -> expected E.164, no default region.
 B31 = [
     ("+44 (0) 20 7946 0958", "+442079460958"),
     ("+44 0161 496 0000", "+441614960000"),

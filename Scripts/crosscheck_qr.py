@@ -33,6 +33,7 @@ import zxingcpp
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "Tests" / "Fixtures" / "Portal" / "qr_reference.json"
 
+# Docs/Cases.md, B12: the canonical enrolment URI.
 B12 = ("otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP"
        "&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30")
 INPUTS = [

@@ -130,6 +130,16 @@ extension PhoneMetadata {{
 '''
 
 
+NOTICE = os.path.join(ROOT, "NOTICE")
+
+
+def notice_names_version():
+    """The NOTICE file attributes the metadata to the `phonenumbers` version it came from."""
+    with open(NOTICE, encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    return f"version {phonenumbers.__version__}" in text and "libphonenumber" in text
+
+
 def main():
     text = generate()
     if "--check" in sys.argv[1:]:
@@ -137,11 +147,17 @@ def main():
             if handle.read() != text:
                 print(f"{OUTPUT} is stale; run Scripts/generate_phone_metadata.py", file=sys.stderr)
                 return 1
+        if not notice_names_version():
+            print(f"NOTICE does not attribute libphonenumber metadata from phonenumbers version "
+                  f"{phonenumbers.__version__}; update NOTICE", file=sys.stderr)
+            return 1
         print("phone metadata is up to date")
         return 0
     with open(OUTPUT, "w", encoding="utf-8") as handle:
         handle.write(text)
     print(f"wrote {OUTPUT} ({len(text)} bytes)")
+    if not notice_names_version():
+        print(f"note: update NOTICE to name phonenumbers version {phonenumbers.__version__}", file=sys.stderr)
     return 0
 
 

@@ -1,88 +1,85 @@
-// Sample: write your own provider (an e-mail OTP over the sandbox's reference protocol) and
-// prove it with the conformance kit. Compiled and run by `swift test`; Docs/WritingAProvider.md.
+// Sample: prove your own provider with the conformance kit (Docs/WritingAProvider.md). In your
+// package this file is a test target (e.g. Tests/AcmeAuthTests/AcmeConformanceTests.swift) that
+// depends on your adapter, your test-support target with the emulated backend, and the product
+// `MultiAuthConformance`. Compiled and run by `swift test`.
 import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
 
-/// A minimal e-mail OTP provider: start → 6-digit code by e-mail → session.
-struct AcmeEmailProvider: AuthProvider {
-    let id: AuthProviderID = "acme"
-    let baseURL: URL
-
-    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
-        guard case .email(let email) = request.identity, request.channel == nil || request.channel == .email else {
-            throw AuthError(.unsupported, "Acme signs in by e-mail only", provider: id)      // no network call
-        }
-        let flowID = context.flowID ?? .random()
-        let body = ReferenceProtocol.StartRequest(identity: email.identityKey, channel: "email", allowFallback: false, state: flowID.rawValue)
-        let response = try await context.transport.send(.json(.post, baseURL.appending(path: "otp/start"), body: body))
-        guard response.isSuccess else { throw mapError(response) }
-        let issued = try response.decodeJSON(ReferenceProtocol.ChallengeResponse.self, provider: id)
-        var state = ProviderState()
-        state["flowId"] = issued.flowId                                        // enough to resume after a restart
-        let now = context.now.roundedToMilliseconds
-        return .challenge(Challenge(
-            flowID: flowID, provider: id, kind: .oneTimeCode(length: issued.length, channel: .email, linkAlsoSent: false),
-            destination: email.masked, issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(issued.expiresIn)),
-            attemptsRemaining: issued.attempts, providerState: state))
-    }
-
-    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
-        guard let flowId = challenge.providerState["flowId"] else { throw AuthError(.challengeNotPending, provider: id) }
-        let body = ReferenceProtocol.VerifyRequest(flowId: flowId, code: answer.rawCode)   // already normalized by AuthClient
-        let response = try await context.transport.send(.json(.post, baseURL.appending(path: "otp/verify"), body: body))
-        guard response.isSuccess else { throw mapError(response) }
-        let tokens = try response.decodeJSON(ReferenceProtocol.TokenResponse.self, provider: id)
-        let now = context.now.roundedToMilliseconds
-        return .signedIn(AuthSession(
-            provider: id, user: AuthUser(id: tokens.user.id, email: try? EmailAddress(tokens.user.email ?? "")),
-            credentials: Credentials(
-                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
-                expiresAt: now.addingTimeInterval(TimeInterval(tokens.expiresIn))),
-            createdAt: now))
-    }
-
-    func signOut(_ session: AuthSession, context: AuthContext) async throws {}            // local only
-
-    /// Provider error codes → `AuthError.Code`, raw code kept; unknown codes → `.generic`.
-    func mapError(_ response: HTTPResponse) -> AuthError {
-        struct Body: Decodable { var code: String?; var attemptsRemaining: Int? }
-        let body = try? response.decodeJSON(Body.self)
-        let raw = body?.code ?? String(response.status)
-        let code: AuthError.Code = switch raw {
-        case "invalid_code": .invalidCode
-        case "expired": .expired
-        case "attempts_exhausted": .attemptsExhausted
-        case "already_used": .codeAlreadyUsed
-        case "rate_limited": .rateLimited
-        case "invalid_identity": .invalidInput
-        case "unknown_flow": .challengeNotPending
-        case "channel_unavailable": .channelUnavailable
-        case "unsupported_channel": .unsupported
-        default: response.status >= 500 ? .providerUnavailable : .generic
-        }
-        return AuthError(code, "Acme answered \(raw)", provider: id, providerCode: raw,
-                         retryAfter: response.retryAfter, attemptsRemaining: body?.attemptsRemaining)
+extension ConformanceHarness {
+    /// Everything the kit needs to know about Acme besides the provider: its backend, the
+    /// identities it takes and refuses, its abilities, and one error fixture per Acme error
+    /// code plus an unknown one.
+    static var acme: ConformanceHarness {
+        ConformanceHarness(
+            host: AcmeBackend.host,
+            installBackend: { sandbox in sandbox.register(AcmeBackend(), host: AcmeBackend.host) },
+            validRequest: { index in .email(try! EmailAddress("user\(index)@example.com")) },
+            invalidRequests: [.oauth(.google), .phone(try! PhoneNumber("+12025550199"))],
+            abilities: [.codeEntry, .attemptLimit, .expiry],
+            unsupportedReasons: [
+                .resend: "Acme has no resend; a new start sends a new code",
+                .redirect: "Acme sends codes, not links", .refresh: "Acme sessions are not refreshed",
+            ],
+            errorFixtures: [
+                ErrorFixture(
+                    "invalid_email", stage: .start, pathPrefix: "/v1/email-codes", status: 400,
+                    json: #"{"error":"invalid_email"}"#, expectedCode: .invalidInput, expectedProviderCode: "invalid_email"),
+                ErrorFixture(
+                    "slow_down", stage: .start, pathPrefix: "/v1/email-codes", status: 429,
+                    json: #"{"error":"slow_down"}"#, headers: ["Retry-After": "30"],
+                    expectedCode: .rateLimited, expectedProviderCode: "slow_down"),
+                ErrorFixture(
+                    "wrong_code", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 401,
+                    json: #"{"error":"wrong_code","attempts_left":2}"#, expectedCode: .invalidCode, expectedProviderCode: "wrong_code"),
+                ErrorFixture(
+                    "code_expired", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 410,
+                    json: #"{"error":"code_expired"}"#, expectedCode: .expired, expectedProviderCode: "code_expired"),
+                ErrorFixture(
+                    "too_many_attempts", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 423,
+                    json: #"{"error":"too_many_attempts"}"#, expectedCode: .attemptsExhausted,
+                    expectedProviderCode: "too_many_attempts"),
+                ErrorFixture(
+                    "code_used", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 409,
+                    json: #"{"error":"code_used"}"#, expectedCode: .codeAlreadyUsed, expectedProviderCode: "code_used"),
+                ErrorFixture(
+                    "unknown_ticket", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 404,
+                    json: #"{"error":"unknown_ticket"}"#, expectedCode: .challengeNotPending, expectedProviderCode: "unknown_ticket"),
+                ErrorFixture(
+                    "an unknown code", stage: .submit, pathPrefix: "/v1/email-codes/verify", status: 400,
+                    json: #"{"error":"quota_exceeded_v2"}"#, expectedCode: .generic, expectedProviderCode: "quota_exceeded_v2"),
+            ])
     }
 }
 
 @Suite(.timeLimit(.minutes(10)))
 struct CustomProviderSample {
     @Test func acmeConformsWhereItCanAndSaysWhyElsewhere() async throws {
-        var harness = ConformanceHarness.reference()
-        harness.validRequest = { index in .email(try! EmailAddress("user\(index)@example.com")) }
-        harness.invalidRequests = [.oauth(.google), .phone(try! PhoneNumber("+12025550199"))]
-        harness.abilities = [.codeEntry, .attemptLimit, .expiry]
-        harness.unsupportedReasons = [
-            .resend: "Acme has no resend", .redirect: "Acme does not use links", .refresh: "Acme sessions are not refreshed",
-        ]
-        let report = await ProviderConformance(
-            provider: { _ in AcmeEmailProvider(baseURL: URL(string: "https://\(ReferenceProtocol.defaultHost)")!) },
-            harness: harness
-        ).run()
+        let report = await ProviderConformance(provider: { _ in AcmeProvider(baseURL: AcmeBackend.baseURL) }, harness: .acme).run()
         #expect(report.failed.isEmpty, "\(report.renderTable())")
-        #expect(Set(report.skipped.map(\.id)) == ["C07", "C17", "C18", "C21", "C22", "C23"], "\(report.renderTable())")
+        #expect(Set(report.skipped.map(\.id)) == ["C07", "C17", "C18", "C19", "C21", "C22", "C23"], "\(report.renderTable())")
+    }
+
+    /// The kit's job: a provider that forgets one mapping fails C08, naming the fixture.
+    @Test func aMissingErrorMappingFailsC08() async throws {
+        struct Forgetful: AuthProvider {
+            let acme = AcmeProvider(baseURL: AcmeBackend.baseURL)
+            var id: AuthProviderID { acme.id }
+            func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+                try await acme.start(request, context: context)
+            }
+            func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+                do { return try await acme.respond(to: challenge, with: answer, context: context) } catch let error as AuthError
+                    where error.providerCode == "code_used" {
+                    throw AuthError(.generic, "Acme answered code_used", provider: id, providerCode: "code_used")   // forgot it
+                }
+            }
+            func signOut(_ session: AuthSession, context: AuthContext) async throws {}
+        }
+        let report = await ProviderConformance(provider: { _ in Forgetful() }, harness: .acme).run()
+        #expect(report.failed.map(\.id) == ["C08"], "\(report.renderTable())")
+        #expect(report.failed.first?.detail?.contains("code_used") == true, "\(report.renderTable())")
     }
 }

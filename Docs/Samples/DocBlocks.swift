@@ -1,32 +1,29 @@
-// The code blocks of README.md, Docs/GettingStarted.md and Docs/Events.md, compiled as they
-// appear (the names they leave open — `sessionsDirectory`, `render`, `typed`, `show` — are
-// parameters here). The README tour also runs, against the sandbox instead of the network.
+// The code blocks of README.md, Docs/GettingStarted.md and Docs/Events.md that talk to the
+// real services, verbatim (Scripts/check_doc_blocks.py compares them) inside functions whose
+// parameters are the names the blocks leave open (`sessionsDirectory`, `render`, `typed`,
+// `applicationSupport`, `show`, `showSignIn`, `client`). Compiled by `swift test`, not run:
+// they need the network. The same flows run against the sandbox in GettingStarted.swift and
+// SandboxOrProduction.swift.
 import Foundation
 import MultiAuth
 import MultiAuthDynamic
 import MultiAuthHTTP
-import MultiAuthSandbox
-import Testing
 
-/// README "A 20-line tour"; `transport`, `environmentID` and `baseURL` default to the real service.
+/// README.md, "A 20-line tour".
 func readmeTour(
-    sessionsDirectory: URL, typed: @escaping @Sendable () async -> String, render: @escaping @Sendable (AuthEvent) -> Void,
-    transport: any HTTPTransport = URLSessionTransport(), time: TimeSource = .system,
-    environmentID: String = "<env id>", baseURL: URL = DynamicConfiguration.productionBaseURL
+    sessionsDirectory: URL, render: @escaping @Sendable (AuthEvent) -> Void, typed: () -> String
 ) async throws -> AuthSession? {
     let client = try AuthClient(
-        providers: [DynamicProvider(environmentID: environmentID, baseURL: baseURL)],   // any AuthProvider values
+        providers: [DynamicProvider(environmentID: "<env id>")],          // any AuthProvider values
         store: try FileSessionStore(directory: sessionsDirectory),          // atomic, 0600, versioned
-        transport: transport, time: time)
-    // Owned by this function's caller for the sample; an app keeps it for the app's lifetime.
-    let watcher = Task { for await event in client.authStates() { render(event) } }   // current state first
-    defer { watcher.cancel() }
+        transport: URLSessionTransport())
+    Task { for await event in client.authStates() { render(event) } }    // current state first
     await client.restoreSessions()
 
     let email = try EmailAddress("  Ada+otp@Example.com ")                // .invalidInput, no network
     var step = try await client.signIn(with: .dynamic, .email(email))
     while case .challenge(let challenge) = step {                         // code sent: ask the user
-        do { step = try await client.submit(ChallengeAnswer(code: await typed()), for: challenge) }
+        do { step = try await client.submit(ChallengeAnswer(code: typed()), for: challenge) }
         catch let error as AuthError where error.code == .invalidCode { continue }   // still usable
     }
     if case .signedIn(let session) = step { print(session) }              // persisted; tokens redacted
@@ -34,45 +31,44 @@ func readmeTour(
     return fresh
 }
 
-/// Docs/GettingStarted.md §1–2 and Docs/Events.md "Example" (compiled, not run: they use the
-/// real network).
-func gettingStartedBlocks(applicationSupport: URL, show: @escaping @Sendable (String) -> Void) async throws {
+/// Docs/GettingStarted.md, "2. Build the client for production".
+func gettingStartedBuildTheClient(applicationSupport: URL) throws -> AuthClient {
     let client = try AuthClient(
         providers: [DynamicProvider(environmentID: "<your environment id>")],
         store: try FileSessionStore(directory: applicationSupport.appending(path: "sessions")),
         transport: URLSessionTransport())
-    // Owned by the app for its lifetime (here: until this function returns).
-    let watcher = Task {
+    return client
+}
+
+/// Docs/GettingStarted.md, "3. Watch the state" (`show` takes a state or a session).
+func gettingStartedWatchTheState(
+    _ client: AuthClient, show: @escaping @Sendable (Any) -> Void, showSignIn: @escaping @Sendable () -> Void
+) async {
+    Task {
         for await event in client.authStates() {      // first: .initialState(current), then live events
             switch event.kind {
-            case .initialState(let state): show("\(state)")
-            case .signedIn(let session), .sessionRefreshed(let session): show("\(session)")
-            case .signedOut: show("signed out")
+            case .initialState(let state): show(state)
+            case .signedIn(let session), .sessionRefreshed(let session): show(session)
+            case .signedOut: showSignIn()
             default: break                            // flow events: deliveryStatus, fallbackTriggered, …
             }
         }
     }
-    defer { watcher.cancel() }
     await client.restoreSessions()                    // at launch: loads stored sessions (sessionRestored)
+}
 
-    let stream = client.authStates(bufferCapacity: 64)   // Docs/Events.md
-    for await event in stream {
-        print("#\(event.sequence) \(event.provider?.rawValue ?? "-") \(event.kind)")
-        break
+/// Docs/Events.md, "Buffers and overflow": the gap marker a lagging subscriber receives.
+func eventsGapMarker(_ client: AuthClient, log: (String) -> Void, render: (AuthEvent) -> Void) async {
+    for await event in client.authStates() {
+        if case .eventsDropped(let count) = event.kind { log("missed \(count) events"); continue }
+        render(event)
     }
 }
 
-@Suite(.timeLimit(.minutes(10)))
-struct DocBlocksSample {
-    @Test func theReadmeTourRunsAgainstTheSandbox() async throws {
-        let sandbox = Sandbox(seed: 9)
-        sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-readme-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let session = try await readmeTour(
-            sessionsDirectory: directory, typed: { sandbox.inbox.latest(for: "ada+otp@example.com")?.code ?? "" }, render: { _ in },
-            transport: sandbox.transport, time: sandbox.time, environmentID: DynamicBackend.defaultEnvironmentID,
-            baseURL: DynamicBackend.baseURL())
-        #expect(session?.user.email?.identityKey == "ada+otp@example.com")
+/// Docs/Events.md, "Example".
+func eventsExample(_ client: AuthClient) async {
+    let stream = client.authStates(bufferCapacity: 64)
+    for await event in stream {
+        print("#\(event.sequence) \(event.provider?.rawValue ?? "-") \(event.kind)")
     }
 }

@@ -4,7 +4,27 @@ import Foundation
 import MultiAuth
 import MultiAuthDynamic
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
+
+/// Docs/GettingStarted.md, "1. Run it against the sandbox": the page's `main.swift`, verbatim
+/// (Scripts/check_doc_blocks.py), as a function so the test below can run it.
+func runItAgainstTheSandbox() async throws -> AuthState {
+    let world = try StandardSandbox()                  // every built-in provider's emulated backend, in process
+    let client = try world.makeClient()                // Dynamic, Truecaller, Portal and OTPLESS on .test hosts
+
+    let email = try EmailAddress("ada@example.com")
+    var step = try await client.signIn(with: .dynamic, .email(email))
+    while case .challenge(let challenge) = step {      // the backend "sent" a code to the sandbox inbox
+        let code = world.inbox.latest(for: email.identityKey, channel: .email)?.code ?? ""
+        step = try await client.submit(ChallengeAnswer(code: code), for: challenge)
+    }
+    if case .signedIn(let session) = step {
+        print("signed in as \(session.user)")          // tokens are redacted in every rendering
+    }
+    print(await client.currentState())                 // AuthState(dynamic: valid)
+    return await client.currentState()
+}
 
 /// Builds the one object an app holds. In an app, pass `URLSessionTransport()` (module
 /// MultiAuthHTTP) and the real base URL; here the embedded sandbox plays the server.
@@ -30,6 +50,12 @@ func signInWithEmail(_ client: AuthClient, address: String, typedCode: (Challeng
 
 @Suite(.timeLimit(.minutes(10)))
 struct GettingStartedSample {
+    @Test func theSandboxProgramSignsIn() async throws {
+        let state = try await runItAgainstTheSandbox()
+        #expect(state.sessions[.dynamic]?.isExpired == false)
+        #expect(state.sessions[.dynamic]?.session.user.email?.identityKey == "ada@example.com")
+    }
+
     @Test func emailOTPSignInPersistsAndPublishes() async throws {
         let sandbox = Sandbox(seed: 1)
         sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)

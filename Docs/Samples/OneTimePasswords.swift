@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct OneTimePasswordsSample {
     @Test func enrollAndVerify() throws {
-        // Build the enrollment URI a server shows as a QR code (canonical form, case B12).
+        // Build the enrollment URI a server shows as a QR code (canonical form, Docs/Cases.md, B12).
         let uri = try OTPAuthURI(
             kind: .totp, issuer: "Acme Co", account: "user@example.com", secret: try Base32.decode("JBSWY3DPEHPK3PXP"))
         #expect(uri.uriString

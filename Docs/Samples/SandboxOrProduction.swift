@@ -3,6 +3,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthDynamic
+import MultiAuthHTTP
 import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthSandboxKit
@@ -20,8 +21,45 @@ func productionProviders(appLink: URL, installationID: String, redirect: URL) th
     ]
 }
 
+/// README.md, "Sandbox or production: one switch", verbatim (Scripts/check_doc_blocks.py).
+func readmeSandboxOrProduction(sessionsDirectory: URL) throws -> (sandboxed: AuthClient, app: AuthClient) {
+    let world = try StandardSandbox()                 // tests, demos: ManualClock (or time: .realTime)
+    let client = try world.makeClient()               // Dynamic, Truecaller, Portal, OTPLESS on .test hosts
+
+    let app = try AuthClient(providers: [DynamicProvider(configuration: try .production(environmentID: "<env id>"))],
+                             store: try FileSessionStore(directory: sessionsDirectory), transport: URLSessionTransport())
+    return (client, app)
+}
+
+/// Docs/GettingStarted.md, "7. Sandbox or production: one switch", verbatim; `sessions` is the
+/// app's session directory, `appLink`, `installationID` and `redirect` its Truecaller and Portal
+/// settings.
+func gettingStartedOneSwitch(appLink: URL, installationID: String, redirect: URL, sessions: URL) throws -> (AuthClient, AuthClient) {
+    let world = try StandardSandbox()                 // backends on app.dynamic.test, api4/outline-*.truecaller.test, api.portal.test, OTPLESS's hosts
+    let client = try world.makeClient()               // ManualClock by default; StandardSandbox(time: .realTime) for a live demo
+    // code delivered in the sandbox: world.inbox.latest(for: "ada@example.com", channel: .email)?.code
+
+    // The app: the same providers, .production(…) configurations, the real network.
+    let providers = try productionProviders(appLink: appLink, installationID: installationID, redirect: redirect)
+    let app = try AuthClient(providers: providers, store: try FileSessionStore(directory: sessions), transport: URLSessionTransport())
+    return (client, app)
+}
+
 @Suite(.timeLimit(.minutes(10)))
 struct SandboxOrProductionSample {
+    @Test func theDocumentedSwitchBuildsBothClients() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (sandboxed, app) = try readmeSandboxOrProduction(sessionsDirectory: directory)
+        #expect(try await sandboxed.signIn(with: .dynamic, .email("ada@example.com")).challenge != nil)
+        #expect(await app.currentState().sessions.isEmpty)                // built, nothing sent
+        let (client, production) = try gettingStartedOneSwitch(
+            appLink: URL(string: "https://myapp.example/truecaller")!, installationID: "installation-1",
+            redirect: URL(string: "myapp://auth/callback")!, sessions: directory.appendingPathComponent("app"))
+        #expect(try await client.signIn(with: .portal, .oauth(.google)).challenge != nil)
+        #expect(await production.currentState().sessions.isEmpty)
+    }
+
     @Test func oneCallForTheSandboxAndTheSameProvidersForProduction() async throws {
         // Tests and demos: every backend on its .test hosts, the .sandbox() configurations, a client.
         let world = try StandardSandbox()

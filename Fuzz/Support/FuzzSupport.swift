@@ -37,7 +37,8 @@ extension Result where Failure == any Error {
 }
 
 /// Runs one adapter call on fuzzed bytes: it may return or throw, but only an `AuthError`
-/// (DESIGN.md §2: provider requirements throw `AuthError` or `CancellationError`).
+/// (provider requirements throw `AuthError` or `CancellationError`: Docs/Architecture.md,
+/// "Invariants", 5 and 6).
 func expectTypedOutcome<T: Sendable>(_ label: String, _ body: @escaping @Sendable () async throws -> T) -> T? {
     do {
         return try runBlocking(body)

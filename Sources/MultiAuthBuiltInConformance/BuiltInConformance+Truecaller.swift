@@ -57,7 +57,9 @@ extension BuiltInConformance {
         ],
         // Expiry is relative (`tokenTtl` seconds from the local clock), so any server offset works.
         serverClockTolerance: .seconds(300),
-        fixtureSecrets: ["sandbox-app-key-secret"])
+        fixtureSecrets: ["sandbox-app-key-secret"],
+        // C24: without the name options the challenge must say it needs a name.
+        bareRequest: { index in SignInRequest(identity: truecallerRequest(index).identity) })
 
     /// `TruecallerProvider` (`TruecallerConfiguration.sandbox(…)`: the production host layout
     /// on `.test` names) against `TruecallerBackend`.

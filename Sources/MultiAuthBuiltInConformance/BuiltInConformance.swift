@@ -42,7 +42,7 @@ public enum BuiltInConformance {
     public static let dynamicRedirectReason =
         "Dynamic's e-mail and SMS OTP flows complete by code; DynamicProvider handles no redirect URLs"
 
-    /// `DynamicProvider` (``MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:)``)
+    /// `DynamicProvider` (``/MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:)``)
     /// against `DynamicBackend`.
     public static func dynamic() -> ProviderConformance {
         ProviderConformance(provider: { _ in DynamicProvider(configuration: try .sandbox()) }, harness: .dynamic())

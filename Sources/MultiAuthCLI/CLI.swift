@@ -13,9 +13,10 @@ enum CLI {
             multiauth — one sign-in API over several identity providers, from the command line.
 
             Usage: multiauth COMMAND [ARGUMENTS] [--help]
+                   multiauth --version
 
             Commands:
-            \(Terminal.table(rows))
+            \(Terminal.table(rows + [["  version", "Print the MultiAuth version"], ["  help", "This text, or 'multiauth help COMMAND' for one command"]]))
 
             Run 'multiauth COMMAND --help' for a command's options and examples.
 
@@ -23,8 +24,23 @@ enum CLI {
             """
     }
 
+    /// What `multiauth --version` prints: the tool's name and the library's version.
+    static var versionLine: String { "multiauth \(SemanticVersion.multiAuth)" }
+
     static func main(_ argv: [String]) async -> Int32 {
         var argv = argv
+        if let first = argv.first, ["--version", "version"].contains(first) {
+            guard argv.count == 1 else {
+                Terminal.err("multiauth \(first): takes no arguments")
+                return ExitCode.usage
+            }
+            Terminal.out(versionLine)
+            return ExitCode.ok
+        }
+        // `multiauth help COMMAND` is `multiauth COMMAND --help`.
+        if argv.count == 2, argv[0] == "help", commands.contains(where: { $0.name == argv[1] }) {
+            argv = [argv[1], "--help"]
+        }
         guard let first = argv.first, !["--help", "-h", "help"].contains(first) else {
             Terminal.out(help)
             return argv.isEmpty ? ExitCode.usage : ExitCode.ok
@@ -36,7 +52,8 @@ enum CLI {
         }
         do {
             let arguments = try Arguments(argv, valueOptions: command.valueOptions, flags: command.flags)
-            if arguments.flags.contains("help") {
+            // `--help`, or `help` as the only argument (`multiauth demo help`).
+            if arguments.flags.contains("help") || (arguments.positionals == ["help"] && arguments.options.isEmpty) {
                 Terminal.out(command.help)
                 return ExitCode.ok
             }

@@ -3,13 +3,13 @@
 // Python peers (pyotp, PyJWT) in one process.
 //
 // Requests (one JSON object per line, each with an "id" echoed back):
-//   {"op":"totp","secret":B32,"algorithm":"SHA1","digits":6,"period":30,"time":59}
+//   {"op":"totp","secret":"<base32>","algorithm":"SHA1","digits":6,"period":30,"time":59}
 //       -> {"code":"287082"}
 //   {"op":"verify", …totp fields…, "code":"287082","window":1} -> {"valid":true}
 //   {"op":"uri_parse","uri":"otpauth://…"}
 //       -> {"secret","issuer","account","algorithm","digits","period","encoder"}
 //   {"op":"uri_build","issuer":…|null,"account","secret","algorithm","digits","period"} -> {"uri"}
-//   {"op":"steam","secret":B32,"time":0} -> {"code":"C5V56"} (Steam Guard, encoder=steam)
+//   {"op":"steam","secret":"<base32>","time":0} -> {"code":"C5V56"} (Steam Guard, encoder=steam)
 //   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"audience":"client-1"}
 //   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"any_audience":true}
 //       -> {"valid":true} or {"valid":false,"error":"…"}  (an audience, or the explicit

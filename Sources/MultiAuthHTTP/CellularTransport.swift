@@ -4,7 +4,7 @@ import Foundation
 import MultiAuth
 import Network
 
-/// A ``MultiAuth/CellularHTTPTransport`` for Apple platforms: ordinary requests go through
+/// A ``/MultiAuth/CellularHTTPTransport`` for Apple platforms: ordinary requests go through
 /// ``base`` (a `URLSessionTransport` by default); ``sendOverCellular(_:)`` opens a Network
 /// framework `NWConnection` that may use the cellular interface only, writes one HTTP/1.1
 /// `GET` and reads the answer, following redirects by hand, each hop on a new cellular

@@ -5,7 +5,7 @@ import MultiAuth
 import FoundationNetworking
 #endif
 
-/// The real ``MultiAuth/HTTPTransport``: sends requests with `URLSession`
+/// The real ``/MultiAuth/HTTPTransport``: sends requests with `URLSession`
 /// (FoundationNetworking on Linux).
 ///
 /// - Every HTTP status is returned as a response; only a missing response throws.
@@ -14,7 +14,7 @@ import FoundationNetworking
 /// - **No retries.** A resent POST could send a second OTP to the user; retrying is the
 ///   caller's decision.
 /// - Timeouts: the request's `timeout`, else ``defaultTimeout``.
-/// - Errors name the request by its redacted rendering (``MultiAuth/HTTPRequest/description``):
+/// - Errors name the request by its redacted rendering (``/MultiAuth/HTTPRequest/description``):
 ///   no query, header value, body or secret path segment (Docs/Security.md, "Redaction").
 /// - `description`, `debugDescription` and the mirror show the timeout and the default
 ///   header *names*: a default header may be an API key.

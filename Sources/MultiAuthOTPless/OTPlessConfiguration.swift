@@ -12,7 +12,7 @@ import MultiAuth
 /// The app id is public (OTPLESS client calls carry no secret; Docs/Providers/OTPless.md,
 /// "Security"). The bundle id (``packageName``) is required: the SDK always sends the app's
 /// bundle identifier, so an empty one is a configuration error, never a made-up default. The
-/// channel policy is checked when the provider is built (case B29): a preferred channel the
+/// channel policy is checked when the provider is built (Docs/Cases.md, B29): a preferred channel the
 /// merchant did not enable is a configuration error then, not at send time.
 public struct OTPlessConfiguration: Sendable, Hashable {
     /// The merchant's public app id, e.g. `"ABCD1234"`; its lower-cased form names the deep-link
@@ -139,7 +139,7 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     /// The default `loginUri`, `otpless.{appid-lowercased}://otpless`.
     public var loginURI: String { deepLinkScheme + "://otpless" }
 
-    /// Checks the configuration (case B29).
+    /// Checks the configuration (Docs/Cases.md, B29).
     /// - Throws: `AuthError` `.configuration` when the app id is empty or not alphanumeric, the
     ///   bundle id (``packageName``) is empty or contains whitespace, a preferred channel is not
     ///   a delivery channel OTPLESS knows, or a preferred channel is missing from

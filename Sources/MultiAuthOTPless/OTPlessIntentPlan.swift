@@ -13,7 +13,7 @@ struct OTPlessIntentPlan: Sendable {
     }
 
     let target: Target
-    /// The channel the user picked; forced on the wire as `deliveryMethod` (case B29).
+    /// The channel the user picked; forced on the wire as `deliveryMethod` (Docs/Cases.md, B29).
     var forcedChannel: DeliveryChannel?
     /// The OTP length option (`nil` = merchant default), checked to be 4 or 6.
     let requestedOTPLength: Int?

@@ -100,7 +100,7 @@ extension OTPlessProvider {
     }
 
     /// Records a SmartAuth fallback in the flow's challenge: new channel, `fallbackFrom`, the
-    /// failed channel remembered for this attempt (case B29), and the resend cool-down
+    /// failed channel remembered for this attempt (Docs/Cases.md, B29), and the resend cool-down
     /// restarted, since the server just sent a new code.
     func fallBack(flowID: FlowID, from: DeliveryChannel, to: DeliveryChannel, asId: String?, now: Date) -> Challenge? {
         registry.update(flowID) { challenge in

@@ -12,7 +12,7 @@ extension OTPlessProvider {
     /// new `sessionTokenJWT`; the new expiry is that JWT's `exp` (relative to the client clock
     /// when `iat` is known). The SDK treats a new JWT that is expired, names another app
     /// (`aud`) or has no numeric `exp` as an inactive session: so does this method.
-    /// - Returns: The same session (same ``AuthSession/id``) with the new JWT and expiry.
+    /// - Returns: The same session (same ``/MultiAuth/AuthSession/id``) with the new JWT and expiry.
     /// - Throws: `AuthError` `.sessionExpired` (the server refused the refresh credential with
     ///   a 4xx other than 429, providerCode = its `errorCode` or HTTP status; or it answered an
     ///   inactive JWT), `.unsupported` (the session has no refresh token: the merchant has no

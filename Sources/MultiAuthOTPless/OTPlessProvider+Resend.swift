@@ -7,10 +7,11 @@ extension OTPlessProvider {
     /// Docs/Providers/OTPless.md, "Flows").
     ///
     /// With `channel == nil` the flow's current channel is used: after a SmartAuth fallback
-    /// that is the fallback channel, never the one that failed (case B29).
+    /// that is the fallback channel, never the one that failed (Docs/Cases.md, B29).
     /// - Parameters:
     ///   - challenge: The pending `oneTimeCode` or `magicLink` challenge.
     ///   - channel: The channel the user picked, or `nil`.
+    ///   - context: Transport, time and event sink for this call.
     /// - Returns: The updated challenge: same flow, new expiry, `resendAvailableAt` 30 s later
     ///   (a guess; Docs/Providers/OTPless.md, "Verified against"), attempts reset.
     /// - Throws: `AuthError` `.rateLimited` (before `resendAvailableAt`, or the server's

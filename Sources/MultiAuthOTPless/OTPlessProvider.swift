@@ -11,7 +11,7 @@ import MultiAuthCrypto
 ///   seconds in 30…900 (`7113`, a guessed range), the channel must be enabled by the merchant
 ///   (`4003`). Then the device state and merchant config are fetched once, and the intent is
 ///   posted. Phone numbers travel as country code + national number.
-/// - **Channel choice** (case B29): `request.channel == nil` lets the server choose (SNA when
+/// - **Channel choice** (Docs/Cases.md, B29): `request.channel == nil` lets the server choose (SNA when
 ///   the merchant enabled it, else SmartAuth in ``OTPlessConfiguration/preferredChannels``
 ///   order) and fall back automatically; an explicit channel is forced (`deliveryMethod`) and a
 ///   failure on it is `.channelUnavailable`, never a silent switch.
@@ -63,7 +63,7 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     ///   - configuration: App id, hosts and channel policy.
     ///   - id: The provider id; give each OTPLESS app its own when registering several.
     /// - Throws: `AuthError` `.configuration` when the configuration is invalid, e.g. a
-    ///   preferred channel the merchant has not enabled (case B29, providerCode `4003`).
+    ///   preferred channel the merchant has not enabled (Docs/Cases.md, B29, providerCode `4003`).
     public init(configuration: OTPlessConfiguration, id: AuthProviderID = .otpless) throws {
         try configuration.validate()
         self.configuration = configuration

@@ -16,7 +16,7 @@ import MultiAuthCrypto
 ///    ``handleRedirect(_:pending:context:)`` exchanges the single-use grant
 ///    (`POST /magic-links/validations` or `POST /oauth/tokens`) for a session, or for a
 ///    `.totp(digits:enrollment:)` challenge carrying the `userJwt` (and, on first sign-in, the
-///    `totpLink` enrollment; see ``MultiAuth/TOTPEnrollment`` `totpSecret`, `otpauthURI()`,
+///    `totpLink` enrollment; see ``/MultiAuth/TOTPEnrollment`` `totpSecret`, `otpauthURI()`,
 ///    `qrCode()`).
 /// 3. `AuthClient.submit(_:for:)` → ``respond(to:with:context:)`` reads `endUserId` from the
 ///    `userJwt` **before** any network call, then posts the code to `POST /totps/validations`
@@ -27,15 +27,15 @@ import MultiAuthCrypto
 ///    challenge expires with the `userJwt` (its `exp − iat`, counted on the client's clock),
 ///    so a stale step is refused locally as `.expired`.
 ///
-/// Sessions: the CST is ``MultiAuth/Credentials/accessToken`` (`Bearer`); it expires after
-/// 24 h of inactivity (``MultiAuth/Credentials/expiresAt`` = sign-in + 24 h) and at most 7 days
-/// after sign-in (``MultiAuth/AuthSession/maximumLifetimeEndsAt``). There is no refresh (the
+/// Sessions: the CST is ``/MultiAuth/Credentials/accessToken`` (`Bearer`); it expires after
+/// 24 h of inactivity (``/MultiAuth/Credentials/expiresAt`` = sign-in + 24 h) and at most 7 days
+/// after sign-in (``/MultiAuth/AuthSession/maximumLifetimeEndsAt``). There is no refresh (the
 /// CST slides on use) and no server revocation: ``signOut(_:context:)`` is local only.
 ///
 /// Stateless and `Sendable`: everything a flow needs lives in the challenge's provider state,
 /// so a saved challenge can be completed by a fresh instance after the process died.
 public struct PortalProvider: RedirectHandlingProvider {
-    /// The provider id; ``MultiAuth/AuthProviderID/portal`` by default.
+    /// The provider id; ``/MultiAuth/AuthProviderID/portal`` by default.
     public let id: AuthProviderID
     /// The environment, redirect URL and API host.
     public let configuration: PortalConfiguration

@@ -25,9 +25,9 @@ extension TOTPEnrollment {
         return secret
     }
 
-    /// The enrollment link parsed strictly as a Key URI (``MultiAuthCrypto/OTPAuthURI``): issuer,
+    /// The enrollment link parsed strictly as a Key URI (``/MultiAuthCrypto/OTPAuthURI``): issuer,
     /// account, secret, algorithm, digits and period for an authenticator.
-    /// - Throws: The ``MultiAuthCrypto/CryptoError`` of `OTPAuthURI(parsing:)` (invalid URI,
+    /// - Throws: The ``/MultiAuthCrypto/CryptoError`` of `OTPAuthURI(parsing:)` (invalid URI,
     ///   percent escape, base32, algorithm, digits or period).
     public func parsedURI() throws -> OTPAuthURI {
         try OTPAuthURI(parsing: otpauthURI)

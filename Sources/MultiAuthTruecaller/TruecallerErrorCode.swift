@@ -4,7 +4,7 @@ import MultiAuth
 /// A Truecaller error code: the SDK's `TCTrueSDKErrorCode` values 1–20 (Docs/Providers/Truecaller.md) and
 /// the codes the backend puts in `{code, message}` error bodies (Docs/Providers/Truecaller.md).
 ///
-/// Every code maps to one ``MultiAuth/AuthError/Code`` through ``authErrorCode``; the raw
+/// Every code maps to one ``/MultiAuth/AuthError/Code`` through ``authErrorCode``; the raw
 /// number is kept as the error's `providerCode` (e.g. `"15"`), so nothing is lost. A code this
 /// type does not know maps to `.generic`.
 public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
@@ -142,7 +142,7 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     ///   - message: A secret-free message; the code's name is used when empty.
     ///   - retryAfter: The delay before a retry, for rate limits.
     ///   - attemptsRemaining: Attempts left, for `invalidCode`.
-    /// - Returns: An error whose `provider` is ``MultiAuth/AuthProviderID/truecaller``.
+    /// - Returns: An error whose `provider` is ``/MultiAuth/AuthProviderID/truecaller``.
     public func authError(_ message: String = "", retryAfter: Duration? = nil, attemptsRemaining: Int? = nil) -> AuthError {
         AuthError(
             authErrorCode, message.isEmpty ? (name ?? "Truecaller error \(rawValue)") : message,

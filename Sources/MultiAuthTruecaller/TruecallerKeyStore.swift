@@ -21,7 +21,9 @@ public actor TruecallerKeyStore {
 
     /// Refetches because no cached key verified a signature, at most once per
     /// ``minimumRefetchInterval`` (measured on the caller's clock).
-    /// - Parameter now: The current time from the caller's `TimeSource`.
+    /// - Parameters:
+    ///   - transport: The HTTP transport the keys are fetched with.
+    ///   - now: The current time from the caller's `TimeSource`.
     /// - Returns: The new keys, or `nil` when a refetch happened too recently.
     /// - Throws: As ``refetch(transport:)``.
     public func refetchAfterFailure(transport: any HTTPTransport, now: Date) async throws -> [PublicKey]? {

@@ -86,9 +86,9 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
             otherFields: Dictionary(uniqueKeysWithValues: Self.otherFieldNames.compactMap { key in string(key).map { (key, $0) } }))
     }
 
-    /// The profile as an ``MultiAuth/AuthUser``: id = ``userID(forE164:)`` (Truecaller has no
+    /// The profile as an ``/MultiAuth/AuthUser``: id = ``userID(forE164:)`` (Truecaller has no
     /// user id; a raw number would show in descriptions and logs), the parsed phone, the name
-    /// when it passes ``MultiAuth/PersonName``'s rules, the e-mail when valid, and attributes
+    /// when it passes ``/MultiAuth/PersonName``'s rules, the e-mail when valid, and attributes
     /// `countryCode`, `gender`, `isTrueName`, `isAmbassador` plus the other non-empty string
     /// fields.
     public var authUser: AuthUser {

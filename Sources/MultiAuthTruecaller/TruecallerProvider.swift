@@ -11,9 +11,10 @@ import MultiAuthCrypto
 /// ## OTP flow
 /// - ``start(_:context:)`` takes `.phone(number)` (channel `nil` or `.sms`), POSTs
 ///   `/v1/otp/installation/create` and returns either a `.oneTimeCode` challenge
-///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock) or,
+///   (state `otpInitiated`; `expiresAt` = now + `tokenTtl` seconds on the injected clock;
+///   `requirements` = `[.name]` unless the request's options carry the name) or,
 ///   for a number already verified on this installation, a session at once (`verifiedBefore`).
-/// - ``respond(to:with:context:)`` needs the code **and** a ``MultiAuth/PersonName``. Both,
+/// - ``respond(to:with:context:)`` needs the code **and** a ``/MultiAuth/PersonName``. Both,
 ///   and the challenge's TTL, are checked before any network call. It emits `otpReceived`,
 ///   POSTs `/verify`, stores the name (`POST /v1/profile`), emits `verificationComplete`,
 ///   GETs the profile and returns a session whose access token a server checks with
@@ -24,13 +25,13 @@ import MultiAuthCrypto
 /// ## One-tap
 /// ``signIn(with:expectedNonce:context:)`` verifies a ``TruecallerProfileResponse`` with
 /// ``TruecallerProfileVerifier`` (signature, key rotation, nonce) and builds a session. The app
-/// hand-off itself is Apple-only (``TruecallerAppHandoff``).
+/// hand-off itself is Apple-only (`TruecallerAppHandoff`).
 ///
 /// Errors are `AuthError`s whose `providerCode` is the raw Truecaller code
 /// (``TruecallerErrorCode``). Concurrency: a `Sendable` value; the only shared state is the
 /// key cache (an actor). Time only from `context.time`.
 public struct TruecallerProvider: AuthProvider {
-    /// ``MultiAuth/AuthProviderID/truecaller``.
+    /// ``/MultiAuth/AuthProviderID/truecaller``.
     public let id: AuthProviderID
     /// The configuration.
     public let configuration: TruecallerConfiguration
@@ -54,7 +55,7 @@ public struct TruecallerProvider: AuthProvider {
     /// Creates a provider.
     /// - Parameters:
     ///   - configuration: App key, app link, base URLs, installation id.
-    ///   - id: The provider id; ``MultiAuth/AuthProviderID/truecaller`` by default.
+    ///   - id: The provider id; ``/MultiAuth/AuthProviderID/truecaller`` by default.
     public init(configuration: TruecallerConfiguration, id: AuthProviderID = .truecaller) {
         self.id = id
         self.configuration = configuration
@@ -71,7 +72,8 @@ public struct TruecallerProvider: AuthProvider {
     ///     network call, and used when the answer brings no name.
     ///   - context: Transport, time and event sink.
     /// - Returns: `.challenge` (a `.oneTimeCode` of ``TruecallerConfiguration/otpLength``
-    ///   digits on SMS, expiring after `tokenTtl`) after emitting `otpInitiated`, or
+    ///   digits on SMS, expiring after `tokenTtl`, requiring ``/MultiAuth/Challenge/Requirement/name``
+    ///   unless the options carried the name) after emitting `otpInitiated`, or
     ///   `.signedIn` after emitting `verifiedBefore`.
     /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
     ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
@@ -122,7 +124,10 @@ public struct TruecallerProvider: AuthProvider {
                 Challenge(
                     flowID: context.flowID ?? .random(), provider: id,
                     kind: .oneTimeCode(length: configuration.otpLength, channel: .sms, linkAlsoSent: false),
-                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state))
+                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state,
+                    // `/verify` is followed by `POST /v1/profile` with the name (error 18 without a
+                    // first name): say so before the code arrives, unless the request carried it.
+                    requirements: presetName == nil ? [.name] : []))
         }
         if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty {
             context.emit(TruecallerVerificationState.verifiedBefore.event)
@@ -138,7 +143,7 @@ public struct TruecallerProvider: AuthProvider {
     /// - Parameters:
     ///   - challenge: A challenge this provider issued (possibly in an earlier process).
     ///   - answer: The code (``TruecallerConfiguration/otpLength`` digits) and a
-    ///     ``MultiAuth/PersonName`` (required unless the request's options carried the name;
+    ///     ``/MultiAuth/PersonName`` (required unless the request's options carried the name;
     ///     the answer's name wins).
     ///   - context: Transport, time and event sink.
     /// - Returns: `.signedIn` with the access token in the credentials.
@@ -225,7 +230,7 @@ public struct TruecallerProvider: AuthProvider {
 
     // MARK: Helpers
 
-    /// The name rules (error 18 meaning): ``MultiAuth/PersonName``'s, with this provider and
+    /// The name rules (error 18 meaning): ``/MultiAuth/PersonName``'s, with this provider and
     /// code 18 on the error.
     private func checkedName(_ first: String, _ last: String) throws -> PersonName {
         do { return try PersonName(firstName: first, lastName: last) } catch var error as AuthError {

@@ -22,10 +22,13 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         private var lastSession: AuthSession?
         private var redirectSessions: [URL: AuthSession] = [:]
         private var starts: [String: Task<SignInStep, any Error>] = [:]
+        private var silentNames: Set<FlowID> = []
 
         func remember(_ state: ProviderState, for flow: FlowID) { locked { states[flow] = state } }
         func state(for flow: FlowID) -> ProviderState? { locked { states[flow] } }
         func setLast(_ state: ProviderState) { locked { lastState = state } }
+        func demandName(_ flow: FlowID) { locked { _ = silentNames.insert(flow) } }
+        func demandsName(_ flow: FlowID) -> Bool { locked { silentNames.contains(flow) } }
         var last: ProviderState? { locked { lastState } }
         func issued(_ session: AuthSession) { locked { lastSession = session } }
         var lastIssued: AuthSession? { locked { lastSession } }
@@ -120,6 +123,9 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             memory.remember(challenge.providerState, for: challenge.flowID)
             challenge.providerState = ProviderState()
         case .c16: memory.setLast(challenge.providerState)
+        case .c24:
+            // Demands a name when the request carried none, without saying so in the challenge.
+            if request.options[Self.nameOption] == nil { memory.demandName(challenge.flowID) }
         default: break
         }
         return .challenge(challenge)
@@ -135,7 +141,13 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         return challenge
     }
 
+    /// The request option that carries the name up front (C24's breakage).
+    static let nameOption = "name"
+
     func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        if breaking == .c24, answer.name == nil, memory.demandsName(challenge.flowID) {
+            throw AuthError(.invalidInput, "a name is required", provider: id, reason: .answerMismatch)
+        }
         let step: SignInStep
         do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var error
             as AuthError

@@ -9,7 +9,19 @@ import Testing
 struct BrokenProviderTests {
     @Test(arguments: ConformanceCheck.allCases)
     func brokenProviderFailsExactlyItsCheck(_ check: ConformanceCheck) async {
-        let kit = ProviderConformance(provider: { _ in BrokenProvider(breaking: check) }, harness: .reference())
+        var harness = ConformanceHarness.reference()
+        if check == .c24 {
+            // The name comes up front in every request but C24's bare one, so only C24 meets
+            // the silent demand.
+            let valid = harness.validRequest
+            harness.validRequest = { index in
+                var request = valid(index)
+                request.options[BrokenProvider.nameOption] = "Ada"
+                return request
+            }
+            harness.bareRequest = valid
+        }
+        let kit = ProviderConformance(provider: { _ in BrokenProvider(breaking: check) }, harness: harness)
         let report = await kit.run()
         #expect(report.failed.map(\.id) == [check.rawValue], "\(report.renderTable())")
         #expect(report.skipped.isEmpty)

@@ -45,9 +45,9 @@ struct ConformanceReportTests {
     }
 
     @Test func checksCarryTheIssueTitles() {
-        #expect(ConformanceCheck.allCases.count == 23)
-        #expect(ConformanceCheck.allCases.map(\.rawValue) == (1...23).map { String(format: "C%02d", $0) })
-        #expect(Set(ConformanceCheck.allCases.map(\.title)).count == 23)
+        #expect(ConformanceCheck.allCases.count == 24)
+        #expect(ConformanceCheck.allCases.map(\.rawValue) == (1...24).map { String(format: "C%02d", $0) })
+        #expect(Set(ConformanceCheck.allCases.map(\.title)).count == 24)
     }
 }
 
@@ -77,7 +77,7 @@ struct ConformanceSkipTests {
         harness.invalidRequests = []
         harness.serverClockTolerance = nil
         let report = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run()
-        #expect(report.skipped.map(\.id) == ["C01", "C03", "C04", "C05", "C06", "C07", "C08", "C17", "C18", "C19", "C21", "C22", "C23"])
+        #expect(report.skipped.map(\.id) == ["C01", "C03", "C04", "C05", "C06", "C07", "C08", "C17", "C18", "C19", "C21", "C22", "C23", "C24"])
         #expect(report.skipped.allSatisfy { $0.detail?.isEmpty == false })
         #expect(report.failed.isEmpty, "\(report.renderTable())")
         #expect(report.passed.count == 10)
@@ -100,7 +100,7 @@ struct ConformanceSkipTests {
     @Test func aFailingFactoryFailsEveryCheckWithoutCrashing() async {
         struct NoProvider: Error {}
         let report = await ProviderConformance(provider: { _ in throw NoProvider() }, harness: .reference()).run()
-        #expect(report.failed.count == 23)
+        #expect(report.failed.count == 24)
         #expect(report.provider == "?")
     }
 }

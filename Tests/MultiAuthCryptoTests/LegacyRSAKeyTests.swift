@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import MultiAuthCrypto
 
-/// Truecaller's published key is RSA-1024 (providers.md §3.3, §3.8): refused by default,
+/// Truecaller's published key is RSA-1024 (Docs/Providers/Truecaller.md, "One-tap profile
+/// verification"): refused by default,
 /// accepted when the caller opts in with `minimumRSABits: 1024`.
 @Suite struct LegacyRSAKeyTests {
     // Generated once with `openssl genrsa 1024`; the message is a base64 payload string and

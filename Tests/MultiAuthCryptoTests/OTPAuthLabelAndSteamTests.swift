@@ -34,7 +34,7 @@ struct OTPAuthLabelAndSteamTests {
         #expect(!literal.issuerMismatch)
         #expect(literal.uriString.hasPrefix("otpauth://totp/Acme%3A%20Payments:alice?"))
         #expect(try OTPAuthURI(parsing: literal.uriString) == literal)
-        // Only a prefix match counts: a different issuer keeps the split label (B09 style).
+        // Only a prefix match counts: a different issuer keeps the split label (Docs/Cases.md, B09 style).
         let other = try OTPAuthURI(parsing: "otpauth://totp/Acme:%20Payments:alice?\(Self.secret)&issuer=Acme%20Pay")
         #expect(other.issuer == "Acme Pay" && other.labelIssuer == "Acme" && other.account == "Payments:alice")
         #expect(other.issuerMismatch)

@@ -74,7 +74,7 @@ struct OTPTests {
         #expect(try six.code(at: Int64(1_111_111_109)) == "081804")
         #expect(try eight.code(at: Int64(1_111_111_109)) == "07081804")
         #expect(try six.verify("005924", at: Int64(1_234_567_890)) == 41_152_263)
-        // Whitespace is ignored (B34), so " 005924" and "005924 " are accepted (see b34);
+        // Whitespace is ignored (Docs/Cases.md, B34), so " 005924" and "005924 " are accepted (see b34);
         // everything else here is still a format error.
         for malformed in ["5924", "05924", "0005924", "00592a", "", "٠٠٥٩٢٤", "+05924", "-05924"] {
             #expect(throws: CryptoError.invalidCodeFormat) { try six.verify(malformed, at: Int64(1_234_567_890)) }

@@ -1,5 +1,4 @@
-/// The vectors of `shared/vectors/otp-rfc.json`, copied as literals so the test target needs
-/// no resources. Source: RFC 4226 Appendix D (HOTP, key ASCII '12345678901234567890', 6 digits) and RFC 6238 Appendix B (TOTP, T0=0, X=30, 8 digits).
+/// The published test vectors, as literals so the test target needs no resources. Source: RFC 4226 Appendix D (HOTP, key ASCII '12345678901234567890', 6 digits) and RFC 6238 Appendix B (TOTP, T0=0, X=30, 8 digits).
 enum RFCVectors {
     struct HOTPVector: Sendable { let counter: UInt64; let code: String }
     struct TOTPVector: Sendable { let time: Int64; let algorithm: String; let keyASCII: String; let digits: Int; let period: Int64; let code: String }

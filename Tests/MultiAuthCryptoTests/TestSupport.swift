@@ -16,7 +16,7 @@ enum Hex {
     }
 }
 
-/// The case fixtures of CASES.md.
+/// The key fixtures of Docs/Cases.md (`K20`, `K32`, `K16`, `KH`).
 enum Keys {
     static let k20 = Array("12345678901234567890".utf8)
     static let k32 = Array("12345678901234567890123456789012".utf8)

@@ -16,7 +16,7 @@ struct DynamicFlowTests {
         let challenge = try #require(step.challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false))
         #expect(challenge.providerState["verificationUUID"]?.count == 36)
-        // Case B33: the code went to the identity key, plus tag kept.
+        // Docs/Cases.md, B33: the code went to the identity key, plus tag kept.
         let message = try #require(f.sandbox.inbox.latest(for: "user.name+otp@example.com", channel: .email))
         let code = try #require(message.code)
         let session = try #require(try await f.client.submit(ChallengeAnswer(code: " \(code.prefix(3)) \(code.dropFirst(3))\n"), for: challenge).session)

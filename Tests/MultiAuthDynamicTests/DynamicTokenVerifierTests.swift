@@ -7,7 +7,7 @@ import Testing
 import MultiAuthTestKeys
 
 /// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
-/// B13, B15).
+/// Docs/Cases.md, B13, B15).
 @Suite(.timeLimit(.minutes(10)))
 struct DynamicTokenVerifierTests {
     @Test func acceptsTheSessionTokensOfASandboxSignIn() async throws {

@@ -63,7 +63,7 @@ struct OTPlessFlowTests {
         #expect(channel == .sms)
         #expect(provider.currentChallenge(for: challenge.flowID)?.kind == updated.kind)
         #expect(await client.pendingChallenge(for: .otpless)?.kind == updated.kind)   // the client follows the fallback
-        // B29: WhatsApp is not offered again for this attempt.
+        // Docs/Cases.md, B29: WhatsApp is not offered again for this attempt.
         world.clock.advance(by: .seconds(30))
         let error = await #expect(throws: AuthError.self) { _ = try await client.resend(updated, channel: .whatsapp) }
         #expect(error?.code == .channelUnavailable)

@@ -24,7 +24,7 @@ struct PortalConformanceTests {
         let skipped = Dictionary(uniqueKeysWithValues: report.skipped.map { ($0.id, $0.detail ?? "") })
         let expected: [String: ConformanceHarness.Abilities] = [
             "C03": .codeEntry, "C04": .codeEntry, "C05": .attemptLimit, "C07": .resend, "C18": .refresh,
-            "C21": .refresh, "C22": .refresh,
+            "C21": .refresh, "C22": .refresh, "C24": .codeEntry,
         ]
         #expect(Set(skipped.keys) == Set(expected.keys), "\(report.renderTable())")
         for (id, ability) in expected {

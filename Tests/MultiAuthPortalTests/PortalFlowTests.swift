@@ -132,7 +132,7 @@ struct PortalFlowTests {
         let code = try bed.code()
         #expect(try await bed.client.submit(ChallengeAnswer(code: code), for: first).session != nil)
         // A new sign-in (OAuth, same user) in the same time step: the same code is a replay
-        // (RFC 6238 §5.2, case B08) even though the new userJwt is fresh.
+        // (RFC 6238 §5.2, Docs/Cases.md, B08) even though the new userJwt is fresh.
         let second = try #require(try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
         let error = await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: code), for: second) }
         #expect(error?.code == .codeAlreadyUsed)

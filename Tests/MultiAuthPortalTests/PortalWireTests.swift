@@ -185,7 +185,7 @@ struct PortalWireTests {
         #expect(session.user.id == "u1" && session.credentials.accessToken == "cst" && session.credentials.extra["clientId"] == "c1")
     }
 
-    /// Case B12: the enrollment URI, built and parsed, and read by the Portal helpers.
+    /// Docs/Cases.md, B12: the enrollment URI, built and parsed, and read by the Portal helpers.
     @Test func b12EnrollmentURI() throws {
         let built = try OTPAuthURI(issuer: "Acme Co", account: "user@example.com", secret: Base32.decode("JBSWY3DPEHPK3PXP"))
         #expect(built.uriString == Self.b12)

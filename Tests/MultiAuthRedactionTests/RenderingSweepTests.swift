@@ -5,6 +5,7 @@ import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthHTTP
+import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
@@ -50,6 +51,7 @@ struct RenderingSweepTests {
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
         "MultiAuth.KeychainStatus": "namespace of status constants (caseless enum)",
+        "MultiAuth.SessionStores": "namespace of store factories (caseless enum); the stores it returns are swept",
         "MultiAuth.SystemKeychain": "Security.framework only; KeychainSessionStore is swept with a fake keychain",
         "MultiAuthHTTP.CellularTransport": "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
     ]
@@ -99,10 +101,19 @@ struct RenderingSweepTests {
         let response = HTTPResponse(
             status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token], body: Data(Plant.body.utf8))
         let client = try AuthClient(providers: world.lanes.map(\.provider), store: memory, transport: sandbox.transport, time: sandbox.time)
+        // An AuthModel following the client, so it holds the stored session and every pending
+        // challenge. The task is owned here and cancelled once the model caught up.
+        let model = await MainActor.run { AuthModel(client: client) }
+        let observing = Task { await model.observe() }
+        await model.restore()
         for lane in world.lanes {
             // A flow left pending inside the client, so its memory holds a challenge.
             _ = try? await client.signIn(with: lane.id, lane.harness.validRequest(700))
         }
+        await model.waitUntilProcessed(through: client.events.currentSequence)
+        observing.cancel()
+        add(model)
+        add(AuthModel.RestoreStatus.restored)
         add(client)
         add(AuthClient.SignOutOutcome?.none as Any, as: "MultiAuth.AuthClient.SignOutOutcome")
         if let outcome = flows.values.compactMap(\.signOut).first { add(outcome) }
@@ -119,6 +130,7 @@ struct RenderingSweepTests {
         add(AuthProviderID.dynamic)
         add(session)
         add(authState)
+        add(SemanticVersion.multiAuth)
         add(AuthState.Entry(session: session, isExpired: true))
         add(user)
         add(user.identities[0])
@@ -139,6 +151,12 @@ struct RenderingSweepTests {
         add(memory)
         add(InMemorySessionStore.Operation.save)
         add(keychain)
+        add(KeychainAccessibility.afterFirstUnlockThisDeviceOnly)
+        add(Challenge.Requirement.name)
+        var needsName = challenge
+        needsName.requirements = [.name]
+        add(needsName, as: "MultiAuth.Challenge (with requirements)")
+        add(AuthErrorLocalizer.english)
         add(OAuthProviderName.google)
         add(try PersonName(firstName: "Ana", lastName: "Planted"))
         add(phone)

@@ -42,6 +42,34 @@ struct StandardSandboxTests {
         #expect(world.sandbox.requestLog.contains { $0.host == "outline-noneu.truecaller.test" && $0.path == "/v1/profile" })
     }
 
+    /// Issue 17: a wrong code refused by Dynamic and by Truecaller (different raw codes and
+    /// developer messages) reads the same to the person.
+    @Test func aWrongCodeReadsTheSameFromDynamicAndTruecaller() async throws {
+        let world = try Self.world()
+        let client = try world.makeClient()
+        let dynamic = try #require(try await client.signIn(with: .dynamic, .email("ada@example.com")).challenge)
+        let phone = try PhoneNumber("+91 98765 43210")
+        let truecaller = try #require(try await client.signIn(with: .truecaller, .phone(phone)).challenge)
+        let name = try PersonName(firstName: "Asha")
+        var errors: [AuthError] = []
+        for (challenge, right) in [
+            (dynamic, world.inbox.latest(for: "ada@example.com", channel: .email)?.code),
+            (truecaller, world.inbox.latest(for: phone.e164, channel: .sms)?.code),
+        ] {
+            let code = try #require(right)
+            let wrong = String(code.dropLast()) + String(((code.last?.wholeNumberValue ?? 0) + 1) % 10)   // last digit changed
+            let error = await #expect(throws: AuthError.self) {
+                try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge)
+            }
+            errors.append(try #require(error))
+        }
+        #expect(errors.map(\.code) == [.invalidCode, .invalidCode])
+        #expect(errors[0].provider != errors[1].provider)
+        #expect(errors[0].errorDescription == errors[1].errorDescription)
+        #expect(errors[0].recoverySuggestion == errors[1].recoverySuggestion)
+        #expect(errors[0].errorDescription == "The code is incorrect.")
+    }
+
     /// A production configuration left in a sandbox set-up is a configuration error naming the
     /// host, never a network error.
     @Test func productionHostInTheSandboxIsAConfigurationError() async throws {

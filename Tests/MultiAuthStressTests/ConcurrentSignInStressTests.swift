@@ -7,7 +7,7 @@ import Testing
 ///
 /// Set-up: one `Sandbox` (seeded) hosting every backend (Dynamic, Truecaller, Portal, OTPLESS); one `AuthClient` per user, each with
 /// every provider, so a client runs one flow per provider at the same time (a client keeps one
-/// pending flow per provider, DESIGN.md §3.3) and all flows of all clients run concurrently.
+/// pending flow per provider, Docs/Architecture.md, "Invariants", 3) and all flows of all clients run concurrently.
 /// Faults: random 503s, dropped connections and 2 s latency on every host, 502s on
 /// Truecaller's profile step (after the code was accepted), failed deliveries for some
 /// destinations, failed first session writes for some clients, and one wrong code first for

@@ -13,7 +13,7 @@ struct AuthEventBusTests {
         AuthSession(id: "s", provider: "p", user: user, credentials: Credentials(accessToken: "A\(n)"), createdAt: Date(timeIntervalSince1970: 0))
     }
 
-    /// B22: events published synchronously right after `subscribe()` all arrive, in order, also
+    /// Docs/Cases.md, B22: events published synchronously right after `subscribe()` all arrive, in order, also
     /// through `map`/`filter`.
     @Test func eventsRightAfterSubscribeAreNotLost() async {
         let bus = AuthEventBus(timeSource: ManualClock().timeSource)
@@ -38,7 +38,7 @@ struct AuthEventBusTests {
         #expect(bus.currentSequence == 5)
     }
 
-    /// B24: cancelling the consuming task unregisters it; the termination handler runs once;
+    /// Docs/Cases.md, B24: cancelling the consuming task unregisters it; the termination handler runs once;
     /// finishing twice is safe; publishing afterwards reports `terminated`.
     @Test func cancellationUnregistersAndFinishIsIdempotent() async {
         let bus = AuthEventBus()
@@ -82,9 +82,9 @@ struct AuthEventBusTests {
         #expect(count == 0)
     }
 
-    /// B25 (still holds under the overflow policy of Docs/Events.md): with capacity 8 and 20
-    /// refreshes queued for a suspended subscriber, it gets the 8 newest (13…20), after one gap
-    /// marker counting the 12 dropped.
+    /// Docs/Cases.md, B25 (still holds under the overflow policy of Docs/Events.md): with
+    /// capacity 8 and 20 refreshes queued for a suspended subscriber, it gets the 8 newest
+    /// (13…20), after one gap marker counting the 12 dropped.
     @Test func slowSubscriberKeepsTheNewestStateEvents() async {
         let bus = AuthEventBus()
         let stream = bus.subscribe(bufferCapacity: 8)
@@ -105,7 +105,8 @@ struct AuthEventBusTests {
     }
 
     /// A lagging subscriber keeps the latest state event per provider, then the newest flow
-    /// events: a superseded `signedIn` goes before any flow event; the marker comes first.
+    /// events: a superseded `signedIn` goes before any flow event; the marker comes first
+    /// (Docs/Cases.md, B25: a state event is never dropped in favour of older noise).
     @Test func laggingSubscriberKeepsLatestStatePerProviderThenNewestFlowEvents() async {
         let bus = AuthEventBus()
         let stream = bus.subscribe(bufferCapacity: 4)
@@ -254,7 +255,7 @@ struct AuthEventBusTests {
         }
     }
 
-    /// B21: the first element of `authStates()` is the current state (expired flag set), a
+    /// Docs/Cases.md, B21: the first element of `authStates()` is the current state (expired flag set), a
     /// later subscriber gets its own initial state, and past events are not replayed.
     @Test func authStatesStartWithTheCurrentState() async throws {
         let clock = ManualClock()

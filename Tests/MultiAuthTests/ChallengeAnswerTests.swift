@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import MultiAuth
 
-/// Case B34 and the name rules of Truecaller-style flows.
+/// Docs/Cases.md, B34 and the name rules of Truecaller-style flows.
 @Suite struct ChallengeAnswerTests {
     @Test(arguments: [" 123456", "123456\n", "123 456", "\t12 34 56\r\n", "123\u{00A0}456"])
     func whitespaceIsRemoved(_ input: String) throws {

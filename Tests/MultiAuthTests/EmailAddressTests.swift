@@ -3,7 +3,7 @@ import Testing
 @testable import MultiAuth
 
 @Suite struct EmailAddressTests {
-    // MARK: B33
+    // MARK: B33 (Docs/Cases.md)
 
     @Test func b33TrimsAndLowerCasesTheIdentityKeyKeepingThePlusTag() throws {
         let email = try EmailAddress("  User.Name+OTP@Example.COM ")

@@ -13,7 +13,7 @@ import Testing
         }
     }
 
-    // MARK: B31
+    // MARK: B31 (Docs/Cases.md)
 
     @Test("B31: trunk zero after the calling code dropped, Italian zero kept", arguments: [
         ("+44 (0) 20 7946 0958", "+442079460958"),

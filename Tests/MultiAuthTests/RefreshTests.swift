@@ -3,7 +3,7 @@ import Testing
 @testable import MultiAuth
 import MultiAuthSandbox
 
-/// Case B17: concurrent callers share one refresh of a rotating refresh token.
+/// Docs/Cases.md, B17: concurrent callers share one refresh of a rotating refresh token.
 @Suite(.timeLimit(.minutes(10)))
 struct RefreshTests {
     func expiredFixture() -> Fixture {

@@ -54,6 +54,9 @@ enum Versions {
 /// Every shipped store (and the sandbox's failing wrapper), fresh for each test.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case inMemory, file, keychain, failingOverInMemory, failingOverFile
+    /// `KeychainSessionStore` over `SecItemKeychain` (what `SystemKeychain` runs) and an
+    /// emulated `SecItem` keychain.
+    case systemKeychainLogic
 
     var testDescription: String { rawValue }
 
@@ -64,6 +67,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .keychain: KeychainSessionStore(service: "test", keychain: FakeKeychain())
         case .failingOverInMemory: FailingSessionStore(wrapping: InMemorySessionStore())
         case .failingOverFile: FailingSessionStore(wrapping: try FileSessionStore(directory: directory.url))
+        case .systemKeychainLogic:
+            KeychainSessionStore(
+                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly, secItems: EmulatedSecItems())
         }
     }
 }
@@ -148,7 +154,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// `any SessionStore`: the call must pick the store's own atomic `replace`, not the
     /// protocol's non-atomic default (a synchronous `replace` would lose that overload
     /// resolution to the `async` default in another module).
-    @Test(arguments: [StoreKind.inMemory, .file, .keychain, .failingOverInMemory])
+    @Test(arguments: [StoreKind.inMemory, .file, .keychain, .failingOverInMemory, .systemKeychainLogic])
     func callsOnTheConcreteTypeUseTheStoresOwnReplace(_ kind: StoreKind) async throws {
         let directory = ScratchDirectory()
         defer { directory.remove() }
@@ -162,6 +168,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .keychain:
             let store = KeychainSessionStore(service: "test", keychain: FakeKeychain())
+            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+        case .systemKeychainLogic:
+            let store = KeychainSessionStore(
+                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly, secItems: EmulatedSecItems())
             racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .failingOverInMemory:
             let store = FailingSessionStore(wrapping: InMemorySessionStore())

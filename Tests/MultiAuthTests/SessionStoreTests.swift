@@ -134,7 +134,7 @@ import Darwin
     }
 }
 
-/// A keychain fake returning chosen statuses (case B19), with version tags whose conditional
+/// A keychain fake returning chosen statuses (Docs/Cases.md, B19), with version tags whose conditional
 /// operations are atomic under its lock, as the keychain's are.
 final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     private let lock = NSLock()
@@ -228,7 +228,7 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
         id: "s1", provider: "portal", user: AuthUser(id: "u1"), credentials: Credentials(accessToken: "T"),
         createdAt: Date(timeIntervalSince1970: 1_700_000_000))
 
-    /// B19: -25308 → storageUnavailable, item kept; after unlock the session is read; -25300 → nil.
+    /// Docs/Cases.md, B19: -25308 → storageUnavailable, item kept; after unlock the session is read; -25300 → nil.
     @Test func lockedKeychainIsUnavailableNotSignedOut() async throws {
         let keychain = FakeKeychain()
         let store = KeychainSessionStore(service: "test", keychain: keychain)

@@ -57,4 +57,25 @@ struct TruecallerNameRuleTests {
         _ = try await provider.respond(to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")), context: Fixture.context(transport))
         #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
     }
+
+    /// Issue 17: the challenge says it needs a name before the code is sent, unless the request
+    /// carried one; the requirement survives encode → decode.
+    @Test func theChallengeSaysANameIsRequiredUnlessTheRequestCarriedOne() async throws {
+        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let transport = TruecallerOTPFlowTests.server()
+        let bare = try #require(try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+        #expect(bare.requirements == [.name])
+        let decoded = try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(bare))
+        #expect(decoded.requirements == [.name])
+        #expect(decoded == bare)
+        let missing = await #expect(throws: AuthError.self) {
+            _ = try await provider.respond(to: bare, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+        }
+        #expect(missing?.code == .invalidInput)
+        #expect(missing?.reason == .answerMismatch)
+
+        let named = SignInRequest.phone(Fixture.phone, options: [TruecallerProvider.firstNameOption: "Asha"])
+        let preset = try #require(try await provider.start(named, context: Fixture.context(transport)).challenge)
+        #expect(preset.requirements.isEmpty)
+    }
 }

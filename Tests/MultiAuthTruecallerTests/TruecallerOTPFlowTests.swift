@@ -154,7 +154,7 @@ struct TruecallerOTPFlowTests {
             #expect(error?.reason == .invalidCodeFormat)
         }
         #expect(transport.requests.count == 1)
-        // B34: whitespace is removed before the length check.
+        // Docs/Cases.md, B34: whitespace is removed before the length check.
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: " 123 456\n", name: name), context: Fixture.context(transport, clock: clock))
         #expect(step.session != nil)

@@ -13,7 +13,7 @@ extension AuthClient {
 
     /// The stored session of `provider`, refreshed first when it expires within
     /// ``refreshMargin`` and the provider can refresh. Concurrent callers share one refresh
-    /// (case B17).
+    /// (Docs/Cases.md, B17).
     ///
     /// The refresh follows the session-lifecycle rules (Docs/Architecture.md): a result that
     /// finds another session stored is discarded and that session is returned; a revoked
@@ -219,7 +219,7 @@ extension AuthClient {
     /// live event published after this call.
     ///
     /// The subscriber is registered before this returns, so nothing published afterwards is
-    /// missed (cases B21, B22); each subscriber gets its own initial state exactly once, and
+    /// missed (Docs/Cases.md, B21 and B22); each subscriber gets its own initial state exactly once, and
     /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
     /// atomically with the registration (expired flags as of this call); before it, the state
     /// is read from the store when the consumer first iterates.

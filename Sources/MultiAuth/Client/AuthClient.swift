@@ -28,9 +28,9 @@ import Foundation
 ///     themselves before expiry (``AutoRefresh``).
 /// 13. One redirect is exchanged at most once, even when delivered twice at the same moment.
 ///
-/// Internally the client composes a ``FlowTable`` (sign-in flows), a ``RedirectLedger``
-/// (redirect exchanges), a ``SessionLifecycle`` (refresh rules) and an
-/// ``AutoRefreshScheduler`` (background refresh); see Docs/Architecture.md.
+/// Internally the client composes a `FlowTable` (sign-in flows), a `RedirectLedger`
+/// (redirect exchanges), a `SessionLifecycle` (refresh rules) and an
+/// `AutoRefreshScheduler` (background refresh); see Docs/Architecture.md.
 ///
 /// Concurrency: an actor. Provider calls run while the actor is free for other calls, so
 /// several flows of different providers (and several submits) proceed in parallel.
@@ -364,8 +364,10 @@ public actor AuthClient {
     /// exchange and all get its result. A re-delivered redirect replays its result without a
     /// network call: the session it led to (directly, or after a further step such as TOTP), or
     /// that further step while it is still pending.
-    /// - Parameter resuming: A challenge saved before the process died, used as the pending
-    ///   flow when this client has none.
+    /// - Parameters:
+    ///   - url: The redirect URL the app received (a magic link, an OAuth callback).
+    ///   - resuming: A challenge saved before the process died, used as the pending flow when
+    ///     this client has none.
     /// - Returns: `nil` when no registered provider claims the URL; otherwise the next step.
     /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.storageFailure`, the
     ///   provider's errors) or `CancellationError`.

@@ -7,7 +7,7 @@ import Foundation
 ///   cancellation is either published before `flowCancelled` or not at all.
 /// - The client's session-state cache changes in the same locked step as the state event that
 ///   announces it, so `authStates()` can snapshot the state and register a subscriber
-///   atomically: every later change reaches that subscriber as an event (case B21).
+///   atomically: every later change reaches that subscriber as an event (Docs/Cases.md, B21).
 final class FlowEventGate: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled: Set<FlowID> = []

@@ -8,7 +8,10 @@ import Foundation
 /// optional `retryAfter` delay and a human-readable message.
 ///
 /// The message never contains a secret (codes, tokens, JWTs, TOTP secrets): build it from
-/// field names and counts only. `description` follows the same rule.
+/// field names and counts only. `description` follows the same rule. The message is for
+/// developers and logs; show people `localizedDescription` and `recoverySuggestion`
+/// (`LocalizedError`, AuthError+Localization.swift): the same text for the same code whichever
+/// provider raised it, translatable through ``localizer``.
 public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An extensible, string-backed error code. Compare with the static constants.
     ///
@@ -99,7 +102,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let extensionNotSupported = Reason("extensionNotSupported")
         /// An e-mail address that is not `local@domain` with a valid domain.
         public static let invalidEmail = Reason("invalidEmail")
-        /// A code of the wrong length or with non-digit characters (case B34).
+        /// A code of the wrong length or with non-digit characters (Docs/Cases.md, B34).
         public static let invalidCodeFormat = Reason("invalidCodeFormat")
         /// A person's name that breaks the provider's name rules.
         public static let invalidName = Reason("invalidName")
@@ -200,7 +203,3 @@ extension AuthError: CustomReflectable {
     }
 }
 
-extension AuthError: LocalizedError {
-    /// The secret-free ``message``, or the code when empty.
-    public var errorDescription: String? { message.isEmpty ? code.rawValue : message }
-}

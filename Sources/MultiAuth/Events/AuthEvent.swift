@@ -156,7 +156,7 @@ public struct DeliveryStatus: RawRepresentable, Hashable, Sendable, Codable, Exp
     public init(stringLiteral value: String) { self.rawValue = value }
     /// The string form.
     public var description: String { rawValue }
-    /// Accepted for sending (not yet delivered, case B29).
+    /// Accepted for sending (not yet delivered, Docs/Cases.md, B29).
     public static let sent: DeliveryStatus = "sent"
     /// Delivered to the device.
     public static let delivered: DeliveryStatus = "delivered"
@@ -173,7 +173,7 @@ public struct AuthState: Sendable, CustomStringConvertible {
     public struct Entry: Sendable {
         /// The stored session.
         public var session: AuthSession
-        /// Whether `session` was expired at the time the state was taken (B21).
+        /// Whether `session` was expired at the time the state was taken (Docs/Cases.md, B21).
         public var isExpired: Bool
         /// Creates an entry.
         public init(session: AuthSession, isExpired: Bool) {

@@ -3,8 +3,8 @@ import Foundation
 /// Fans ``AuthEvent``s out to subscribers, each with its own bounded buffer.
 ///
 /// Guarantees:
-/// - **Registration is synchronous.** A subscriber is in the table when ``subscribe(bufferCapacity:)``
-///   returns, so events published right after are never lost (case B22).
+/// - **Registration is synchronous.** A subscriber is in the table when ``subscribe(bufferCapacity:onTermination:)``
+///   returns, so events published right after are never lost (Docs/Cases.md, B22).
 /// - **Publish never suspends.** ``publish(_:provider:flowID:)`` takes a short lock, stamps the
 ///   event with the next sequence number and the time source's `now`, appends it to every
 ///   subscriber's buffer and resumes waiting consumers.
@@ -22,7 +22,7 @@ import Foundation
 ///   ``AuthEvent/Kind/eventsDropped(count:)`` marker with the number dropped
 ///   (Docs/Events.md, "Buffers and overflow"); ``AuthEventStream/droppedCount`` is the total.
 /// - **Cancellation unregisters.** Cancelling the task iterating a stream, or releasing every
-///   copy of the stream, removes the subscriber and runs its termination handler once (B24).
+///   copy of the stream, removes the subscriber and runs its termination handler once (Docs/Cases.md, B24).
 /// - **Finishing** (``finish()``) ends every stream after its buffered events; finishing twice
 ///   is safe; a publish afterwards reaches nobody and returns ``PublishResult/terminated``.
 ///
@@ -80,6 +80,8 @@ public final class AuthEventBus: @unchecked Sendable {
     ///   - bufferCapacity: The most live events buffered (at least 1).
     ///   - initial: Computes the first event's kind; it gets the sequence number of the last
     ///     event published before registration, so the live events that follow are consecutive.
+    ///   - onTermination: Runs exactly once when the stream ends (cancelled, released, or the
+    ///     bus finished).
     public func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         initial: @escaping @Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind),
@@ -329,7 +331,7 @@ final class SubscriptionToken: Sendable {
 ///
 /// Iterate it from one task. Cancelling that task, or releasing every copy of the stream and
 /// its iterator, unregisters the subscriber. It ends (returns `nil`) when the bus finishes.
-/// `map`, `filter` and other `AsyncSequence` operators preserve every buffered event (B22).
+/// `map`, `filter` and other `AsyncSequence` operators preserve every buffered event (Docs/Cases.md, B22).
 public struct AuthEventStream: AsyncSequence, Sendable {
     /// The element type.
     public typealias Element = AuthEvent

@@ -23,7 +23,7 @@ import Foundation
 ///
 /// The ``identityKey`` (the trimmed address lower-cased, plus tag kept) is what equality,
 /// hashing and providers use, so `User.Name+OTP@Example.COM` and `user.name+otp@example.com`
-/// are the same identity and `user+otp@…` is a different one from `user@…`. Case B33.
+/// are the same identity and `user+otp@…` is a different one from `user@…`. Docs/Cases.md, B33.
 ///
 /// `Codable` as the ``address`` string.
 public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -19,7 +19,7 @@ import Foundation
 /// number.masked        // "+91 •••••• 3210"
 /// ```
 ///
-/// Equality and hashing compare ``e164``. `Codable` as the E.164 string. Case B31.
+/// Equality and hashing compare ``e164``. `Codable` as the E.164 string. Docs/Cases.md, B31.
 public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The E.164 string: `+` and 2–15 digits, e.g. `"+919876543210"`.
     public let e164: String

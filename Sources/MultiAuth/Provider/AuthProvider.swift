@@ -2,7 +2,7 @@ import Foundation
 
 /// A sign-in provider: the one protocol an identity service adapter implements.
 ///
-/// `AuthClient` drives providers and enforces the shared invariants (DESIGN.md §3) around
+/// `AuthClient` drives providers and enforces the shared invariants (Docs/Architecture.md, "Invariants") around
 /// them: it rejects malformed codes and expired challenges before calling you, persists the
 /// session before returning it, publishes the flow events, cancels a superseded start and
 /// coalesces refreshes. A provider only speaks its wire protocol and maps it to the core model.
@@ -99,6 +99,7 @@ public protocol RedirectHandlingProvider: AuthProvider {
     ///   - pending: The challenge of the flow this provider started that is still pending,
     ///     or `nil` when none is; a provider must refuse a code when `pending` is `nil` or
     ///     the URL's state does not match it.
+    ///   - context: Transport, time and event sink for this call.
     /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.invalidInput`, …).
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep
 }

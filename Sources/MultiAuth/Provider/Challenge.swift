@@ -7,6 +7,15 @@ import Foundation
 /// process dies hand it to a fresh `AuthClient`'s `submit(_:for:)`; the ``providerState``
 /// carries what the provider needs to finish. Its `description` and mirror never show the
 /// provider state or enrollment secrets.
+///
+/// ``requirements`` says up front what the answer must bring besides the code (for example a
+/// person's name for Truecaller), so a screen can ask for everything at once.
+///
+/// Where to keep a saved challenge: it holds the identity in clear (the full phone number or
+/// e-mail address inside ``providerState``, and a TOTP enrollment secret when present), so
+/// keep it where you keep sessions (the keychain, or a file with data protection) and delete
+/// it when the flow ends; never in `UserDefaults` or logs (Docs/GettingStarted.md, "Where to
+/// keep a pending challenge").
 public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomStringConvertible, CustomReflectable {
     /// The flow this challenge belongs to.
     public var flowID: FlowID
@@ -26,6 +35,10 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
     public var attemptsRemaining: Int?
     /// Opaque provider state (redacted in descriptions).
     public var providerState: ProviderState
+    /// What the answer must carry besides the code (e.g. ``Requirement/name``); empty when the
+    /// code alone completes the challenge. Providers set it before the code is sent, so a UI
+    /// can ask for everything on one screen.
+    public var requirements: Set<Requirement>
 
     /// The stable identity of the challenge: its flow id.
     public var id: FlowID { flowID }
@@ -34,7 +47,7 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
     public init(
         flowID: FlowID, provider: AuthProviderID, kind: Kind, destination: String? = nil, issuedAt: Date,
         expiresAt: Date? = nil, resendAvailableAt: Date? = nil, attemptsRemaining: Int? = nil,
-        providerState: ProviderState = ProviderState()
+        providerState: ProviderState = ProviderState(), requirements: Set<Requirement> = []
     ) {
         self.flowID = flowID
         self.provider = provider
@@ -45,6 +58,67 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         self.resendAvailableAt = resendAvailableAt
         self.attemptsRemaining = attemptsRemaining
         self.providerState = providerState
+        self.requirements = requirements
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case flowID, provider, kind, destination, issuedAt, expiresAt, resendAvailableAt, attemptsRemaining, providerState
+        case requirements
+    }
+
+    /// Decodes a challenge; one saved before ``requirements`` existed (no such key) decodes
+    /// with none.
+    /// - Throws: `DecodingError` when a field is missing or malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        flowID = try container.decode(FlowID.self, forKey: .flowID)
+        provider = try container.decode(AuthProviderID.self, forKey: .provider)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        destination = try container.decodeIfPresent(String.self, forKey: .destination)
+        issuedAt = try container.decode(Date.self, forKey: .issuedAt)
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        resendAvailableAt = try container.decodeIfPresent(Date.self, forKey: .resendAvailableAt)
+        attemptsRemaining = try container.decodeIfPresent(Int.self, forKey: .attemptsRemaining)
+        providerState = try container.decode(ProviderState.self, forKey: .providerState)
+        requirements = try container.decodeIfPresent(Set<Requirement>.self, forKey: .requirements) ?? []
+    }
+
+    /// Encodes the challenge; ``requirements`` sorted, and left out when empty (so the encoding
+    /// of a challenge without requirements is what earlier builds wrote).
+    /// - Throws: `EncodingError` from the encoder.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(flowID, forKey: .flowID)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(destination, forKey: .destination)
+        try container.encode(issuedAt, forKey: .issuedAt)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(resendAvailableAt, forKey: .resendAvailableAt)
+        try container.encodeIfPresent(attemptsRemaining, forKey: .attemptsRemaining)
+        try container.encode(providerState, forKey: .providerState)
+        if !requirements.isEmpty { try container.encode(requirements.sorted(), forKey: .requirements) }
+    }
+
+    /// Something the answer to a challenge must carry besides the code. Extensible like
+    /// `AuthError.Code`: compare with the static constants and ignore requirements you do not
+    /// know.
+    public struct Requirement: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+        /// The stable string form, e.g. `"name"`.
+        public let rawValue: String
+        /// Creates a requirement from its string form.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Creates a requirement from its string form.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The string form.
+        public var description: String { rawValue }
+        /// Orders requirements by their string form (for stable display).
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// A ``PersonName`` in ``ChallengeAnswer/name`` (first name required, last name
+        /// optional): without it the provider refuses the right code with `.invalidInput`,
+        /// reason `.answerMismatch`.
+        public static let name = Requirement("name")
     }
 
     /// Whether the challenge is expired at `now` (`now >= expiresAt`).
@@ -120,6 +194,7 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         if let destination { parts.append("destination: \(destination)") }
         if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
         if let attemptsRemaining { parts.append("attemptsRemaining: \(attemptsRemaining)") }
+        if !requirements.isEmpty { parts.append("requires: \(requirements.sorted().map(\.rawValue).joined(separator: ", "))") }
         return "Challenge(" + parts.joined(separator: ", ") + ")"
     }
 
@@ -130,7 +205,7 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
             children: [
                 "flowID": flowID, "provider": provider, "kind": kind.description, "destination": destination as Any,
                 "issuedAt": issuedAt, "expiresAt": expiresAt as Any, "attemptsRemaining": attemptsRemaining as Any,
-                "providerState": providerState,
+                "providerState": providerState, "requirements": requirements.sorted().map(\.rawValue),
             ], displayStyle: .struct)
     }
 }

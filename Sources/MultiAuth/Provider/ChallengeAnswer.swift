@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The code is normalized before any use: every whitespace character (including inner spaces
 /// and newlines from a paste) is removed; what remains must be ASCII digits of exactly the
-/// challenge's length. It always stays a `String`: `"005924"` keeps its zeros (cases B05,
+/// challenge's length. It always stays a `String`: `"005924"` keeps its zeros (Docs/Cases.md, B05 and
 /// B34). `description` and the mirror never show the code.
 public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The code as the user typed or pasted it. Treat as secret.
@@ -25,7 +25,7 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     /// The code with all whitespace removed, checked to be exactly `length` ASCII digits.
     /// - Parameter length: The number of digits expected; `nil` accepts 4 to 10 digits.
     /// - Returns: The normalized code, e.g. `"123456"` for `" 123 456\n"`.
-    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (case B34).
+    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (Docs/Cases.md, B34).
     public func normalizedCode(length: Int?) throws -> String {
         let code = String(rawCode.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
         guard !code.isEmpty, code.unicodeScalars.allSatisfy({ $0.value >= 48 && $0.value <= 57 }) else {
@@ -55,7 +55,7 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
 
 /// A person's name as Truecaller-style flows require it: a first name and an optional last name.
 ///
-/// Rules (providers.md §3, error 18 meaning): the first name is required, holds at least one
+/// Rules (Docs/Providers/Truecaller.md, "OTP flow and states"; its error 18): the first name is required, holds at least one
 /// letter, is not only digits or symbols, and each part is under 128 characters; the last
 /// name may be empty but follows the same rules when present.
 public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {

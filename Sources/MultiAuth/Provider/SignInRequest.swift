@@ -1,6 +1,6 @@
 /// What the user asked to sign in with: an identity plus optional channel and provider options.
 ///
-/// Build one with ``phone(_:channel:options:)``, ``email(_:channel:options:)`` or
+/// Build one with ``phone(_:channel:options:)``, ``email(_:channel:options:)-(EmailAddress,_,_)`` or
 /// ``oauth(_:options:)``. Identities are parsed types, so an invalid phone number or e-mail is
 /// rejected when the request is built, before any network call.
 public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
@@ -17,7 +17,7 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     /// The identity.
     public var identity: Identity
     /// The delivery channel the user picked explicitly; `nil` lets the provider choose (and
-    /// fall back automatically, case B29).
+    /// fall back automatically, Docs/Cases.md, B29).
     public var channel: DeliveryChannel?
     /// Provider-specific options (e.g. `"otpLength": "4"`), documented by each provider.
     public var options: [String: String]
@@ -38,6 +38,8 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     /// - Parameters:
     ///   - input: The number as typed.
     ///   - defaultRegion: ISO 3166-1 alpha-2 region for national input.
+    ///   - channel: The delivery channel the user picked, or `nil` to let the provider choose.
+    ///   - options: Provider-specific options (e.g. a captcha token).
     /// - Throws: `AuthError` `.invalidInput` (see ``PhoneNumber/init(_:defaultRegion:)``).
     public static func phone(
         _ input: String, defaultRegion: String? = nil, channel: DeliveryChannel? = nil, options: [String: String] = [:]

@@ -34,6 +34,18 @@ import Darwin
 /// directory that cannot be searched), a corrupt file or an unknown format version throws
 /// `storageUnavailable`. None of these is ever deleted or treated as signed out.
 ///
+/// Data protection (Apple platforms): every session file gets the ``fileProtection`` class
+/// (`FileProtectionType.completeUntilFirstUserAuthentication` by default on iOS, tvOS,
+/// watchOS and visionOS) through its `FileAttributeKey.protectionKey` attribute, set on the
+/// temporary file right after it is created and before any byte is written, so the session is
+/// never on disk under a weaker class. Apple documents the classes in "Encrypting Your App's
+/// Files" (https://developer.apple.com/documentation/uikit/encrypting-your-app-s-files) and the
+/// attribute at https://developer.apple.com/documentation/foundation/fileattributekey/protectionkey;
+/// `Data.WritingOptions.completeFileProtectionUntilFirstUserAuthentication` does not apply
+/// because the store writes with `open`/`write`/`rename`, not `Data.write(to:options:)`. On
+/// Linux the attribute has no effect and the default is `nil`. On Apple platforms prefer
+/// ``KeychainSessionStore`` (`SessionStores.platformDefault(service:accessGroup:)`).
+///
 /// Concurrency: an actor; calls on one store are serialized. Blocking file I/O (and waiting for
 /// the lock while another process writes) runs on the actor.
 public actor FileSessionStore: SessionStore {
@@ -47,6 +59,34 @@ public actor FileSessionStore: SessionStore {
     public static let maximumFileSize = 1 << 20
     /// The directory holding the files.
     public nonisolated let directory: URL
+    /// The raw value of ``fileProtection`` (a `String`, so the actor can hold it nonisolated).
+    private nonisolated let fileProtectionRawValue: String?
+
+    /// The data protection class every session file gets before its bytes are written; `nil`
+    /// leaves the system's default class.
+    public nonisolated var fileProtection: FileProtectionType? { fileProtectionRawValue.map(FileProtectionType.init(rawValue:)) }
+
+    /// The class new stores use: `.completeUntilFirstUserAuthentication` on iOS, tvOS,
+    /// watchOS and visionOS (readable after the first unlock since restart, so background
+    /// refresh works; Apple, `FileProtectionType.completeUntilFirstUserAuthentication`),
+    /// `nil` on macOS and Linux.
+    public static var defaultFileProtection: FileProtectionType? {
+        dataProtectionIsUniversal ? .completeUntilFirstUserAuthentication : nil
+    }
+
+    /// Whether every file of an app has a data protection class on this platform (iOS, tvOS,
+    /// watchOS, visionOS). The only line here that depends on the platform, so the rest
+    /// type-checks everywhere.
+    package static let dataProtectionIsUniversal: Bool = {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        true
+        #else
+        false
+        #endif
+    }()
+
+    /// Test seam: replaces setting the protection attribute (path of the temporary file, class).
+    private var protectionSetter: (@Sendable (String, FileProtectionType) throws -> Void)?
 
     /// Test seam: the write step the next atomic write fails at (with `EIO`), if any.
     private var pendingWriteFault: WriteStep?
@@ -57,10 +97,15 @@ public actor FileSessionStore: SessionStore {
     /// An existing directory that is group- or world-writable is tightened to 0700 when it
     /// belongs to the process's effective user; one owned by another user, or a shared sticky
     /// directory such as `/tmp`, is refused.
+    /// - Parameters:
+    ///   - directory: Where the files live.
+    ///   - fileProtection: The data protection class of every session file (Apple platforms);
+    ///     `nil` keeps the system default.
     /// - Throws: `AuthError` `.storageUnavailable` when the directory cannot be created, is not
     ///   a directory, or is writable by other users and cannot be tightened.
-    public init(directory: URL) throws {
+    public init(directory: URL, fileProtection: FileProtectionType? = FileSessionStore.defaultFileProtection) throws {
         self.directory = directory
+        self.fileProtectionRawValue = fileProtection?.rawValue
         do {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -129,8 +174,9 @@ public actor FileSessionStore: SessionStore {
         let data = try Self.encode(session)
         let url = fileURL(for: session.provider)
         let fault = takeWriteFault()
+        let protect = protection()
         try Self.withLock(in: directory, failure: .storageFailure, provider: session.provider) {
-            try Self.atomicWrite(data, to: url, directory: directory, provider: session.provider, failingAt: fault)
+            try Self.atomicWrite(data, to: url, directory: directory, provider: session.provider, failingAt: fault, protect: protect)
         }
     }
 
@@ -176,11 +222,12 @@ public actor FileSessionStore: SessionStore {
         let data = try replacement.map(Self.encode)
         let url = fileURL(for: provider)
         let fault = data == nil ? nil : takeWriteFault()
+        let protect = protection()
         return try Self.withLock(in: directory, failure: .storageUnavailable, provider: provider) {
             let current = try Self.readSession(at: url.path, provider: provider)
             guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
             if let data {
-                try Self.atomicWrite(data, to: url, directory: directory, provider: provider, failingAt: fault)
+                try Self.atomicWrite(data, to: url, directory: directory, provider: provider, failingAt: fault, protect: protect)
             } else {
                 try Self.unlinkSessionFile(url.path, provider: provider)
                 try Self.removeTemporaryFiles(in: directory)
@@ -210,6 +257,26 @@ public actor FileSessionStore: SessionStore {
     private func takeWriteFault() -> WriteStep? {
         defer { pendingWriteFault = nil }
         return pendingWriteFault
+    }
+
+    /// Replaces the call that sets the protection class on a temporary file (it receives the
+    /// path and the class; throwing makes the write fail).
+    package func setProtectionSetter(_ setter: (@Sendable (String, FileProtectionType) throws -> Void)?) {
+        protectionSetter = setter
+    }
+
+    /// What a write does to protect its temporary file: `nil` without a protection class.
+    private func protection() -> (@Sendable (String) throws -> Void)? {
+        guard let rawValue = fileProtectionRawValue else { return nil }
+        let setter = protectionSetter ?? Self.setProtection
+        return { path in try setter(path, FileProtectionType(rawValue: rawValue)) }
+    }
+
+    /// Gives the file at `path` the data protection class `protection` through its
+    /// `FileAttributeKey.protectionKey` attribute (Apple: `FileManager.setAttributes(_:ofItemAtPath:)`;
+    /// no effect on Linux).
+    static func setProtection(_ path: String, _ protection: FileProtectionType) throws {
+        try FileManager.default.setAttributes([.protectionKey: protection], ofItemAtPath: path)
     }
 
     // MARK: - Files
@@ -370,20 +437,28 @@ public actor FileSessionStore: SessionStore {
     }
 
     /// Writes `data` to `url` through a temporary file in `directory`, fsyncing file and
-    /// directory. On failure the temporary file is truncated (so even if deleting it failed it
-    /// would hold no token) and deleted. `fault` makes one step fail with `EIO` (test seam).
-    /// The caller holds the directory lock.
+    /// directory. `protect` (the data protection class) runs on the new, still empty temporary
+    /// file before any byte is written. On failure the temporary file is truncated (so even if
+    /// deleting it failed it would hold no token) and deleted. `fault` makes one step fail with
+    /// `EIO` (test seam). The caller holds the directory lock.
     static func atomicWrite(
-        _ data: Data, to url: URL, directory: URL, provider: AuthProviderID?, failingAt fault: WriteStep? = nil
+        _ data: Data, to url: URL, directory: URL, provider: AuthProviderID?, failingAt fault: WriteStep? = nil,
+        protect: ((String) throws -> Void)? = nil
     ) throws {
         let tempPath = url.path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let fd = fault == .create ? -1 : open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw writeError("create", fault == .create ? EIO : errno, provider) }
         var failure: AuthError?
-        if fault == .write {
+        if let protect {
+            do { try protect(tempPath) } catch {
+                failure = AuthError(
+                    .storageFailure, "the session file's data protection class could not be set", provider: provider, underlying: error)
+            }
+        }
+        if failure == nil && fault == .write {
             _ = data.prefix(8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // a partial write
             failure = writeError("write", EIO, provider)
-        } else {
+        } else if failure == nil {
             data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {

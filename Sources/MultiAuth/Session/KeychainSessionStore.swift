@@ -4,7 +4,7 @@ import Foundation
 /// values, so the store's status handling and its compare-and-set decisions are testable on
 /// every platform.
 ///
-/// On Apple platforms ``SystemKeychain`` calls `SecItemCopyMatching`, `SecItemAdd`,
+/// On Apple platforms `SystemKeychain` calls `SecItemCopyMatching`, `SecItemAdd`,
 /// `SecItemUpdate` and `SecItemDelete`. Tests supply a fake that returns chosen statuses.
 ///
 /// The three versioned operations (``readVersioned(service:account:)``,
@@ -12,7 +12,7 @@ import Foundation
 /// version tag that every write replaces; conditional writes succeed only on the item still
 /// carrying the tag the caller read. Their default implementations, for conformers written
 /// before tags existed, are not atomic; implement them as single keychain operations (as
-/// ``SystemKeychain`` does) when several processes share the items.
+/// `SystemKeychain` does) when several processes share the items.
 public protocol KeychainItemAccess: Sendable {
     /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
     func read(service: String, account: String) -> (status: Int32, data: Data?)
@@ -57,7 +57,7 @@ extension KeychainItemAccess {
 
     /// A default for accesses written before version tags existed: checks `condition` with
     /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
-    /// **not atomic** and drops the tag; ``SystemKeychain`` implements the conditional write as
+    /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
     /// one keychain operation.
     public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         switch condition {
@@ -96,15 +96,17 @@ public enum KeychainStatus {
     /// `errSecDuplicateItem`
     public static let duplicateItem: Int32 = -25299
     /// `errSecInteractionNotAllowed`: the keychain is locked (e.g. background launch before
-    /// first unlock). Storage unavailable, not signed out (case B19).
+    /// first unlock). Storage unavailable, not signed out (Docs/Cases.md, B19).
     public static let interactionNotAllowed: Int32 = -25308
 }
 
 /// A session store in the keychain: one generic-password item per provider, holding the
-/// session as JSON, written with after-first-unlock accessibility so background refresh can
-/// read it.
+/// session as JSON, written by default with after-first-unlock, this-device-only
+/// accessibility (so background refresh can read it, and it never syncs or moves to another
+/// device), optionally in a shared access group (`init(service:accessGroup:accessibility:)` on Apple platforms).
+/// The recommended store on Apple platforms (`SessionStores.platformDefault(service:accessGroup:)`).
 ///
-/// Status handling (case B19): `errSecItemNotFound` → `nil` (signed out);
+/// Status handling (Docs/Cases.md, B19): `errSecItemNotFound` → `nil` (signed out);
 /// `errSecInteractionNotAllowed` and every other failure → `AuthError(.storageUnavailable)`
 /// on read, `.storageFailure` on write. An unreadable item is never deleted or overwritten by
 /// a read.
@@ -125,18 +127,32 @@ public struct KeychainSessionStore: SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations; defaults to ``SystemKeychain`` on Apple platforms.
+    ///   - keychain: The item operations (`SystemKeychain` on Apple platforms, or your own).
     public init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
     }
 
     #if canImport(Security)
-    /// Creates a store backed by the system keychain.
-    public init(service: String) {
-        self.init(service: service, keychain: SystemKeychain())
+    /// Creates a store backed by the system keychain (``SystemKeychain``).
+    /// - Parameters:
+    ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
+    ///   - accessGroup: The keychain access group to keep the items in, to share sessions with
+    ///     an app extension or widget (one of your `keychain-access-groups` entitlement, e.g.
+    ///     `"ABCDE12345.com.example.shared"`); `nil` for the app's default group.
+    ///   - accessibility: When the items can be read; by default after the first unlock, on
+    ///     this device only (never synced, never restored to another device).
+    public init(
+        service: String, accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+    ) {
+        self.init(service: service, keychain: SystemKeychain(accessGroup: accessGroup, accessibility: accessibility))
     }
     #endif
+
+    /// A store over ``SecItemKeychain`` with emulated `SecItem` calls (tests on every platform).
+    package init(service: String, accessGroup: String?, accessibility: KeychainAccessibility, secItems: any SecItemCalls) {
+        self.init(service: service, keychain: SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: secItems))
+    }
 
     /// - Throws: `AuthError` `.storageUnavailable` (locked keychain, unreadable item).
     public func load(for provider: AuthProviderID) async throws -> AuthSession? {
@@ -199,8 +215,8 @@ public struct KeychainSessionStore: SessionStore {
     /// `expected` (``AuthSession/isSameVersion(as:)``), then writes or deletes **only the item
     /// still carrying that tag** (or adds only when none exists) in one keychain operation, so
     /// a writer in another process that slipped in between makes the write fail; the store then
-    /// reads again and decides again (at most ``maximumReplaceAttempts`` times). Every write
-    /// stores a fresh random tag. With ``SystemKeychain`` this is atomic across processes
+    /// reads again and decides again (at most `maximumReplaceAttempts` times). Every write
+    /// stores a fresh random tag. With `SystemKeychain` this is atomic across processes
     /// sharing the items, except for the first conditional write to an item written by a build
     /// without tags (no tag to match; it is written unconditionally and tagged from then on).
     /// - Throws: `AuthError` `.storageUnavailable` when the item cannot be read (nothing is
@@ -250,98 +266,3 @@ public struct KeychainSessionStore: SessionStore {
         return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
-
-#if canImport(Security)
-import Security
-
-/// ``KeychainItemAccess`` over the Security framework's `SecItem` API (generic passwords,
-/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`).
-public struct SystemKeychain: KeychainItemAccess {
-    /// Creates the system keychain access.
-    public init() {}
-
-    private func query(service: String, account: String?) -> [String: Any] {
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
-        if let account { query[kSecAttrAccount as String] = account }
-        return query
-    }
-
-    /// `SecItemCopyMatching` for one item's data.
-    public func read(service: String, account: String) -> (status: Int32, data: Data?) {
-        var query = query(service: service, account: account)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        return (status, result as? Data)
-    }
-
-    /// `SecItemUpdate`, or `SecItemAdd` with after-first-unlock accessibility when absent; a
-    /// fresh version tag, so a conditional write that read the previous version fails.
-    public func write(service: String, account: String, data: Data) -> Int32 {
-        write(service: service, account: account, data: data, tag: KeychainSessionStore.newVersionTag(), if: .always)
-    }
-
-    /// `SecItemCopyMatching` for one item's data and attributes; the version tag is its
-    /// `kSecAttrGeneric`.
-    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
-        var query = query(service: service, account: account)
-        query[kSecReturnData as String] = true
-        query[kSecReturnAttributes as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        guard status == errSecSuccess else { return (status, nil, nil) }
-        let item = result as? [String: Any]
-        return (status, item?[kSecValueData as String] as? Data, item?[kSecAttrGeneric as String] as? Data)
-    }
-
-    /// One keychain call per condition: `.absent` → `SecItemAdd`; `.tagged` → `SecItemUpdate`
-    /// whose query also matches `kSecAttrGeneric` (the keychain applies it to the matching item
-    /// only, atomically with respect to other `SecItem` calls); `.always` → `SecItemUpdate`, then
-    /// `SecItemAdd` when absent. The written item has after-first-unlock accessibility and
-    /// `kSecAttrGeneric` = `tag`.
-    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
-        let attributes: [String: Any] = [
-            kSecValueData as String: data,
-            kSecAttrGeneric as String: tag,
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-        ]
-        switch condition {
-        case .absent:
-            return add(query(service: service, account: account), attributes)
-        case .tagged(let expected):
-            var match = query(service: service, account: account)
-            match[kSecAttrGeneric as String] = expected
-            return SecItemUpdate(match as CFDictionary, attributes as CFDictionary)
-        case .always:
-            let status = SecItemUpdate(query(service: service, account: account) as CFDictionary, attributes as CFDictionary)
-            guard status == errSecItemNotFound else { return status }
-            return add(query(service: service, account: account), attributes)
-        }
-    }
-
-    private func add(_ query: [String: Any], _ attributes: [String: Any]) -> Int32 {
-        var add = query
-        add.merge(attributes) { $1 }
-        return SecItemAdd(add as CFDictionary, nil)
-    }
-
-    /// `SecItemDelete` whose query also matches `kSecAttrGeneric` = `tag`.
-    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
-        var match = query(service: service, account: account)
-        match[kSecAttrGeneric as String] = tag
-        return SecItemDelete(match as CFDictionary)
-    }
-
-    /// `SecItemDelete` for one item.
-    public func delete(service: String, account: String) -> Int32 {
-        SecItemDelete(query(service: service, account: account) as CFDictionary)
-    }
-
-    /// `SecItemDelete` for every item of `service`.
-    public func deleteAll(service: String) -> Int32 {
-        SecItemDelete(query(service: service, account: nil) as CFDictionary)
-    }
-}
-#endif

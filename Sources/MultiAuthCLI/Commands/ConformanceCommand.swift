@@ -3,18 +3,18 @@ import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthConformance
 
-/// `multiauth conformance`: runs the provider conformance kit (C01–C23) against the reference
+/// `multiauth conformance`: runs the provider conformance kit (every ``ConformanceCheck``) against the reference
 /// provider and the built-in providers, each against its emulated backend.
 struct ConformanceCommand: Command {
     let name = "conformance"
-    let summary = "Run the provider conformance kit (C01–C23) against the built-in providers"
+    let summary = "Run the provider conformance kit (\(ConformanceCheck.allCases.count) checks) against the built-in providers"
     let valueOptions: Set<String> = ["provider"]
     let flags: Set<String> = ["json"]
     var help: String {
         """
         Usage: multiauth conformance [--provider NAME] [--json]
 
-        Runs the conformance kit's checks C01–C23 against each provider wired to its emulated
+        Runs the conformance kit's \(ConformanceCheck.allCases.count) checks against each provider wired to its emulated
         backend in a fresh sandbox, and prints one aligned table per provider: passed, failed
         (with the first failure), or skipped with the reason the check does not apply.
 

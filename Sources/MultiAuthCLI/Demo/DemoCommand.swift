@@ -6,17 +6,19 @@ import MultiAuth
 struct DemoCommand: Command {
     let name = "demo"
     let summary = "Run every provider's sign-in flow end to end against the embedded sandbox (no keys, no network)"
-    let valueOptions: Set<String> = ["provider", "store", "seed"]
+    let valueOptions: Set<String> = ["provider", "store", "seed", "time"]
     let flags: Set<String> = ["interactive", "json", "no-qr"]
     var help: String {
         """
         Usage: multiauth demo [--provider NAME] [--interactive] [--json] [--store DIR] [--no-qr]
+                              [--seed N] [--time UNIX]
+               multiauth demo help
 
         Runs the main sign-in flow of every built-in provider through one AuthClient against
         the embedded sandbox (emulated backends, an inbox that plays the phone and the mailbox,
-        a manual clock). For each flow it prints the steps, the live event stream (sequence
-        numbers and timings), the code the sandbox delivered, and the final session with every
-        token redacted; then a summary table.
+        a manual clock that starts at the current time). For each flow it prints the steps, the
+        live event stream (sequence numbers and timings), the code the sandbox delivered, and
+        the final session with every token redacted; then a summary table.
 
         Flows:
           otpless     WhatsApp OTP that falls back to SMS (SmartAuth), then a magic link by e-mail
@@ -26,16 +28,30 @@ struct DemoCommand: Command {
 
         Options:
           --provider NAME  run one flow: \(Self.flowNames.joined(separator: ", "))
-          --interactive    you type the identity and the code (or 'resend', 'wait', 'quit')
+          --interactive    you type the identities, names and codes; a refused answer is
+                           asked again; 'quit' at any prompt ends the demo (see below)
           --json           the event stream and steps as JSON lines
           --store DIR      keep sessions in DIR (FileSessionStore): a second run shows them restored
-          --seed N         the sandbox seed (default 1): same seed, same codes and tokens
+          --seed N         the sandbox seed (default 1): same seed, same codes
+          --time UNIX      start the sandbox clock at this Unix time instead of now (with
+                           --seed, every code and token repeats)
           --no-qr          do not draw the enrollment QR code
+
+        Interactive prompts:
+          identity         an e-mail address or phone number; Enter takes the suggestion
+          code             the code from the sandbox inbox (shown above the prompt), or
+                           'resend', 'wait' (let it expire), 'quit'
+          TOTP code        from an authenticator app that scanned the QR code, or 'code' to
+                           let the demo compute it; the secret and the 'multiauth totp'
+                           command that computes it are shown
+          y/n              after a code expired or its attempts ran out: send a new code?
+          quit             at any prompt: cancel the flow in progress and end the demo
 
         Examples:
           swift run multiauth demo
           swift run multiauth demo --provider portal
           swift run multiauth demo --interactive --provider dynamic
+          swift run multiauth demo --seed 7 --time 1700000000 --json   # repeatable output
           swift run multiauth demo --store /tmp/multiauth-demo   # run twice
 
         \(ExitCode.helpText)
@@ -81,12 +97,25 @@ struct DemoCommand: Command {
         } else {
             store = InMemorySessionStore()
         }
-        let world = try DemoWorld(store: store, console: console, seed: seed)
+        let start: Date
+        if let text = arguments.options["time"] {
+            guard let seconds = Int64(text), seconds >= 0, seconds <= 253_402_300_799 else {
+                throw Arguments.UsageError(description: "--time must be whole Unix seconds from 0 to 253402300799, got '\(text)'")
+            }
+            start = Date(timeIntervalSince1970: TimeInterval(seconds))
+        } else {
+            // The one place that reads the wall clock: the sandbox starts at the real current
+            // time, so the sessions it issues carry today's dates and do not look expired.
+            start = Date()
+        }
+        let world = try DemoWorld(store: store, console: console, seed: seed, start: start)
 
         if !console.json {
             let count = selected.reduce(0) { $0 + Self.flows(of: $1, showQR: false).count }
-            Terminal.out("MultiAuth demo — \(count) flow(s) of \(selected.count) provider(s) through one AuthClient, against the embedded sandbox")
-            Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock)\n")
+            Terminal.out(
+                "MultiAuth \(SemanticVersion.multiAuth) demo — \(DemoConsole.plural(count, "flow")) of "
+                    + "\(DemoConsole.plural(selected.count, "provider")) through one AuthClient, against the embedded sandbox")
+            Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock that starts at \(start.formatted(.iso8601)))\n")
         }
         let restored = await world.client.restoreSessions()
         await world.printer.catchUp()
@@ -96,8 +125,13 @@ struct DemoCommand: Command {
 
         var outcomes: [DemoOutcome] = []
         let showQR = !arguments.flags.contains("no-qr")
+        var quit = false
         for name in selected {
             for (flow, runner) in Self.flows(of: name, showQR: showQR) {
+                if quit {
+                    outcomes.append(DemoOutcome(provider: AuthProviderID(name), flow: flow, session: nil, events: 0, milliseconds: 0, note: "skipped (quit)"))
+                    continue
+                }
                 if !console.json {
                     let title = "\(name) · \(flow) "
                     Terminal.out("━━ " + title + String(repeating: "━", count: max(0, 70 - title.count)))
@@ -108,6 +142,12 @@ struct DemoCommand: Command {
                 var note = ""
                 do {
                     session = try await runner(world)
+                } catch is DemoQuit {
+                    // The flow in progress was cancelled where the person quit; the rest is skipped.
+                    await world.client.cancelFlow(for: AuthProviderID(name))
+                    quit = true
+                    note = "quit"
+                    console.say("quit: the flow was cancelled" + (console.json ? "" : "; the remaining flows are skipped"))
                 } catch let error as AuthError {
                     note = "\(error.code): \(error.message)"
                     console.say("✗ \(note)")
@@ -139,7 +179,7 @@ struct DemoCommand: Command {
                 outcomes.map { outcome in
                     [
                         "  \(outcome.provider)", outcome.flow, outcome.session == nil ? "✗ not signed in" : "✔ signed in",
-                        "\(outcome.events) events", String(format: "%.1f ms", outcome.milliseconds),
+                        DemoConsole.plural(outcome.events, "event"), String(format: "%.1f ms", outcome.milliseconds),
                         outcome.session?.expiresAt.map { "expires \($0.formatted(.iso8601))" } ?? outcome.note,
                     ]
                 }, header: ["  provider", "flow", "result", "events", "time", "session"]))

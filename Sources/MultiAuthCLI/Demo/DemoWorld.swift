@@ -16,12 +16,17 @@ struct DemoWorld {
     /// The OTPLESS merchant: WhatsApp then SMS for phones, magic links for e-mail.
     static let otplessAppID = "DEMOAPP"
 
-    init(store: any SessionStore, console: DemoConsole, seed: UInt64) throws {
+    /// - Parameter start: Where the sandbox's manual clock starts: the real current time (read
+    ///   once by the CLI, the one place allowed to), so sessions and codes carry today's dates;
+    ///   `--time` fixes it for repeatable runs.
+    init(store: any SessionStore, console: DemoConsole, seed: UInt64, start: Date) throws {
         // The standard sandbox: every backend on its `.test` hosts and the providers' `.sandbox()`
         // configurations; only OTPLESS gets the demo's merchant and channel order.
+        let clock = ManualClock(start: start)
         var world = try StandardSandbox(
-            seed: seed,
+            seed: seed, time: .manual(clock),
             otplessMerchant: OTPlessMerchant(appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink))
+        console.follow(clock)
         world.otpless.preferredChannels = [.whatsapp, .sms]
         self.sandbox = world.sandbox
         self.portalBackend = world.portalBackend
@@ -48,7 +53,10 @@ struct DemoWorld {
     /// actions: wrong codes, resends, waiting past expiry.
     /// - Parameters:
     ///   - wrongFirst: in automatic mode, submit a wrong code once first to show `codeRejected`.
-    ///   - restart: starts the flow again (a new code) when the challenge expired.
+    ///   - restart: starts the flow again (a new code) when the challenge expired or its
+    ///     attempts ran out; in interactive mode only after the person agreed.
+    /// - Throws: ``DemoQuit`` when the person quits (the flow is cancelled first), or an
+    ///   `AuthError` the flow cannot go on from.
     func answerCodes(
         _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false,
         restart: (() async throws -> Challenge?)? = nil
@@ -58,7 +66,14 @@ struct DemoWorld {
         while true {
             await printer.catchUp()
             let delivered = showDelivery(to: destination, channel: channel)
-            var action = console.action(delivered: delivered)
+            var action: DemoAction
+            do {
+                action = try console.action(delivered: delivered)
+            } catch let quit as DemoQuit {
+                await client.cancelFlow(for: challenge.provider)
+                await printer.catchUp()
+                throw quit
+            }
             if !triedWrong, case .code(let code) = action {
                 triedWrong = true
                 let wrong = String(code.reversed()) == code ? String(repeating: "0", count: code.count) : String(code.reversed())
@@ -66,15 +81,16 @@ struct DemoWorld {
                 action = .code(wrong)
             }
             switch action {
-            case .quit:
+            case .quit, .computeCode:
                 await client.cancelFlow(for: challenge.provider)
                 await printer.catchUp()
+                if console.interactive { throw DemoQuit() }
                 return nil
             case .wait:
                 if let expiresAt = challenge.expiresAt {
                     let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
                     sandbox.clock.advance(by: .interval(wait))
-                    console.say("⏳ the sandbox clock moved \(Int(wait)) s: the code has expired")
+                    console.say("⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
                 } else {
                     console.say("this challenge has no expiry")
                 }
@@ -105,18 +121,32 @@ struct DemoWorld {
                     }
                 } catch let error as AuthError {
                     await printer.catchUp()
-                    console.say("✗ \(error.code)" + (error.reason.map { " (\($0))" } ?? "") + ": \(error.message)"
-                        + (error.attemptsRemaining.map { " — \($0) attempts left" } ?? ""))
+                    console.say(Self.explain(error))
                     if [.expired, .attemptsExhausted].contains(error.code) {
-                        guard console.interactive, let restart, let fresh = try await restart() else {
-                            console.say("the flow has ended; run the demo again to start over")
+                        let why = error.code == .expired ? "The code has expired" : "No attempts are left for this code"
+                        guard console.interactive, let restart,
+                            try console.confirm("\(why). Send a new code?", default: false, automatic: false)
+                        else {
+                            console.say("the flow has ended; no new code was sent" + (console.interactive ? "" : " (run the demo again to start over)"))
                             return nil
                         }
-                        console.say("↻ started a new sign-in")
+                        guard let fresh = try await restart() else { return nil }
+                        console.say("↻ started a new sign-in: a new code was sent")
                         challenge = fresh
                     }
                 }
             }
         }
+    }
+
+    /// One line for a refused code: what happened, and what the person can do.
+    static func explain(_ error: AuthError) -> String {
+        var line = "✗ \(error.code)" + (error.reason.map { " (\($0))" } ?? "") + ": \(DemoConsole.sentence(error))"
+        if error.code == .invalidInput {
+            line += " — no attempt was used; type the code again"
+        } else if error.code != .attemptsExhausted, let remaining = error.attemptsRemaining {
+            line += " — " + (remaining == 0 ? "no attempts left" : DemoConsole.plural(remaining, "attempt") + " left")
+        }
+        return line
     }
 }

@@ -1,7 +1,7 @@
 /// The checks of the provider conformance kit (issue 4), by id.
 ///
 /// Each check runs against a fresh sandbox, a fresh provider from the factory and a fresh
-/// `AuthClient` (``ManualClock`` time, sandbox transport); see ``ProviderConformance``.
+/// `AuthClient` (``/MultiAuthSandbox/ManualClock`` time, sandbox transport); see ``ProviderConformance``.
 public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// Invalid identity rejected before any network call.
     case c01 = "C01"
@@ -49,6 +49,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
     case c22 = "C22"
     /// Duplicate redirect deliveries share one exchange.
     case c23 = "C23"
+    /// A challenge announces what its answer needs besides the code.
+    case c24 = "C24"
 
     /// The check's one-line title, as in the issue's table.
     public var title: String {
@@ -76,6 +78,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
         case .c21: "stale refresh discarded: a refresh that returns after another sign-in changes nothing; the newer session still refreshes"
         case .c22: "revocation vs transient: 5xx/offline keep the session; a revoked refresh credential ends it once with sessionExpired"
         case .c23: "duplicate redirect single-flight: concurrent deliveries share one exchange and one result; the spent grant is refused"
+        case .c24: "a challenge announces what its answer needs besides the code (a name) before the code is sent"
         }
     }
 

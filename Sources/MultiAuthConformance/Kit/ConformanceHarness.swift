@@ -144,6 +144,9 @@ public struct ConformanceHarness: Sendable {
     /// A valid request for identity number `index` (0, 1, 2, …); distinct indexes must give
     /// distinct identities (C16 uses up to ``concurrentFlows`` + 1).
     public var validRequest: @Sendable (_ index: Int) -> SignInRequest
+    /// A valid request that leaves to the answer everything the provider lets the answer
+    /// bring (e.g. no name in the options), for C24; `nil` uses ``validRequest``.
+    public var bareRequest: (@Sendable (_ index: Int) -> SignInRequest)?
     /// Requests the provider must refuse before any network call (C01).
     public var invalidRequests: [SignInRequest]
     /// The inbox destination key of a request (default: E.164 or e-mail identity key).
@@ -193,7 +196,7 @@ public struct ConformanceHarness: Sendable {
         abilities: Abilities, unsupportedReasons: [Abilities: String] = [:], errorFixtures: [ErrorFixture] = [],
         redirect: RedirectFixture? = nil,
         serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], publicProviderStateKeys: Set<String> = [],
-        concurrentFlows: Int = 200, seed: UInt64 = 1
+        concurrentFlows: Int = 200, seed: UInt64 = 1, bareRequest: (@Sendable (Int) -> SignInRequest)? = nil
     ) {
         self.host = host
         self.installBackend = installBackend
@@ -217,6 +220,7 @@ public struct ConformanceHarness: Sendable {
         self.publicProviderStateKeys = publicProviderStateKeys
         self.concurrentFlows = concurrentFlows
         self.seed = seed
+        self.bareRequest = bareRequest
     }
 
     /// The inbox key of a request: the E.164 number, the e-mail identity key, or the OAuth name.

@@ -24,7 +24,7 @@ actor EncodedSessionStore: SessionStore {
     func remove(for provider: AuthProviderID) { data[provider] = nil }
 
     /// Compare-and-set on the actor (the read, the comparison and the write happen in one call),
-    /// comparing the decoded stored session with `expected` by ``MultiAuth/AuthSession/isSameVersion(as:)``.
+    /// comparing the decoded stored session with `expected` by ``/MultiAuth/AuthSession/isSameVersion(as:)``.
     func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
         -> SessionStoreWriteResult
     {

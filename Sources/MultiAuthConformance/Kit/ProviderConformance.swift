@@ -2,11 +2,11 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 
-/// The provider conformance kit: runs checks C01–C23 (``ConformanceCheck``) against any
-/// ``MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
+/// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
+/// ``/MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
 ///
-/// Each check gets a fresh world: a new ``MultiAuthSandbox/Sandbox`` (seed `harness.seed +
-/// check number`, a new ``MultiAuthSandbox/ManualClock``), the harness's backend installed in
+/// Each check gets a fresh world: a new ``/MultiAuthSandbox/Sandbox`` (seed `harness.seed +
+/// check number`, a new ``/MultiAuthSandbox/ManualClock``), the harness's backend installed in
 /// it, a fresh provider from the factory wired to it, a store that fails on command and a new
 /// `AuthClient` on the sandbox transport. Checks assert through the sandbox (request log,
 /// inbox), the store and the client's events; nothing sleeps in real time and nothing reaches
@@ -21,10 +21,10 @@ import MultiAuthSandbox
 /// }
 /// ```
 ///
-/// or print ``ConformanceReport/renderTable()`` (the `multiauth conformance` command does).
+/// or print ``ConformanceReport/renderTable(titleWidth:)`` (the `multiauth conformance` command does).
 /// A check the harness's abilities exclude is skipped with its reason, never passed.
 ///
-/// Concurrency: ``run(_:)`` runs the checks one after another; C16 and C18 run many tasks
+/// Concurrency: ``run(_:)->ConformanceReport`` runs the checks one after another; C16 and C18 run many tasks
 /// inside one check. Cancelling the calling task ends the run early (remaining checks fail
 /// with `CancellationError`).
 public struct ProviderConformance: Sendable {
@@ -99,6 +99,7 @@ public struct ProviderConformance: Sendable {
         case .c21: Self.c21StaleRefreshDiscarded
         case .c22: Self.c22RevocationVersusTransient
         case .c23: Self.c23DuplicateRedirectSingleFlight
+        case .c24: Self.c24AnswerRequirements
         }
     }
 }

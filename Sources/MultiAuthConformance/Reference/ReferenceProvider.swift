@@ -148,7 +148,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     /// A refresh token the server does not accept (`401 invalid_grant`: revoked by a remote
     /// sign-out, rotated longer ago than the reuse interval, or unknown) ended the session:
     /// it is thrown as `.sessionExpired` with `providerCode` `"invalid_grant"`, as
-    /// ``MultiAuth/RefreshableProvider`` asks.
+    /// ``/MultiAuth/RefreshableProvider`` asks.
     /// - Throws: `AuthError` `.sessionExpired` (`invalid_grant`), `.unsupported` (the session
     ///   has no refresh token), `.rateLimited`, `.network`, `.providerUnavailable`, or
     ///   `CancellationError`.

@@ -41,7 +41,7 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///   - minimumRSABits: the smallest RSA modulus accepted, in bits; 2048 by default
     ///     (RFC 7518 §3.3). Lower it only where a provider's published key is known to be
     ///     smaller and must still be accepted (Truecaller's `/v1/key` sample is RSA-1024,
-    ///     providers.md §3.3, §3.8); never below 1024.
+    ///     Docs/Providers/Truecaller.md, "One-tap profile verification"); never below 1024.
     /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`, public
     ///   exponent odd and at least 3) or P-256 SPKI.
     public convenience init(derRepresentation der: some Sequence<UInt8>, minimumRSABits: Int = 2048) throws {

@@ -13,7 +13,7 @@
 /// also refuses what the label syntax cannot carry: the Key URI Format forbids a `:` in the
 /// issuer or the account, and the parser drops spaces before the account, so a `:`, or
 /// leading or trailing whitespace in the account, would not come back unchanged. Whatever
-/// the builder accepts parses back to exactly the same fields (case B12).
+/// the builder accepts parses back to exactly the same fields (Docs/Cases.md, B12).
 ///
 /// The label is `issuer:account` or `account`, split before it is percent-decoded (at the
 /// first literal `:`, else at the first `%3A`; see ``init(parsing:)``), so an issuer written

@@ -49,10 +49,10 @@ enum OTPCode {
     /// Checks that `code` is exactly `digits` ASCII digits once every Unicode whitespace
     /// character is removed, and returns their fixed-width value.
     ///
-    /// Whitespace anywhere is ignored, as in the core module's `ChallengeAnswer` (case B34:
+    /// Whitespace anywhere is ignored, as in the core module's `ChallengeAnswer` (Docs/Cases.md, B34:
     /// `" 123456"`, `"123456\n"`, `"123 456"`; also U+00A0 and other Unicode spaces). Because
     /// the length is checked, leading zeros are significant: `"5924"` is rejected for 6 digits
-    /// instead of being read as `005924` (case B05), and the code is never converted to an
+    /// instead of being read as `005924` (Docs/Cases.md, B05), and the code is never converted to an
     /// integer before that check.
     /// - Throws: ``CryptoError/invalidCodeFormat`` for any other character (letters, signs,
     ///   non-ASCII digits) or a wrong number of digits.

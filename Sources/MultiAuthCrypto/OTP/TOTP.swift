@@ -21,7 +21,7 @@ public struct TOTP: Sendable {
     /// The code length in digits, 6...8.
     public var digits: Int { hotp.digits }
 
-    /// The widest drift window ``verify(_:at:window:lastUsedStep:)`` accepts: 10 steps
+    /// The widest drift window ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` accepts: 10 steps
     /// either side (±5 minutes with 30-second steps).
     ///
     /// RFC 6238 §5.2 and §6 recommend at most one step of network delay and a small drift
@@ -161,12 +161,12 @@ public struct TOTP: Sendable {
     /// belongs to the matching step nearest the current one (on a tie, the newer), and only
     /// that step is checked against `lastUsedStep`. So a fresh code equal to the previous
     /// step's used code is accepted for the current step, while a replay inside the step it
-    /// was used in is rejected even if the next step shares the code (case B08). This is a
+    /// was used in is rejected even if the next step shares the code (Docs/Cases.md, B08). This is a
     /// pure function: the caller stores the returned step as the new last used step,
-    /// atomically with the check (or use ``verify(_:at:window:replayGuard:)``).
+    /// atomically with the check (or use ``verify(_:at:window:replayGuard:)-(_,Int64,_,_)``).
     /// - Parameters:
     ///   - code: the code as entered: exactly ``digits`` ASCII digits once every Unicode
-    ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, case B34).
+    ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, Docs/Cases.md, B34).
     ///   - unixTime: the verifier's time in seconds since 1970.
     ///   - window: steps accepted before and after the current one,
     ///     0...``maximumWindow``; 1 by default.
@@ -183,11 +183,11 @@ public struct TOTP: Sendable {
         return step
     }
 
-    /// Verifies `code` like ``verify(_:at:window:lastUsedStep:)`` and records the matched
+    /// Verifies `code` like ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` and records the matched
     /// step in `replayGuard` atomically.
     ///
     /// - Returns: the matched time step, now `replayGuard.lastUsedStep`.
-    /// - Throws: as ``verify(_:at:window:lastUsedStep:)``; ``CryptoError/codeAlreadyUsed``
+    /// - Throws: as ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)``; ``CryptoError/codeAlreadyUsed``
     ///   when another caller consumed this step first.
     public func verify(_ code: String, at unixTime: Int64, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
         let step = try matchingStep(code, at: unixTime, window: window)

@@ -3,7 +3,7 @@ import MultiAuth
 
 extension DynamicProvider {
     /// Maps a non-2xx Dynamic response to an `AuthError`, keeping the raw code (the 422/403
-    /// `code`, or the HTTP status when there is none) in ``MultiAuth/AuthError/providerCode``
+    /// `code`, or the HTTP status when there is none) in ``/MultiAuth/AuthError/providerCode``
     /// (Docs/Providers/Dynamic.md, "Errors").
     ///
     /// A refusal whose code or text names a captcha (any of 400, 403, 422) is `configuration`:

@@ -56,13 +56,13 @@ extension DynamicProvider {
             createdAt: createdAt)
     }
 
-    /// Maps an `SdkUser` to an ``MultiAuth/AuthUser``: id, e-mail, phone (E.164), name, and one
+    /// Maps an `SdkUser` to an ``/MultiAuth/AuthUser``: id, e-mail, phone (E.164), name, and one
     /// identity per verified credential (kind `email`, `phone`, the OAuth provider,
     /// `blockchain:<chain>` or the credential `format`), all `verified: true`.
     ///
     /// An identity's value is the credential's Dynamic id (the wallet address for blockchain
     /// credentials), never the address or number: those are personal data and live only in the
-    /// masked-in-dumps ``MultiAuth/AuthUser/email`` and ``MultiAuth/AuthUser/phone``.
+    /// masked-in-dumps ``/MultiAuth/AuthUser/email`` and ``/MultiAuth/AuthUser/phone``.
     func makeUser(_ user: DynamicWire.User) -> AuthUser {
         let credentials = user.verifiedCredentials ?? []
         let identities = credentials.map { credential -> AuthUser.Identity in

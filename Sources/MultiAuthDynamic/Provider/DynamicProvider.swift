@@ -8,8 +8,8 @@ import MultiAuth
 /// ## Flow (Docs/Providers/Dynamic.md, "Flow")
 /// 1. ``start(_:context:)``: `POST /sdk/{env}/emailVerifications/create` `{email, captchaToken?}` or
 ///    `POST /sdk/{env}/smsVerifications/create` `{phoneCountryCode, phoneNumber, isoCountryCode, captchaToken?}`
-///    → `201 {verificationUUID, …}`. The challenge is a 6-digit ``Challenge/Kind/oneTimeCode(length:channel:linkAlsoSent:)``
-///    whose ``Challenge/providerState`` keeps the `verificationUUID` (so it survives a
+///    → `201 {verificationUUID, …}`. The challenge is a 6-digit ``/MultiAuth/Challenge/Kind/oneTimeCode(length:channel:linkAlsoSent:)``
+///    whose ``/MultiAuth/Challenge/providerState`` keeps the `verificationUUID` (so it survives a
 ///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
 ///    is the challenge kind's.
 /// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken, captchaToken?}`
@@ -23,14 +23,14 @@ import MultiAuth
 /// 3. ``refresh(_:context:)``: `POST /sdk/{env}/refresh` with `Authorization: Bearer`.
 /// 4. ``signOut(_:context:)``: `POST /sdk/{env}/revoke` with `Authorization: Bearer` → `204`.
 ///
-/// Identities: an e-mail (channel `nil` or `email`), sent as its ``MultiAuth/EmailAddress/identityKey``
-/// (case B33); a phone number (channel `nil` or `sms`) whose ``MultiAuth/PhoneNumber/regionCode`` is
+/// Identities: an e-mail (channel `nil` or `email`), sent as its ``/MultiAuth/EmailAddress/identityKey``
+/// (Docs/Cases.md, B33); a phone number (channel `nil` or `sms`) whose ``/MultiAuth/PhoneNumber/regionCode`` is
 /// known, sent as `phoneCountryCode` `"+<calling code>"`, `phoneNumber` the national
 /// significant number, `isoCountryCode` the region. Anything else throws before any network call.
 ///
-/// Sessions: ``MultiAuth/Credentials/accessToken`` is the `minifiedJwt` (the backend-verified
-/// access token; the `jwt` when no minified one came), ``MultiAuth/Credentials/idToken``
-/// the `jwt`, ``MultiAuth/Credentials/scopes`` the token's `scope` claim (read, not verified: the
+/// Sessions: ``/MultiAuth/Credentials/accessToken`` is the `minifiedJwt` (the backend-verified
+/// access token; the `jwt` when no minified one came), ``/MultiAuth/Credentials/idToken``
+/// the `jwt`, ``/MultiAuth/Credentials/scopes`` the token's `scope` claim (read, not verified: the
 /// client trusts its TLS peer; servers use ``DynamicTokenVerifier``). There is no refresh
 /// token: the bearer JWT itself is refreshed.
 ///
@@ -39,7 +39,7 @@ import MultiAuth
 /// Concurrency: a stateless `Sendable` value; every flow's state lives in its challenge. It
 /// never retries a request on its own (a resent `create` burns the send budget).
 public struct DynamicProvider: RefreshableProvider, ResendableProvider {
-    /// The provider id, ``MultiAuth/AuthProviderID/dynamic`` by default.
+    /// The provider id, ``/MultiAuth/AuthProviderID/dynamic`` by default.
     public let id: AuthProviderID
     /// The environment, base URL and unpublished defaults.
     public let configuration: DynamicConfiguration
@@ -53,7 +53,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// retry; it must not be blank.
     public static let captchaTokenOption = "captchaToken"
 
-    /// ``Challenge/providerState`` keys this provider writes.
+    /// ``/MultiAuth/Challenge/providerState`` keys this provider writes.
     enum StateKey {
         static let verificationUUID = "verificationUUID"
         static let email = "email"
@@ -231,7 +231,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     // MARK: Abilities
 
     /// Refreshes the session: `POST /sdk/{env}/refresh` with the current bearer JWT → a new
-    /// `VerifyResponse` (same ``MultiAuth/AuthSession/id`` and `createdAt`).
+    /// `VerifyResponse` (same ``/MultiAuth/AuthSession/id`` and `createdAt`).
     ///
     /// Revocation and transient failures are told apart (Docs/Providers/Dynamic.md,
     /// "Refresh"): a rejected bearer (`401`, `403`, a `400` whose text names the session,
@@ -263,7 +263,10 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// with a `verificationUUID` (the returned one is kept; it may be new).
     ///
     /// Each retry counts against the send limit (3 per 10 minutes per address).
-    /// - Parameter channel: `nil` or the challenge's own channel; Dynamic cannot switch channels.
+    /// - Parameters:
+    ///   - challenge: The pending code challenge.
+    ///   - channel: `nil` or the challenge's own channel; Dynamic cannot switch channels.
+    ///   - context: Transport, time and event sink for this call.
     /// - Returns: The challenge with a fresh expiry and attempt count.
     /// - Throws: `AuthError` `.unsupported` (another channel, or the MFA step), `.challengeNotPending`,
     ///   `.rateLimited` with `retryAfter`, `.expired`, `.network`, `.providerUnavailable`, or

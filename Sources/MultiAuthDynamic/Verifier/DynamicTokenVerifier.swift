@@ -3,12 +3,12 @@ import MultiAuth
 import MultiAuthCrypto
 
 /// Verifies a Dynamic session JWT on a server (Docs/Providers/Dynamic.md): the RS256 signature against
-/// the environment's JWKS (`GET /sdk/{env}/.well-known/jwks`, cached by ``MultiAuthCrypto/JWKSCache``
+/// the environment's JWKS (`GET /sdk/{env}/.well-known/jwks`, cached by ``/MultiAuthCrypto/JWKSCache``
 /// and refetched, rate-limited, when an unknown `kid` appears), `exp`/`nbf` with leeway,
 /// `environment_id`, the `user:basic` scope, `aud` (required, or explicitly waived with
 /// `.anyAudience`: RFC 7519 §4.1.3, RFC 8725 §3.9) and `iss` when configured.
 ///
-/// Verify the access token (`minifiedJwt`, ``MultiAuth/Credentials/accessToken``); the `jwt` (id
+/// Verify the access token (`minifiedJwt`, ``/MultiAuth/Credentials/accessToken``); the `jwt` (id
 /// token) carries the same checks. A token without `user:basic` is refused: the user has not
 /// finished authentication (e.g. MFA pending).
 ///
@@ -19,7 +19,7 @@ import MultiAuthCrypto
 /// ```
 ///
 /// Concurrency: `Sendable`; the key cache is an actor, so concurrent verifications share one
-/// JWKS fetch. Time comes only from the injected ``MultiAuth/TimeSource``.
+/// JWKS fetch. Time comes only from the injected ``/MultiAuth/TimeSource``.
 public struct DynamicTokenVerifier: Sendable {
     /// The scope every accepted token must carry: `user:basic`.
     public static let requiredScope = "user:basic"

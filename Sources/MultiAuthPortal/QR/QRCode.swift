@@ -8,7 +8,8 @@ import MultiAuth
 /// into the blocks of Table 9, adds Reed–Solomon error correction over GF(256) (§7.5), places
 /// them (§7.7), chooses the data mask with the lowest penalty score (§7.8.3), and writes the
 /// format (§7.9) and version (§7.10) information. Tests compare its matrices module for
-/// module with the `segno` reference encoder (`Scripts/generate_qr_fixtures.py`).
+/// module with the `segno` and python-qrcode reference encoders (`Scripts/crosscheck_qr.py`
+/// writes and checks the fixture `Tests/Fixtures/Portal/qr_reference.json`).
 ///
 /// The modules encode the link, a secret: `description` and the mirror show only the version,
 /// level, mask and size.

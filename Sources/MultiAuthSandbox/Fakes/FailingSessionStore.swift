@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
 
-/// Wraps any ``MultiAuth/SessionStore`` and fails on command: the next N loads, saves or
+/// Wraps any ``/MultiAuth/SessionStore`` and fails on command: the next N loads, saves or
 /// removes, or every call while "unavailable". Also records each successful save.
 ///
 /// Failures follow the `SessionStore` contract: a failed load throws
@@ -108,7 +108,7 @@ public actor FailingSessionStore: SessionStore {
         try await base.remove(for: provider)
     }
 
-    /// Compare-and-set through the wrapped store's own (atomic) ``MultiAuth/SessionStore/replace(_:with:for:)``.
+    /// Compare-and-set through the wrapped store's own (atomic) ``/MultiAuth/SessionStore/replace(_:with:for:)``.
     ///
     /// Counts as a `load`, plus a `save` (replacement given) or `remove` (`nil`) when it writes.
     /// An injected `load` failure throws before anything is read. An injected write failure

@@ -1,11 +1,11 @@
 import Foundation
 import MultiAuth
 
-/// Records every event published on an ``MultiAuth/AuthEventBus`` (or an `AuthClient`'s bus),
+/// Records every event published on an ``/MultiAuth/AuthEventBus`` (or an `AuthClient`'s bus),
 /// for assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
 ///
 /// The subscription is registered synchronously in `init`, so no event published after `init`
-/// returns is missed (case B22). Events are moved from the bus into the recorder by a task the
+/// returns is missed (Docs/Cases.md, B22). Events are moved from the bus into the recorder by a task the
 /// recorder owns; it ends when the bus finishes, on ``cancel()`` or when the recorder is
 /// released. The recorder subscribes with a large buffer (default 4096 events) so a test
 /// never loses events to the bus's drop policy.
@@ -27,7 +27,9 @@ public final class RecordingSubscriber: @unchecked Sendable {
     private var pump: Task<Void, Never>?
 
     /// Subscribes to `bus` now.
-    /// - Parameter bufferCapacity: The subscription's buffer size (events).
+    /// - Parameters:
+    ///   - bus: The bus to record.
+    ///   - bufferCapacity: The subscription's buffer size (events).
     public init(bus: AuthEventBus, bufferCapacity: Int = 4096) {
         let stream = bus.subscribe(bufferCapacity: bufferCapacity)
         self.stream = stream

@@ -5,7 +5,7 @@ import MultiAuth
 /// with its delivery status: the sandbox's phone and mailbox.
 ///
 /// Destinations are strings: an E.164 number (`"+15555550100"`) or an e-mail identity key
-/// (`"user@example.com"`, as ``MultiAuth/EmailAddress/identityKey``). Backends add messages
+/// (`"user@example.com"`, as ``/MultiAuth/EmailAddress/identityKey``). Backends add messages
 /// with ``record(host:destination:channel:code:link:status:at:)`` (usually through
 /// ``SandboxContext/deliver(code:link:to:channel:)``); tests and the demo read them with
 /// ``latest(for:channel:)``, ``messages(for:)`` or wait with ``next(for:channel:)``.

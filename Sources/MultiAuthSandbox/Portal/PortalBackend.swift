@@ -29,7 +29,7 @@ import MultiAuthCrypto
 /// correct code. The `userJwt` is HS256 with a random sandbox secret ([ASSUMPTION]),
 /// claims `endUserId`, `environmentId`, `iat`, `exp` = `iat` + ``userJwtLifetime``, `aud`,
 /// `iss`, `jti`; it is retired when a code is accepted. Codes are checked with RFC 6238 at
-/// ±1 step, each time step accepted once per user (`TOTPReplayGuard`, RFC 6238 §5.2, case B08).
+/// ±1 step, each time step accepted once per user (`TOTPReplayGuard`, RFC 6238 §5.2, Docs/Cases.md, B08).
 ///
 /// Tokens and grants come from the sandbox's seeded random source; time is the server clock.
 /// Thread-safe: one lock around the tables.

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
 
-/// An in-process ``MultiAuth/CellularHTTPTransport`` for a ``Sandbox``, so silent network auth
+/// An in-process ``/MultiAuth/CellularHTTPTransport`` for a ``Sandbox``, so silent network auth
 /// (SNA) flows stay testable where no cellular interface exists.
 ///
 /// ``send(_:)`` serves requests exactly like ``SandboxTransport``. ``sendOverCellular(_:)``

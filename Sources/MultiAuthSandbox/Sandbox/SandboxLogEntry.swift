@@ -42,8 +42,15 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, Cust
     }
 
     /// Creates an entry.
-    /// - Parameter redactedPath: the path as renderings show it; `nil` redacts `path` with
-    ///   `HTTPRequest.redactedPath(_:)` (credential-like segments only).
+    /// - Parameters:
+    ///   - index: The request's position in the log (0 first).
+    ///   - host: The host the request was sent to.
+    ///   - method: The HTTP method.
+    ///   - path: The URL path as sent.
+    ///   - receivedAt: When the sandbox received it (sandbox time).
+    ///   - outcome: What the sandbox answered.
+    ///   - redactedPath: the path as renderings show it; `nil` redacts `path` with
+    ///     `HTTPRequest.redactedPath(_:)` (credential-like segments only).
     public init(index: Int, host: String, method: String, path: String, receivedAt: Date, outcome: Outcome,
                 redactedPath: String? = nil) {
         self.index = index

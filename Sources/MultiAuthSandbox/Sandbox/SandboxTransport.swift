@@ -1,6 +1,6 @@
 import MultiAuth
 
-/// The in-process ``MultiAuth/HTTPTransport`` of a ``Sandbox``: hands each request (bytes) to
+/// The in-process ``/MultiAuth/HTTPTransport`` of a ``Sandbox``: hands each request (bytes) to
 /// the sandbox and returns its response (bytes). No sockets, no threads of its own.
 ///
 /// Errors: `AuthError(.network)` for a dropped connection, `AuthError(.configuration)` for a

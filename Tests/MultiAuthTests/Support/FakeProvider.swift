@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthSandbox
 
 /// A tiny in-test provider whose "server" is an actor: it counts calls, issues codes, can be
-/// told to sleep on the manual clock, and rotates refresh tokens (B17).
+/// told to sleep on the manual clock, and rotates refresh tokens (Docs/Cases.md, B17).
 actor FakeServer {
     var calls: [String: Int] = [:]
     var codes: [String: String] = [:]  // flow -> code

@@ -1,0 +1,142 @@
+#if canImport(Security)
+import Foundation
+import Security
+
+/// ``KeychainItemAccess`` over the Security framework's `SecItem` API: generic-password items,
+/// in ``accessGroup`` when set, with ``accessibility`` (default
+/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`), never synchronizable, the version tag
+/// in `kSecAttrGeneric`.
+///
+/// The dictionaries and the compare-and-set logic are built by ``SecItemKeychain``, which runs
+/// and is tested on every platform; this type only maps them to `kSec…` constants and makes
+/// the four `SecItem` calls (type-checked on Linux by Scripts/typecheck_apple.py against
+/// declarations taken from Apple's documentation).
+///
+/// On macOS the file-based keychain ignores `kSecAttrAccessGroup` and `kSecAttrAccessible`
+/// (Apple, `kSecUseDataProtectionKeychain`); they apply on iOS, tvOS, watchOS and visionOS.
+///
+/// Concurrency: a value type without mutable state; each call is one synchronous `SecItem`
+/// call (it blocks the calling thread).
+public struct SystemKeychain: KeychainItemAccess {
+    private let items: SecItemKeychain
+
+    /// The access group items are kept in; `nil` for the app's default group.
+    public var accessGroup: String? { items.accessGroup }
+    /// When items can be read.
+    public var accessibility: KeychainAccessibility { items.accessibility }
+
+    /// Creates the system keychain access.
+    /// - Parameters:
+    ///   - accessGroup: A group of the app's `keychain-access-groups` entitlement (shared with
+    ///     its extensions), or `nil` for the app's default group.
+    ///   - accessibility: When written items can be read.
+    public init(accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly) {
+        items = SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: SecurityFrameworkCalls())
+    }
+
+    /// `SecItemCopyMatching` for one item's data.
+    public func read(service: String, account: String) -> (status: Int32, data: Data?) {
+        items.read(service: service, account: account)
+    }
+
+    /// `SecItemUpdate`, or `SecItemAdd` when absent, with a fresh version tag.
+    public func write(service: String, account: String, data: Data) -> Int32 {
+        items.write(service: service, account: account, data: data)
+    }
+
+    /// `SecItemCopyMatching` for one item's data and its `kSecAttrGeneric` version tag.
+    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+        items.readVersioned(service: service, account: account)
+    }
+
+    /// One `SecItem` call per condition (see ``SecItemKeychain``): `.absent` adds, `.tagged`
+    /// updates only the item whose `kSecAttrGeneric` is the tag, `.always` updates or adds.
+    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+        items.write(service: service, account: account, data: data, tag: tag, if: condition)
+    }
+
+    /// `SecItemDelete` whose query also matches `kSecAttrGeneric` = `tag`.
+    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+        items.delete(service: service, account: account, ifTagged: tag)
+    }
+
+    /// `SecItemDelete` for one item.
+    public func delete(service: String, account: String) -> Int32 {
+        items.delete(service: service, account: account)
+    }
+
+    /// `SecItemDelete` for every item of `service`.
+    public func deleteAll(service: String) -> Int32 {
+        items.deleteAll(service: service)
+    }
+}
+
+/// The four `SecItem` calls with ``KeychainDictionary`` values mapped to `kSec…` constants.
+struct SecurityFrameworkCalls: SecItemCalls {
+    /// The `kSec…` key of an attribute.
+    static func key(_ attribute: KeychainAttribute) -> CFString {
+        switch attribute {
+        case .itemClass: kSecClass
+        case .service: kSecAttrService
+        case .account: kSecAttrAccount
+        case .accessGroup: kSecAttrAccessGroup
+        case .accessible: kSecAttrAccessible
+        case .synchronizable: kSecAttrSynchronizable
+        case .generic: kSecAttrGeneric
+        case .valueData: kSecValueData
+        case .returnData: kSecReturnData
+        case .returnAttributes: kSecReturnAttributes
+        case .matchLimit: kSecMatchLimit
+        }
+    }
+
+    /// The `kSecAttrAccessible…` constant of a class.
+    static func constant(_ accessibility: KeychainAccessibility) -> CFString {
+        switch accessibility {
+        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
+        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
+        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+        }
+    }
+
+    /// The `CFDictionary` of a ``KeychainDictionary``.
+    static func dictionary(_ dictionary: KeychainDictionary) -> CFDictionary {
+        var result: [String: Any] = [:]
+        for (attribute, value) in dictionary {
+            let object: Any =
+                switch value {
+                case .genericPassword: kSecClassGenericPassword
+                case .string(let string): string
+                case .data(let data): data
+                case .bool(let flag): flag
+                case .accessibility(let accessibility): constant(accessibility)
+                case .matchLimitOne: kSecMatchLimitOne
+                }
+            result[key(attribute) as String] = object
+        }
+        return result as CFDictionary
+    }
+
+    func copyMatching(_ query: KeychainDictionary) -> (status: Int32, data: Data?, generic: Data?) {
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(Self.dictionary(query), &result)
+        guard status == errSecSuccess else { return (status, nil, nil) }
+        let item = result as? [String: Any]
+        return (status, item?[kSecValueData as String] as? Data, item?[kSecAttrGeneric as String] as? Data)
+    }
+
+    func add(_ attributes: KeychainDictionary) -> Int32 {
+        SecItemAdd(Self.dictionary(attributes), nil)
+    }
+
+    func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary) -> Int32 {
+        SecItemUpdate(Self.dictionary(query), Self.dictionary(attributesToUpdate))
+    }
+
+    func delete(_ query: KeychainDictionary) -> Int32 {
+        SecItemDelete(Self.dictionary(query))
+    }
+}
+#endif
