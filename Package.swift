@@ -73,13 +73,20 @@ let package = Package(
                 "MultiAuthSandboxKit",
             ]
         ),
+        // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
+        .target(name: "CMultiAuthBench"),
         .executableTarget(
             name: "MultiAuthBench",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", cryptoSystemLibrary]
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys", "CMultiAuthBench",
+                cryptoSystemLibrary,
+            ]
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
-        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"]),
+        // Committed fixture signing keys for the tests (no RSA key is generated at test time).
+        .target(name: "MultiAuthTestKeys", dependencies: ["MultiAuthCrypto"], path: "Tests/MultiAuthTestKeys"),
+        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "MultiAuthTestKeys"]),
         // One process of the two-process FileSessionStore test (not a product); the test finds it
         // next to the test bundle.
         .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
@@ -93,7 +100,7 @@ let package = Package(
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
             name: "MultiAuthSandboxKitTests",
-            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP"]),
+            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP", "MultiAuthTestKeys"]),
         .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
@@ -105,16 +112,19 @@ let package = Package(
             name: "MultiAuthOTPlessTests",
             dependencies: [
                 "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
             dependencies: [
                 "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
             dependencies: [
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthPortalTests",
@@ -127,7 +137,7 @@ let package = Package(
             name: "MultiAuthStressTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
             ]),
         // Session lifecycle proof (issue 13): a model-based randomized test of two clients on
         // one store, its mutation checks, and the named lifecycle scenarios.
@@ -140,6 +150,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthObservation",
+                "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

@@ -1,37 +1,35 @@
 #!/usr/bin/env python3
-"""Measures pyotp's TOTP verification with a ±1 window, the peer figure for multiauth-bench.
+"""pyotp's TOTP verification with a ±1 window: the peer of multiauth-bench's TOTP row.
 
-Same inputs as `multiauth-bench` (key "12345678901234567890", SHA-1, 6 digits, 30 s,
-t = 1234567890 and +1): prints the median nanoseconds per verification over 5 repeats.
-Usage: python3 Scripts/bench_pyotp.py [--iterations N]
+Same inputs as the bench (key "12345678901234567890", SHA-1, 6 digits, 30 s steps, the code
+005924 verified at t = 1234567890 and 1234567891 alternately). Modes: see bench_peer.py.
+Usage: python3 Scripts/bench_pyotp.py [--serve | --count N | --iterations N]
 """
 import argparse
 import base64
-import statistics
-import time
+import importlib.metadata
+import pathlib
+import sys
 
-import pyotp
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import bench_peer  # noqa: E402
+
+import pyotp  # noqa: E402
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--iterations", type=int, default=50_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    secret = base64.b32encode(b"12345678901234567890").decode()
-    totp = pyotp.TOTP(secret)
+def setup(_args):
+    totp = pyotp.TOTP(base64.b32encode(b"12345678901234567890").decode())
     t = 1234567890
     code = totp.at(t)
-    samples = []
-    for _ in range(args.repeats):
-        start = time.perf_counter_ns()
-        for i in range(args.iterations):
-            assert totp.verify(code, for_time=t + (i & 1), valid_window=1)
-        samples.append((time.perf_counter_ns() - start) / args.iterations)
-    median = statistics.median(samples)
-    print(f"pyotp {pyotp.__version__ if hasattr(pyotp, '__version__') else ''} verify ±1 window: {median:.0f} ns/op "
-          f"({1e9 / median:.0f}/s), median of {args.repeats} × {args.iterations}")
+    assert code == "005924"
+
+    def operation(count):
+        for i in range(count):
+            if not totp.verify(code, for_time=t + (i & 1), valid_window=1):
+                raise SystemExit("pyotp rejected the code")
+
+    return operation
 
 
 if __name__ == "__main__":
-    main()
+    bench_peer.run(argparse.ArgumentParser(description=__doc__), setup, "pyotp", importlib.metadata.version("pyotp"))

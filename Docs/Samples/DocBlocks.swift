@@ -57,6 +57,14 @@ func gettingStartedWatchTheState(
     await client.restoreSessions()                    // at launch: loads stored sessions (sessionRestored)
 }
 
+/// Docs/Events.md, "Buffers and overflow": the gap marker a lagging subscriber receives.
+func eventsGapMarker(_ client: AuthClient, log: (String) -> Void, render: (AuthEvent) -> Void) async {
+    for await event in client.authStates() {
+        if case .eventsDropped(let count) = event.kind { log("missed \(count) events"); continue }
+        render(event)
+    }
+}
+
 /// Docs/Events.md, "Example".
 func eventsExample(_ client: AuthClient) async {
     let stream = client.authStates(bufferCapacity: 64)

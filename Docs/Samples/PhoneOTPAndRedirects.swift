@@ -9,7 +9,7 @@ import MultiAuthSandbox
 import MultiAuthTruecaller
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct PhoneOTPAndRedirectsSample {
     @Test func phoneOTPWithANameToFinish() async throws {
         let sandbox = Sandbox(seed: 3)

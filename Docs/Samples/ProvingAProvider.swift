@@ -6,7 +6,7 @@ import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProvingAProviderSample {
     @Test func theReferenceProviderConforms() async throws {
         // Your provider: replace the factory and the harness (backend, identities, abilities).

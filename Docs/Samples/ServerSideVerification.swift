@@ -6,7 +6,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServerSideVerificationSample {
     @Test func verifyTheJWTAnAppSends() async throws {
         let sandbox = Sandbox(seed: 5)

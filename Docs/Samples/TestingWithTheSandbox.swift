@@ -6,7 +6,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TestingWithTheSandboxSample {
     let sandbox = Sandbox(seed: 42)
     let client: AuthClient

@@ -11,7 +11,7 @@ let portalTransport = FuzzTransport(cannedJSON(200, #"{"data":{"sent":true}}"#))
 let portalProvider = PortalProvider(
     configuration: try! PortalConfiguration(
         authEnvironmentID: "fuzz-environment", redirectURL: URL(string: "multiauth-portal://auth/callback")!,
-        apiHost: "api.portal.fuzz.test"))
+        apiHost: "api.portal.fuzz.test", fromEmail: "sign-in@example.com", templateID: "fuzz-template"))
 let portalContext = AuthContext(transport: portalTransport, time: fuzzTime)
 let portalEmail = try! EmailAddress("fuzz@example.com")
 let portalRedirect = URL(string: "multiauth-portal://auth/callback?token=abc&authMethod=EMAIL_MAGIC_LINK")!

@@ -1,103 +1,119 @@
 import Foundation
 import MultiAuth
 
-/// Event bus fan-out against raw `AsyncStream` fan-out, and publish latency.
+/// The event bus per delivery against raw `AsyncStream`, and the publisher's cost with one
+/// subscriber that never reads against none.
 enum EventBusBench {
-    static let events = 100_000
-
-    /// Deliveries per second from one publisher to `subscribers` consumers through the bus.
-    static func busDeliveries(subscribers: Int) async -> Double {
-        let bus = AuthEventBus()
-        let streams = (0..<subscribers).map { _ in bus.subscribe(bufferCapacity: events) }
-        let start = Measure.clock.now
-        await withTaskGroup(of: Int.self) { group in
-            for stream in streams {
+    /// `count` events from one publisher to one consumer task that drains concurrently; the
+    /// buffer holds them all, so nothing is dropped.
+    static let ours = Kernel("bus.ours", batch: 50_000, instructions: 20_000) {
+        Kernel.timedAsync { count in
+            let bus = AuthEventBus()
+            let stream = bus.subscribe(bufferCapacity: count)
+            await withTaskGroup(of: Int.self) { group in
                 group.addTask {
-                    var count = 0
-                    for await _ in stream { count += 1 }
-                    return count
+                    var received = 0
+                    for await _ in stream { received += 1 }
+                    return received
                 }
-            }
-            group.addTask {
-                for _ in 0..<events { bus.publish(.flowExpired, provider: "bench") }
+                for _ in 0..<count { bus.publish(.flowExpired, provider: "bench") }
                 bus.finish()
-                return 0
+                for await received in group { precondition(received == count) }
             }
-            for await _ in group {}
         }
-        let seconds = (Measure.clock.now - start).nanoseconds / 1e9
-        return Double(events * subscribers) / seconds
     }
 
-    /// The same fan-out with one `AsyncStream` per consumer and a sequence counter.
-    static func rawDeliveries(subscribers: Int) async -> Double {
-        let pairs = (0..<subscribers).map { _ in AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .bufferingNewest(events)) }
-        let start = Measure.clock.now
-        await withTaskGroup(of: Int.self) { group in
-            for (stream, _) in pairs {
+    /// The same with one `AsyncStream` and a continuation yielded under a lock, with a sequence
+    /// number and a timestamp: what the bus offers, built by hand.
+    static let raw = Kernel("bus.raw", batch: 50_000, instructions: 20_000) {
+        Kernel.timedAsync { count in
+            let (stream, continuation) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .bufferingNewest(count))
+            await withTaskGroup(of: Int.self) { group in
                 group.addTask {
-                    var count = 0
-                    for await _ in stream { count += 1 }
-                    return count
+                    var received = 0
+                    for await _ in stream { received += 1 }
+                    return received
                 }
-            }
-            let continuations = pairs.map(\.continuation)
-            group.addTask {
                 let lock = NSLock()
                 var sequence: UInt64 = 0
-                let now = Date(timeIntervalSince1970: 0)
-                for _ in 0..<events {
+                for _ in 0..<count {
+                    let now = Date()
                     lock.withLock {
                         sequence += 1
-                        let event = AuthEvent(sequence: sequence, timestamp: now, provider: "bench", flowID: nil, kind: .flowExpired)
-                        for continuation in continuations { continuation.yield(event) }
+                        continuation.yield(AuthEvent(sequence: sequence, timestamp: now, provider: "bench", flowID: nil, kind: .flowExpired))
                     }
                 }
-                for continuation in continuations { continuation.finish() }
-                return 0
+                continuation.finish()
+                for await received in group { precondition(received == count) }
             }
-            for await _ in group {}
         }
-        let seconds = (Measure.clock.now - start).nanoseconds / 1e9
-        return Double(events * subscribers) / seconds
     }
 
-    /// Publish latency (ns) to 8 subscribers that drain concurrently: p50 and p99.
-    static func publishLatency() async -> (p50: Double, p99: Double) {
+    /// Publishing with no subscriber.
+    static let none = Kernel("bus.publish.none", batch: 100_000, instructions: 50_000) {
         let bus = AuthEventBus()
-        let streams = (0..<8).map { _ in bus.subscribe(bufferCapacity: 1024) }
-        var samples: [Double] = []
-        samples.reserveCapacity(50_000)
-        await withTaskGroup(of: Void.self) { group in
-            for stream in streams { group.addTask { for await _ in stream {} } }
-            for _ in 0..<50_000 {
-                let start = Measure.clock.now
-                bus.publish(.flowExpired, provider: "bench")
-                samples.append((Measure.clock.now - start).nanoseconds)
-            }
-            bus.finish()
+        return Kernel.timed { count in
+            for _ in 0..<count { bus.publish(.flowExpired, provider: "bench") }
         }
-        return (Measure.percentile(samples, 50), Measure.percentile(samples, 99))
     }
 
-    static func run(repeats: Int) async -> [BenchRow] {
-        var rows: [BenchRow] = []
-        for subscribers in [1, 8] {
-            var ours: [Double] = []
-            var raw: [Double] = []
-            for _ in 0..<repeats {
-                ours.append(await busDeliveries(subscribers: subscribers))
-                raw.append(await rawDeliveries(subscribers: subscribers))
-            }
-            let a = Measure.median(ours)
-            let b = Measure.median(raw)
-            rows.append(BenchRow(
-                group: "event bus", name: "deliveries/s, 1 → \(subscribers)", value: a, unit: "/s", baseline: b,
-                ratioLabel: String(format: "%.2f× raw AsyncStream", a / b), goal: "≥ 0.8×", met: a / b >= 0.8))
-        }
-        let latency = await publishLatency()
-        rows.append(BenchRow(group: "event bus", name: "publish latency p50 (8 subs)", value: latency.p50, unit: "ns"))
-        rows.append(BenchRow(group: "event bus", name: "publish latency p99 (8 subs)", value: latency.p99, unit: "ns"))
-        return rows
+    /// Publishing with one subscriber (default 256-event buffer) that never reads: after the
+    /// first 256 events every publish runs the overflow policy.
+    static let stalled = Kernel("bus.publish.stalled", batch: 100_000, instructions: 50_000) {
+        let bus = AuthEventBus()
+        let stream = bus.subscribe()
+        return Runner(
+            run: { count in
+                let start = Clock.nanoseconds()
+                for _ in 0..<count { bus.publish(.flowExpired, provider: "bench") }
+                return Double(Clock.nanoseconds() - start)
+            },
+            close: { withExtendedLifetime(stream) {} })
     }
+
+    /// The same with state events of two providers between flow events (the burst).
+    static let stalledStates = Kernel("bus.publish.stalled-states", batch: 100_000, instructions: 50_000) {
+        let bus = AuthEventBus()
+        let stream = bus.subscribe()
+        let session = AuthSession(
+            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"), createdAt: Date(timeIntervalSince1970: 0))
+        return Runner(
+            run: { count in
+                let start = Clock.nanoseconds()
+                for index in 0..<count {
+                    if index % 2 == 0 {
+                        bus.publish(.sessionRefreshed(session), provider: index % 4 == 0 ? "a" : "b")
+                    } else {
+                        bus.publish(.flowExpired, provider: "a")
+                    }
+                }
+                return Double(Clock.nanoseconds() - start)
+            },
+            close: { withExtendedLifetime(stream) {} })
+    }
+
+    /// Publishing the same mix with no subscriber.
+    static let noneStates = Kernel("bus.publish.none-states", batch: 100_000, instructions: 50_000) {
+        let bus = AuthEventBus()
+        let session = AuthSession(
+            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"), createdAt: Date(timeIntervalSince1970: 0))
+        return Kernel.timed { count in
+            for index in 0..<count {
+                if index % 2 == 0 {
+                    bus.publish(.sessionRefreshed(session), provider: index % 4 == 0 ? "a" : "b")
+                } else {
+                    bus.publish(.flowExpired, provider: "a")
+                }
+            }
+        }
+    }
+
+    static let comparisons = [
+        Comparison(group: "event bus", label: "per delivery, 1 publisher → 1 subscriber vs raw AsyncStream", ours: ours, baseline: raw,
+                   goal: .atMost(1.0)),
+        Comparison(group: "event bus", label: "publish with 1 never-reading subscriber vs none (flow events)", ours: stalled,
+                   baseline: none, goal: .atMost(2.0)),
+        Comparison(group: "event bus", label: "the same, state events of 2 providers between flow events", ours: stalledStates,
+                   baseline: noneStates, goal: .atMost(2.0)),
+    ]
 }

@@ -3,8 +3,16 @@ import MultiAuth
 
 /// Resident memory with 10,000 pending challenges and 10,000 event subscribers.
 enum MemoryBench {
-    static func run() -> [BenchRow] {
-        let before = Measure.residentBytes()
+    /// Resident set size of this process in bytes (Linux `/proc/self/statm`; 0 elsewhere).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    static func run() -> [InfoRow] {
+        let before = residentBytes()
         var challenges: [FlowID: Challenge] = [:]
         let issued = Date(timeIntervalSince1970: 1_700_000_000)
         for index in 0..<10_000 {
@@ -20,22 +28,22 @@ enum MemoryBench {
         let bus = AuthEventBus()
         let streams = (0..<10_000).map { _ in bus.subscribe(bufferCapacity: 16) }
         for _ in 0..<16 { bus.publish(.deliveryStatus(channel: .sms, status: .delivered), provider: "bench") }
-        let after = Measure.residentBytes()
+        let after = residentBytes()
         let total = Double(after) / 1_048_576
         let delta = Double(after - before) / 1_048_576
         withExtendedLifetime((challenges, streams)) {}
         bus.finish()
         return [
-            BenchRow(group: "memory", name: "RSS, 10k challenges + 10k subscribers", value: total, unit: "MiB", goal: "< 64 MiB", met: total < 64),
-            BenchRow(group: "memory", name: "growth for them", value: delta, unit: "MiB"),
+            InfoRow(group: "memory", label: "RSS with 10k pending challenges + 10k subscribers", value: String(format: "%.1f MiB (+%.1f MiB for them)", total, delta),
+                    goal: "< 64 MiB", met: total < 64),
         ]
     }
 }
 
 /// Time from `AuthClient` creation with a stored session to the first `authStates()` element.
 enum ColdStartBench {
-    static func run(repeats: Int) async throws -> [BenchRow] {
-        let directory = StoreBench.directory("cold")
+    static func run(repeats: Int) async throws -> [InfoRow] {
+        let directory = try Paths.temporaryDirectory("cold")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try FileSessionStore(directory: directory)
         var session = StoreBench.session()
@@ -43,19 +51,19 @@ enum ColdStartBench {
         try await store.save(session)
         var samples: [Double] = []
         for _ in 0..<max(repeats * 20, 100) {
-            let start = Measure.clock.now
+            let start = Clock.nanoseconds()
             let client = try AuthClient(
                 providers: [ColdProvider()], store: try FileSessionStore(directory: directory), transport: NoTransport())
             var iterator = client.authStates().makeAsyncIterator()
             guard let first = await iterator.next(), case .initialState(let state) = first.kind, state.sessions["cold"] != nil else {
                 fatalError("cold start did not yield the stored session")
             }
-            samples.append((Measure.clock.now - start).nanoseconds / 1e6)
+            samples.append(Double(Clock.nanoseconds() - start) / 1e6)
         }
-        let median = Measure.median(samples)
+        let median = Stats.median(samples)
         return [
-            BenchRow(group: "cold start", name: "AuthClient → first authStates()", value: median, unit: "ms", goal: "< 2 ms", met: median < 2),
-            BenchRow(group: "cold start", name: "p99", value: Measure.percentile(samples, 99), unit: "ms"),
+            InfoRow(group: "cold start", label: "AuthClient with a stored session → first authStates() element",
+                    value: String(format: "p50 %.3f ms, p99 %.3f ms", median, Stats.quantile(samples, 0.99)), goal: "< 2 ms", met: median < 2),
         ]
     }
 

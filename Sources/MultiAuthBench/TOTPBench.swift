@@ -1,81 +1,89 @@
+import CMultiAuthCrypto
 import Foundation
 import MultiAuthCrypto
-#if canImport(CMultiAuthCrypto)
-import CMultiAuthCrypto
-#endif
 
-/// TOTP verification with a ±1 window against three raw HMACs through a reused `EVP_MAC`
-/// context (the floor: what any TOTP verifier must compute).
+/// TOTP verification with a ±1 window (RFC 6238 §5.2): against the three raw HMACs any
+/// verifier must compute (one keyed `EVP_MAC` context, re-initialised per MAC), and against
+/// pyotp on the same key, code and times.
 enum TOTPBench {
     static let secret = Array("12345678901234567890".utf8)
-    static let iterations = 200_000
+    /// Verified at t and t + 1 alternately (both in step 41 152 263); the code is that step's.
+    static let time: Int64 = 1_234_567_890
+    static let code = "005924"
 
-    static func ours(repeats: Int) throws -> Double {
+    static let ours = Kernel("totp.ours", batch: 20_000, instructions: 2_000) {
         let totp = try TOTP(secret: secret, digits: 6)
-        let time: Int64 = 1_234_567_890
-        let code = try totp.code(at: time)
-        var sink: UInt64 = 0
-        let result = try Measure.nanosPerOperation(repeats: repeats, operations: iterations) {
-            for offset in 0..<Int64(iterations) {
-                // Same step for every call: the window's three HMACs are computed each time.
-                sink &+= try totp.verify(code, at: time + (offset & 1), window: 1)
+        return Kernel.timed { count in
+            var sink: UInt64 = 0
+            for index in 0..<count {
+                sink &+= try totp.verify(code, at: time + Int64(index & 1), window: 1)
             }
+            blackHole(sink)
         }
-        precondition(sink != 1)
-        return result
     }
 
-    #if canImport(CMultiAuthCrypto)
-    static func rawEVPMAC(repeats: Int) -> Double {
-        let mac = EVP_MAC_fetch(nil, "HMAC", nil)!
-        let context = EVP_MAC_CTX_new(mac)!
-        defer {
-            EVP_MAC_CTX_free(context)
-            EVP_MAC_free(mac)
-        }
-        let result = withUnsafeTemporaryAllocation(of: OSSL_PARAM.self, capacity: 2) { params -> Double in
-            let digestKey = strdup("digest")!
-            let sha1 = strdup("SHA1")!
-            defer {
-                free(digestKey)
-                free(sha1)
-            }
-            params[0] = OSSL_PARAM_construct_utf8_string(digestKey, sha1, 0)
-            params[1] = OSSL_PARAM_construct_end()
-            _ = secret.withUnsafeBufferPointer { EVP_MAC_init(context, $0.baseAddress, $0.count, params.baseAddress) }
-            var output = [UInt8](repeating: 0, count: 64)
+    static let rawHMACs = Kernel("totp.hmac3", batch: 20_000, instructions: 2_000) {
+        let context = try RawHMAC(key: secret)
+        return Kernel.timed { count in
             var sink: UInt8 = 0
-            return Measure.nanosPerOperation(repeats: repeats, operations: iterations) {
-                for index in 0..<UInt64(iterations) {
-                    for step in (41_152_262 + (index & 1))...(41_152_264 + (index & 1)) {
-                        var counter = step.bigEndian
-                        var length = 0
-                        withUnsafeBytes(of: &counter) { bytes in
-                            _ = EVP_MAC_init(context, nil, 0, nil)
-                            _ = EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), 8)
-                            _ = EVP_MAC_final(context, &output, &length, 64)
-                        }
-                        sink ^= output[19]
-                    }
-                }
+            for _ in 0..<count {
+                for step: UInt64 in 41_152_262...41_152_264 { sink ^= context.mac(counter: step) }
             }
+            blackHole(sink)
         }
-        return result
     }
-    #endif
 
-    static func run(repeats: Int) throws -> [BenchRow] {
-        let mine = try ours(repeats: repeats)
-        #if canImport(CMultiAuthCrypto)
-        let raw = rawEVPMAC(repeats: repeats)
-        let ratio = mine / raw
-        var rows = [BenchRow(
-            group: "TOTP", name: "verify ±1 window", value: mine, unit: "ns/op", baseline: raw,
-            ratioLabel: String(format: "%.2f× three raw EVP_MAC HMACs", ratio), goal: "≤ 1.25×", met: ratio <= 1.25)]
-        #else
-        var rows = [BenchRow(group: "TOTP", name: "verify ±1 window", value: mine, unit: "ns/op")]
-        #endif
-        rows.append(BenchRow(group: "TOTP", name: "verifications/s", value: 1e9 / mine, unit: "/s"))
-        return rows
+    static let pyotp = Kernel("totp.pyotp", batch: 5_000, instructions: 1_000, python: [Paths.script("bench_pyotp.py")])
+
+    static let comparisons = [
+        Comparison(group: "TOTP", label: "verify ±1 window vs three raw HMAC-SHA1 (EVP_MAC)", ours: ours, baseline: rawHMACs, goal: .atMost(1.1)),
+        Comparison(group: "TOTP", label: "verify ±1 window vs pyotp verify(valid_window=1)", ours: ours, baseline: pyotp, goal: .fasterBy(20),
+                   judgedOnTime: true, note: "Python peers: judged on time. Under valgrind, libcrypto runs without SHA-NI and ADX (valgrind hides them), "
+                       + "so the crypto both sides share costs more instructions than natively and the instruction ratio "
+                       + "against an interpreter understates the native difference; both figures are printed."),
+    ]
+}
+
+/// One HMAC-SHA1 `EVP_MAC` context keyed once and re-initialised per MAC: the floor.
+final class RawHMAC: @unchecked Sendable {
+    private let mac: OpaquePointer
+    private let context: OpaquePointer
+
+    init(key: [UInt8]) throws {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil), let context = EVP_MAC_CTX_new(mac) else {
+            throw BenchError("EVP_MAC_fetch")
+        }
+        self.mac = mac
+        self.context = context
+        let digestKey = strdup("digest")!
+        let sha1 = strdup("SHA1")!
+        defer {
+            free(digestKey)
+            free(sha1)
+        }
+        var params = [OSSL_PARAM_construct_utf8_string(digestKey, sha1, 0), OSSL_PARAM_construct_end()]
+        guard key.withUnsafeBufferPointer({ EVP_MAC_init(context, $0.baseAddress, $0.count, &params) }) == 1 else {
+            throw BenchError("EVP_MAC_init")
+        }
+    }
+
+    deinit {
+        EVP_MAC_CTX_free(context)
+        EVP_MAC_free(mac)
+    }
+
+    /// HMAC of the 8-byte big-endian counter; returns the last byte (so the work is used).
+    @inline(__always)
+    func mac(counter: UInt64) -> UInt8 {
+        var message = counter.bigEndian
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { output in
+            var length = 0
+            withUnsafeBytes(of: &message) { bytes in
+                _ = EVP_MAC_init(context, nil, 0, nil)
+                _ = EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), 8)
+                _ = EVP_MAC_final(context, output.baseAddress, &length, 64)
+            }
+            return output[19]
+        }
     }
 }

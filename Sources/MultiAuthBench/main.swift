@@ -1,73 +1,36 @@
-// `multiauth-bench`: speed and memory of MultiAuth against baselines measured side by side in
-// the same run. Run it in release: `swift run -c release multiauth-bench [--json] [--repeats N]`.
+// `multiauth-bench`: MultiAuth's hot paths against baselines doing the same work, as ratios
+// that do not move with the machine's load. Run it in release:
+// `swift run -c release multiauth-bench` (Docs/Performance.md).
+//
+// Two measurements per row:
+// - time: ours and the baseline in alternating batches, repeat by repeat; the figure is the
+//   median of the per-pair ratios, with its interquartile range, so a load swing lands on both
+//   sides of a pair instead of on one side of the table;
+// - instructions: each side alone in a fresh process under callgrind, counting only the
+//   measured operations. These are the ratios compared with the goals (except where the cost
+//   is mostly in the kernel, which callgrind cannot see; the row says so).
+import Foundation
+
+import Dispatch
 import Foundation
 
 #if DEBUG
 FileHandle.standardError.write(Data("multiauth-bench: this is a debug build; numbers are meaningless. Use: swift run -c release multiauth-bench\n".utf8))
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print("""
-        Usage: swift run -c release multiauth-bench [--json] [--repeats N] [--only GROUP]
-
-        Measures the event bus, TOTP verification, FileSessionStore, memory and cold start,
-        each against a baseline measured in the same run, and prints a table (or JSON lines).
-        Every figure is the median of N repeats (default 5).
-
-        Groups: bus, totp, store, memory, cold, flow
-        """)
-    exit(0)
-}
-let json = arguments.contains("--json")
-var repeats = 5
-if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0 {
-    repeats = value
-}
-let only: String? = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-
-func wanted(_ group: String) -> Bool { only == nil || only == group }
-
-var rows: [BenchRow] = []
-// Memory first, so the other benchmarks' freed buffers do not count in its RSS.
-let memoryRows = wanted("memory") ? MemoryBench.run() : []
-if wanted("bus") { rows += await EventBusBench.run(repeats: repeats) }
-if wanted("totp") { rows += try TOTPBench.run(repeats: repeats) }
-if wanted("store") { rows += try await StoreBench.run(repeats: repeats) }
-if wanted("cold") { rows += try await ColdStartBench.run(repeats: repeats) }
-if wanted("flow") { rows += try await FlowBench.run(repeats: repeats) }
-rows += memoryRows
-
-func format(_ value: Double) -> String {
-    if value >= 100_000 { return String(format: "%.3g", value) }
-    if value >= 100 { return String(format: "%.0f", value) }
-    return String(format: "%.2f", value)
-}
-
-if json {
-    for row in rows {
-        var object: [String: Any] = ["group": row.group, "name": row.name, "value": row.value, "unit": row.unit]
-        if let baseline = row.baseline { object["baseline"] = baseline }
-        if let goal = row.goal { object["goal"] = goal }
-        if let met = row.met { object["met"] = met }
-        if let label = row.ratioLabel { object["ratio"] = label }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
+// The work runs in a task while the main thread waits on a semaphore: an async `main` would
+// park the main thread in `dispatch_main`, which valgrind 3.19 (instruction mode) cannot run.
+final class ExitStatus: @unchecked Sendable { var value: Int32 = 0 }
+let status = ExitStatus()
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    do {
+        status.value = try await BenchMain.run(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        FileHandle.standardError.write(Data("multiauth-bench: \(error)\n".utf8))
+        status.value = 1
     }
-} else {
-    let header = ["group", "measure", "value", "unit", "vs baseline", "goal", ""]
-    let table = rows.map { row in
-        [row.group, row.name, format(row.value), row.unit, row.ratioLabel ?? "", row.goal ?? "", row.met.map { $0 ? "met" : "MISSED" } ?? ""]
-    }
-    var widths = header.map(\.count)
-    for line in table { for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) } }
-    func render(_ cells: [String]) -> String {
-        cells.enumerated().map { index, cell in
-            index == 2 ? String(repeating: " ", count: widths[index] - cell.count) + cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-        }.joined(separator: "  ")
-    }
-    print(render(header))
-    print(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
-    for line in table { print(render(line)) }
-    print("\n\(repeats) repeats per figure; \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+    finished.signal()
 }
+finished.wait()
+exit(status.value)

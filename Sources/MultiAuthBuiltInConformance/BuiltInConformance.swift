@@ -31,8 +31,9 @@ public enum BuiltInConformance {
     }
 
     /// One RSA-2048 key shared by every sandbox backend that signs (Dynamic JWTs, Truecaller
-    /// profiles) in a process: key generation is slow, so it happens once.
-    public static let sandboxSigningKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+    /// profiles) in a process: the sandbox's process-wide key (key generation is slow, so it
+    /// happens once per process).
+    public static let sandboxSigningKey: PrivateKey = try! SandboxSigningKeys.rsa()
 
     /// The key every Dynamic backend of a run signs with (``sandboxSigningKey``).
     public static var dynamicSigningKey: PrivateKey { sandboxSigningKey }

@@ -12,8 +12,8 @@ import Observation
 /// `.task { await model.observe() }`). Each change is applied **once**: a `sessionRestored`
 /// that brings the session the initial state already showed, or any event that changes
 /// nothing, leaves the properties untouched, so observers see one change per real change. When
-/// the stream reports a gap (a lagging buffer dropped events: the sequence numbers jump), the
-/// model re-reads the client's state (`currentState()` and
+/// the stream reports a gap (a lagging buffer dropped events: an `eventsDropped(count:)` marker,
+/// and the sequence numbers jump), the model re-reads the client's state (`currentState()` and
 /// `pendingChallenge(for:)`) instead of trusting what it folded so far; it does the same for an
 /// event kind it does not know (one added by a later version of the core).
 ///
@@ -196,6 +196,8 @@ public final class AuthModel {
             adopt(state)
         case .flowStarted, .deliveryStatus, .fallbackTriggered, .verificationStateChanged:
             break  // flow progress: nothing the model shows
+        case .eventsDropped:
+            return false  // this subscription's buffer dropped events: re-read, as for a gap
         @unknown default:
             return false
         }

@@ -44,10 +44,6 @@ public struct StandardSandbox: Sendable {
         case realTime
     }
 
-    /// An RSA-2048 sandbox key generated on first use and shared by every `StandardSandbox` of
-    /// the process that is not given one (a sandbox test key, never a production secret).
-    static let sharedSigningKey: PrivateKey? = try? PrivateKey.generateRSA(bits: 2048)
-
     /// The app id of the OTPLESS sandbox merchant.
     public static let otplessAppID = OTPlessConfiguration.sandboxAppID
 
@@ -75,8 +71,8 @@ public struct StandardSandbox: Sendable {
     ///   - seed: Fixes every code, token and random fault (default 0).
     ///   - time: ``Time/manual(_:)`` (default: a new ``/MultiAuthSandbox/ManualClock``) or
     ///     ``Time/realTime``.
-    ///   - signingKey: The RSA key the Dynamic and Truecaller backends sign with; `nil` uses
-    ///     one generated once per process (key generation is the slow part).
+    ///   - signingKey: The RSA key the Dynamic, Truecaller and OTPLESS backends sign with;
+    ///     `nil` uses one generated once per process (key generation is the slow part).
     ///   - otplessMerchant: The OTPLESS merchant set-up (default: app id ``otplessAppID``).
     /// - Throws: `CryptoError` when a key cannot be generated; `AuthError` `.configuration`
     ///   from a configuration (not with the defaults).
@@ -88,14 +84,15 @@ public struct StandardSandbox: Sendable {
         case .manual(let clock): sandbox = Sandbox(seed: seed, clock: clock)
         case .realTime: sandbox = Sandbox(seed: seed, time: .system)
         }
-        let key = try signingKey ?? Self.sharedSigningKey ?? PrivateKey.generateRSA(bits: 2048)
+        // The sandbox's process-wide RSA-2048 key unless one is given (generated once per process).
+        let key = try signingKey ?? SandboxSigningKeys.rsa()
         dynamicBackend = DynamicBackend(signingKey: key)
         sandbox.register(dynamicBackend, host: DynamicBackend.defaultHost)
         truecallerBackend = TruecallerBackend(signingKey: key)
         truecallerBackend.install(in: sandbox)
         portalBackend = try PortalBackend()
         sandbox.register(portalBackend, host: PortalBackend.defaultHost)
-        otplessBackend = try OTPlessBackend(merchant: otplessMerchant)
+        otplessBackend = OTPlessBackend(merchant: otplessMerchant, signingKey: key)
         otplessBackend.install(in: sandbox)
 
         dynamic = try .sandbox()

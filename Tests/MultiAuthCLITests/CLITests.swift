@@ -41,7 +41,7 @@ struct CLI {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct CLITests {
     @Test func helpListsCommandsAndExitCodes() throws {
         let result = try CLI.run(["--help"])

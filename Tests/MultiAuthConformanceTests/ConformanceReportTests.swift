@@ -4,7 +4,7 @@ import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConformanceReportTests {
     let report = ConformanceReport(
         provider: "acme",
@@ -53,7 +53,7 @@ struct ConformanceReportTests {
 
 /// Skips are honest: a harness without abilities skips those checks with a reason, and an
 /// ability claimed for a provider that lacks the protocol fails.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConformanceSkipTests {
     /// The reference provider without its optional protocols.
     struct PlainProvider: AuthProvider {

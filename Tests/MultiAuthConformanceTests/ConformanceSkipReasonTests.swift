@@ -5,7 +5,7 @@ import Testing
 
 /// A harness states why its provider lacks an ability (`unsupportedReasons`); the skip detail
 /// carries that reason, and a skip without one keeps the generic wording.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConformanceSkipReasonTests {
     static let checks: [ConformanceCheck] = [.c03, .c04, .c05, .c06, .c07, .c17, .c18]
 
@@ -39,7 +39,7 @@ struct ConformanceSkipReasonTests {
 
 /// C14 treats every provider-state value as a secret unless the harness declares its key
 /// public.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConformancePublicStateTests {
     /// The reference provider showing provider state `flowId` as the user's id (ids appear in
     /// descriptions; attribute values do not).

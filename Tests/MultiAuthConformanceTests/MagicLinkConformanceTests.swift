@@ -6,7 +6,7 @@ import Testing
 
 /// A provider whose challenges complete only through a redirect (a magic link): the kit answers
 /// them with the harness's redirect fixture, and skips the checks that need typed codes.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct MagicLinkConformanceTests {
     /// The reference provider presenting its challenges as magic links.
     struct MagicLinkProvider: RedirectHandlingProvider, RefreshableProvider, ResendableProvider {

@@ -5,7 +5,7 @@ import MultiAuthSandbox
 import Testing
 
 /// Behaviour of the reference provider beyond the kit: fallback, channels, redaction.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReferenceProviderTests {
     let sandbox: Sandbox
     let client: AuthClient

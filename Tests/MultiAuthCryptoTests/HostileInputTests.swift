@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MultiAuthCrypto
+import MultiAuthTestKeys
 
 /// Issue 15: the bounded JWT/JSON front door, the `kid`/`aud` policy, strict keys and
 /// canonical ECDSA signatures. Nothing here measures time: the linear bound is proved by
@@ -284,7 +285,7 @@ struct HostileInputTests {
         #expect(!key.isValidSignature(twin, for: Array("\(parts[0]).\(parts[1])".utf8), algorithm: .es256))
         // Our signer normalises: 64 signatures are all low-S and all verify (without the
         // normalisation about half would be high-S; all 64 low by chance is 2^-64).
-        let signer = try PrivateKey.generateP256()
+        let signer = TestKeys.p256B
         for index in 0..<64 {
             let message = Array("message \(index)".utf8)
             let signature = try signer.signature(for: message, algorithm: .es256)

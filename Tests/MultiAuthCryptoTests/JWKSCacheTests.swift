@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import MultiAuthCrypto
+import MultiAuthTestKeys
 
-@Suite("JWKSCache: caching, refetch once on an unknown kid, rate limits", .timeLimit(.minutes(1)))
+@Suite("JWKSCache: caching, refetch once on an unknown kid, rate limits", .timeLimit(.minutes(10)))
 struct JWKSCacheTests {
     /// A fake issuer endpoint: serves the current key set and counts requests.
     final class Issuer: @unchecked Sendable {
@@ -26,8 +27,8 @@ struct JWKSCacheTests {
     struct Unreachable: Error, Equatable {}
 
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
-    static let oldKey = Result { try PrivateKey.generateRSA() }
-    static let newKey = Result { try PrivateKey.generateP256() }
+    static let oldKey = Result<PrivateKey, any Error>.success(TestKeys.rsaA)
+    static let newKey = Result<PrivateKey, any Error>.success(TestKeys.p256A)
 
     static func token(_ key: PrivateKey, kid: String, exp: Double = 1_700_003_600) throws -> String {
         try JWT.sign(claims: ["sub": .string("u"), "exp": .number(exp), "iss": .string("https://issuer.example")],
@@ -103,7 +104,7 @@ struct JWKSCacheTests {
     func badSignatureNoRefetch() async throws {
         let issuer = try Issuer(try Self.sets().old)
         let cache = JWKSCache(minimumRefetchInterval: 0) { try issuer.serve() }
-        let forger = try PrivateKey.generateRSA()
+        let forger = TestKeys.rsaB
         let forged = try Self.token(forger, kid: "old")
         await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0, audience: .anyAudience) }
         await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0 + 100, audience: .anyAudience) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MultiAuthCrypto
+import MultiAuthTestKeys
 
 @Suite("JWT decoding, claims and leeway, JWS verification against JWKS")
 struct JWTTests {
@@ -103,7 +104,7 @@ struct JWTTests {
         // Only the algorithms allowed by the caller verify.
         #expect(throws: CryptoError.unsupportedAlgorithm) { try set.verifySignature(of: es, algorithms: [.rs256]) }
         // A token signed by one key does not verify with another key of the right type.
-        let other = try PrivateKey.generateRSA()
+        let other = TestKeys.rsaB
         #expect(throws: CryptoError.signatureInvalid) { try rs.verifySignature(with: other.publicKey) }
     }
 
@@ -157,7 +158,7 @@ struct JWTTests {
             try JWT(parsing: "\(esHeader).\(claims).\(Base64URL.encode([UInt8](repeating: 1, count: 64)))").verifySignature(with: rsaKey)
         }
         // A crit header names extensions we do not understand.
-        let key = try PrivateKey.generateP256()
+        let key = TestKeys.p256A
         let good = try JWT.sign(claims: ["sub": .string("x")], with: key, algorithm: .es256)
         try JWT(parsing: good).verifySignature(with: key.publicKey)
         let critHeader = Base64URL.encode(Array(#"{"alg":"ES256","crit":["b64"],"b64":false}"#.utf8))
@@ -168,8 +169,8 @@ struct JWTTests {
 
     @Test("key selection honours kid, kty, crv, use and alg")
     func keySelection() throws {
-        let rsa = try PrivateKey.generateRSA()
-        let ec = try PrivateKey.generateP256()
+        let rsa = TestKeys.rsaA
+        let ec = TestKeys.p256A
         var encryptionKey = try rsa.publicKey.jwk(keyID: "enc")
         encryptionKey.use = "enc"
         let set = JWKSet(keys: [
@@ -200,8 +201,7 @@ struct JWTTests {
     func signing() throws {
         let claims: [String: JSONValue] = ["iss": .string("sandbox"), "exp": .number(1_700_000_300), "iat": .number(1_700_000_000),
                                            "aud": .array([.string("app")]), "nonce": .string("n-1")]
-        for (key, algorithm) in [(try PrivateKey.generateRSA(), SignatureAlgorithm.rs256), (try PrivateKey.generateRSA(), .rs512),
-                                 (try PrivateKey.generateP256(), .es256)] {
+        for (key, algorithm) in [(TestKeys.rsaA, SignatureAlgorithm.rs256), (TestKeys.rsaB, .rs512), (TestKeys.p256A, .es256)] {
             let token = try JWT.sign(claims: claims, with: key, algorithm: algorithm, keyID: "k1")
             #expect(token.contains(#"eyJ"#))
             let jwt = try JWT(parsing: token)
@@ -213,7 +213,7 @@ struct JWTTests {
             let payload = String(decoding: try Base64URL.decode(token.split(separator: ".")[1]), as: UTF8.self)
             #expect(payload.contains(#""exp":1700000300"#))
         }
-        #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT.sign(claims: [:], with: PrivateKey.generateP256(), algorithm: .rs256) }
+        #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT.sign(claims: [:], with: TestKeys.p256B, algorithm: .rs256) }
     }
 
     @Test("descriptions never show the token, the signature or claim values")
@@ -267,7 +267,7 @@ extension JWTTests {
     @Test("a JWKS whose only matching key is a 1024-bit RSA key says the key is too small")
     func keyTooSmall() async throws {
         let legacy = try PublicKey(derRepresentation: Base64.decode(LegacyRSAKeyTests.spki), minimumRSABits: 1024)
-        let signer = try PrivateKey.generateRSA()
+        let signer = TestKeys.rsaC
         let token = try JWT(parsing: JWT.sign(claims: ["sub": .string("u")], with: signer, algorithm: .rs256, keyID: "legacy"))
         let small = JWKSet(keys: [try legacy.jwk(keyID: "legacy")])
         #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: token) }
@@ -278,7 +278,7 @@ extension JWTTests {
         // A kid that names no key, or a key of another type, is still "not found".
         let other = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256, keyID: "other"))
         #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: other) }
-        let ec = try PrivateKey.generateP256()
+        let ec = TestKeys.p256B
         let esToken = try JWT(parsing: JWT.sign(claims: [:], with: ec, algorithm: .es256))
         #expect(throws: CryptoError.keyNotFound) { try small.verifySignature(of: esToken) }
         // A usable key next to the small one verifies.

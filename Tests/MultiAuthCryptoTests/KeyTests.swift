@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import MultiAuthCrypto
+import MultiAuthTestKeys
 
 @Suite("RSA and P-256 keys: import, export, sign, verify")
 struct KeyTests {
-    static let rsa = Result { try PrivateKey.generateRSA() }
-    static let p256 = Result { try PrivateKey.generateP256() }
+    static let rsa = Result<PrivateKey, any Error>.success(TestKeys.rsaA)
+    static let p256 = Result<PrivateKey, any Error>.success(TestKeys.p256A)
 
     @Test("RSA sign/verify round trip with RS256 and RS512; tampering fails")
     func rsaRoundTrip() throws {
@@ -79,7 +80,26 @@ struct KeyTests {
         #expect(throws: CryptoError.unsupportedAlgorithm) { try PublicKey(jwk: JWK(kty: "oct")) }
         #expect(throws: CryptoError.unsupportedAlgorithm) { try PublicKey(jwk: JWK(kty: "EC", crv: "P-384", x: "AA", y: "AA")) }
         #expect(throws: CryptoError.invalidKey) { try PublicKey(jwk: JWK(kty: "RSA", n: "AQAB")) }
-        #expect(throws: CryptoError.invalidKey) { try PrivateKey.generateRSA(bits: 1024) }
+        #expect(throws: CryptoError.invalidKey) { try PrivateKey.generateRSA(bits: 1024) }  // hygiene: refused before generating
+    }
+
+    @Test("committed PEM private keys import and sign; public keys, other labels and bad DER are invalidKey")
+    func privateKeyPEMImport() throws {
+        let rsa = try PrivateKey(pemRepresentation: TestKeys.rsaAPEM)
+        let p256 = try PrivateKey(pemRepresentation: TestKeys.p256APEM)
+        #expect(rsa.keyType == .rsa && p256.keyType == .p256)
+        let message = Array("fixture".utf8)
+        #expect(rsa.publicKey.isValidSignature(try rsa.signature(for: message, algorithm: .rs256), for: message, algorithm: .rs256))
+        #expect(p256.publicKey.isValidSignature(try p256.signature(for: message, algorithm: .es256), for: message, algorithm: .es256))
+        // Two different fixtures are two different keys.
+        #expect(try TestKeys.rsaA.publicKey.derRepresentation() != TestKeys.rsaB.publicKey.derRepresentation())
+        #expect(throws: CryptoError.invalidKey) { try PrivateKey(pemRepresentation: PeerFixtures.rsaPEM) }
+        let swapped = TestKeys.p256APEM.replacingOccurrences(of: "EC PRIVATE KEY", with: "RSA PRIVATE KEY")
+        #expect(throws: CryptoError.invalidKey) { try PrivateKey(pemRepresentation: swapped) }
+        #expect(throws: CryptoError.invalidKey) {
+            try PrivateKey(pemRepresentation: "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----")
+        }
+        #expect(throws: CryptoError.invalidKey) { try PrivateKey(pemRepresentation: "") }
     }
 
     @Test("JWK import matches PEM import; generated keys export as JWKs that import again")
@@ -135,7 +155,7 @@ struct DERTests {
 
     @Test("EC SPKI is recognised; garbage and trailing bytes are not")
     func others() throws {
-        let ec = try PrivateKey.generateP256().publicKey.derRepresentation()
+        let ec = try TestKeys.p256B.publicKey.derRepresentation()
         #expect(DER.publicKeyInfo(ec) == .ec)
         #expect(DER.publicKeyInfo(ec + [0]) == nil)
         #expect(DER.publicKeyInfo([0x30, 0x81, 0x01, 0x00]) == nil)

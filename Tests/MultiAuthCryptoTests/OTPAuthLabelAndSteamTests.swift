@@ -59,6 +59,10 @@ struct OTPAuthLabelAndSteamTests {
             // The Key URI Format's own examples of valid labels.
             ("Big%20Corporation%3A%20alice%40bigco.com", "Big Corporation", "alice@bigco.com"),
             ("Provider1:Alice%20Smith", "Provider1", "Alice Smith"),
+            // A literal colon followed by a combining mark (U+065E) is one grapheme, but still the
+            // separator (Fuzz/otpauth: a Character search missed it and the round trip changed).
+            ("Acme:\u{65E}om", "Acme", "\u{65E}om"),
+            ("W%5D30_e.c:%D9%9Eom", "W]30_e.c", "\u{65E}om"),
         ]
         for (label, labelIssuer, account) in cases {
             let uri = try OTPAuthURI(parsing: "otpauth://totp/\(label)?\(Self.secret)")

@@ -7,7 +7,7 @@ import MultiAuthSandbox
 import Testing
 
 /// The conformance kit against `DynamicProvider` + `DynamicBackend`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DynamicConformanceTests {
     static let redirectReason = BuiltInConformance.dynamicRedirectReason
     static let kit = BuiltInConformance.dynamic()

@@ -3,12 +3,13 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthSandbox
+import MultiAuthTestKeys
 
 /// A sandbox hosting a ``DynamicBackend``, a provider pointed at it and an `AuthClient`, all on
 /// one `ManualClock`.
 struct DynamicFixture {
     /// One RSA key for every test backend (key generation is the slow part).
-    static let signingKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+    static let signingKey: PrivateKey = TestKeys.rsaA
 
     let sandbox: Sandbox
     let backend: DynamicBackend

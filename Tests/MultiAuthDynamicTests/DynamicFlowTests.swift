@@ -8,7 +8,7 @@ import Testing
 
 /// End-to-end flows of `DynamicProvider` through `AuthClient` against the emulated
 /// `DynamicBackend` (Docs/Providers/Dynamic.md), all on a `ManualClock`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct DynamicFlowTests {
     @Test func emailHappyPath() async throws {
         let f = try DynamicFixture()

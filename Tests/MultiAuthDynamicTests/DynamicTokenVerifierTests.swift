@@ -4,10 +4,11 @@ import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
+import MultiAuthTestKeys
 
 /// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
 /// Docs/Cases.md, B13, B15).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct DynamicTokenVerifierTests {
     @Test func acceptsTheSessionTokensOfASandboxSignIn() async throws {
         let f = try DynamicFixture()
@@ -51,7 +52,7 @@ struct DynamicTokenVerifierTests {
 
     @Test func refusesATokenSignedByAnotherKeyUnderTheRightKid() async throws {
         let f = try DynamicFixture()
-        let impostor = DynamicBackend(signingKey: try PrivateKey.generateRSA(bits: 2048))
+        let impostor = DynamicBackend(signingKey: TestKeys.rsaB)
         let forged = try impostor.mintToken(userID: "user-1", sessionID: "s-1", issuedAt: f.sandbox.clock.wallNow)
         #expect(await refusal(f, forged)?.code == .signatureInvalid)
     }

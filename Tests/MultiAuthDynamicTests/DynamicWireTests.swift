@@ -5,7 +5,7 @@ import Testing
 @testable import MultiAuthDynamic
 
 /// Request shapes and error mapping against a scripted transport (Docs/Providers/Dynamic.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct DynamicWireTests {
     let provider = DynamicProvider(environmentID: "env-123", baseURL: URL(string: "https://dyn.test/api/v0")!)
 

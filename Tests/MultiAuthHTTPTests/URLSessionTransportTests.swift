@@ -5,7 +5,7 @@ import MultiAuthSandbox
 import Testing
 
 /// Runs the real `URLSessionTransport` against a sandbox through `SandboxURLProtocol`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct URLSessionTransportTests {
     /// Answers `POST /echo` with the request body and method, and `/status/<n>` with status n.
     struct EchoBackend: SandboxBackend {
@@ -31,7 +31,8 @@ struct URLSessionTransportTests {
         host = "echo-\(UUID().uuidString.lowercased()).sandbox.test"
         sandbox = Sandbox(seed: 1)
         sandbox.register(EchoBackend(), host: host)
-        transport = URLSessionTransport(session: sandbox.makeURLSession())
+        // A hang guard, not a deadline: the sandbox answers in-process, however busy the machine.
+        transport = URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600))
     }
 
     @Test func postBodyRoundTripsAsBytes() async throws {
@@ -83,7 +84,7 @@ struct URLSessionTransportTests {
         first.register(EchoBackend(), host: shared)
         second.register(EchoBackend(), host: shared)
         let transports = [first, second].map { sandbox in
-            URLSessionTransport(session: sandbox.makeURLSession(), defaultHeaders: sandbox.urlProtocolHeaders)
+            URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600), defaultHeaders: sandbox.urlProtocolHeaders)
         }
         let request = HTTPRequest(method: .get, url: URL(string: "https://\(shared)/echo")!)
         #expect(try await transports[0].send(request).status == 200)

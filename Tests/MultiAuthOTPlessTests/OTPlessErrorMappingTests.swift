@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthOTPless
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct OTPlessErrorMappingTests {
     static let cases: [(String, AuthError.Code)] = [
         ("5003", .providerUnavailable), ("4000", .invalidInput), ("4001", .configuration), ("4002", .invalidInput),

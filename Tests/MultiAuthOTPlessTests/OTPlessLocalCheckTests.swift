@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthOTPless
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct OTPlessLocalCheckTests {
     @Test(arguments: ["5", "8", "0", "six", ""])
     func otpLengthOtherThanFourOrSixIsRefusedLocally(_ length: String) async throws {

@@ -4,7 +4,7 @@ import MultiAuthOTPless
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct OTPlessPollingTests {
     @Test func pollingUsesTheServerTimerInSecondsAndStopsOnCancel() async throws {
         let world = try TestWorld()

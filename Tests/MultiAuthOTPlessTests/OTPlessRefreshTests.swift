@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthTestKeys
 import Testing
 
 /// Session refresh through OTPLESS's session API (`POST v4/session/refresh`, as the SDK's

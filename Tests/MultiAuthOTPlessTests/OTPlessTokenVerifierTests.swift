@@ -5,7 +5,7 @@ import MultiAuthOTPless
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct OTPlessTokenVerifierTests {
     func claims(_ world: TestWorld, exp: Double? = nil) -> [String: JSONValue] {
         let now = world.clock.wallNow.timeIntervalSince1970

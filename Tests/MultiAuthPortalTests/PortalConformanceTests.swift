@@ -10,7 +10,7 @@ import Testing
 
 /// The conformance kit against `PortalProvider` + `PortalBackend`: magic link → redirect →
 /// TOTP step.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct PortalConformanceTests {
     static let reasons = BuiltInConformance.portalReasons
     static let replacingToken = BuiltInConformance.portalReplacingToken

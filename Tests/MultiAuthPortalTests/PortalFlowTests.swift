@@ -6,7 +6,7 @@ import Testing
 
 @testable import MultiAuthPortal
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct PortalFlowTests {
     @Test func magicLinkSignsInWithLifetimesAndReplaysTheRedirect() async throws {
         let bed = try PortalTestBed(totpRequired: false)

@@ -6,7 +6,7 @@ import Testing
 
 /// The session names the verified e-mail identity by the end user's id; the address itself
 /// appears only masked (found by C14).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct PortalSessionPrivacyTests {
     @Test func noDumpOfTheSessionHoldsTheAddress() async throws {
         let bed = try PortalTestBed(totpRequired: false)

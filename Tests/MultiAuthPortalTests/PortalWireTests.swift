@@ -28,7 +28,7 @@ private func json(_ status: Int, _ text: String) -> HTTPResponse {
     HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct PortalWireTests {
     static let b12 = "otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30"
 

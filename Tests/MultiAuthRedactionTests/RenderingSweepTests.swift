@@ -9,6 +9,7 @@ import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Testing
 
@@ -181,7 +182,7 @@ struct RenderingSweepTests {
         add(JWKSCache { Data(PeerFixturesCopy.jwks.utf8) })
         add(jwks)
         let claims: [String: JSONValue] = ["sub": .string("u"), "email": .string(Plant.claim), "nested": .object(["k": .string(Plant.claim)])]
-        let signer = try PrivateKey.generateP256()
+        let signer = TestKeys.p256A
         let jwt = try JWT(parsing: JWT.sign(claims: claims, with: signer, algorithm: .es256, keyID: "k1"))
         add(jwt)
         add(JWTAudience.anyAudience)

@@ -8,6 +8,7 @@ import MultiAuthHTTP
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Synchronization
 
@@ -107,16 +108,18 @@ final class SweepWorld: Sendable {
     let reference: ReferenceBackend
     let truecallerConfiguration: TruecallerConfiguration
 
-    /// Built once per test process (the Truecaller and OTPLESS backends make RSA keys).
+    /// Built once per test process. The backends sign with the committed fixture keys
+    /// (`MultiAuthTestKeys`), so no key is generated at test time.
     static let shared = Result { try SweepWorld() }
 
     init() throws {
         sandbox = Sandbox(seed: 15)
-        dynamic = DynamicBackend(signingKey: BuiltInConformance.dynamicSigningKey)
-        truecaller = try TruecallerBackend()
+        dynamic = DynamicBackend(signingKey: TestKeys.rsaA)
+        truecaller = TruecallerBackend(signingKey: TestKeys.rsaB)
         portal = try PortalBackend()
-        otpless = try OTPlessBackend(
-            merchant: OTPlessMerchant(appID: "SANDBOXAPP", clientSecret: Plant.clientSecret, phoneAuthType: .otpLink, fallbackDelay: .seconds(900)))
+        otpless = OTPlessBackend(
+            merchant: OTPlessMerchant(appID: "SANDBOXAPP", clientSecret: Plant.clientSecret, phoneAuthType: .otpLink, fallbackDelay: .seconds(900)),
+            signingKey: TestKeys.rsaC)
         reference = ReferenceBackend()
         sandbox.register(dynamic, host: DynamicBackend.defaultHost)
         sandbox.register(truecaller, host: TruecallerBackend.defaultHost)

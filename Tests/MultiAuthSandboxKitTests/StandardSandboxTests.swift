@@ -3,12 +3,13 @@ import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthSandbox
 import MultiAuthSandboxKit
+import MultiAuthTestKeys
 import Testing
 
 @Suite(.timeLimit(.minutes(10)))
 struct StandardSandboxTests {
     static func world(seed: UInt64 = 3) throws -> StandardSandbox {
-        try StandardSandbox(seed: seed, signingKey: BuiltInConformance.sandboxSigningKey)
+        try StandardSandbox(seed: seed, signingKey: TestKeys.rsaA)
     }
 
     @Test func registersEveryBackendOnItsTestHosts() throws {
@@ -82,7 +83,7 @@ struct StandardSandboxTests {
     }
 
     @Test func realTimeRunsOnTheSystemClock() throws {
-        let world = try StandardSandbox(time: .realTime, signingKey: BuiltInConformance.sandboxSigningKey)
+        let world = try StandardSandbox(time: .realTime, signingKey: TestKeys.rsaA)
         #expect(world.time.clock is ContinuousClock)
         #expect(world.sandbox.context(for: DynamicBackend.defaultHost).time.clock is ContinuousClock)
         let manual = try Self.world()

@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct FakesTests {
     static func session(_ provider: AuthProviderID = "p") -> AuthSession {
         AuthSession(
@@ -31,6 +31,19 @@ struct FakesTests {
         bus.finish()
         #expect(await recorder.waitFor(count: 10).count == 1)
         #expect(await recorder.waitFor(kind: "signedIn") == nil)
+    }
+
+    /// A hang guard (a test's time limit) cancels the test's task: a wait for events that
+    /// never come must then return what was recorded, so the test ends instead of hanging.
+    @Test func aCancelledWaitReturnsWhatWasRecorded() async {
+        let bus = AuthEventBus()
+        let recorder = RecordingSubscriber(bus: bus)
+        bus.publish(.signedOut, provider: "p")
+        _ = await recorder.waitFor(count: 1)
+        let waiter = Task { await recorder.waitFor(count: 5) }
+        waiter.cancel()
+        #expect(await waiter.value.map(\.kind.name) == ["signedOut"])
+        bus.finish()
     }
 
     @Test func recorderCancelUnregisters() async {

@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct InboxTests {
     let at = Date(timeIntervalSince1970: 1_700_000_000)
 

@@ -5,7 +5,7 @@ import MultiAuthSandbox
 import Testing
 
 /// The reference backend speaks its documented wire protocol (`ReferenceProtocol`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReferenceBackendTests {
     let sandbox: Sandbox
     let base = "https://\(ReferenceProtocol.defaultHost)"
@@ -127,7 +127,7 @@ struct ReferenceBackendTests {
         let host = "ref-\(UUID().uuidString.lowercased()).sandbox.test"
         let sandbox = Sandbox(seed: 5)
         sandbox.register(ReferenceBackend(), host: host)
-        let transport = URLSessionTransport(session: sandbox.makeURLSession())
+        let transport = URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600))  // a hang guard only
         let body = ReferenceProtocol.StartRequest(identity: "a@b.co", channel: "email", allowFallback: false, state: "s")
         let response = try await transport.send(try .json(.post, URL(string: "https://\(host)/otp/start")!, body: body))
         #expect(response.status == 200)

@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthSandbox
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct SandboxTransportTests {
     @Test func routesByHostAndPassesBytes() async throws {
         let sandbox = Sandbox.echo()

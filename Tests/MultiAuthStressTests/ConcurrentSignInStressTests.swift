@@ -20,7 +20,7 @@ import Testing
 /// an `authStates()` stream per client) saw the same events in publish order with consecutive
 /// sequence numbers, no drops, one `signedIn` per reported session and nothing of a flow after
 /// its `signedIn`.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConcurrentSignInStressTests {
     static let flowCount = ProcessInfo.processInfo.environment["MULTIAUTH_STRESS_FLOWS"].flatMap(Int.init) ?? 2_000
     static let seed: UInt64 = 10

@@ -9,7 +9,7 @@ import Testing
 /// on. For every provider's flow and every step boundary (each boundary alone, then all of them
 /// in one run) the flow must still complete, store exactly one session, and a client started
 /// after the last step must restore it.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProcessDeathMatrixTests {
     enum Step: String, Sendable {
         case start, resend, submitWrong, submit, followLink, browse, redirect

@@ -3,7 +3,7 @@ import Testing
 import MultiAuth
 import MultiAuthSandbox
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct AuthClientTests {
     let email = try! EmailAddress("user@example.com")
 

@@ -3,9 +3,12 @@ import Testing
 import MultiAuth
 import MultiAuthSandbox
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct AuthEventBusTests {
     static let user = AuthUser(id: "u1")
+    static let challenge = Challenge(
+        flowID: FlowID(rawValue: "f-1"), provider: "p", kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false),
+        issuedAt: Date(timeIntervalSince1970: 0))
     static func session(_ n: Int) -> AuthSession {
         AuthSession(id: "s", provider: "p", user: user, credentials: Credentials(accessToken: "A\(n)"), createdAt: Date(timeIntervalSince1970: 0))
     }
@@ -79,23 +82,32 @@ struct AuthEventBusTests {
         #expect(count == 0)
     }
 
-    /// Docs/Cases.md, B25: with capacity 8 and 20 refreshes queued for a suspended subscriber, it gets the 8
-    /// newest (13…20).
+    /// Docs/Cases.md, B25 (still holds under the overflow policy of Docs/Events.md): with
+    /// capacity 8 and 20 refreshes queued for a suspended subscriber, it gets the 8 newest
+    /// (13…20), after one gap marker counting the 12 dropped.
     @Test func slowSubscriberKeepsTheNewestStateEvents() async {
         let bus = AuthEventBus()
         let stream = bus.subscribe(bufferCapacity: 8)
         for n in 1...20 { bus.publish(.sessionRefreshed(Self.session(n)), provider: "p") }
         bus.finish()
         var tokens: [String] = []
+        var markers: [Int] = []
         for await event in stream {
-            if case .sessionRefreshed(let session) = event.kind { tokens.append(session.credentials.accessToken ?? "") }
+            switch event.kind {
+            case .sessionRefreshed(let session): tokens.append(session.credentials.accessToken ?? "")
+            case .eventsDropped(let count): markers.append(count)
+            default: Issue.record("unexpected \(event)")
+            }
         }
         #expect(tokens == (13...20).map { "A\($0)" })
+        #expect(markers == [12])
         #expect(stream.droppedCount == 12)
     }
 
-    /// Docs/Cases.md, B25: a state event is never dropped in favour of older noise.
-    @Test func stateEventsSurviveFloodsOfFlowEvents() async {
+    /// A lagging subscriber keeps the latest state event per provider, then the newest flow
+    /// events: a superseded `signedIn` goes before any flow event; the marker comes first
+    /// (Docs/Cases.md, B25: a state event is never dropped in favour of older noise).
+    @Test func laggingSubscriberKeepsLatestStatePerProviderThenNewestFlowEvents() async {
         let bus = AuthEventBus()
         let stream = bus.subscribe(bufferCapacity: 4)
         bus.publish(.signedIn(Self.session(1)), provider: "p")
@@ -103,13 +115,91 @@ struct AuthEventBusTests {
         bus.publish(.signedOut, provider: "p")
         for _ in 0..<50 { bus.publish(.deliveryStatus(channel: .sms, status: .delivered), provider: "q") }
         bus.finish()
-        var names: [String] = []
-        for await event in stream { names.append(event.kind.name) }
-        #expect(names.count == 4)
-        #expect(names.contains("signedIn"))
-        #expect(names.contains("signedOut"))
-        #expect(names.firstIndex(of: "signedIn")! < names.firstIndex(of: "signedOut")!)
+        var events: [AuthEvent] = []
+        for await event in stream { events.append(event) }
+        #expect(events.map(\.kind.name) == ["eventsDropped", "signedOut", "deliveryStatus", "deliveryStatus", "deliveryStatus"])
+        #expect(events.map(\.sequence) == [0, 52, 100, 101, 102])
+        guard case .eventsDropped(let count) = events.first?.kind else { return }
+        #expect(count == 98)
         #expect(stream.droppedCount == 98)
+    }
+
+    /// The client's newer events under the overflow policy: `sessionExpired` is a state event
+    /// (it supersedes the provider's `signedIn` and is kept as its latest state), while
+    /// `attemptsExhausted` is a flow event (dropped, oldest first, like any other).
+    @Test func sessionExpiredIsKeptAsStateAndAttemptsExhaustedIsAFlowEvent() async {
+        #expect(AuthEvent.Kind.sessionExpired(AuthError(.sessionExpired, "revoked")).isStateEvent)
+        #expect(!AuthEvent.Kind.attemptsExhausted.isStateEvent)
+        #expect(!AuthEvent.Kind.eventsDropped(count: 1).isStateEvent)
+        let bus = AuthEventBus()
+        let stream = bus.subscribe(bufferCapacity: 3)
+        bus.publish(.signedIn(Self.session(1)), provider: "p")
+        bus.publish(.signedIn(Self.session(2)), provider: "q")
+        bus.publish(.attemptsExhausted, provider: "q")
+        bus.publish(.sessionExpired(AuthError(.sessionExpired, "revoked")), provider: "p")
+        for _ in 0..<10 { bus.publish(.attemptsExhausted, provider: "q") }
+        bus.finish()
+        var events: [AuthEvent] = []
+        for await event in stream { events.append(event) }
+        // p's signedIn (superseded by sessionExpired) and 10 of the 11 attemptsExhausted went.
+        #expect(events.map(\.kind.name) == ["eventsDropped", "signedIn", "sessionExpired", "attemptsExhausted"])
+        #expect(events.map(\.sequence) == [0, 2, 4, 14])
+        if case .eventsDropped(let count) = events.first?.kind { #expect(count == 11) }
+    }
+
+    /// The burst of issue 16: two providers refresh again and again between flow events. The
+    /// lagging subscriber ends with one state event per provider (the latest), the newest flow
+    /// events, and the newest event of all; never a buffer of superseded states.
+    @Test func aBurstLeavesOneStatePerProviderAndTheNewestFlowEvents() async {
+        let bus = AuthEventBus()
+        let stream = bus.subscribe(bufferCapacity: 16)
+        var lastState: [String: UInt64] = [:]
+        var flowSequences: [UInt64] = []
+        for index in 0..<1_000 {
+            let provider = index % 3 == 0 ? "p" : "q"
+            if index % 2 == 0 {
+                bus.publish(.sessionRefreshed(Self.session(index)), provider: AuthProviderID(provider))
+                lastState[provider] = bus.currentSequence
+            } else {
+                bus.publish(.challengeIssued(Self.challenge), provider: AuthProviderID(provider))
+                flowSequences.append(bus.currentSequence)
+            }
+        }
+        bus.finish()
+        var events: [AuthEvent] = []
+        for await event in stream { events.append(event) }
+        #expect(events.first?.kind.name == "eventsDropped")
+        let kept = events.dropFirst()
+        #expect(kept.count == 16)
+        let states = kept.filter(\.kind.isStateEvent)
+        #expect(states.map(\.sequence).sorted() == lastState.values.sorted())
+        #expect(kept.filter { !$0.kind.isStateEvent }.map(\.sequence) == Array(flowSequences.suffix(14)))
+        #expect(kept.last?.sequence == 1_000)
+        #expect(kept.map(\.sequence) == kept.map(\.sequence).sorted())
+        if case .eventsDropped(let count) = events.first?.kind { #expect(count == 1_000 - 16) }
+    }
+
+    /// The marker comes right before the events that survived, repeats the sequence number of
+    /// the element before it, and appears only when something was dropped.
+    @Test func theGapMarkerSitsWhereTheSubscriberFellBehind() async {
+        let bus = AuthEventBus()
+        let stream = bus.subscribe(bufferCapacity: 2)
+        var iterator = stream.makeAsyncIterator()
+        bus.publish(.flowExpired, provider: "p")
+        #expect(await iterator.next()?.sequence == 1)
+        for _ in 0..<5 { bus.publish(.flowExpired, provider: "p") }  // 2…6; 2…4 dropped
+        let marker = await iterator.next()
+        #expect(marker?.kind.name == "eventsDropped" && marker?.sequence == 1 && marker?.provider == nil)
+        if case .eventsDropped(let count) = marker?.kind { #expect(count == 3) }
+        #expect(await iterator.next()?.sequence == 5)
+        #expect(await iterator.next()?.sequence == 6)
+        bus.publish(.flowExpired, provider: "p")
+        bus.publish(.flowExpired, provider: "p")
+        bus.finish()
+        #expect(await iterator.next()?.sequence == 7)  // nothing dropped: no marker
+        #expect(await iterator.next()?.sequence == 8)
+        #expect(await iterator.next() == nil)
+        #expect(stream.droppedCount == 3)
     }
 
     @Test func distinctProvidersLatestStatesAreAllKept() async {
@@ -120,6 +210,7 @@ struct AuthEventBusTests {
         var providers: [String] = []
         for await event in stream { providers.append(event.provider?.rawValue ?? "") }
         #expect(providers == ["a", "b", "c", "d"])
+        #expect(stream.droppedCount == 0)
     }
 
     @Test func manyProviderIDsStayWithinTwiceTheCapacity() async {
@@ -128,8 +219,12 @@ struct AuthEventBusTests {
         for index in 0..<5_000 { bus.publish(.signedOut, provider: AuthProviderID("p\(index)")) }
         bus.finish()
         var providers: [String] = []
-        for await event in stream { providers.append(event.provider?.rawValue ?? "") }
+        var markers: [Int] = []
+        for await event in stream {
+            if case .eventsDropped(let count) = event.kind { markers.append(count) } else { providers.append(event.provider?.rawValue ?? "") }
+        }
         #expect(providers == (4_984..<5_000).map { "p\($0)" })
+        #expect(markers == [4_984])
         #expect(stream.droppedCount == 4_984)
     }
 

@@ -4,7 +4,7 @@ import Testing
 import MultiAuthSandbox
 
 /// Docs/Cases.md, B17: concurrent callers share one refresh of a rotating refresh token.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct RefreshTests {
     func expiredFixture() -> Fixture {
         let start = Date(timeIntervalSince1970: 1_700_000_000)

@@ -7,7 +7,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// The provider conformance kit against `TruecallerProvider` and the emulated backend.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerConformanceTests {
     static let reasons = BuiltInConformance.truecallerReasons
 

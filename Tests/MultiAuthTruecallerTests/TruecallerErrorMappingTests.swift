@@ -4,7 +4,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// Every Truecaller code maps to one `AuthError.Code` with the raw code kept (Docs/Providers/Truecaller.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerErrorMappingTests {
     static let table: [(Int, AuthError.Code, String)] = [
         (1, .configuration, "AppKeyMissing"),

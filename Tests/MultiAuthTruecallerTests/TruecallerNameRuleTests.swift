@@ -4,7 +4,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// The name rules (error 18 meaning, Docs/Providers/Truecaller.md): checked before the verify call.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerNameRuleTests {
     static let valid: [(String, String)] = [
         ("Asha", ""), ("Asha", "Rao"), ("  Asha ", " Rao "), ("A", ""), ("Ōkubo", "Tōru"), ("अनन्या", "शर्मा"),

@@ -5,7 +5,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// The OTP flow against an in-test stub of the wire protocol (Docs/Providers/Truecaller.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerOTPFlowTests {
     let provider = TruecallerProvider(configuration: Fixture.configuration)
 

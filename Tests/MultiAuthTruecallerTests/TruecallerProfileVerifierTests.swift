@@ -6,7 +6,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// One-tap profile checks (Docs/Providers/Truecaller.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerProfileVerifierTests {
     let clock = ManualClock()
 

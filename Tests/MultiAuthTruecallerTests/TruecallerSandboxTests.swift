@@ -6,7 +6,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// The adapter driven through `AuthClient` against the emulated backend in a `Sandbox`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerSandboxTests {
     let sandbox = Sandbox(seed: 7)
     let backend: TruecallerBackend

@@ -4,7 +4,7 @@ import Testing
 @testable import MultiAuthTruecaller
 
 /// Server-side access-token check (Docs/Providers/Truecaller.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TruecallerTokenVerifierTests {
     static func server() -> StubTransport {
         StubTransport { request in

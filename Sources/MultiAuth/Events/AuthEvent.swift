@@ -71,6 +71,15 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
         indirect case sessionExpired(AuthError)
         /// Writing or reading the session store failed; nothing was deleted.
         indirect case storageFailed(AuthError)
+        /// This subscriber lagged and its buffer dropped `count` events published since the
+        /// element before this one; the events that follow are what its overflow policy kept
+        /// (the latest state event per provider, then the newest flow events). Never published
+        /// on the bus: each lagging subscriber gets its own marker, with `provider` and `flowID`
+        /// nil, the sequence number of the element before it (the bus's sequence at
+        /// subscription if none) and the time of the newest dropped event. A subscriber that
+        /// must not miss state can re-read it (e.g. from a new `authStates()`) when it sees one.
+        /// See Docs/Events.md, "Buffers and overflow".
+        case eventsDropped(count: Int)
 
         /// The case name, e.g. `"signedIn"`.
         public var name: String {
@@ -91,12 +100,13 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
             case .signedOut: "signedOut"
             case .sessionExpired: "sessionExpired"
             case .storageFailed: "storageFailed"
+            case .eventsDropped: "eventsDropped"
             }
         }
 
         /// Whether this event changes the signed-in state (initial state, signed in/out,
-        /// restored, refreshed, session expired). A subscriber's buffer never drops these in
-        /// favour of older flow events; see ``AuthEventBus``.
+        /// restored, refreshed, session expired). A lagging subscriber's buffer keeps the latest
+        /// of these per provider before any flow event; see ``AuthEventBus``.
         public var isStateEvent: Bool {
             switch self {
             case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed, .sessionExpired: true
@@ -123,6 +133,7 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
             case .signedOut: "signedOut"
             case .sessionExpired(let error): "sessionExpired(\(error.providerCode ?? "-"))"
             case .storageFailed(let error): "storageFailed(\(error.code))"
+            case .eventsDropped(let count): "eventsDropped(count: \(count))"
             }
         }
     }

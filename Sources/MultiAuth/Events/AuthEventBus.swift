@@ -9,15 +9,18 @@ import Foundation
 ///   event with the next sequence number and the time source's `now`, appends it to every
 ///   subscriber's buffer and resumes waiting consumers.
 /// - **Order.** Each subscriber receives events in publish order, with rising sequence numbers
-///   (consecutive unless its buffer dropped some).
+///   (consecutive unless its buffer dropped some; a gap marker repeats the number before it).
 /// - **Bounded buffers.** Each subscriber buffers at most `bufferCapacity` events (default
-///   ``defaultBufferCapacity``). When a new event would exceed it, the bus drops, in order of
-///   preference: (1) the oldest *flow* event (not ``AuthEvent/Kind/isStateEvent``), (2) the
-///   oldest state event that a newer state event of the same provider supersedes. State events
-///   are therefore never dropped in favour of older noise (Docs/Cases.md, B25); memory stays bounded by
-///   twice the capacity, even with many provider ids (then the oldest state event goes).
-///   Trimming is linear in the buffer size. Dropped events are counted
-///   (``AuthEventStream/droppedCount``).
+///   ``defaultBufferCapacity``). When a subscriber lags and a new event would exceed that, its
+///   buffer drops, in order of preference: (1) a state event (``AuthEvent/Kind/isStateEvent``)
+///   superseded by a newer state event of the same provider, (2) the oldest flow event. A lagging
+///   subscriber therefore keeps the latest state event of every provider, then the newest flow
+///   events; when every buffered event is the latest state of a distinct provider, the buffer
+///   may grow to twice the capacity before the oldest goes. Dropping costs O(1) amortised per
+///   publish (no scan of the buffer), so a subscriber that never reads does not slow the
+///   publisher. Before the events that follow a drop, the subscriber receives one
+///   ``AuthEvent/Kind/eventsDropped(count:)`` marker with the number dropped
+///   (Docs/Events.md, "Buffers and overflow"); ``AuthEventStream/droppedCount`` is the total.
 /// - **Cancellation unregisters.** Cancelling the task iterating a stream, or releasing every
 ///   copy of the stream, removes the subscriber and runs its termination handler once (Docs/Cases.md, B24).
 /// - **Finishing** (``finish()``) ends every stream after its buffered events; finishing twice
@@ -36,11 +39,18 @@ public final class AuthEventBus: @unchecked Sendable {
         case terminated
     }
 
+    /// One lock for the bus and every subscriber's buffer: a publish takes it once, however
+    /// many subscribers there are. Every access to the state below holds it (so the dynamic
+    /// exclusivity checks are off for it).
     private let lock = NSLock()
-    private var subscribers: [UInt64: EventSubscriber] = [:]
-    private var nextSubscriberID: UInt64 = 0
-    private var lastSequence: UInt64 = 0
-    private var isFinished = false
+    @exclusivity(unchecked) private var subscribers: [UInt64: EventSubscriber] = [:] {
+        didSet { fanOut = Array(subscribers.values) }
+    }
+    /// ``subscribers`` as an array, for `publish` (rebuilt when a subscriber comes or goes).
+    @exclusivity(unchecked) private var fanOut: [EventSubscriber] = []
+    @exclusivity(unchecked) private var nextSubscriberID: UInt64 = 0
+    @exclusivity(unchecked) private var lastSequence: UInt64 = 0
+    @exclusivity(unchecked) private var isFinished = false
     private let now: @Sendable () -> Date
 
     /// Creates a bus whose events are stamped with `timeSource.now`.
@@ -98,7 +108,8 @@ public final class AuthEventBus: @unchecked Sendable {
             }
         }
         let subscriber = EventSubscriber(
-            id: id, capacity: max(1, bufferCapacity), initialLoader: initialLoader, onTermination: onTermination)
+            id: id, capacity: bufferCapacity, lastSequence: lastSequence, lock: lock, initialLoader: initialLoader,
+            onTermination: onTermination)
         subscriber.bus = self
         if isFinished {
             lock.unlock()
@@ -124,10 +135,12 @@ public final class AuthEventBus: @unchecked Sendable {
         lastSequence += 1
         let event = AuthEvent(sequence: lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
         var wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)] = []
-        for subscriber in subscribers.values {
-            if let waiter = subscriber.enqueue(event) { wake.append(waiter) }
+        fanOut.withUnsafeBufferPointer { subscribers in
+            for subscriber in subscribers {
+                if let waiter = subscriber.enqueueLocked(event) { wake.append(waiter) }
+            }
         }
-        let count = subscribers.count
+        let count = fanOut.count
         lock.unlock()
         for (continuation, event) in wake { continuation.resume(returning: event) }
         return .delivered(subscribers: count)
@@ -168,83 +181,66 @@ public final class AuthEventBus: @unchecked Sendable {
         return isFinished
     }
 
-    func remove(_ id: UInt64) {
-        lock.lock()
+    /// Unregisters subscriber `id`; the caller holds the shared lock.
+    func removeLocked(_ id: UInt64) {
         subscribers[id] = nil
-        lock.unlock()
     }
 }
 
-/// One subscriber's bounded buffer and waiting consumer. Internal; shared by the bus and the
-/// subscriber's ``AuthEventStream``.
+/// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
+/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the bus's lock
+/// (shared, so it outlives the bus if the stream does).
 final class EventSubscriber: @unchecked Sendable {
     let id: UInt64
-    let capacity: Int
     weak var bus: AuthEventBus?
-    private let lock = NSLock()
-    private var buffer: [AuthEvent] = []
-    private var head = 0
-    private var waiter: UnsafeContinuation<AuthEvent?, Never>?
-    private var finished = false
-    private var terminated = false
-    private var dropped = 0
-    private var initialLoader: (@Sendable () async -> AuthEvent)?
-    private var onTermination: (@Sendable () -> Void)?
+    private let lock: NSLock
+    @exclusivity(unchecked) private var buffer: EventBuffer
+    @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var terminated = false
+    /// The sequence number of the last element handed to the consumer (the bus's sequence at
+    /// registration before the first); an ``AuthEvent/Kind/eventsDropped(count:)`` marker repeats it.
+    @exclusivity(unchecked) private var lastDelivered: UInt64
+    @exclusivity(unchecked) private var initialLoader: (@Sendable () async -> AuthEvent)?
+    @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
 
-    init(id: UInt64, capacity: Int, initialLoader: (@Sendable () async -> AuthEvent)?, onTermination: (@Sendable () -> Void)?) {
+    init(
+        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock, initialLoader: (@Sendable () async -> AuthEvent)?,
+        onTermination: (@Sendable () -> Void)?
+    ) {
         self.id = id
-        self.capacity = capacity
+        self.buffer = EventBuffer(capacity: capacity)
+        self.lastDelivered = lastSequence
+        self.lock = lock
         self.initialLoader = initialLoader
         self.onTermination = onTermination
     }
 
-    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside locks).
-    func enqueue(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside the
+    /// lock, which the caller holds).
+    func enqueueLocked(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
         if terminated || finished { return nil }
         if initialLoader == nil, let waiter {
+            // A consumer waits only on an empty buffer with no pending gap.
             self.waiter = nil
+            lastDelivered = event.sequence
             return (waiter, event)
         }
-        if buffer.count - head >= capacity { makeRoom(for: event) } else { buffer.append(event) }
+        buffer.append(event)
         return nil
     }
 
-    /// Applies the drop policy for a full buffer and appends `event` if it survives. O(buffer).
-    private func makeRoom(for event: AuthEvent) {
-        // 1. The oldest flow (non-state) event, the incoming one included.
-        if let index = buffer[head...].firstIndex(where: { !$0.kind.isStateEvent }) {
-            buffer.remove(at: index)
-            buffer.append(event)
-            dropped += 1
-            return
+    /// The next element for the consumer, with `lock` held: a gap marker if events were dropped
+    /// since the last element, else the oldest buffered event.
+    private func takeNext() -> AuthEvent? {
+        if buffer.gap > 0 {
+            let gap = buffer.takeGap()
+            return AuthEvent(
+                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil, kind: .eventsDropped(count: gap.count))
         }
-        guard event.kind.isStateEvent else {
-            dropped += 1
-            return
-        }
-        // 2. The oldest state event superseded by a newer one of the same provider (the
-        //    incoming event included): one pass finds each provider's newest position.
-        var newest: [AuthProviderID?: Int] = [event.provider: buffer.count]
-        for index in buffer.indices[head...] { newest[buffer[index].provider] = max(newest[buffer[index].provider] ?? index, index) }
-        if let index = buffer.indices[head...].first(where: { index in
-            if case .initialState = buffer[index].kind { return false }
-            return (newest[buffer[index].provider] ?? index) > index
-        }) {
-            buffer.remove(at: index)
-            buffer.append(event)
-            dropped += 1
-            return
-        }
-        // 3. Every buffered event is the latest state of a distinct provider: keep them, up to
-        //    twice the capacity (a hard bound even with unboundedly many provider ids); beyond
-        //    that the oldest goes.
-        if buffer.count - head >= capacity * 2 {
-            buffer.remove(at: head)
-            dropped += 1
-        }
-        buffer.append(event)
+        guard let event = buffer.popFirst() else { return nil }
+        lastDelivered = event.sequence
+        return event
     }
 
     func next() async -> AuthEvent? {
@@ -255,13 +251,7 @@ final class EventSubscriber: @unchecked Sendable {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
                 lock.lock()
-                if head < buffer.count {
-                    let event = buffer[head]
-                    head += 1
-                    if head > 32 && head * 2 > buffer.count {
-                        buffer.removeFirst(head)
-                        head = 0
-                    }
+                if let event = takeNext() {
                     lock.unlock()
                     continuation.resume(returning: event)
                 } else if finished || terminated || Task.isCancelled {
@@ -289,14 +279,14 @@ final class EventSubscriber: @unchecked Sendable {
     var droppedCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return dropped
+        return buffer.totalDropped
     }
 
     /// Ends the stream after buffered events (bus finished).
     func finish() {
         lock.lock()
         finished = true
-        let waiter = head >= buffer.count ? self.waiter : nil
+        let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
         if waiter != nil { self.waiter = nil }
         let handler = takeTerminationHandler()
         lock.unlock()
@@ -313,12 +303,11 @@ final class EventSubscriber: @unchecked Sendable {
         }
         terminated = true
         buffer.removeAll()
-        head = 0
         let waiter = self.waiter
         self.waiter = nil
         let handler = takeTerminationHandler()
+        bus?.removeLocked(id)
         lock.unlock()
-        bus?.remove(id)
         waiter?.resume(returning: nil)
         handler?()
     }

@@ -35,12 +35,17 @@ enum PhoneNumberParser {
     /// - Throws: `AuthError.invalidInput` with reason `invalidCharacters`,
     ///   `extensionNotSupported`, `regionRequired`, `invalidCountryCode`, `tooShort` or
     ///   `tooLong`.
-    static func parse(_ input: String, defaultRegion: String?) throws -> Parsed {
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= maximumInputLength else {
-            throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+    static func parse(_ input: String, defaultRegion: String?, asciiFastPath: Bool = true) throws -> Parsed {
+        let scanned: Scanned
+        if asciiFastPath, let ascii = try scanASCII(input) {
+            scanned = ascii
+        } else {
+            let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.count <= maximumInputLength else {
+                throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+            }
+            scanned = try scan(trimmed)
         }
-        let scanned = try scan(trimmed)
         guard !scanned.digits.isEmpty else {
             throw AuthError.invalidInput(.tooShort, "phone number has no digits")
         }
@@ -95,6 +100,69 @@ enum PhoneNumberParser {
         "\u{00AD}", "\u{200B}", "\u{2060}",  // soft hyphen, zero-width space, word joiner
         "\t",
     ]
+
+    /// The ASCII fast path of trimming, the length check and ``scan(_:)``: the same results and
+    /// errors for input that is all ASCII digits and separators, read from its UTF-8 bytes;
+    /// `nil` for any other input (non-ASCII, an extension, an invalid character), which takes
+    /// the general path.
+    private static func scanASCII(_ input: String) throws -> Scanned? {
+        var input = input
+        return try input.withUTF8 { bytes -> Scanned? in
+            // Trim what `.whitespacesAndNewlines` trims among ASCII: tab, LF, VT, FF, CR, space.
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0d).contains(byte) }
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            var characters = end - start
+            for index in start..<end {
+                let byte = bytes[index]
+                if byte >= 0x80 { return nil }
+                // CR LF is one Character.
+                if byte == 0x0a, index > start, bytes[index - 1] == 0x0d { characters -= 1 }
+            }
+            guard characters <= maximumInputLength else {
+                throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+            }
+            var result = Scanned()
+            var digits: [UInt8] = []
+            digits.reserveCapacity(end - start)
+            var groupDigits: [UInt8] = []
+            var inLeadingGroup = false
+            var leadingGroupDone = false
+            for index in start..<end {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    digits.append(byte)
+                    if inLeadingGroup { groupDigits.append(byte) } else { leadingGroupDone = true }
+                case UInt8(ascii: "+"):
+                    guard digits.isEmpty, !result.hasPlus else {
+                        throw AuthError.invalidInput(.invalidCharacters, "a '+' may only start the number")
+                    }
+                    result.hasPlus = true
+                case UInt8(ascii: "("):
+                    if digits.isEmpty && !leadingGroupDone { inLeadingGroup = true }
+                case UInt8(ascii: ")"):
+                    if inLeadingGroup {
+                        inLeadingGroup = false
+                        leadingGroupDone = true
+                        if !groupDigits.isEmpty { result.leadingParenthesisedDigits = String(decoding: groupDigits, as: UTF8.self) }
+                    }
+                case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "["),
+                    UInt8(ascii: "]"), UInt8(ascii: "~"), UInt8(ascii: "\t"):
+                    break
+                default:
+                    // Not a digit or separator: an extension (`x28`, `;ext=1`, `#12`) or an
+                    // invalid character. The general path tells them apart, with the same
+                    // errors, so the fast path hands such input over.
+                    return nil
+                }
+            }
+            result.digits = String(decoding: digits, as: UTF8.self)
+            return result
+        }
+    }
 
     /// Keeps the digits (any script's decimal digits, as ASCII), notes a leading plus and a
     /// leading parenthesised group; anything else is `invalidCharacters`.
@@ -180,7 +248,7 @@ enum PhoneNumberParser {
 
     /// Whether `digits` is exactly an assigned calling code.
     private static func isCallingCode(_ digits: String) -> Bool {
-        guard digits.count <= 3, !digits.hasPrefix("0"), let code = Int(digits) else { return false }
+        guard digits.utf8.count <= 3, !digits.hasPrefix("0"), let code = Int(digits) else { return false }
         return !PhoneMetadata.territories(forCallingCode: code).isEmpty
     }
 
@@ -192,9 +260,7 @@ enum PhoneNumberParser {
             guard let first = rest.first, first != "0" else { return nil }
             return String(rest)
         }
-        if let idd = home?.internationalPrefix, let (match, _) = PhonePattern.prefixMatch(idd, digits),
-            match.range.length > 0, let rest = after(match.range.length)
-        {
+        if let match = home?.prefixMatch(.internationalPrefix, digits), match.length > 0, let rest = after(match.length) {
             return rest
         }
         if digits.hasPrefix("00") { return after(2) }
@@ -203,7 +269,7 @@ enum PhoneNumberParser {
 
     /// Parses digits that start with a calling code (after `+`, `00` or an exit code).
     private static func parseInternational(_ digits: String) throws -> Parsed {
-        guard digits.count > 2 else {
+        guard digits.utf8.count > 2 else {
             throw AuthError.invalidInput(.tooShort, "too few digits after the international prefix")
         }
         guard digits.first != "0" else {
@@ -228,8 +294,7 @@ enum PhoneNumberParser {
         let code = String(home.callingCode)
         if digits.hasPrefix(code) {
             let potential = stripNationalPrefix(String(digits.dropFirst(code.count)), territory: home)
-            if (!PhonePattern.fullMatch(home.generalPattern, digits)
-                && PhonePattern.fullMatch(home.generalPattern, potential))
+            if (!home.fullMatch(.general, digits) && home.fullMatch(.general, potential))
                 || lengthCheck(digits, territory: home) == .tooLong
             {
                 national = potential
@@ -245,7 +310,7 @@ enum PhoneNumberParser {
     private static func finish(
         callingCode: Int, national: String, territory: PhoneMetadata.Territory, fallbackRegion: String?
     ) throws -> Parsed {
-        guard national.count >= 2 else {
+        guard national.utf8.count >= 2 else {
             throw AuthError.invalidInput(.tooShort, "national number has fewer than 2 digits")
         }
         var number = national
@@ -254,7 +319,7 @@ enum PhoneNumberParser {
         case .tooShort, .localOnly, .invalidLength: break
         case .possible, .tooLong: number = stripped
         }
-        if String(callingCode).count + number.count > maximumE164Digits {
+        if String(callingCode).utf8.count + number.utf8.count > maximumE164Digits {
             throw AuthError.invalidInput(.tooLong, "more than \(maximumE164Digits) digits in E.164")
         }
         let detected = detectRegion(callingCode: callingCode, national: number)
@@ -297,7 +362,7 @@ enum PhoneNumberParser {
 
     /// Compares the length of `national` with the territory's possible lengths.
     static func lengthCheck(_ national: String, territory: PhoneMetadata.Territory) -> LengthCheck {
-        let count = national.count
+        let count = national.utf8.count  // ASCII digits: one byte per character
         if territory.localOnlyLengths.contains(count) { return .localOnly }
         guard let shortest = territory.possibleLengths.first, let longest = territory.possibleLengths.last else {
             return .invalidLength
@@ -311,24 +376,19 @@ enum PhoneNumberParser {
     /// number (or the original was not); applies the region's transform rule when it has one.
     /// Italy has no national prefix, so its leading `0` always stays.
     static func stripNationalPrefix(_ number: String, territory: PhoneMetadata.Territory) -> String {
-        guard !number.isEmpty, let pattern = territory.nationalPrefixForParsing,
-            let (match, expression) = PhonePattern.prefixMatch(pattern, number)
+        guard !number.isEmpty, let pattern = territory.compiled(.nationalPrefixForParsing), let match = pattern.prefixMatch(number)
         else { return number }
-        let general = territory.generalPattern
-        let originalViable = PhonePattern.fullMatch(general, number)
-        let utf16 = Array(number.utf16)
-        let end = match.range.location + match.range.length
-        let rest = String(decoding: utf16[end...], as: UTF16.self)
-        let groups = expression.numberOfCaptureGroups
+        let originalViable = territory.fullMatch(.general, number)
+        let digits = Array(number.utf8)
+        let rest = String(decoding: digits[match.length...], as: UTF8.self)
+        let groups = pattern.captureGroupCount
         let candidate: String
-        if let rule = territory.nationalPrefixTransformRule, groups > 0,
-            match.range(at: groups).location != NSNotFound
-        {
-            candidate = expression.replacementString(for: match, in: number, offset: 0, template: rule) + rest
+        if let rule = territory.nationalPrefixTransformRule, groups > 0, match.groups[groups - 1] != nil {
+            candidate = pattern.expand(rule, match: match, digits: digits) + rest
         } else {
             candidate = rest
         }
-        if originalViable && !PhonePattern.fullMatch(general, candidate) { return number }
+        if originalViable && !territory.fullMatch(.general, candidate) { return number }
         return candidate
     }
 
@@ -343,11 +403,9 @@ enum PhoneNumberParser {
             return territories[0].isNonGeographic ? nil : territories[0].region
         }
         for territory in territories {
-            if let leading = territory.leadingDigits {
-                if PhonePattern.prefixMatch(leading, national) != nil { return territory.region }
-            } else if PhonePattern.fullMatch(territory.generalPattern, national),
-                let types = territory.typesPattern, PhonePattern.fullMatch(types, national)
-            {
+            if territory.leadingDigits != nil {
+                if territory.prefixMatch(.leadingDigits, national) != nil { return territory.region }
+            } else if territory.fullMatch(.general, national), territory.typesPattern != nil, territory.fullMatch(.types, national) {
                 return territory.region
             }
         }

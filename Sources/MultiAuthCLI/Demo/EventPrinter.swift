@@ -68,6 +68,7 @@ final class EventPrinter: @unchecked Sendable {
         case .storageFailed(let error): error.code.rawValue
         case .sessionExpired(let error): "provider code: \(error.providerCode ?? "-")"
         case .initialState(let state): "\(state)"
+        case .eventsDropped(let count): "\(count) events dropped by this subscriber's buffer"
         case .flowCancelled, .flowExpired, .attemptsExhausted, .signedOut: ""
         }
     }

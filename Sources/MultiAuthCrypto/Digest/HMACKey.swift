@@ -35,6 +35,12 @@ public final class HMACKey: Sendable {
 
     /// Calls `body` with the HMAC of the 8-byte big-endian `counter` (RFC 4226 §5.2), without
     /// allocating; the buffer is valid only inside `body`.
+    /// Calls `body` with each counter of `counters` and the MAC of its 8-byte big-endian form
+    /// (RFC 4226 §5.2), in ascending order, under one lock.
+    func forEachCounterAuthenticationCode(_ counters: ClosedRange<UInt64>, _ body: (UInt64, UnsafeRawBufferPointer) -> Void) {
+        context.forEachCounterMAC(counters, body)
+    }
+
     func withAuthenticationCode<R>(forCounter counter: UInt64, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeBytes(of: counter.bigEndian) { input in
             context.withMAC(of: input, body)

@@ -15,6 +15,13 @@
 ///   `String` equality, RFC 7519 §4 allows rejecting and we do); strings must be valid
 ///   UTF-8 without raw control characters or unpaired surrogate escapes; numbers must follow
 ///   the RFC 8259 §6 grammar and be finite as a `Double`; nothing may follow the value.
+/// - **Fast on the common shapes** (Docs/Performance.md, JWT rows). It reads the bytes through
+///   an unsafe buffer (no per-byte bounds checks in release builds); a string without escapes
+///   becomes a `String` straight from its bytes, validated as UTF-8 only when it holds a byte
+///   above 0x7F; a whole number of at most 18 digits (every JWT NumericDate) is accumulated
+///   as an `Int64` instead of being handed to `Double(String)`; objects
+///   start with room for 8 members. Each fast path gives the same value or error as the
+///   general one (`Tests/MultiAuthCryptoTests/FastPathTests.swift`).
 ///
 /// Errors: ``CryptoError/limitExceeded(_:maximum:)`` for a limit, else
 /// ``CryptoError/malformedToken`` (callers that parse something other than a token map it).
@@ -46,7 +53,16 @@ enum JSONParser {
         if checkSize, bytes.count > limits.maximumBytes {
             throw CryptoError.limitExceeded(sizeName, maximum: limits.maximumBytes)
         }
-        var scanner = Scanner(bytes: bytes)
+        return try bytes.withUnsafeBufferPointer { try parse(buffer: $0, limits: limits) }
+    }
+
+    /// Members an object has room for before its dictionary grows: a JWT header has 2–4, a
+    /// claims set usually fewer than 8.
+    private static let objectCapacity = 8
+
+    /// ``parse(_:limits:sizeName:checkSize:)`` over the bytes, whose size was checked.
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws -> Outcome {
+        var scanner = Scanner(bytes: buffer)
         var stack: [Frame] = []
         var values = 0
         // The value just finished, waiting to be stored in its parent (or returned).
@@ -119,7 +135,7 @@ enum JSONParser {
                     scanner.index += 1
                     finished = .object([:])
                 } else {
-                    stack.append(.object([:], name: try scanner.memberName()))
+                    stack.append(.object(Dictionary(minimumCapacity: objectCapacity), name: try scanner.memberName()))
                 }
             case UInt8(ascii: "\""):
                 finished = .string(try scanner.stringBody())
@@ -143,7 +159,7 @@ enum JSONParser {
 
     /// A cursor over the input that counts the bytes it examines.
     private struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var steps = 0
 
@@ -195,14 +211,39 @@ enum JSONParser {
 
         /// Reads a string's contents after its opening quote, through the closing quote
         /// (RFC 8259 §7).
+        ///
+        /// Fast path: up to the closing quote with no escape, the bytes become the `String`
+        /// directly (checked as UTF-8 only when one is above 0x7F). At the first backslash the
+        /// bytes so far are copied and the escape-decoding loop takes over.
         mutating func stringBody() throws -> String {
-            var utf8: [UInt8] = []
+            let start = index
+            var highBits: UInt8 = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    index += 1
+                    steps += raw.count + 1
+                    // Raw bytes must be valid UTF-8 (RFC 8259 §8.1); ASCII always is.
+                    guard highBits & 0x80 == 0 || Self.isValidUTF8(raw) else { throw CryptoError.malformedToken }
+                    return String(decoding: raw, as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                guard byte >= 0x20 else {
+                    steps += index - start + 1
+                    throw CryptoError.malformedToken
+                }
+                highBits |= byte
+                index += 1
+            }
+            steps += index - start
+            var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
             while true {
                 let byte = try next()
                 switch byte {
                 case UInt8(ascii: "\""):
                     // Raw bytes must be valid UTF-8 (RFC 8259 §8.1); escapes were encoded here.
-                    guard Self.isValidUTF8(utf8) else { throw CryptoError.malformedToken }
+                    guard utf8.withUnsafeBufferPointer(Self.isValidUTF8) else { throw CryptoError.malformedToken }
                     return String(decoding: utf8, as: UTF8.self)
                 case UInt8(ascii: "\\"):
                     try escape(into: &utf8)
@@ -215,7 +256,7 @@ enum JSONParser {
         }
 
         /// Whether `bytes` is well-formed UTF-8 (no overlong forms, surrogates or stray bytes).
-        private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        private static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             var decoder = UTF8()
             var iterator = bytes.makeIterator()
             while true {
@@ -273,6 +314,10 @@ enum JSONParser {
 
         /// Reads a number (RFC 8259 §6): `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`,
         /// which must be finite as a `Double`.
+        ///
+        /// A whole number of at most 18 digits fits an `Int64` exactly, so it is accumulated while
+        /// its digits are read and converted once (`Double(Int64)` rounds to nearest, ties to
+        /// even, as `Double(String)` does); anything else goes through `Double(String)`.
         mutating func number() throws -> Double {
             let start = index
             func digits(_ scanner: inout Scanner) -> Int {
@@ -284,22 +329,37 @@ enum JSONParser {
                 }
                 return count
             }
-            if peek() == UInt8(ascii: "-") { _ = try next() }
+            let negative = peek() == UInt8(ascii: "-")
+            if negative { _ = try next() }
+            var integer: Int64 = 0
+            var integerDigits = 0
             if peek() == UInt8(ascii: "0") {
                 _ = try next()
+                integerDigits = 1
             } else {
-                guard digits(&self) > 0 else { throw CryptoError.malformedToken }
+                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    if integerDigits < 18 { integer = integer &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
+                    integerDigits += 1
+                    index += 1
+                    steps += 1
+                }
+                guard integerDigits > 0 else { throw CryptoError.malformedToken }
             }
+            var whole = integerDigits <= 18
             if peek() == UInt8(ascii: ".") {
+                whole = false
                 _ = try next()
                 guard digits(&self) > 0 else { throw CryptoError.malformedToken }
             }
             if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+                whole = false
                 _ = try next()
                 if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { _ = try next() }
                 guard digits(&self) > 0 else { throw CryptoError.malformedToken }
             }
-            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+            if whole { return negative ? -Double(integer) : Double(integer) }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
                 throw CryptoError.malformedToken
             }
             return value

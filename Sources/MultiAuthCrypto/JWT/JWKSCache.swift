@@ -110,7 +110,7 @@ public actor JWKSCache {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
         let cached = try await freshKeys(at: now)
         var keys = cached.keys
-        if JWKSet.candidates(in: keys, for: jwt, algorithm: algorithm).isEmpty, !cached.fetched, mayRefetch(at: now) {
+        if !JWKSet.hasCandidates(in: keys, for: jwt, algorithm: algorithm), !cached.fetched, mayRefetch(at: now) {
             keys = try await refresh(at: now)
         }
         _ = try JWKSet.verify(jwt, algorithm: algorithm, keys: keys)

@@ -117,14 +117,29 @@ public struct JWKSet: Sendable, Hashable, Codable {
     /// Whether `jwk` is one `jwt` may select under `algorithm`: it fits, and has the token's
     /// `kid` if the token names one.
     private static func matches(_ jwk: JWK, _ jwt: JWT, _ algorithm: SignatureAlgorithm) -> Bool {
-        jwk.fits(algorithm) && (jwt.keyID == nil || jwk.kid == jwt.keyID)
+        matches(jwk, keyID: jwt.keyID, algorithm)
+    }
+
+    /// ``matches(_:_:_:)`` with the token's `kid` read once by the caller.
+    private static func matches(_ jwk: JWK, keyID: String?, _ algorithm: SignatureAlgorithm) -> Bool {
+        jwk.fits(algorithm) && (keyID == nil || jwk.kid == keyID)
+    }
+
+    /// Whether ``candidates(in:for:algorithm:)`` is non-empty, without building it.
+    static func hasCandidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> Bool {
+        let keyID = jwt.keyID
+        return resolved.contains { entry in
+            guard case .success(let key) = entry.key else { return false }
+            return key.keyType == algorithm.keyType && matches(entry.jwk, keyID: keyID, algorithm)
+        }
     }
 
     /// The imported keys that may verify `jwt` under `algorithm`.
     static func candidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(JWK, PublicKey)] {
-        resolved.compactMap { entry in
+        let keyID = jwt.keyID
+        return resolved.compactMap { entry in
             guard case .success(let key) = entry.key, key.keyType == algorithm.keyType,
-                  matches(entry.jwk, jwt, algorithm) else { return nil }
+                  matches(entry.jwk, keyID: keyID, algorithm) else { return nil }
             return (entry.jwk, key)
         }
     }

@@ -61,14 +61,46 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
         guard utf8.count <= limits.maximumBytes else {
             throw CryptoError.limitExceeded("token length", maximum: limits.maximumBytes)
         }
-        let parts = utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
+        let parts = Self.parts(of: token)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw CryptoError.malformedToken }
         header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true), limits: limits)
         guard header["alg"]?.stringValue != nil else { throw CryptoError.malformedToken }
         if let kid = header["kid"], kid.stringValue == nil { throw CryptoError.invalidHeader("kid") }
         claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true), limits: limits))
         signature = try Base64.decode(parts[2], urlSafe: true)
-        signingInput = Array(utf8[parts[0].startIndex..<parts[1].endIndex])
+        let input = utf8[parts[0].startIndex..<parts[1].endIndex]
+        signingInput = input.withContiguousStorageIfAvailable { Array($0) } ?? Array(input)
+    }
+
+    /// The segments of `token` between dots, split at most 3 times (so 4 segments mean more
+    /// than 3, and a token with many dots costs no more than one with 4): `memchr` over the
+    /// contiguous UTF-8 bytes, a byte loop otherwise.
+    static func parts(of token: String) -> [Substring.UTF8View] {
+        let utf8 = token.utf8
+        let maximumDots = 3
+        let dots = utf8.withContiguousStorageIfAvailable { bytes -> [Int] in
+            guard let base = bytes.baseAddress else { return [] }
+            var offsets: [Int] = []
+            var offset = 0
+            while offsets.count < maximumDots, offset < bytes.count,
+                let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset)
+            {
+                let position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                offsets.append(position)
+                offset = position + 1
+            }
+            return offsets
+        } ?? Array(utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.map(\.offset).prefix(maximumDots))
+        var parts: [Substring.UTF8View] = []
+        parts.reserveCapacity(dots.count + 1)
+        var start = utf8.startIndex
+        for offset in dots {
+            let dot = utf8.index(utf8.startIndex, offsetBy: offset)
+            parts.append(utf8[start..<dot])
+            start = utf8.index(after: dot)
+        }
+        parts.append(utf8[start..<utf8.endIndex])
+        return parts
     }
 
     /// The header's `alg` as an allowed signature algorithm.

@@ -32,24 +32,39 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebu
     ///
     /// - Throws: ``CryptoError/invalidClaim(_:)`` naming the first claim of the wrong type.
     public init(_ members: [String: JSONValue]) throws {
-        func string(_ name: String) throws -> String? {
-            guard let value = members[name] else { return nil }
+        // One pass over the members picks out the registered claims (instead of a hash lookup
+        // per name); they are then checked in a fixed order, so the error is deterministic.
+        var iss, sub, jti, exp, nbf, iat, aud: JSONValue?
+        for (name, value) in members {
+            switch name {
+            case "iss": iss = value
+            case "sub": sub = value
+            case "jti": jti = value
+            case "exp": exp = value
+            case "nbf": nbf = value
+            case "iat": iat = value
+            case "aud": aud = value
+            default: break
+            }
+        }
+        func string(_ value: JSONValue?, _ name: String) throws -> String? {
+            guard let value else { return nil }
             guard let string = value.stringValue else { throw CryptoError.invalidClaim(name) }
             return string
         }
-        func date(_ name: String) throws -> NumericDate? {
-            guard let value = members[name] else { return nil }
+        func date(_ value: JSONValue?, _ name: String) throws -> NumericDate? {
+            guard let value else { return nil }
             guard let seconds = value.doubleValue, seconds.isFinite else { throw CryptoError.invalidClaim(name) }
             return NumericDate(seconds)
         }
         self.members = members
-        issuer = try string("iss")
-        subject = try string("sub")
-        jwtID = try string("jti")
-        expiresAt = try date("exp")
-        notBefore = try date("nbf")
-        issuedAt = try date("iat")
-        switch members["aud"] {
+        issuer = try string(iss, "iss")
+        subject = try string(sub, "sub")
+        jwtID = try string(jti, "jti")
+        expiresAt = try date(exp, "exp")
+        notBefore = try date(nbf, "nbf")
+        issuedAt = try date(iat, "iat")
+        switch aud {
         case nil: audience = []
         case .string(let value)?: audience = [value]
         case .array(let values)?:

@@ -31,6 +31,22 @@ public final class PrivateKey: Sendable, CustomStringConvertible {
         try PrivateKey(handle: KeyHandle.generate(.p256, rsaBits: 0))
     }
 
+    /// Imports a private key from PEM: PKCS #1 `RSA PRIVATE KEY` (RFC 8017 §A.1.2, at least
+    /// 2048 bits) or SEC 1 `EC PRIVATE KEY` on P-256 (RFC 5915 §3).
+    ///
+    /// Package-only: it exists so the repository's tests sign with committed fixture keys
+    /// (`Tests/MultiAuthTestKeys`) instead of generating RSA keys at test time; applications
+    /// never need to hold a signing key.
+    /// - Throws: ``CryptoError/invalidKey`` for anything else (no such block, bad DER, a
+    ///   public key, another curve, a short RSA modulus).
+    package convenience init(pemRepresentation pem: String) throws {
+        if let der = try? PEM.decode(pem, label: "RSA PRIVATE KEY") {
+            try self.init(handle: KeyHandle.privateKey(der: der, type: .rsa))
+        } else {
+            try self.init(handle: KeyHandle.privateKey(der: PEM.decode(pem, label: "EC PRIVATE KEY"), type: .p256))
+        }
+    }
+
     /// RSA or P-256.
     public var keyType: KeyType { handle.keyType }
 

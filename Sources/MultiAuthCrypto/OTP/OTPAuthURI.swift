@@ -136,11 +136,11 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.encoding = .decimal
         for (name, value) in [("issuer", issuer), ("labelIssuer", labelIssuer)] {
             guard let value else { continue }
-            guard !value.isEmpty, !value.contains(":"), !Self.hasControlCharacter(value) else {
+            guard !value.isEmpty, !value.unicodeScalars.contains(":"), !Self.hasControlCharacter(value) else {
                 throw CryptoError.invalidParameter(name)
             }
         }
-        guard !account.contains(":"), !Self.hasControlCharacter(account),
+        guard !account.unicodeScalars.contains(":"), !Self.hasControlCharacter(account),
               account.unicodeScalars.first?.properties.isWhitespace != true,
               account.unicodeScalars.last?.properties.isWhitespace != true else {
             throw CryptoError.invalidParameter("account")
@@ -263,9 +263,13 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// the first literal `:`, or, without one, at the first `%3A` (either case); `nil` when the
     /// label has neither. A colon escaped inside the issuer or account therefore stays part of
     /// it whenever the label has a literal separator (`Acme%3A%20Payments:alice`).
+    ///
+    /// The colon is found byte by byte, not as a `Character`: a `:` followed by a combining
+    /// mark is one grapheme, and a `Character` search would miss it (Fuzz/otpauth found a
+    /// label that then split differently once its canonical form encoded the colon).
     static func splitLabel(_ label: Substring) -> (prefix: Substring, rest: Substring)? {
-        if let colon = label.firstIndex(of: ":") {
-            return (label[..<colon], label[label.index(after: colon)...])
+        if let colon = label.utf8.firstIndex(of: UInt8(ascii: ":")) {
+            return (label[..<colon], label[label.utf8.index(after: colon)...])
         }
         let bytes = Array(label.utf8)
         guard bytes.count >= 3 else { return nil }

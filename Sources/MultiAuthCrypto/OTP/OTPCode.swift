@@ -10,7 +10,17 @@ enum OTPCode {
     }
 
     /// 10^digits for 6...8.
+    @inline(__always)
     static func modulus(digits: Int) -> UInt32 {
+        switch digits {
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        default: powerOfTen(digits)
+        }
+    }
+
+    private static func powerOfTen(_ digits: Int) -> UInt32 {
         var value: UInt32 = 1
         for _ in 0..<digits { value &*= 10 }
         return value
@@ -47,6 +57,39 @@ enum OTPCode {
     /// - Throws: ``CryptoError/invalidCodeFormat`` for any other character (letters, signs,
     ///   non-ASCII digits) or a wrong number of digits.
     static func parse(_ code: String, digits: Int) throws -> UInt32 {
+        // Fast path: an all-ASCII code is read byte by byte from its UTF-8 (a small string's
+        // bytes are copied to the stack: no Unicode property lookups, no allocation). Any byte
+        // of 0x80 or above means a non-ASCII scalar, which the general path classifies.
+        var code = code
+        let ascii = code.withUTF8 { bytes -> UInt32?? in
+            var value: UInt32 = 0
+            var count = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard count < digits else { return .some(nil) }
+                    value = value &* 10 &+ UInt32(byte &- UInt8(ascii: "0"))
+                    count += 1
+                case 0x09...0x0d, 0x20:
+                    // The ASCII members of Unicode White_Space: tab, LF, VT, FF, CR, space.
+                    continue
+                case 0x80...:
+                    return nil
+                default:
+                    return .some(nil)
+                }
+            }
+            return count == digits ? value : .some(nil)
+        }
+        switch ascii {
+        case .some(.some(let value)): return value
+        case .some(.none): throw CryptoError.invalidCodeFormat
+        case .none: return try parseUnicode(code, digits: digits)
+        }
+    }
+
+    /// The general path of ``parse(_:digits:)``: every Unicode whitespace scalar is skipped.
+    static func parseUnicode(_ code: String, digits: Int) throws -> UInt32 {
         var value: UInt32 = 0
         var count = 0
         for scalar in code.unicodeScalars {

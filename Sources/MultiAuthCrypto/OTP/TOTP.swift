@@ -241,16 +241,15 @@ public struct TOTP: Sendable {
         let last = overflow ? UInt64.max : sum
         var nearest: UInt64?
         var nearestDistance = UInt64.max
-        var step = first
-        while true {
-            // Ascending order with `<=` makes the newer step win a tie in distance.
+        let digits = self.digits
+        // Every step in the window is computed (one lock for the window's HMACs). Ascending
+        // order with `<=` makes the newer step win a tie in distance.
+        hotp.key.forEachCounterAuthenticationCode(first...last) { step, mac in
             let distance = step >= current ? step - current : current - step
-            if hotp.value(counter: step) ^ submitted == 0, distance <= nearestDistance {
+            if OTPCode.truncate(mac, digits: digits) ^ submitted == 0, distance <= nearestDistance {
                 nearest = step
                 nearestDistance = distance
             }
-            if step == last { break }
-            step += 1
         }
         guard let nearest else { throw CryptoError.invalidCode }
         return nearest

@@ -46,7 +46,7 @@ import MultiAuthCrypto
 /// [DOC]; the same for SMS is an **[ASSUMPTION]**), the next gets `429 {error}` with a
 /// `Retry-After` header in whole seconds (**[ASSUMPTION]**: the real header is not
 /// documented); JWTs live ``tokenLifetime`` (**[ASSUMPTION]** 2 h) and are signed RS256 by an
-/// RSA key generated at start-up; a refresh retires the presented token (**[ASSUMPTION]**);
+/// RSA key generated once per process (`SandboxSigningKeys`) unless one is given; a refresh retires the presented token (**[ASSUMPTION]**);
 /// an unknown environment gets `404 {error}`; `x-dyn-*` headers are ignored (**[ASSUMPTION]**).
 /// Error codes are the snake_case wire spelling (confirmed as the convention by Dynamic's web
 /// SDK); an expired SMS code answers `sms_verification_expired` (**[ASSUMPTION]**, the e-mail
@@ -124,17 +124,19 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         var revoked = false
     }
 
-    /// Creates a backend with a fresh RSA-2048 signing key.
+    /// Creates a backend that signs with the process's shared sandbox RSA-2048 key (generated
+    /// once per process on first use; two backends made this way share it, so pass
+    /// `signingKey:` where distinct keys matter).
     /// - Parameters:
     ///   - environmentID: The environment it serves (default ``defaultEnvironmentID``).
     ///   - keyID: The signing key's `kid`.
     ///   - audience: The `aud` of issued tokens.
-    /// - Throws: `CryptoError` when the key cannot be generated.
+    /// - Throws: `CryptoError` when the shared key cannot be generated.
     public convenience init(
         environmentID: String = DynamicBackend.defaultEnvironmentID, keyID: String = "dynamic-sandbox-key-1",
         audience: String = "https://app.sandbox.test"
     ) throws {
-        self.init(signingKey: try PrivateKey.generateRSA(bits: 2048), environmentID: environmentID, keyID: keyID, audience: audience)
+        self.init(signingKey: try SandboxSigningKeys.rsa(), environmentID: environmentID, keyID: keyID, audience: audience)
     }
 
     /// Creates a backend that signs with `signingKey` (e.g. one key shared by many test

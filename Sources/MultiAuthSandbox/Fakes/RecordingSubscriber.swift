@@ -13,6 +13,7 @@ import MultiAuth
 /// Thread-safe (one lock).
 public final class RecordingSubscriber: @unchecked Sendable {
     private struct Waiter {
+        let id: UInt64
         let count: Int
         let continuation: CheckedContinuation<[AuthEvent], Never>
     }
@@ -20,6 +21,7 @@ public final class RecordingSubscriber: @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [AuthEvent] = []
     private var waiters: [Waiter] = []
+    private var nextWaiterID: UInt64 = 0
     private var ended = false
     private let stream: AuthEventStream
     private var pump: Task<Void, Never>?
@@ -69,18 +71,33 @@ public final class RecordingSubscriber: @unchecked Sendable {
     public func events(of flowID: FlowID) -> [AuthEvent] { events.filter { $0.flowID == flowID } }
 
     /// Suspends until at least `count` events were recorded (or the subscription ended), then
-    /// returns every recorded event. Resumed by the recording itself: no sleeping.
+    /// returns every recorded event. Resumed by the recording itself: no sleeping. Returns
+    /// what was recorded so far when the waiting task is cancelled (e.g. by a test's time
+    /// limit), so a hang guard ends the test instead of leaving it suspended.
     public func waitFor(count: Int) async -> [AuthEvent] {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[AuthEvent], Never>) in
-            lock.lock()
-            if recorded.count >= count || ended {
-                let events = recorded
-                lock.unlock()
-                continuation.resume(returning: events)
-            } else {
-                waiters.append(Waiter(count: count, continuation: continuation))
-                lock.unlock()
+        let id = lock.withLock {
+            nextWaiterID += 1
+            return nextWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[AuthEvent], Never>) in
+                lock.lock()
+                if recorded.count >= count || ended || Task.isCancelled {
+                    let events = recorded
+                    lock.unlock()
+                    continuation.resume(returning: events)
+                } else {
+                    waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    lock.unlock()
+                }
             }
+        } onCancel: {
+            lock.lock()
+            let index = waiters.firstIndex { $0.id == id }
+            let waiter = index.map { waiters.remove(at: $0) }
+            let events = recorded
+            lock.unlock()
+            waiter?.continuation.resume(returning: events)
         }
     }
 

@@ -98,10 +98,11 @@ public final class OTPlessBackend: @unchecked Sendable {
     var userIDs: [String: String] = [:]
     var snaFailing: Set<String> = []
 
-    /// Creates a backend with a fresh 2048-bit RSA signing key (a sandbox test key).
-    /// - Throws: `CryptoError` when the key cannot be generated.
+    /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
+    /// (generated once per process on first use; `SandboxSigningKeys`).
+    /// - Throws: `CryptoError` when the shared key cannot be generated.
     public convenience init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
-        self.init(merchant: merchant, keyID: keyID, signingKey: try PrivateKey.generateRSA(bits: 2048))
+        self.init(merchant: merchant, keyID: keyID, signingKey: try SandboxSigningKeys.rsa())
     }
 
     /// Creates a backend that signs with `signingKey` (RSA; share one key across backends in

@@ -45,7 +45,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let start: Date
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
-    private var sleeperWaiters: [(count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWaiters: [(id: UInt64, count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Creates a clock whose wall clock starts at `start`.
     /// - Parameter start: The wall-clock time at offset zero (default 2023-11-14T22:13:20Z,
@@ -164,26 +164,41 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// Suspends until at least `count` tasks are sleeping on this clock (background work not
     /// counted). Use it before ``advance(by:)`` so the advance finds the sleepers it is meant
     /// to wake.
+    ///
+    /// Returns early when the waiting task is cancelled (e.g. by a test's time limit), so a
+    /// hang guard ends the test instead of leaving it suspended.
     public func waitForSleepers(count: Int = 1) async {
         await waitFor(count, background: false)
     }
 
     /// Suspends until at least `count` background sleeps (auto-refresh schedulers) wait on this
-    /// clock.
+    /// clock. Returns early when the waiting task is cancelled, as ``waitForSleepers(count:)``.
     public func waitForBackgroundSleepers(count: Int = 1) async {
         await waitFor(count, background: true)
     }
 
     private func waitFor(_ wanted: Int, background: Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if self.count(background: background) >= wanted {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                sleeperWaiters.append((wanted, background, continuation))
-                lock.unlock()
+        let id = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if self.count(background: background) >= wanted || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume()
+                } else {
+                    sleeperWaiters.append((id, wanted, background, continuation))
+                    lock.unlock()
+                }
             }
+        } onCancel: {
+            lock.lock()
+            let index = sleeperWaiters.firstIndex { $0.id == id }
+            let waiter = index.map { sleeperWaiters.remove(at: $0) }
+            lock.unlock()
+            waiter?.continuation.resume()
         }
     }
 }

@@ -4,7 +4,8 @@ import MultiAuthCrypto
 
 /// The emulated Truecaller backend (Docs/Providers/Truecaller.md): the OTP flow's create /
 /// verify / profile endpoints, the public key endpoint, the server-side `phoneNumberDetail`
-/// token check, and signed one-tap profiles from a sandbox RSA key.
+/// token check, and signed one-tap profiles from a sandbox RSA key (unless one is given, the
+/// process's shared key from `SandboxSigningKeys`, generated once per process).
 ///
 /// ``install(in:)`` registers it on the production layout's reserved `.test` twins (what
 /// `TruecallerConfiguration.sandbox()` points at): ``otpHost`` (`api4.truecaller.test`: OTP and
@@ -99,8 +100,10 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     private var lockedUntil: [String: Date] = [:]
     private var signingKey: PrivateKey
     private var publishedKeys: [PublicKey]
+    private var rotations = 0
 
-    /// Creates a backend and generates its RSA signing key.
+    /// Creates a backend that signs with the process's shared sandbox RSA key of `keyBits` bits
+    /// (generated once per process on first use).
     /// - Parameters:
     ///   - otpLength: Code length in digits (4...10).
     ///   - tokenTtl: `tokenTtl` in seconds.
@@ -114,7 +117,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         acceptedAppKeys: Set<String>? = nil, keyBits: Int = 2048
     ) throws {
         self.init(
-            signingKey: try PrivateKey.generateRSA(bits: keyBits), otpLength: otpLength, tokenTtl: tokenTtl,
+            signingKey: try SandboxSigningKeys.rsa(bits: keyBits), otpLength: otpLength, tokenTtl: tokenTtl,
             maximumAttempts: maximumAttempts, lockout: lockout, acceptedAppKeys: acceptedAppKeys)
     }
 
@@ -148,13 +151,15 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
 
     // MARK: Test and demo controls
 
-    /// Replaces the signing key with a new one; the key endpoint serves only the new key
+    /// Replaces the signing key with the next shared sandbox key (a different one per rotation
+    /// of this backend, generated once per process); the key endpoint serves only the new key
     /// (unless `keepOldKeyPublished`), so cached keys stop verifying new profiles.
     /// - Throws: `CryptoError` when key generation fails.
     public func rotateSigningKey(keepOldKeyPublished: Bool = false) throws {
-        let key = try PrivateKey.generateRSA()
         lock.lock()
         defer { lock.unlock() }
+        rotations += 1
+        let key = try SandboxSigningKeys.rsa(slot: rotations)
         signingKey = key
         publishedKeys = keepOldKeyPublished ? publishedKeys + [key.publicKey] : [key.publicKey]
     }

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthTestKeys
 import Testing
 
 /// The sandbox against the contract fixtures: a journey sends the fixture requests (their

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthTestKeys
 
 /// A delivered message in the in-test inbox.
 struct Delivery: Sendable {
@@ -13,10 +14,10 @@ struct Delivery: Sendable {
     let delivered: Bool
 }
 
-/// The one RSA key every test backend of this target signs with (generated once per test
-/// process, never per test).
-enum TestKeys {
-    static let otpless: PrivateKey = try! PrivateKey.generateRSA()
+extension TestKeys {
+    /// The one RSA key every OTPLESS test backend of this target signs with: a committed
+    /// fixture key (no key is generated at test time).
+    static var otpless: PrivateKey { rsaC }
 }
 
 /// An in-test world: the emulated OTPLESS backend behind an in-process transport that logs

@@ -4,12 +4,13 @@ import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
 import Synchronization
+import MultiAuthTestKeys
 
 /// One sandbox hosting every provider's emulated backend on one `ManualClock`, and the lanes
 /// that drive them.
 final class StressWorld: Sendable {
     /// One RSA key for every Dynamic backend (key generation is the slow part of set-up).
-    static let dynamicSigningKey: PrivateKey = try! PrivateKey.generateRSA(bits: 2048)
+    static let dynamicSigningKey: PrivateKey = TestKeys.rsaA
 
     let sandbox: Sandbox
     let dynamic: DynamicBackend

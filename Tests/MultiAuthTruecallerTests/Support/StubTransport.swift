@@ -3,6 +3,7 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandbox
+import MultiAuthTestKeys
 
 /// An in-test `HTTPTransport`: answers with a closure and records every request.
 final class StubTransport: HTTPTransport, @unchecked Sendable {
@@ -90,9 +91,9 @@ enum Fixture {
         AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1")) { events.record($0) }
     }
 
-    /// Two RSA-2048 keys, generated once per test process.
-    static let keyA = try! PrivateKey.generateRSA()
-    static let keyB = try! PrivateKey.generateRSA()
+    /// Two committed RSA-2048 fixture keys.
+    static let keyA = TestKeys.rsaA
+    static let keyB = TestKeys.rsaB
 
     static func keyList(_ keys: [PrivateKey]) -> HTTPResponse {
         let entries = keys.map { ["key": Base64.encode(try! $0.publicKey.derRepresentation()), "keyType": "RSA"] }

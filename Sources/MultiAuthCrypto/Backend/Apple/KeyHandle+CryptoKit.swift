@@ -63,6 +63,23 @@ final class KeyHandle: @unchecked Sendable {
         }
     }
 
+    /// A private key from PKCS #1 `RSAPrivateKey` DER (`type` `.rsa`, at least 2048 bits) or
+    /// SEC 1 `ECPrivateKey` DER on P-256 (`type` `.p256`).
+    static func privateKey(der: [UInt8], type: KeyType) throws -> KeyHandle {
+        switch type {
+        case .rsa:
+            let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate]
+            guard let key = SecKeyCreateWithData(Data(der) as CFData, attributes as CFDictionary, nil),
+                  SecKeyGetBlockSize(key) * 8 >= 2048 else {
+                throw CryptoError.invalidKey
+            }
+            return KeyHandle(.rsa(key), isPrivate: true)
+        case .p256:
+            guard let key = try? P256.Signing.PrivateKey(derRepresentation: der) else { throw CryptoError.invalidKey }
+            return KeyHandle(.p256Private(key), isPrivate: true)
+        }
+    }
+
     static func generate(_ type: KeyType, rsaBits: Int) throws -> KeyHandle {
         switch type {
         case .rsa:

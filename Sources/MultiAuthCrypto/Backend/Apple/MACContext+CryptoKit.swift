@@ -18,5 +18,12 @@ final class MACContext: @unchecked Sendable {
     func withMAC<R>(of input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         CryptoBackend.mac(input, key: key, algorithm).withUnsafeBytes(body)
     }
+
+    /// Calls `body` with each counter in `counters` (8 bytes, big-endian) and its MAC.
+    func forEachCounterMAC(_ counters: ClosedRange<UInt64>, _ body: (UInt64, UnsafeRawBufferPointer) -> Void) {
+        for counter in counters {
+            withUnsafeBytes(of: counter.bigEndian) { input in withMAC(of: input) { body(counter, $0) } }
+        }
+    }
 }
 #endif

@@ -122,6 +122,28 @@ final class KeyHandle: @unchecked Sendable {
         return try KeyHandle(owning: pkey, isPrivate: false, minimumRSABits: minimumRSABits)
     }
 
+    /// A private key from PKCS #1 `RSAPrivateKey` DER (`type` `.rsa`) or SEC 1 `ECPrivateKey`
+    /// DER (`type` `.p256`); the whole input must be the one structure.
+    static func privateKey(der: [UInt8], type: KeyType) throws -> KeyHandle {
+        guard !der.isEmpty else { throw CryptoError.invalidKey }
+        let pkey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let key = d2i_PrivateKey(type == .rsa ? EVP_PKEY_RSA : EVP_PKEY_EC, nil, &cursor, buffer.count)
+            guard let key, cursor == buffer.baseAddress.map({ $0 + buffer.count }) else {
+                if let key { EVP_PKEY_free(key) }
+                return nil
+            }
+            return key
+        }
+        guard let pkey else {
+            CryptoBackend.clearErrors()
+            throw CryptoError.invalidKey
+        }
+        let handle = try KeyHandle(owning: pkey, isPrivate: true)
+        guard handle.keyType == type else { throw CryptoError.invalidKey }
+        return handle
+    }
+
     /// A fresh key pair: RSA with `rsaBits` bits, or P-256.
     static func generate(_ type: KeyType, rsaBits: Int) throws -> KeyHandle {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, type == .rsa ? "RSA" : "EC", nil) else {

@@ -60,5 +60,26 @@ final class MACContext: @unchecked Sendable {
             return body(UnsafeRawBufferPointer(rebasing: output[0..<length]))
         }
     }
+
+    /// Calls `body` with each counter in `counters` (8 bytes, big-endian) and its MAC, taking
+    /// the lock once for all of them (a TOTP window's HMACs).
+    func forEachCounterMAC(_ counters: ClosedRange<UInt64>, _ body: (UInt64, UnsafeRawBufferPointer) -> Void) {
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { output in
+            let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            lock.lock()
+            defer { lock.unlock() }
+            for counter in counters {
+                var message = counter.bigEndian
+                var length = 0
+                let ok = withUnsafeBytes(of: &message) { input in
+                    EVP_MAC_init(context, nil, 0, nil) == 1
+                        && EVP_MAC_update(context, input.baseAddress?.assumingMemoryBound(to: UInt8.self), 8) == 1
+                        && EVP_MAC_final(context, out, &length, 64) == 1
+                }
+                precondition(ok && length == outputSize, "libcrypto EVP_MAC failed")
+                body(counter, UnsafeRawBufferPointer(rebasing: output[0..<length]))
+            }
+        }
+    }
 }
 #endif

@@ -1,0 +1,25 @@
+// C helpers for multiauth-bench (never linked into the library): callgrind client requests for
+// the instruction-count mode, and the bare-C durable write that FileSessionStore.save is
+// compared with.
+#ifndef CMULTIAUTHBENCH_H
+#define CMULTIAUTHBENCH_H
+#include <stddef.h>
+
+/// 1 when the process runs under valgrind, else 0 (always 0 without valgrind's headers).
+int mab_running_on_valgrind(void);
+
+/// Zeroes callgrind's event counters (every thread). No effect outside callgrind.
+void mab_callgrind_zero(void);
+
+/// Writes callgrind's counters since the last zero to a new dump file. No effect outside callgrind.
+void mab_callgrind_dump(void);
+
+/// The durable atomic write of FileSessionStore.save in bare C: open the lock file `lock`
+/// (O_RDWR|O_CREAT|O_NOFOLLOW, 0600), fstat it, flock(LOCK_EX); open `temp`
+/// (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), write all of `bytes`, fsync, close, rename over `path`,
+/// open `directory`, fsync it, close; close the lock file (releasing the lock). Returns 0, or
+/// -1 with errno set.
+int mab_durable_write(const char *lock, const char *path, const char *temp, const char *directory, const void *bytes,
+                      size_t length);
+
+#endif

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The bench's command line (see `main.swift` for why it runs off the main thread).
+enum BenchMain {
+    static let usage = """
+        Usage: swift run -c release multiauth-bench [options]
+
+          --repeats N          pairs of batches per row in time mode (default 15)
+          --only GROUP         totp, jwt, phone, flow, store, bus, memory (repeatable)
+          --time-only          skip the instruction-count mode
+          --instructions-only  skip the time mode
+          --smoke              a tiny, fast run (CI): 3 repeats of small batches, no instructions
+          --json               JSON lines instead of tables
+
+        Time mode interleaves ours and the baseline batch by batch and reports the median of the
+        per-pair ratios with its interquartile range. Instruction mode (needs valgrind) runs each
+        side alone under callgrind; its ratios are compared with the goals. The machine's load
+        average is printed with every table.
+        """
+
+    static let allComparisons: [(group: String, rows: [Comparison])] = [
+        ("totp", TOTPBench.comparisons), ("jwt", JWTBench.comparisons), ("phone", PhoneBench.comparisons),
+        ("flow", FlowBench.comparisons), ("store", StoreBench.comparisons), ("bus", EventBusBench.comparisons),
+    ]
+    static let allKernels: [Kernel] = allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
+
+    /// Runs the command; returns the exit status.
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        func value(after flag: String) -> String? {
+            guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+            return arguments[index + 1]
+        }
+
+        // Child modes: one kernel under callgrind; one first parse in a fresh process.
+        if let name = value(after: "--kernel") {
+            guard let kernel = allKernels.first(where: { $0.name == name }), let iterations = value(after: "--iterations").flatMap({ Int($0) }) else {
+                FileHandle.standardError.write(Data("unknown kernel \(name)\n".utf8))
+                return 2
+            }
+            try await Callgrind.runKernel(kernel, iterations: iterations)
+            return 0
+        }
+        if arguments.contains("--first-parse") {
+            print(PhoneBench.firstParseNanoseconds())
+            return 0
+        }
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+
+        let json = arguments.contains("--json")
+        let smoke = arguments.contains("--smoke")
+        let repeats = smoke ? 3 : max(3, value(after: "--repeats").flatMap { Int($0) } ?? 15)
+        let groups = Set(arguments.indices.filter { arguments[$0] == "--only" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] })
+        func wanted(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
+        let timeMode = !arguments.contains("--instructions-only")
+        let instructionMode = !smoke && !arguments.contains("--time-only") && Callgrind.isAvailable
+        Report.scale = smoke ? 0.02 : 1
+
+        let comparisons = allComparisons.filter { wanted($0.group) }.flatMap(\.rows)
+        let report = Report(json: json)
+        // Memory first, so the other benchmarks' freed buffers do not count in its RSS.
+        let memoryRows = wanted("memory") && !smoke ? MemoryBench.run() : []
+        report.header(repeats: repeats, instructions: instructionMode, valgrindMissing: !smoke && !arguments.contains("--time-only") && !Callgrind.isAvailable)
+
+        var timed: [String: InterleavedResult] = [:]
+        if timeMode {
+            report.section("time: interleaved batches, median of per-pair ratios [interquartile range]")
+            for comparison in comparisons {
+                let result = try await Interleave.measure(comparison, repeats: repeats)
+                timed[comparison.ours.name + "/" + comparison.baseline.name] = result
+                report.timeRow(comparison, result)
+            }
+        }
+
+        var counted: [String: Double] = [:]
+        if instructionMode {
+            report.section("instructions: each side alone under callgrind, per operation")
+            for comparison in comparisons {
+                for kernel in [comparison.ours, comparison.baseline] where counted[kernel.name] == nil {
+                    counted[kernel.name] = try Callgrind.instructionsPerOperation(kernel)
+                }
+                report.instructionRow(comparison, ours: counted[comparison.ours.name]!, baseline: counted[comparison.baseline.name]!)
+            }
+        }
+
+        var info: [InfoRow] = []
+        if wanted("phone") && !smoke {
+            info.append(try FirstParse.row(instructions: instructionMode))
+        }
+        if wanted("memory") && !smoke {
+            info += memoryRows
+            info += try await ColdStartBench.run(repeats: 5)
+        }
+        if !info.isEmpty { report.infoRows(info) }
+        report.goals(comparisons, timed: timed, counted: counted, info: info, instructionMode: instructionMode)
+        return 0
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The repository root (for `Scripts/`), from this file's path at build time.
+enum Paths {
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func script(_ name: String) -> String { root.appendingPathComponent("Scripts").appendingPathComponent(name).path }
+
+    /// This executable (to re-run it for one kernel under callgrind, or for a fresh process).
+    static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// A new empty temporary directory.
+    static func temporaryDirectory(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bench-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// A Python baseline running as a peer process (`script --serve`): the bench writes a count
+/// on a line, the peer performs that many operations and answers the nanoseconds it took,
+/// measured inside Python, so process start-up and pipe traffic are never counted.
+final class PythonPeer: @unchecked Sendable {
+    private let process: Process
+    private let input: FileHandle
+    private let output: FileHandle
+    private var pending = Data()
+    private let lock = NSLock()
+
+    private init(process: Process, input: FileHandle, output: FileHandle) {
+        self.process = process
+        self.input = input
+        self.output = output
+    }
+
+    static func start(_ arguments: [String]) throws -> Runner {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments + ["--serve"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        let peer = PythonPeer(process: process, input: stdin.fileHandleForWriting, output: stdout.fileHandleForReading)
+        let ready = try peer.readLine()
+        guard ready.hasPrefix("ready") else { throw BenchError("python peer \(arguments.first ?? "") did not start: \(ready)") }
+        return Runner(run: { count in try peer.request(count) }, close: { peer.stop() })
+    }
+
+    private func request(_ count: Int) throws -> Double {
+        lock.lock()
+        defer { lock.unlock() }
+        input.write(Data("\(count)\n".utf8))
+        let line = try readLine()
+        guard let nanoseconds = Double(line) else { throw BenchError("python peer answered \(line.prefix(200))") }
+        return nanoseconds
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                return line
+            }
+            let chunk = output.availableData
+            guard !chunk.isEmpty else { throw BenchError("python peer exited") }
+            pending.append(chunk)
+        }
+    }
+
+    private func stop() {
+        try? input.close()
+        process.waitUntilExit()
+    }
+}
