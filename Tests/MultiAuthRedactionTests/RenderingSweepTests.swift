@@ -314,7 +314,7 @@ struct RenderingSweepTests {
 
     @Test("the sweep covers every public type of every library module (or names why not)")
     func inventoryIsCovered() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         let (values, _) = try await Self.samples(world, flows: [:])
         let covered = Set(values.map(\.0))
         let declared = try PublicTypeInventory.publicTypes()
@@ -327,7 +327,7 @@ struct RenderingSweepTests {
 
     @Test("no planted or issued secret in any of the five renderings of any public type")
     func sweep() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         var flows: [AuthProviderID: SweepWorld.FlowResult] = [:]
         for (offset, lane) in world.lanes.enumerated() {
             let result = await world.runFlow(lane, index: 300 + offset, transport: world.sandbox.transport)

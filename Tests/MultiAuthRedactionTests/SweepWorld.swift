@@ -108,10 +108,10 @@ final class SweepWorld: Sendable {
     let reference: ReferenceBackend
     let truecallerConfiguration: TruecallerConfiguration
 
-    /// Built once per test process. The backends sign with the committed fixture keys
-    /// (`MultiAuthTestKeys`), so no key is generated at test time.
-    static let shared = Result { try SweepWorld() }
-
+    /// A world of its own for each test: tests run in parallel, and one that moves the manual
+    /// clock (resend waits, the failing-request runs) must not shift another's TOTP step. The
+    /// backends sign with the committed fixture keys (`MultiAuthTestKeys`), so building one is
+    /// cheap and generates no key.
     init() throws {
         sandbox = Sandbox(seed: 15)
         dynamic = DynamicBackend(signingKey: TestKeys.rsaA)

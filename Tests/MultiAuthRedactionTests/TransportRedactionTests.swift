@@ -64,7 +64,7 @@ struct TransportRedactionTests {
 
     @Test("Truecaller verify(accessToken:) and OTPLESS sign-out put the token in the path, marked secret")
     func pathTokenCallSites() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         // Truecaller's server-side check, through a failing transport and through the sandbox.
         let verifier = TruecallerTokenVerifier(
             credential: .appKey(Plant.appKey), baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!,
@@ -96,7 +96,7 @@ struct TransportRedactionTests {
 
     @Test("the two call sites mark the token secret: even a token that does not look like one is redacted")
     func wordLikeTokensAreMarked() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         // Letters only and short: the credential heuristic would keep these; only the mark redacts them.
         let truecallerToken = "plainlettertoken"
         let sessionToken = "plainlettersession"
@@ -119,7 +119,7 @@ struct TransportRedactionTests {
 
     @Test("every request of every adapter's flow fails in turn; no error or sign-out outcome shows a secret")
     func everyRequestFails() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         var report: [String] = []
         var index = 100
         for lane in world.lanes {
@@ -164,7 +164,7 @@ struct TransportRedactionTests {
 
     @Test("server-side verifiers fail on their first request without showing a token or key")
     func verifiers() async throws {
-        let world = try SweepWorld.shared.get()
+        let world = try SweepWorld()
         let failing = RefusingURLProtocol.transport()
         var errors: [(String, any Error)] = []
         let dynamic = DynamicTokenVerifier(
