@@ -26,6 +26,9 @@ let package = Package(
         .library(name: "MultiAuthDynamic", targets: ["MultiAuthDynamic"]),
         .library(name: "MultiAuthTruecaller", targets: ["MultiAuthTruecaller"]),
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
+        // The deterministic test runtime (clock, in-process transport, faults, inbox, fakes,
+        // scripted transport); MultiAuthSandbox adds the emulated providers and re-exports it.
+        .library(name: "MultiAuthSandboxRuntime", targets: ["MultiAuthSandboxRuntime"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
@@ -49,7 +52,8 @@ let package = Package(
         .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
+        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(

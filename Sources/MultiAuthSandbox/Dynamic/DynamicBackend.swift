@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 /// The emulated Dynamic SDK API (Docs/Providers/Dynamic.md): e-mail and SMS verifications

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 extension OTPlessBackend: SandboxBackend {
     /// Serves one request in a ``Sandbox``: server time from the context (clock offset

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 /// The emulated server of the ``ReferenceProtocol``: the backend MultiAuth's own tests, the
 /// conformance kit's self-test and the CLI demo run against.
