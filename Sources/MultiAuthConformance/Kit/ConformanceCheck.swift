@@ -1,7 +1,7 @@
 /// The checks of the provider conformance kit (issue 4), by id.
 ///
 /// Each check runs against a fresh sandbox, a fresh provider from the factory and a fresh
-/// `AuthClient` (``/MultiAuthSandbox/ManualClock`` time, sandbox transport); see ``ProviderConformance``.
+/// `AuthClient` (``/MultiAuthSandboxRuntime/ManualClock`` time, sandbox transport); see ``ProviderConformance``.
 public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// Invalid identity rejected before any network call.
     case c01 = "C01"

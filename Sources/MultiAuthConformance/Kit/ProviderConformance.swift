@@ -5,8 +5,8 @@ import MultiAuthSandbox
 /// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
 /// ``/MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
 ///
-/// Each check gets a fresh world: a new ``/MultiAuthSandbox/Sandbox`` (seed `harness.seed +
-/// check number`, a new ``/MultiAuthSandbox/ManualClock``), the harness's backend installed in
+/// Each check gets a fresh world: a new ``/MultiAuthSandboxRuntime/Sandbox`` (seed `harness.seed +
+/// check number`, a new ``/MultiAuthSandboxRuntime/ManualClock``), the harness's backend installed in
 /// it, a fresh provider from the factory wired to it, a store that fails on command and a new
 /// `AuthClient` on the sandbox transport. Checks assert through the sandbox (request log,
 /// inbox), the store and the client's events; nothing sleeps in real time and nothing reaches

@@ -40,7 +40,7 @@ import MultiAuthCrypto
 /// - `GET users` (Bearer) → `200` the current `SdkUser`.
 ///
 /// Rules: codes are 6 digits from the sandbox's seeded random source, delivered to the
-/// ``Inbox`` (destination: the e-mail identity key or the E.164 number; channel `email` or
+/// ``/MultiAuthSandboxRuntime/Inbox`` (destination: the e-mail identity key or the E.164 number; channel `email` or
 /// `sms`); a code lives ``codeLifetime`` (**[ASSUMPTION]** 10 min); 3 wrong codes burn a
 /// verification (the third answers `too_many_*_verification_attempts`, [3P]); at most
 /// ``sendLimit`` sends (create + retry) per destination per ``sendWindow`` (3 per 10 min,
