@@ -5,58 +5,10 @@ import MultiAuthCrypto
 import MultiAuthSandbox
 import MultiAuthTestKeys
 
-/// An in-test `HTTPTransport`: answers with a closure and records every request.
-final class StubTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: @Sendable (HTTPRequest) throws -> HTTPResponse
-    private var recorded: [HTTPRequest] = []
-
-    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in HTTPResponse(status: 500) }) {
-        self.handler = handler
-    }
-
-    func setHandler(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
-        lock.lock()
-        self.handler = handler
-        lock.unlock()
-    }
-
-    var requests: [HTTPRequest] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
-
-    var paths: [String] { requests.map { "\($0.method.rawValue) \($0.url.path)" } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try take(request)(request)
-    }
-
-    private func take(_ request: HTTPRequest) -> @Sendable (HTTPRequest) throws -> HTTPResponse {
-        lock.lock()
-        defer { lock.unlock() }
-        recorded.append(request)
-        return handler
-    }
-}
-
-/// Collects the events a provider emits through its context.
-final class EventRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kinds: [AuthEvent.Kind] = []
-
-    func record(_ kind: AuthEvent.Kind) {
-        lock.lock()
-        kinds.append(kind)
-        lock.unlock()
-    }
-
+extension RecordingSubscriber {
     /// The published verification states, in order.
-    var states: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return kinds.compactMap { if case .verificationStateChanged(let state) = $0 { state } else { nil } }
+    var verificationStates: [String] {
+        events.compactMap { if case .verificationStateChanged(let state) = $0.kind { state } else { nil } }
     }
 }
 
@@ -85,10 +37,10 @@ enum Fixture {
     static let configuration = TruecallerConfigurationFactory.make()
     static let phone = try! PhoneNumber("+91 98765 43210")
 
-    static func context(_ transport: any HTTPTransport, clock: ManualClock = ManualClock(), events: EventRecorder = EventRecorder())
-        -> AuthContext
-    {
-        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1")) { events.record($0) }
+    static func context(
+        _ transport: any HTTPTransport, clock: ManualClock = ManualClock(), events: RecordingSubscriber = RecordingSubscriber()
+    ) -> AuthContext {
+        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1"), events: events.sink())
     }
 
     /// Two committed RSA-2048 fixture keys.
