@@ -75,7 +75,7 @@ struct DynamicRealServerTests {
         let session = try await f.signIn(email: "revoked@example.com")
         f.backend.revokeSessions(of: "revoked@example.com")
         let error = await #expect(throws: AuthError.self) {
-            try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
+            try await f.provider.refresh(session, context: f.sandbox.authContext())
         }
         #expect(error?.code == .sessionExpired)
         #expect(error?.providerCode == "401")
@@ -135,7 +135,7 @@ struct DynamicRealServerTests {
         #expect(throws: AuthError.self) { try DynamicConfiguration.production(environmentID: " ") }
         let f = try DynamicFixture()
         let production = DynamicProvider(configuration: try .production(environmentID: DynamicBackend.defaultEnvironmentID))
-        let client = try AuthClient(providers: [production], transport: f.sandbox.transport, time: f.sandbox.time)
+        let client = try f.sandbox.makeClient(providers: [production])
         let error = await #expect(throws: AuthError.self) { try await client.signIn(with: .dynamic, try .email("a@example.com")) }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("app.dynamicauth.com") == true)

@@ -100,7 +100,7 @@ struct RenderingSweepTests {
             headers: ["Authorization": "Bearer \(Plant.token)", "Cookie": Plant.cookie], body: Data(#"{"code":"\#(Plant.code)"}"#.utf8))
         let response = HTTPResponse(
             status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token], body: Data(Plant.body.utf8))
-        let client = try AuthClient(providers: world.lanes.map(\.provider), store: memory, transport: sandbox.transport, time: sandbox.time)
+        let client = try sandbox.makeClient(providers: world.lanes.map(\.provider), store: memory)
         // An AuthModel following the client, so it holds the stored session and every pending
         // challenge. The task is owned here and cancelled once the model caught up.
         let model = await MainActor.run { AuthModel(client: client) }
@@ -117,7 +117,7 @@ struct RenderingSweepTests {
         add(client)
         add(AuthClient.SignOutOutcome?.none as Any, as: "MultiAuth.AuthClient.SignOutOutcome")
         if let outcome = flows.values.compactMap(\.signOut).first { add(outcome) }
-        add(AuthContext(transport: sandbox.transport, time: sandbox.time, flowID: .random()))
+        add(sandbox.authContext(flowID: .random()))
         add(error)
         add(AuthError.Code.network)
         add(AuthError.Reason.invalidToken)
