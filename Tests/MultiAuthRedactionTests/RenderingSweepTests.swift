@@ -282,7 +282,7 @@ struct RenderingSweepTests {
         add(ReferenceProtocol.ErrorResponse(code: "invalid_code", attemptsRemaining: 2, retryAfter: 1))
 
         // MARK: MultiAuthConformance, MultiAuthBuiltInConformance
-        add(ConformanceCheck.c14)
+        add(ConformanceCheck.noSecretInAnyRendering)
         add(ConformanceFailure("failed"))
         let harness = ConformanceHarness.reference()
         add(harness)
