@@ -124,6 +124,8 @@ struct RenderingSweepTests {
         add(event)
         add(AuthEvent.Kind.challengeIssued(totpChallenge))
         add(bus)
+        add(AuthEventSource(bus: bus))
+        add(client.events)
         add(AuthEventBus.PublishResult.delivered(subscribers: 1))
         add(stream)
         add(stream.makeAsyncIterator())

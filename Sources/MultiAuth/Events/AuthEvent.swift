@@ -1,6 +1,7 @@
 import Foundation
 
-/// Something that happened in MultiAuth, published on the ``AuthEventBus``.
+/// Something that happened in MultiAuth, published by an `AuthClient` and received through its
+/// ``AuthClient/events`` (``AuthEventSource``) or ``AuthClient/authStates(bufferCapacity:)``.
 ///
 /// Every event carries a sequence number (rising by one per event published on its bus), the
 /// wall-clock time of the injected `TimeSource`, and the provider and flow it concerns.
@@ -106,7 +107,7 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
 
         /// Whether this event changes the signed-in state (initial state, signed in/out,
         /// restored, refreshed, session expired). A lagging subscriber's buffer keeps the latest
-        /// of these per provider before any flow event; see ``AuthEventBus``.
+        /// of these per provider before any flow event (Docs/Events.md, "Buffers and overflow").
         public var isStateEvent: Bool {
             switch self {
             case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed, .sessionExpired: true

@@ -26,13 +26,16 @@ import Foundation
 /// - **Finishing** (``finish()``) ends every stream after its buffered events; finishing twice
 ///   is safe; a publish afterwards reaches nobody and returns ``PublishResult/terminated``.
 ///
-/// Each `AuthClient` owns its own bus, so two clients never share subscribers.
-public final class AuthEventBus: @unchecked Sendable {
-    /// The buffer capacity used when `subscribe` is not given one: 256 events.
-    public static let defaultBufferCapacity = 256
+/// Each `AuthClient` owns its own bus, so two clients never share subscribers. Apps see it
+/// through ``AuthEventSource`` (subscribe-only): only the client publishes, through the guard
+/// that nothing of a flow follows its `flowCancelled`, and only the package's own tests and
+/// tools publish or finish directly.
+package final class AuthEventBus: @unchecked Sendable {
+    /// The buffer capacity used when `subscribe` is not given one (``AuthEventSource/defaultBufferCapacity``).
+    package static let defaultBufferCapacity = AuthEventSource.defaultBufferCapacity
 
     /// The outcome of one publish.
-    public enum PublishResult: Sendable, Equatable {
+    package enum PublishResult: Sendable, Equatable {
         /// Appended to this many subscribers' buffers.
         case delivered(subscribers: Int)
         /// The bus was finished; nobody received the event.
@@ -54,7 +57,7 @@ public final class AuthEventBus: @unchecked Sendable {
     private let now: @Sendable () -> Date
 
     /// Creates a bus whose events are stamped with `timeSource.now`.
-    public init(timeSource: TimeSource = .system) {
+    package init(timeSource: TimeSource = .system) {
         self.now = { timeSource.now }
     }
 
@@ -66,7 +69,7 @@ public final class AuthEventBus: @unchecked Sendable {
     ///     bus finished).
     /// - Returns: A single-consumer `AsyncSequence` of events; a stream from a finished bus is
     ///   already finished.
-    public func subscribe(
+    package func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         onTermination: (@Sendable () -> Void)? = nil
     ) -> AuthEventStream {
@@ -82,7 +85,7 @@ public final class AuthEventBus: @unchecked Sendable {
     ///     event published before registration, so the live events that follow are consecutive.
     ///   - onTermination: Runs exactly once when the stream ends (cancelled, released, or the
     ///     bus finished).
-    public func subscribe(
+    package func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         initial: @escaping @Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind),
         onTermination: (@Sendable () -> Void)? = nil
@@ -125,7 +128,7 @@ public final class AuthEventBus: @unchecked Sendable {
     /// - Returns: How many subscribers received it, or ``PublishResult/terminated`` after
     ///   ``finish()``.
     @discardableResult
-    public func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> PublishResult {
+    package func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> PublishResult {
         let timestamp = now()
         lock.lock()
         if isFinished {
@@ -147,7 +150,7 @@ public final class AuthEventBus: @unchecked Sendable {
     }
 
     /// Ends every stream (after its buffered events) and refuses later publishes. Idempotent.
-    public func finish() {
+    package func finish() {
         lock.lock()
         guard !isFinished else {
             lock.unlock()
@@ -161,21 +164,21 @@ public final class AuthEventBus: @unchecked Sendable {
     }
 
     /// The number of registered subscribers.
-    public var subscriberCount: Int {
+    package var subscriberCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return subscribers.count
     }
 
     /// The sequence number of the last published event (0 before the first).
-    public var currentSequence: UInt64 {
+    package var currentSequence: UInt64 {
         lock.lock()
         defer { lock.unlock() }
         return lastSequence
     }
 
     /// Whether ``finish()`` was called.
-    public var isTerminated: Bool {
+    package var isTerminated: Bool {
         lock.lock()
         defer { lock.unlock() }
         return isFinished
