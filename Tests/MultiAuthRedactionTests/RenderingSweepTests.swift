@@ -151,7 +151,7 @@ struct RenderingSweepTests {
         add(request)
         add(response)
         add(memory)
-        add(InMemorySessionStore.Operation.save)
+        add(FailingSessionStore.Operation.save)
         add(keychain)
         add(KeychainAccessibility.afterFirstUnlockThisDeviceOnly)
         add(Challenge.Requirement.name)
