@@ -13,7 +13,7 @@ import Foundation
 /// carrying the tag the caller read. Their default implementations, for conformers written
 /// before tags existed, are not atomic; implement them as single keychain operations (as
 /// `SystemKeychain` does) when several processes share the items.
-public protocol KeychainItemAccess: Sendable {
+package protocol KeychainItemAccess: Sendable {
     /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
     func read(service: String, account: String) -> (status: Int32, data: Data?)
     /// Adds or updates the item; new items use an after-first-unlock accessibility class.
@@ -38,7 +38,7 @@ public protocol KeychainItemAccess: Sendable {
 extension KeychainItemAccess {
     /// A default for accesses written before version tags existed: ``read(service:account:)``
     /// with no tag.
-    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+    package func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
         let (status, data) = read(service: service, account: account)
         return (status, data, nil)
     }
@@ -47,7 +47,7 @@ extension KeychainItemAccess {
     /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
     /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
     /// one keychain operation.
-    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         switch condition {
         case .always:
             break
@@ -67,7 +67,7 @@ extension KeychainItemAccess {
     /// A default for accesses written before version tags existed: compares the tag with
     /// ``readVersioned(service:account:)``, then calls ``delete(service:account:)``. **Not
     /// atomic**.
-    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+    package func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
         let (status, _, current) = readVersioned(service: service, account: account)
         guard status == KeychainStatus.success else { return status }
         guard current == tag else { return KeychainStatus.itemNotFound }

@@ -24,17 +24,18 @@ public struct KeychainSessionStore: SessionStore {
     public let service: String
     private let keychain: any KeychainItemAccess
 
-    /// Creates a store.
+    /// Creates a store over `keychain`: `SystemKeychain` on Apple platforms, or a fake
+    /// returning chosen statuses in the package's tests.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations (`SystemKeychain` on Apple platforms, or your own).
-    public init(service: String, keychain: any KeychainItemAccess) {
+    ///   - keychain: The item operations.
+    package init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
     }
 
     #if canImport(Security)
-    /// Creates a store backed by the system keychain (``SystemKeychain``).
+    /// Creates a store backed by the system keychain (the Security framework's `SecItem` calls).
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
     ///   - accessGroup: The keychain access group to keep the items in, to share sessions with

@@ -2,7 +2,7 @@ import Foundation
 
 /// When a conditional keychain write (``KeychainItemAccess/write(service:account:data:tag:if:)``)
 /// may happen.
-public enum KeychainWriteCondition: Sendable, Hashable {
+package enum KeychainWriteCondition: Sendable, Hashable {
     /// Unconditionally (update or add).
     case always
     /// Only when no item exists (`SecItemAdd`).

@@ -17,56 +17,56 @@ import Security
 ///
 /// Concurrency: a value type without mutable state; each call is one synchronous `SecItem`
 /// call (it blocks the calling thread).
-public struct SystemKeychain: KeychainItemAccess {
+package struct SystemKeychain: KeychainItemAccess {
     private let items: SecItemKeychain
 
     /// The access group items are kept in; `nil` for the app's default group.
-    public var accessGroup: String? { items.accessGroup }
+    package var accessGroup: String? { items.accessGroup }
     /// When items can be read.
-    public var accessibility: KeychainAccessibility { items.accessibility }
+    package var accessibility: KeychainAccessibility { items.accessibility }
 
     /// Creates the system keychain access.
     /// - Parameters:
     ///   - accessGroup: A group of the app's `keychain-access-groups` entitlement (shared with
     ///     its extensions), or `nil` for the app's default group.
     ///   - accessibility: When written items can be read.
-    public init(accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly) {
+    package init(accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly) {
         items = SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: SecurityFrameworkCalls())
     }
 
     /// `SecItemCopyMatching` for one item's data.
-    public func read(service: String, account: String) -> (status: Int32, data: Data?) {
+    package func read(service: String, account: String) -> (status: Int32, data: Data?) {
         items.read(service: service, account: account)
     }
 
     /// `SecItemUpdate`, or `SecItemAdd` when absent, with a fresh version tag.
-    public func write(service: String, account: String, data: Data) -> Int32 {
+    package func write(service: String, account: String, data: Data) -> Int32 {
         items.write(service: service, account: account, data: data)
     }
 
     /// `SecItemCopyMatching` for one item's data and its `kSecAttrGeneric` version tag.
-    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
+    package func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
         items.readVersioned(service: service, account: account)
     }
 
     /// One `SecItem` call per condition (see ``SecItemKeychain``): `.absent` adds, `.tagged`
     /// updates only the item whose `kSecAttrGeneric` is the tag, `.always` updates or adds.
-    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
         items.write(service: service, account: account, data: data, tag: tag, if: condition)
     }
 
     /// `SecItemDelete` whose query also matches `kSecAttrGeneric` = `tag`.
-    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
+    package func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
         items.delete(service: service, account: account, ifTagged: tag)
     }
 
     /// `SecItemDelete` for one item.
-    public func delete(service: String, account: String) -> Int32 {
+    package func delete(service: String, account: String) -> Int32 {
         items.delete(service: service, account: account)
     }
 
     /// `SecItemDelete` for every item of `service`.
-    public func deleteAll(service: String) -> Int32 {
+    package func deleteAll(service: String) -> Int32 {
         items.deleteAll(service: service)
     }
 }
