@@ -5,6 +5,7 @@ extension Date {
     var unixMilliseconds: Double { (timeIntervalSince1970 * 1000).rounded() }
 
     /// This date rounded to the nearest millisecond: the precision sessions are stored with.
-    /// `JSONEncoder.multiAuth` round-trips such a date exactly.
+    /// The JSON of sessions, request bodies and provider state (Unix seconds with millisecond
+    /// precision) round-trips such a date exactly.
     public var roundedToMilliseconds: Date { Date(timeIntervalSince1970: unixMilliseconds / 1000) }
 }

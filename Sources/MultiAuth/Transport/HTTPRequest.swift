@@ -50,8 +50,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
-    /// ``json(_:_:body:headers:)`` writes them).
+    /// Decodes the body as JSON, dates as Unix time in seconds (as ``json(_:_:body:headers:)``
+    /// writes them) or ISO 8601 strings.
     /// - Throws: `AuthError` `.invalidInput` when the body is missing or not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard let body else { throw AuthError(.invalidInput, "request has no body") }

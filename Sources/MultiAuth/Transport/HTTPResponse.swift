@@ -38,8 +38,8 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Decodes the body as JSON with `JSONDecoder.multiAuth` (dates as ISO 8601 strings, as
-    /// ``json(_:_:headers:)`` writes them).
+    /// Decodes the body as JSON, dates as Unix time in seconds (as ``json(_:_:headers:)`` writes
+    /// them) or ISO 8601 strings.
     /// - Throws: `AuthError` `.malformedResponse` (with `provider`) when the body is not `T`.
     public func decodeJSON<T: Decodable>(_ type: T.Type = T.self, provider: AuthProviderID? = nil) throws -> T {
         do { return try JSONDecoder.multiAuth.decode(T.self, from: body) } catch {

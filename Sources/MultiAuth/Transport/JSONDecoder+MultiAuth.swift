@@ -1,9 +1,9 @@
 import Foundation
 
 extension JSONDecoder {
-    /// The decoder matching ``Foundation/JSONEncoder/multiAuth``: dates as Unix time in
+    /// The decoder matching `JSONEncoder.multiAuth`: dates as Unix time in
     /// seconds, or as ISO 8601 strings (with or without fractional seconds).
-    public static var multiAuth: JSONDecoder {
+    package static var multiAuth: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

@@ -7,7 +7,7 @@ extension JSONEncoder {
     ///
     /// A date on a whole millisecond (what providers put in sessions) round-trips exactly:
     /// `decode(encode(date)) == date`. Finer fractions are rounded to the millisecond.
-    public static var multiAuth: JSONEncoder {
+    package static var multiAuth: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
