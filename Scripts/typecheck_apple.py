@@ -60,10 +60,10 @@ UNITS = [
 
 # Planted mistakes for --self-test: (what, file, original text, mutated text).
 MUTATIONS = [
-    ("Security, keychain: wrong argument label", "Sources/MultiAuth/Session/SystemKeychain.swift",
+    ("Security, keychain: wrong argument label", "Sources/MultiAuth/Session/Keychain/SecurityFrameworkCalls.swift",
      "SecItemUpdate(Self.dictionary(query), Self.dictionary(attributesToUpdate))",
      "SecItemUpdate(query: Self.dictionary(query), Self.dictionary(attributesToUpdate))"),
-    ("Security, keychain: typo", "Sources/MultiAuth/Session/SystemKeychain.swift",
+    ("Security, keychain: typo", "Sources/MultiAuth/Session/Keychain/SecurityFrameworkCalls.swift",
      "case .accessGroup: kSecAttrAccessGroup", "case .accessGroup: kSecAttrAccesGroup"),
     ("Security, crypto: wrong argument label", "Sources/MultiAuthCrypto/Backend/Apple/CryptoBackend+CryptoKit.swift",
      "SecRandomCopyBytes(kSecRandomDefault, $0.count, $0.baseAddress!)",

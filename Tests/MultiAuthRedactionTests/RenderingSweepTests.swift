@@ -50,9 +50,7 @@ struct RenderingSweepTests {
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
-        "MultiAuth.KeychainStatus": "namespace of status constants (caseless enum)",
         "MultiAuth.SessionStores": "namespace of store factories (caseless enum); the stores it returns are swept",
-        "MultiAuth.SystemKeychain": "Security.framework only; KeychainSessionStore is swept with a fake keychain",
         "MultiAuthHTTP.CellularTransport": "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
     ]
 
@@ -124,6 +122,8 @@ struct RenderingSweepTests {
         add(event)
         add(AuthEvent.Kind.challengeIssued(totpChallenge))
         add(bus)
+        add(AuthEventSource(bus: bus))
+        add(client.events)
         add(AuthEventBus.PublishResult.delivered(subscribers: 1))
         add(stream)
         add(stream.makeAsyncIterator())
@@ -149,7 +149,7 @@ struct RenderingSweepTests {
         add(request)
         add(response)
         add(memory)
-        add(InMemorySessionStore.Operation.save)
+        add(FailingSessionStore.Operation.save)
         add(keychain)
         add(KeychainAccessibility.afterFirstUnlockThisDeviceOnly)
         add(Challenge.Requirement.name)

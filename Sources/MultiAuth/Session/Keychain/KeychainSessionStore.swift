@@ -1,105 +1,5 @@
 import Foundation
 
-/// The keychain item operations `KeychainSessionStore` needs, returning raw `OSStatus`
-/// values, so the store's status handling and its compare-and-set decisions are testable on
-/// every platform.
-///
-/// On Apple platforms `SystemKeychain` calls `SecItemCopyMatching`, `SecItemAdd`,
-/// `SecItemUpdate` and `SecItemDelete`. Tests supply a fake that returns chosen statuses.
-///
-/// The three versioned operations (``readVersioned(service:account:)``,
-/// ``write(service:account:data:tag:if:)``, ``delete(service:account:ifTagged:)``) carry a
-/// version tag that every write replaces; conditional writes succeed only on the item still
-/// carrying the tag the caller read. Their default implementations, for conformers written
-/// before tags existed, are not atomic; implement them as single keychain operations (as
-/// `SystemKeychain` does) when several processes share the items.
-public protocol KeychainItemAccess: Sendable {
-    /// Reads the item for `account`: its data, or a status (`errSecItemNotFound` = -25300, …).
-    func read(service: String, account: String) -> (status: Int32, data: Data?)
-    /// Adds or updates the item; new items use an after-first-unlock accessibility class.
-    func write(service: String, account: String, data: Data) -> Int32
-    /// Deletes the item for `account`.
-    func delete(service: String, account: String) -> Int32
-    /// Deletes every item of `service`.
-    func deleteAll(service: String) -> Int32
-
-    /// Reads the item for `account`: its data and its version tag (`kSecAttrGeneric`; `nil` for
-    /// an item written without one), or a status.
-    func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?)
-    /// Writes `data` with version tag `tag` if `condition` holds, as one keychain operation:
-    /// `.absent` adds (`errSecDuplicateItem` when an item exists), `.tagged(t)` updates only
-    /// the item whose tag is `t` (`errSecItemNotFound` otherwise), `.always` updates or adds.
-    func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32
-    /// Deletes the item for `account` only if its version tag is `tag` (`errSecItemNotFound`
-    /// otherwise), as one keychain operation.
-    func delete(service: String, account: String, ifTagged tag: Data) -> Int32
-}
-
-/// When a conditional keychain write (``KeychainItemAccess/write(service:account:data:tag:if:)``)
-/// may happen.
-public enum KeychainWriteCondition: Sendable, Hashable {
-    /// Unconditionally (update or add).
-    case always
-    /// Only when no item exists (`SecItemAdd`).
-    case absent
-    /// Only when the item's version tag equals this one (`SecItemUpdate` matching
-    /// `kSecAttrGeneric`).
-    case tagged(Data)
-}
-
-extension KeychainItemAccess {
-    /// A default for accesses written before version tags existed: ``read(service:account:)``
-    /// with no tag.
-    public func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
-        let (status, data) = read(service: service, account: account)
-        return (status, data, nil)
-    }
-
-    /// A default for accesses written before version tags existed: checks `condition` with
-    /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
-    /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
-    /// one keychain operation.
-    public func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
-        switch condition {
-        case .always:
-            break
-        case .absent:
-            let status = readVersioned(service: service, account: account).status
-            guard status == KeychainStatus.itemNotFound else {
-                return status == KeychainStatus.success ? KeychainStatus.duplicateItem : status
-            }
-        case .tagged(let expected):
-            let (status, _, current) = readVersioned(service: service, account: account)
-            guard status == KeychainStatus.success else { return status }
-            guard current == expected else { return KeychainStatus.itemNotFound }
-        }
-        return write(service: service, account: account, data: data)
-    }
-
-    /// A default for accesses written before version tags existed: compares the tag with
-    /// ``readVersioned(service:account:)``, then calls ``delete(service:account:)``. **Not
-    /// atomic**.
-    public func delete(service: String, account: String, ifTagged tag: Data) -> Int32 {
-        let (status, _, current) = readVersioned(service: service, account: account)
-        guard status == KeychainStatus.success else { return status }
-        guard current == tag else { return KeychainStatus.itemNotFound }
-        return delete(service: service, account: account)
-    }
-}
-
-/// Keychain `OSStatus` values the store interprets (Security framework, `SecBase.h`).
-public enum KeychainStatus {
-    /// `errSecSuccess`
-    public static let success: Int32 = 0
-    /// `errSecItemNotFound`: no item, i.e. no session.
-    public static let itemNotFound: Int32 = -25300
-    /// `errSecDuplicateItem`
-    public static let duplicateItem: Int32 = -25299
-    /// `errSecInteractionNotAllowed`: the keychain is locked (e.g. background launch before
-    /// first unlock). Storage unavailable, not signed out (Docs/Cases.md, B19).
-    public static let interactionNotAllowed: Int32 = -25308
-}
-
 /// A session store in the keychain: one generic-password item per provider, holding the
 /// session as JSON, written by default with after-first-unlock, this-device-only
 /// accessibility (so background refresh can read it, and it never syncs or moves to another
@@ -124,17 +24,18 @@ public struct KeychainSessionStore: SessionStore {
     public let service: String
     private let keychain: any KeychainItemAccess
 
-    /// Creates a store.
+    /// Creates a store over `keychain`: `SystemKeychain` on Apple platforms, or a fake
+    /// returning chosen statuses in the package's tests.
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
-    ///   - keychain: The item operations (`SystemKeychain` on Apple platforms, or your own).
-    public init(service: String, keychain: any KeychainItemAccess) {
+    ///   - keychain: The item operations.
+    package init(service: String, keychain: any KeychainItemAccess) {
         self.service = service
         self.keychain = keychain
     }
 
     #if canImport(Security)
-    /// Creates a store backed by the system keychain (``SystemKeychain``).
+    /// Creates a store backed by the system keychain (the Security framework's `SecItem` calls).
     /// - Parameters:
     ///   - service: The `kSecAttrService` value, e.g. your bundle id + `".multiauth"`.
     ///   - accessGroup: The keychain access group to keep the items in, to share sessions with
