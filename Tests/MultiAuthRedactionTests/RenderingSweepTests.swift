@@ -231,6 +231,7 @@ struct RenderingSweepTests {
         add(BuiltInConformance.portalConfiguration())
         add(PortalProvider(configuration: BuiltInConformance.portalConfiguration()))
         add(try QRCode(encoding: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)"))
+        add(QRCodeError.tooLong(byteCount: 2332))
 
         // MARK: MultiAuthSandbox
         add(world.dynamic)
