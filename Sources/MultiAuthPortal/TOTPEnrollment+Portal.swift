@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthQR
 
 extension TOTPEnrollment {
     /// The base32 secret of the enrollment link, as the Portal SDK reads it (PortalSwift `TotpQrCode`):

@@ -8,6 +8,7 @@ import MultiAuthHTTP
 import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
+import MultiAuthQR
 import MultiAuthSandbox
 import MultiAuthTestKeys
 import MultiAuthTruecaller

@@ -1,9 +1,6 @@
 import Foundation
-import MultiAuth
-import MultiAuthCrypto
+import MultiAuthQR
 import Testing
-
-@testable import MultiAuthPortal
 
 /// The committed reference matrices: python-qrcode matrices, segno's mask evaluation, every
 /// one decoded by zxing-cpp (Scripts/crosscheck_qr.py writes and checks them).
@@ -23,7 +20,7 @@ struct QRFixture: Decodable {
 
     static let shared: QRFixture = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/Portal/qr_reference.json")
+            .appendingPathComponent("Fixtures/QR/qr_reference.json")
         // A missing fixture is a broken checkout: fail loudly.
         return try! JSONDecoder().decode(QRFixture.self, from: Data(contentsOf: url))
     }()
