@@ -6,7 +6,7 @@
 /// them (§7.7), chooses the data mask with the lowest penalty score (§7.8.3), and writes the
 /// format (§7.9) and version (§7.10) information. Tests compare its matrices module for
 /// module with the `segno` and python-qrcode reference encoders (`Scripts/crosscheck_qr.py`
-/// writes and checks the fixture `Tests/Fixtures/Portal/qr_reference.json`).
+/// writes and checks the fixture `Tests/Fixtures/QR/qr_reference.json`).
 ///
 /// The modules encode the link, a secret: `description` and the mirror show only the version,
 /// level, mask and size.
