@@ -47,7 +47,7 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.Base32": "namespace (caseless enum)", "MultiAuthCrypto.Base64": "namespace (caseless enum)",
         "MultiAuthCrypto.Base64URL": "namespace (caseless enum)", "MultiAuthCrypto.ConstantTime": "namespace (caseless enum)",
         "MultiAuthCrypto.HMAC": "namespace (caseless enum)", "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
-        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)", "MultiAuthOTPless.OTPlessErrorMapping": "namespace (caseless enum)",
+        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",

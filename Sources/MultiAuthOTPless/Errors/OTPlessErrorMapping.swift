@@ -3,14 +3,14 @@ import MultiAuth
 
 /// Maps OTPLESS error codes (Docs/Providers/OTPless.md, "Error table") to `AuthError.Code`,
 /// keeping the raw code in
-/// `AuthError.providerCode`.
+/// `AuthError.providerCode`. Internal: apps see `AuthError` only.
 ///
 /// Unknown codes map to `.generic` (never a crash, never a mis-decode). An error body without
 /// `errorCode` is keyed by the HTTP status as a string, as the SDK does (`ApiError.getResponse`).
-public enum OTPlessErrorMapping {
+enum OTPlessErrorMapping {
     /// Every documented code and its normalized meaning (including the SNA
     /// server API codes and the SDK-made codes).
-    public static let table: [String: AuthError.Code] = [
+    static let table: [String: AuthError.Code] = [
         // Initialisation
         "5003": .providerUnavailable,
         // INITIATE: request and merchant checks
@@ -41,35 +41,32 @@ public enum OTPlessErrorMapping {
     /// The normalized code for a raw OTPLESS code.
     /// - Parameter providerCode: The raw code, e.g. `"7118"`.
     /// - Returns: The mapped code, or `.generic` for an unknown one.
-    public static func code(for providerCode: String) -> AuthError.Code {
+    static func code(for providerCode: String) -> AuthError.Code {
         table[providerCode.trimmingCharacters(in: .whitespaces)] ?? .generic
     }
 
     /// The `AuthError` for an error response.
     /// - Parameters:
-    ///   - status: The HTTP status, e.g. `400`.
-    ///   - body: The response body (`{errorCode, message, description}` when the server sent one).
-    ///   - retryAfter: The `Retry-After` delay, for rate limits.
+    ///   - response: The response (its body is `{errorCode, message, description}` when the
+    ///     server sent one; its `Retry-After` is the rate limit's delay).
     ///   - attemptsRemaining: Attempts left, for `7118`.
     ///   - provider: The provider id to stamp on the error.
     /// - Returns: An error whose `providerCode` is the body's `errorCode` or, without one, the
-    ///   HTTP status; statuses 5xx without a known code map to `.providerUnavailable` and 429 to
-    ///   `.rateLimited`. The message is the server's `description`/`message` only when it is a
-    ///   fixed phrase (it never contains the code or token the request carried).
-    public static func error(
-        status: Int, body: Data, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil,
-        provider: AuthProviderID = .otpless
+    ///   HTTP status; a status without a known code maps as every provider reads it
+    ///   (`HTTPResponse.commonErrorCode`: 429 → `.rateLimited`, 5xx → `.providerUnavailable`).
+    ///   A rate limit without `Retry-After` reports 30 s. The message names the raw code and the
+    ///   status only (never the code or token the request carried).
+    static func error(
+        for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless
     ) -> AuthError {
-        let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: body)
-        let raw = decoded?.code ?? String(status)
+        let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: response.body)
+        let raw = decoded?.code ?? String(response.status)
         var code = code(for: raw)
-        if code == .generic {
-            if status >= 500 { code = .providerUnavailable } else if status == 429 { code = .rateLimited }
-        }
-        let message = "OTPLESS error \(raw) (HTTP \(status))"
+        if code == .generic { code = response.commonErrorCode ?? .generic }
+        let message = "OTPLESS error \(raw) (HTTP \(response.status))"
         return AuthError(
             code, message, provider: provider, providerCode: raw,
-            retryAfter: code == .rateLimited ? (retryAfter ?? .seconds(30)) : nil,
+            retryAfter: code == .rateLimited ? (response.retryAfter ?? .seconds(30)) : nil,
             attemptsRemaining: code == .invalidCode ? attemptsRemaining : nil)
     }
 }
