@@ -25,7 +25,7 @@ struct OTPlessErrorMappingTests {
     @Test(arguments: cases)
     func errorBodyMapsWithTheRawCodeKept(_ raw: String, _ expected: AuthError.Code) {
         let body = Data(#"{"errorCode":"\#(raw)","message":"Invalid Request","description":"Request error"}"#.utf8)
-        let error = OTPlessErrorMapping.error(for: HTTPResponse(status: 400, body: body))
+        let error = OTPlessErrorMapping.error(status: 400, body: body)
         #expect(error.code == expected)
         #expect(error.providerCode == raw)
         #expect(error.provider == .otpless)
@@ -36,15 +36,14 @@ struct OTPlessErrorMappingTests {
         (503, .providerUnavailable, "503"), (429, .rateLimited, "429"), (404, .generic, "404"), (401, .configuration, "401"),
     ]))
     func aBodyWithoutErrorCodeIsKeyedByTheStatus(_ status: Int, _ expected: AuthError.Code, _ raw: String) {
-        let error = OTPlessErrorMapping.error(
-            for: HTTPResponse(status: status, headers: ["Retry-After": "7"], body: Data("<html>".utf8)))
+        let error = OTPlessErrorMapping.error(status: status, body: Data("<html>".utf8), retryAfter: .seconds(7))
         #expect(error.code == expected)
         #expect(error.providerCode == raw)
         if expected == .rateLimited { #expect(error.retryAfter == .seconds(7)) }
     }
 
     @Test func numericErrorCodesAreRead() {
-        let error = OTPlessErrorMapping.error(for: HTTPResponse(status: 400, body: Data(#"{"errorCode":7118}"#.utf8)), attemptsRemaining: 2)
+        let error = OTPlessErrorMapping.error(status: 400, body: Data(#"{"errorCode":7118}"#.utf8), attemptsRemaining: 2)
         #expect(error.code == .invalidCode)
         #expect(error.providerCode == "7118")
         #expect(error.attemptsRemaining == 2)

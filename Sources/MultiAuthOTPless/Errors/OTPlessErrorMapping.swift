@@ -45,10 +45,19 @@ enum OTPlessErrorMapping {
         table[providerCode.trimmingCharacters(in: .whitespaces)] ?? .generic
     }
 
+    /// The `AuthError` for an error response: ``error(status:body:retryAfter:attemptsRemaining:provider:)``
+    /// with the response's status, body and `Retry-After`.
+    static func error(for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless) -> AuthError {
+        error(
+            status: response.status, body: response.body, retryAfter: response.retryAfter, attemptsRemaining: attemptsRemaining,
+            provider: provider)
+    }
+
     /// The `AuthError` for an error response.
     /// - Parameters:
-    ///   - response: The response (its body is `{errorCode, message, description}` when the
-    ///     server sent one; its `Retry-After` is the rate limit's delay).
+    ///   - status: The HTTP status, e.g. `400`.
+    ///   - body: The response body (`{errorCode, message, description}` when the server sent one).
+    ///   - retryAfter: The `Retry-After` delay, for rate limits.
     ///   - attemptsRemaining: Attempts left, for `7118`.
     ///   - provider: The provider id to stamp on the error.
     /// - Returns: An error whose `providerCode` is the body's `errorCode` or, without one, the
@@ -57,16 +66,17 @@ enum OTPlessErrorMapping {
     ///   A rate limit without `Retry-After` reports 30 s. The message names the raw code and the
     ///   status only (never the code or token the request carried).
     static func error(
-        for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless
+        status: Int, body: Data, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil,
+        provider: AuthProviderID = .otpless
     ) -> AuthError {
-        let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: response.body)
-        let raw = decoded?.code ?? String(response.status)
+        let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: body)
+        let raw = decoded?.code ?? String(status)
         var code = code(for: raw)
-        if code == .generic { code = response.commonErrorCode ?? .generic }
-        let message = "OTPLESS error \(raw) (HTTP \(response.status))"
+        if code == .generic { code = HTTPResponse(status: status).commonErrorCode ?? .generic }
+        let message = "OTPLESS error \(raw) (HTTP \(status))"
         return AuthError(
             code, message, provider: provider, providerCode: raw,
-            retryAfter: code == .rateLimited ? (response.retryAfter ?? .seconds(30)) : nil,
+            retryAfter: code == .rateLimited ? (retryAfter ?? .seconds(30)) : nil,
             attemptsRemaining: code == .invalidCode ? attemptsRemaining : nil)
     }
 }
