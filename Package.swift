@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "MultiAuthDynamic", targets: ["MultiAuthDynamic"]),
         .library(name: "MultiAuthTruecaller", targets: ["MultiAuthTruecaller"]),
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
+        // `QRCode`: an ISO/IEC 18004 encoder (byte mode, level M) for otpauth enrolment links.
+        .library(name: "MultiAuthQR", targets: ["MultiAuthQR"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
@@ -48,7 +50,8 @@ let package = Package(
         .target(name: "MultiAuthOTPless", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthQR"]),
+        .target(name: "MultiAuthQR"),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
@@ -70,7 +73,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandboxKit",
+                "MultiAuthSandboxKit", "MultiAuthQR",
             ]
         ),
         // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
@@ -126,6 +129,7 @@ let package = Package(
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
                 "MultiAuthTestKeys",
             ]),
+        .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
@@ -150,7 +154,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthObservation",
-                "MultiAuthTestKeys",
+                "MultiAuthQR", "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

@@ -8,6 +8,7 @@ import MultiAuthHTTP
 import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
+import MultiAuthQR
 import MultiAuthSandbox
 import MultiAuthTestKeys
 import MultiAuthTruecaller
@@ -46,7 +47,7 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.Base32": "namespace (caseless enum)", "MultiAuthCrypto.Base64": "namespace (caseless enum)",
         "MultiAuthCrypto.Base64URL": "namespace (caseless enum)", "MultiAuthCrypto.ConstantTime": "namespace (caseless enum)",
         "MultiAuthCrypto.HMAC": "namespace (caseless enum)", "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
-        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)", "MultiAuthOTPless.OTPlessErrorMapping": "namespace (caseless enum)",
+        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
@@ -231,6 +232,7 @@ struct RenderingSweepTests {
         add(BuiltInConformance.portalConfiguration())
         add(PortalProvider(configuration: BuiltInConformance.portalConfiguration()))
         add(try QRCode(encoding: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)"))
+        add(QRCodeError.tooLong(byteCount: 2332))
 
         // MARK: MultiAuthSandbox
         add(world.dynamic)

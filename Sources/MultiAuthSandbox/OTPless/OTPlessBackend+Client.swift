@@ -269,7 +269,3 @@ extension OTPlessBackend {
         return change(&transactions[token]!)
     }
 }
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}

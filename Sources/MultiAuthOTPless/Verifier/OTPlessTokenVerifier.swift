@@ -85,7 +85,7 @@ public struct OTPlessTokenVerifier: Sendable {
             headers: ["clientId": clientID, "clientSecret": clientSecret])
         let response = try await transport.send(request)
         guard response.isSuccess else {
-            var error = OTPlessErrorMapping.error(status: response.status, body: response.body, retryAfter: response.retryAfter)
+            var error = OTPlessErrorMapping.error(for: response)
             if [.generic, .invalidInput, .invalidCode, .expired, .codeAlreadyUsed].contains(error.code) || error.providerCode == "401" {
                 error.code = .unauthorized
             }

@@ -1,6 +1,3 @@
-import Foundation
-import MultiAuth
-
 /// A QR code symbol (ISO/IEC 18004:2015) encoding bytes in byte mode at error-correction
 /// level M, as the Portal SDK renders TOTP enrollment links (PortalSwift `TotpQrCode`).
 ///
@@ -9,7 +6,7 @@ import MultiAuth
 /// them (§7.7), chooses the data mask with the lowest penalty score (§7.8.3), and writes the
 /// format (§7.9) and version (§7.10) information. Tests compare its matrices module for
 /// module with the `segno` and python-qrcode reference encoders (`Scripts/crosscheck_qr.py`
-/// writes and checks the fixture `Tests/Fixtures/Portal/qr_reference.json`).
+/// writes and checks the fixture `Tests/Fixtures/QR/qr_reference.json`).
 ///
 /// The modules encode the link, a secret: `description` and the mirror show only the version,
 /// level, mask and size.
@@ -33,20 +30,20 @@ public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflect
     ///   - text: The text, e.g. an `otpauth://` link; 1 to 2331 UTF-8 bytes.
     ///   - minimumVersion: The smallest version to use, 1...40.
     ///   - mask: A data mask 0...7 to use instead of the one with the lowest penalty, or `nil`.
-    /// - Throws: `AuthError` `.invalidInput` for empty text, text too long for version 40 at
-    ///   level M, or a version or mask out of range.
+    /// - Throws: ``QRCodeError`` for empty text, text too long for version 40 at level M, or a
+    ///   version or mask out of range.
     public init(encoding text: String, minimumVersion: Int = 1, mask: Int? = nil) throws {
         try self.init(encoding: Array(text.utf8), minimumVersion: minimumVersion, mask: mask)
     }
 
     /// Encodes `bytes` in byte mode, level M; see ``init(encoding:minimumVersion:mask:)-(String,_,_)``.
-    /// - Throws: `AuthError` `.invalidInput` as for the text initializer.
+    /// - Throws: ``QRCodeError`` as for the text initializer.
     public init(encoding bytes: [UInt8], minimumVersion: Int = 1, mask: Int? = nil) throws {
-        guard !bytes.isEmpty else { throw AuthError(.invalidInput, "a QR code needs at least one byte") }
-        guard (1...40).contains(minimumVersion) else { throw AuthError(.invalidInput, "QR versions are 1 to 40") }
-        if let mask, !(0...7).contains(mask) { throw AuthError(.invalidInput, "QR masks are 0 to 7") }
+        guard !bytes.isEmpty else { throw QRCodeError.empty }
+        guard (1...40).contains(minimumVersion) else { throw QRCodeError.versionOutOfRange(minimumVersion) }
+        if let mask, !(0...7).contains(mask) { throw QRCodeError.maskOutOfRange(mask) }
         guard let version = (minimumVersion...40).first(where: { bytes.count <= Self.byteCapacity(version: $0) }) else {
-            throw AuthError(.invalidInput, "\(bytes.count) bytes do not fit a version 40 QR code at level M")
+            throw QRCodeError.tooLong(byteCount: bytes.count)
         }
         let layout = QRBlockLayout.levelM(version: version)
         var matrix = QRMatrix(version: version)

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthQR
 
 extension TOTPEnrollment {
     /// The base32 secret of the enrollment link, as the Portal SDK reads it (PortalSwift `TotpQrCode`):
@@ -34,8 +35,9 @@ extension TOTPEnrollment {
     }
 
     /// The enrollment link as a QR code (ISO/IEC 18004, byte mode, error-correction level M),
-    /// for an authenticator app to scan; render it with ``QRCode/svg(moduleSize:quietZone:)`` or
-    /// ``QRCode/terminalString(quietZone:)`` (4-module quiet zone by default).
+    /// for an authenticator app to scan; render it with ``/MultiAuthQR/QRCode/svg(moduleSize:quietZone:)`` or
+    /// ``/MultiAuthQR/QRCode/terminalString(quietZone:darkOnLight:)`` (module `MultiAuthQR`; 4-module
+    /// quiet zone by default).
     /// - Throws: `AuthError` `.unsupported` with provider code `totpQrUnavailable` when the link
     ///   is empty or too long for a version 40 symbol.
     public func qrCode() throws -> QRCode {

@@ -38,8 +38,8 @@ import MultiAuthCrypto
 ///   on the server.
 ///
 /// Concurrency: a `Sendable` value; copies share one flow table and device cache. Every call
-/// may run concurrently with others. Errors are `AuthError` (codes mapped by
-/// ``OTPlessErrorMapping``) or `CancellationError`.
+/// may run concurrently with others. Errors are `AuthError` (codes mapped as the table in
+/// Docs/Providers/OTPless.md, "Error table", says) or `CancellationError`.
 public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, RefreshableProvider {
     /// The provider id (default `otpless`); keys the session store.
     public let id: AuthProviderID
@@ -289,7 +289,7 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
             .delete, ["v4", "session", token], state: session.credentials.extra["state"] ?? "")
         request.markPathSegmentSecret(token)
         let response = try await context.transport.send(request)
-        if response.isSuccess || ((400..<500).contains(response.status) && response.status != 429) { return }
-        throw OTPlessErrorMapping.error(status: response.status, body: response.body, retryAfter: response.retryAfter, provider: id)
+        if response.isSuccess || ((400..<500).contains(response.status) && response.commonErrorCode == nil) { return }
+        throw OTPlessErrorMapping.error(for: response, provider: id)
     }
 }

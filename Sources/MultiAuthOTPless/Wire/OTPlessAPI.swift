@@ -108,12 +108,10 @@ struct OTPlessAPI: Sendable {
     }
 
     /// Decodes a 2xx body as `T`, or throws the mapped error of a non-2xx response.
-    /// - Throws: `AuthError` from ``OTPlessErrorMapping`` or `.malformedResponse`.
+    /// - Throws: `AuthError` from `OTPlessErrorMapping` or `.malformedResponse`.
     func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, attemptsRemaining: Int? = nil) throws -> T {
         guard response.isSuccess else {
-            throw OTPlessErrorMapping.error(
-                status: response.status, body: response.body, retryAfter: response.retryAfter,
-                attemptsRemaining: attemptsRemaining, provider: provider)
+            throw OTPlessErrorMapping.error(for: response, attemptsRemaining: attemptsRemaining, provider: provider)
         }
         return try response.decodeJSON(T.self, provider: provider)
     }

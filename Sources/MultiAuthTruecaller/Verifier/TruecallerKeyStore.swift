@@ -65,7 +65,7 @@ public actor TruecallerKeyStore {
         fetches += 1
         let response = try await transport.send(HTTPRequest(method: .get, url: endpoint, headers: ["Accept": "application/json"]))
         guard response.isSuccess else {
-            if response.status >= 500 || response.status == 429 {
+            if response.commonErrorCode != nil {
                 throw AuthError(.providerUnavailable, "key endpoint answered HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))
             }
             throw AuthError(.malformedResponse, "key endpoint answered HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))

@@ -30,9 +30,8 @@ extension OTPlessProvider {
             extra: ["refreshToken": refreshToken])
         let response = try await context.transport.send(request)
         guard response.isSuccess else {
-            var error = OTPlessErrorMapping.error(
-                status: response.status, body: response.body, retryAfter: response.retryAfter, provider: id)
-            if (400..<500).contains(response.status), response.status != 429 {
+            var error = OTPlessErrorMapping.error(for: response, provider: id)
+            if (400..<500).contains(response.status), response.commonErrorCode == nil {
                 error.code = .sessionExpired
                 error.message = "OTPLESS refused the session refresh (\(error.providerCode ?? String(response.status))); sign in again"
                 error.retryAfter = nil

@@ -3,14 +3,14 @@ import MultiAuth
 
 /// Maps OTPLESS error codes (Docs/Providers/OTPless.md, "Error table") to `AuthError.Code`,
 /// keeping the raw code in
-/// `AuthError.providerCode`.
+/// `AuthError.providerCode`. Internal: apps see `AuthError` only.
 ///
 /// Unknown codes map to `.generic` (never a crash, never a mis-decode). An error body without
 /// `errorCode` is keyed by the HTTP status as a string, as the SDK does (`ApiError.getResponse`).
-public enum OTPlessErrorMapping {
+enum OTPlessErrorMapping {
     /// Every documented code and its normalized meaning (including the SNA
     /// server API codes and the SDK-made codes).
-    public static let table: [String: AuthError.Code] = [
+    static let table: [String: AuthError.Code] = [
         // Initialisation
         "5003": .providerUnavailable,
         // INITIATE: request and merchant checks
@@ -41,8 +41,16 @@ public enum OTPlessErrorMapping {
     /// The normalized code for a raw OTPLESS code.
     /// - Parameter providerCode: The raw code, e.g. `"7118"`.
     /// - Returns: The mapped code, or `.generic` for an unknown one.
-    public static func code(for providerCode: String) -> AuthError.Code {
+    static func code(for providerCode: String) -> AuthError.Code {
         table[providerCode.trimmingCharacters(in: .whitespaces)] ?? .generic
+    }
+
+    /// The `AuthError` for an error response: ``error(status:body:retryAfter:attemptsRemaining:provider:)``
+    /// with the response's status, body and `Retry-After`.
+    static func error(for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless) -> AuthError {
+        error(
+            status: response.status, body: response.body, retryAfter: response.retryAfter, attemptsRemaining: attemptsRemaining,
+            provider: provider)
     }
 
     /// The `AuthError` for an error response.
@@ -53,19 +61,18 @@ public enum OTPlessErrorMapping {
     ///   - attemptsRemaining: Attempts left, for `7118`.
     ///   - provider: The provider id to stamp on the error.
     /// - Returns: An error whose `providerCode` is the body's `errorCode` or, without one, the
-    ///   HTTP status; statuses 5xx without a known code map to `.providerUnavailable` and 429 to
-    ///   `.rateLimited`. The message is the server's `description`/`message` only when it is a
-    ///   fixed phrase (it never contains the code or token the request carried).
-    public static func error(
+    ///   HTTP status; a status without a known code maps as every provider reads it
+    ///   (`HTTPResponse.commonErrorCode`: 429 → `.rateLimited`, 5xx → `.providerUnavailable`).
+    ///   A rate limit without `Retry-After` reports 30 s. The message names the raw code and the
+    ///   status only (never the code or token the request carried).
+    static func error(
         status: Int, body: Data, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil,
         provider: AuthProviderID = .otpless
     ) -> AuthError {
         let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: body)
         let raw = decoded?.code ?? String(status)
         var code = code(for: raw)
-        if code == .generic {
-            if status >= 500 { code = .providerUnavailable } else if status == 429 { code = .rateLimited }
-        }
+        if code == .generic { code = HTTPResponse(status: status).commonErrorCode ?? .generic }
         let message = "OTPLESS error \(raw) (HTTP \(status))"
         return AuthError(
             code, message, provider: provider, providerCode: raw,

@@ -1,9 +1,6 @@
 import Foundation
-import MultiAuth
-import MultiAuthCrypto
+import MultiAuthQR
 import Testing
-
-@testable import MultiAuthPortal
 
 /// The committed reference matrices: python-qrcode matrices, segno's mask evaluation, every
 /// one decoded by zxing-cpp (Scripts/crosscheck_qr.py writes and checks them).
@@ -23,7 +20,7 @@ struct QRFixture: Decodable {
 
     static let shared: QRFixture = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/Portal/qr_reference.json")
+            .appendingPathComponent("Fixtures/QR/qr_reference.json")
         // A missing fixture is a broken checkout: fail loudly.
         return try! JSONDecoder().decode(QRFixture.self, from: Data(contentsOf: url))
     }()
@@ -74,9 +71,11 @@ private func difference(_ ours: [String], _ reference: [String]) -> String? {
         #expect(try QRCode(encoding: String(repeating: "a", count: 14)).version == 1)
         #expect(try QRCode(encoding: String(repeating: "a", count: 15)).version == 2)
         #expect(try QRCode(encoding: String(repeating: "a", count: 2331)).version == 40)
-        #expect(throws: AuthError.self) { try QRCode(encoding: String(repeating: "a", count: 2332)) }
-        #expect(throws: AuthError.self) { try QRCode(encoding: "") }
-        #expect(throws: AuthError.self) { try QRCode(encoding: "a", mask: 8) }
+        #expect(throws: QRCodeError.tooLong(byteCount: 2332)) { try QRCode(encoding: String(repeating: "a", count: 2332)) }
+        #expect(throws: QRCodeError.empty) { try QRCode(encoding: "") }
+        #expect(throws: QRCodeError.maskOutOfRange(8)) { try QRCode(encoding: "a", mask: 8) }
+        #expect(throws: QRCodeError.versionOutOfRange(41)) { try QRCode(encoding: "a", minimumVersion: 41) }
+        #expect(QRCodeError.tooLong(byteCount: 2332).description == "2332 bytes do not fit a version 40 QR code at level M")
     }
 
     @Test func quietZoneAndRenderings() throws {

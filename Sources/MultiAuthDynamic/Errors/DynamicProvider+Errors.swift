@@ -3,8 +3,8 @@ import MultiAuth
 
 extension DynamicProvider {
     /// Maps a non-2xx Dynamic response to an `AuthError`, keeping the raw code (the 422/403
-    /// `code`, or the HTTP status when there is none) in ``/MultiAuth/AuthError/providerCode``
-    /// (Docs/Providers/Dynamic.md, "Errors").
+    /// `code`, or the HTTP status when there is none) in `AuthError.providerCode`
+    /// (Docs/Providers/Dynamic.md, "Errors"). Internal: apps see `AuthError` only.
     ///
     /// A refusal whose code or text names a captcha (any of 400, 403, 422) is `configuration`:
     /// the environment has captcha enabled and the request carried no valid token. The
@@ -23,14 +23,14 @@ extension DynamicProvider {
     /// | 401, 403 | — / `error.code` | `unauthorized` |
     /// | 400 | — | `invalidInput` |
     /// | 404 | — | `configuration` (unknown environment) |
-    /// | 5xx | — | `providerUnavailable` |
+    /// | 5xx | — | `providerUnavailable`, `retryAfter` from `Retry-After` |
     /// | other | — | `generic` |
     ///
     /// - Parameters:
     ///   - response: The error response.
     ///   - channel: The verification's channel, for messages; `nil` outside a verification.
     /// - Returns: The error; never throws, never crashes on an unknown or missing body.
-    public func mapError(_ response: HTTPResponse, channel: DeliveryChannel?) -> AuthError {
+    func mapError(_ response: HTTPResponse, channel: DeliveryChannel?) -> AuthError {
         let body = try? JSONDecoder().decode(DynamicWire.ErrorBody.self, from: response.body)
         let status = response.status
         let raw = body?.code ?? String(status)
@@ -42,13 +42,11 @@ extension DynamicProvider {
                 .configuration,
                 "this Dynamic environment requires a captcha: pass the widget's token as the request option \"\(Self.captchaTokenOption)\"")
         }
+        let common = response.commonError(provider: id, providerCode: raw, rateLimitWindow: configuration.sendLimitWindow) {
+            $0 == .rateLimited ? "too many codes were requested; wait before asking again" : "Dynamic answered HTTP \(status)"
+        }
+        if let common { return common }
         switch status {
-        case 500...:
-            return error(.providerUnavailable, "Dynamic answered HTTP \(status)", retryAfter: response.retryAfter)
-        case 429:
-            return error(
-                .rateLimited, "too many codes were requested; wait before asking again",
-                retryAfter: response.retryAfter ?? configuration.sendLimitWindow)
         case 401:
             return error(.unauthorized, "the Dynamic token is missing, expired or revoked")
         case 403:
