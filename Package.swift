@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "MultiAuthDynamic", targets: ["MultiAuthDynamic"]),
         .library(name: "MultiAuthTruecaller", targets: ["MultiAuthTruecaller"]),
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
+        // `QRCode`: an ISO/IEC 18004 encoder (byte mode, level M) for otpauth enrolment links.
+        .library(name: "MultiAuthQR", targets: ["MultiAuthQR"]),
         // The deterministic test runtime (clock, in-process transport, faults, inbox, fakes,
         // scripted transport); MultiAuthSandbox adds the emulated providers and re-exports it.
         .library(name: "MultiAuthSandboxRuntime", targets: ["MultiAuthSandboxRuntime"]),
@@ -35,8 +37,8 @@ let package = Package(
         .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
-        .executable(name: "multiauth-phonecheck", targets: ["MultiAuthPhoneCheck"]),
-        .executable(name: "multiauth-crosscheck", targets: ["MultiAuthCrossCheck"]),
+        // MultiAuthPhoneCheck and MultiAuthCrossCheck are CI tools (Scripts/crosscheck_*.py), not
+        // products: `swift build` builds them, `swift run MultiAuthCrossCheck` runs one.
     ],
     targets: [
         .systemLibrary(
@@ -45,13 +47,14 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]
         ),
         .target(name: "MultiAuthCrypto", dependencies: [cryptoSystemLibrary]),
-        .target(name: "MultiAuth", dependencies: ["MultiAuthCrypto"]),
+        .target(name: "MultiAuth"),
         .target(name: "MultiAuthHTTP", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthObservation", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthOTPless", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthQR"]),
+        .target(name: "MultiAuthQR"),
         .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
@@ -74,7 +77,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
-                "MultiAuthSandboxKit",
+                "MultiAuthSandboxKit", "MultiAuthQR",
             ]
         ),
         // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
@@ -130,6 +133,7 @@ let package = Package(
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
                 "MultiAuthTestKeys",
             ]),
+        .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
@@ -154,7 +158,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthObservation",
-                "MultiAuthTestKeys",
+                "MultiAuthQR", "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

@@ -20,7 +20,7 @@ Generates a few thousand random cases and compares, case by case:
     one) verifies in PyJWT and is refused by MultiAuth (Docs/Security.md). Every other ES256
     token is normalised to low S before both sides see it.
 
-All cases go through ONE `multiauth-crosscheck` process (JSON lines on stdin/stdout).
+All cases go through ONE `MultiAuthCrossCheck` process (JSON lines on stdin/stdout).
 Prints "<kind>: N/N agree" per kind; on any disagreement prints the failing input and both
 answers and exits 1.
 
@@ -385,7 +385,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=int(os.environ.get("CROSSCHECK_SEED", "20240601")))
     parser.add_argument("--cases", type=int, default=3000, help="TOTP cases; other kinds scale from it")
-    parser.add_argument("--binary", help="path to a built multiauth-crosscheck (default: swift run)")
+    parser.add_argument("--binary", help="path to a built MultiAuthCrossCheck (default: swift run)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     now = time.time()
@@ -410,12 +410,12 @@ def main():
             request["id"] = len(requests)
             requests.append(request)
 
-    command = [args.binary] if args.binary else ["swift", "run", "-c", "debug", "--package-path", ROOT, "multiauth-crosscheck"]
+    command = [args.binary] if args.binary else ["swift", "run", "-c", "debug", "--package-path", ROOT, "MultiAuthCrossCheck"]
     stdin = "".join(json.dumps(r) + "\n" for r in requests)
     result = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         sys.stderr.write(result.stderr)
-        sys.exit("multiauth-crosscheck exited with %d" % result.returncode)
+        sys.exit("MultiAuthCrossCheck exited with %d" % result.returncode)
     answers = {}
     for line in result.stdout.splitlines():
         if not line.startswith("{"):

@@ -12,11 +12,11 @@ check_deliverability=False; its IDNA check is the idna package). Every disagreem
 into a category where the difference is known and documented in Docs/Standards.md
 ("E-mail domains"); the script prints the counts per category and exits 1 on any other.
 
-Our side runs as one `multiauth-phonecheck` process ({"email": ...} JSON lines).
+Our side runs as one `MultiAuthPhoneCheck` process ({"email": ...} JSON lines).
 
 Usage:
     python3 -m pip install -r Scripts/requirements-dev.txt
-    swift build --product multiauth-phonecheck
+    swift build --product MultiAuthPhoneCheck
     python3 Scripts/crosscheck_email.py [--binary PATH] [--seed N] [--cases N]
 """
 import argparse
@@ -132,12 +132,12 @@ def run_ours(binary, addresses):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "multiauth-phonecheck"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "MultiAuthPhoneCheck"))
     parser.add_argument("--seed", type=int, default=int(os.environ.get("CROSSCHECK_SEED", "20240601")))
     parser.add_argument("--cases", type=int, default=6000)
     args = parser.parse_args()
     if not os.path.exists(args.binary):
-        print("email: %s not found; run `swift build --product multiauth-phonecheck`" % args.binary, file=sys.stderr)
+        print("email: %s not found; run `swift build --product MultiAuthPhoneCheck`" % args.binary, file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
     unicode_domains = ["user@münchen.de", "user@例え.jp", "user@bücher.example"]

@@ -14,11 +14,11 @@ Issue 19 adds two fixed groups (Docs/Standards.md):
   - Mexico's retired "+52 1" mobile form: phonenumbers 9 keeps the 1, so the number is
     TOO_LONG (is_possible_number_with_reason); MultiAuth refuses it as tooLong.
 
-Our parser runs as one `multiauth-phonecheck` process (JSON lines on stdin/stdout).
+Our parser runs as one `MultiAuthPhoneCheck` process (JSON lines on stdin/stdout).
 
 Usage:
     python3 -m pip install -r Scripts/requirements-dev.txt
-    swift build --product multiauth-phonecheck
+    swift build --product MultiAuthPhoneCheck
     python3 Scripts/crosscheck_phone.py [--binary PATH] [--threshold 99.0] [--verbose]
 
 Prints `phone: N/M agree (xx.x %)` and each disagreement; exits 1 below the threshold
@@ -131,12 +131,12 @@ def run_checker(binary, cases):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "multiauth-phonecheck"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "MultiAuthPhoneCheck"))
     parser.add_argument("--threshold", type=float, default=99.0, help="minimum agreement in percent")
     parser.add_argument("--verbose", action="store_true", help="also list region-detection differences")
     args = parser.parse_args()
     if not os.path.exists(args.binary):
-        print(f"phone: {args.binary} not found; run `swift build --product multiauth-phonecheck`", file=sys.stderr)
+        print(f"phone: {args.binary} not found; run `swift build --product MultiAuthPhoneCheck`", file=sys.stderr)
         return 2
 
     cases = build_cases()

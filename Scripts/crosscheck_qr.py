@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Cross-checks MultiAuthPortal's QR encoder against reference implementations (dev/CI only).
+"""Cross-checks MultiAuthQR's QR encoder against reference implementations (dev/CI only).
 
 The Swift test `QRCodeTests` compares our module matrices, module for module, with
-Tests/Fixtures/Portal/qr_reference.json. This script writes and checks that fixture:
+Tests/Fixtures/QR/qr_reference.json. This script writes and checks that fixture:
 
 * matrices come from python-qrcode (byte mode, level M, smallest version, a forced mask):
   it pads the data stream exactly as ISO/IEC 18004:2015 §7.4.10 says;
@@ -31,7 +31,7 @@ import segno.encoder
 import zxingcpp
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "Tests" / "Fixtures" / "Portal" / "qr_reference.json"
+FIXTURE = ROOT / "Tests" / "Fixtures" / "QR" / "qr_reference.json"
 
 # Docs/Cases.md, B12: the canonical enrolment URI.
 B12 = ("otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP"

@@ -60,10 +60,10 @@ UNITS = [
 
 # Planted mistakes for --self-test: (what, file, original text, mutated text).
 MUTATIONS = [
-    ("Security, keychain: wrong argument label", "Sources/MultiAuth/Session/SystemKeychain.swift",
+    ("Security, keychain: wrong argument label", "Sources/MultiAuth/Session/Keychain/SecurityFrameworkCalls.swift",
      "SecItemUpdate(Self.dictionary(query), Self.dictionary(attributesToUpdate))",
      "SecItemUpdate(query: Self.dictionary(query), Self.dictionary(attributesToUpdate))"),
-    ("Security, keychain: typo", "Sources/MultiAuth/Session/SystemKeychain.swift",
+    ("Security, keychain: typo", "Sources/MultiAuth/Session/Keychain/SecurityFrameworkCalls.swift",
      "case .accessGroup: kSecAttrAccessGroup", "case .accessGroup: kSecAttrAccesGroup"),
     ("Security, crypto: wrong argument label", "Sources/MultiAuthCrypto/Backend/Apple/CryptoBackend+CryptoKit.swift",
      "SecRandomCopyBytes(kSecRandomDefault, $0.count, $0.baseAddress!)",
@@ -76,9 +76,9 @@ MUTATIONS = [
      "receive(minimumIncompleteLength: 1, maximumLength: 65_536)", "receive(minimumLength: 1, maximumLength: 65_536)"),
     ("Network: typo", "Sources/MultiAuthHTTP/CellularTransport.swift",
      "parameters.preferNoProxies = true", "parameters.preferNoProxy = true"),
-    ("UIKit: typo", "Sources/MultiAuthTruecaller/TruecallerAppHandoff.swift",
+    ("UIKit: typo", "Sources/MultiAuthTruecaller/Provider/TruecallerAppHandoff.swift",
      "UIApplication.shared.canOpenURL($0)", "UIApplication.shared.canOpenUrl($0)"),
-    ("UIKit: wrong argument label", "Sources/MultiAuthTruecaller/TruecallerAppHandoff.swift",
+    ("UIKit: wrong argument label", "Sources/MultiAuthTruecaller/Provider/TruecallerAppHandoff.swift",
      "await UIApplication.shared.open(requestURL)", "await UIApplication.shared.open(url: requestURL)"),
     ("SwiftUI: wrong argument label", "Docs/Samples/SignInView.swift",
      'TextField("Code", text: $code)', 'TextField("Code", value: $code)'),

@@ -2,7 +2,6 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
-import MultiAuthDynamic
 import MultiAuthSandbox
 
 /// Ready-made conformance runs of the built-in providers against their emulated backends:
@@ -10,9 +9,14 @@ import MultiAuthSandbox
 ///
 /// Each ``ProviderConformance`` pairs a provider factory with its ``ConformanceHarness``
 /// (identities, abilities with the reasons the others do not apply, error fixtures from
-/// Docs/Providers, clock tolerance). Every provider uses its `.sandbox()` configuration, the
-/// one an app switches to for the sandbox. Running one takes a few seconds: every check gets a fresh
-/// sandbox, provider and `AuthClient`.
+/// Docs/Providers, clock tolerance). Every provider's run is one file,
+/// `BuiltInConformance+<Provider>.swift`, in one shape: `BuiltInConformance.<provider>()` (the
+/// run), `<provider>Reasons` (why the abilities left out do not apply), a `<provider>Error`
+/// fixture builder, then `ConformanceHarness.<provider>(…seed:)` (the harness), as
+/// `ProviderConformance.reference(seed:)` and `ConformanceHarness.reference(host:seed:)` do.
+/// Every provider uses its `.sandbox()` configuration, the one an app switches to for the
+/// sandbox. Running one takes a few seconds: every check gets a fresh sandbox, provider and
+/// `AuthClient`.
 public enum BuiltInConformance {
     /// The reference provider and every built-in provider, in display order.
     public static func all() -> [(id: AuthProviderID, kit: ProviderConformance)] {
@@ -37,14 +41,4 @@ public enum BuiltInConformance {
 
     /// The key every Dynamic backend of a run signs with (``sandboxSigningKey``).
     public static var dynamicSigningKey: PrivateKey { sandboxSigningKey }
-
-    /// Why C17 does not apply to Dynamic.
-    public static let dynamicRedirectReason =
-        "Dynamic's e-mail and SMS OTP flows complete by code; DynamicProvider handles no redirect URLs"
-
-    /// `DynamicProvider` (``/MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:)``)
-    /// against `DynamicBackend`.
-    public static func dynamic() -> ProviderConformance {
-        ProviderConformance(provider: { _ in DynamicProvider(configuration: try .sandbox()) }, harness: .dynamic())
-    }
 }

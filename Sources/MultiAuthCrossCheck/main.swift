@@ -1,4 +1,4 @@
-// multiauth-crosscheck: answers JSON-lines requests with MultiAuthCrypto, one response line
+// MultiAuthCrossCheck: answers JSON-lines requests with MultiAuthCrypto, one response line
 // per request line, so Scripts/crosscheck_crypto.py can compare thousands of cases with its
 // Python peers (pyotp, PyJWT) in one process.
 //

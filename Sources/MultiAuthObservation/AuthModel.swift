@@ -81,8 +81,9 @@ public final class AuthModel {
     /// Creates a model over `client`; nothing happens until ``observe()``.
     /// - Parameters:
     ///   - client: The client.
-    ///   - bufferCapacity: The event buffer of the model's subscription (see `AuthEventBus`).
-    public init(client: AuthClient, bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) {
+    ///   - bufferCapacity: The event buffer of the model's subscription (see
+    ///     ``/MultiAuth/AuthEventSource/subscribe(bufferCapacity:onTermination:)``).
+    public init(client: AuthClient, bufferCapacity: Int = AuthEventSource.defaultBufferCapacity) {
         self.client = client
         self.bufferCapacity = bufferCapacity
     }

@@ -1,4 +1,4 @@
-// multiauth-phonecheck: reads JSON lines `{"input": "...", "region": "GB"|null}` on stdin and
+// MultiAuthPhoneCheck: reads JSON lines `{"input": "...", "region": "GB"|null}` on stdin and
 // writes one JSON line per input: `{"e164": "+44…", "region": "GB"|null}` or
 // `{"error": "<AuthError.Reason>", "message": "…"}`. Used by Scripts/crosscheck_phone.py (one
 // process for all cases). A line `{"email": "..."}` is checked as an EmailAddress instead:

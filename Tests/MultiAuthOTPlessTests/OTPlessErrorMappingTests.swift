@@ -1,7 +1,8 @@
 import Foundation
 import MultiAuth
-import MultiAuthOTPless
 import Testing
+
+@testable import MultiAuthOTPless
 
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessErrorMappingTests {

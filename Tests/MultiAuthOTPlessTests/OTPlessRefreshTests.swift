@@ -107,7 +107,7 @@ struct OTPlessRefreshTests {
         let sandbox = Sandbox(seed: 11)
         OTPlessBackend(merchant: OTPlessMerchant(), signingKey: TestKeys.otpless).install(in: sandbox)
         let provider = try OTPlessProvider(configuration: .sandbox())
-        let store = InMemorySessionStore()
+        let store = FailingSessionStore(wrapping: InMemorySessionStore())
         let client = try sandbox.makeClient(providers: [provider], store: store)
         let challenge = try #require(try await client.signIn(with: .otpless, .email(email)).challenge)
         let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)

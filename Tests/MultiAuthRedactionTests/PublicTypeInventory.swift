@@ -10,7 +10,8 @@ enum PublicTypeInventory {
     /// The library modules the sweep covers (executables and test-only targets excluded).
     static let modules = [
         "MultiAuthCrypto", "MultiAuth", "MultiAuthHTTP", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
-        "MultiAuthPortal", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance", "MultiAuthObservation",
+        "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
+        "MultiAuthObservation",
     ]
 
     /// The repository root, found from this file's path.

@@ -8,6 +8,7 @@ import MultiAuthHTTP
 import MultiAuthObservation
 import MultiAuthOTPless
 import MultiAuthPortal
+import MultiAuthQR
 import MultiAuthSandbox
 import MultiAuthTestKeys
 import MultiAuthTruecaller
@@ -46,13 +47,11 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.Base32": "namespace (caseless enum)", "MultiAuthCrypto.Base64": "namespace (caseless enum)",
         "MultiAuthCrypto.Base64URL": "namespace (caseless enum)", "MultiAuthCrypto.ConstantTime": "namespace (caseless enum)",
         "MultiAuthCrypto.HMAC": "namespace (caseless enum)", "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
-        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)", "MultiAuthOTPless.OTPlessErrorMapping": "namespace (caseless enum)",
+        "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
-        "MultiAuth.KeychainStatus": "namespace of status constants (caseless enum)",
         "MultiAuth.SessionStores": "namespace of store factories (caseless enum); the stores it returns are swept",
-        "MultiAuth.SystemKeychain": "Security.framework only; KeychainSessionStore is swept with a fake keychain",
         "MultiAuthHTTP.CellularTransport": "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
     ]
 
@@ -124,6 +123,8 @@ struct RenderingSweepTests {
         add(event)
         add(AuthEvent.Kind.challengeIssued(totpChallenge))
         add(bus)
+        add(AuthEventSource(bus: bus))
+        add(client.events)
         add(AuthEventBus.PublishResult.delivered(subscribers: 1))
         add(stream)
         add(stream.makeAsyncIterator())
@@ -149,7 +150,7 @@ struct RenderingSweepTests {
         add(request)
         add(response)
         add(memory)
-        add(InMemorySessionStore.Operation.save)
+        add(FailingSessionStore.Operation.save)
         add(keychain)
         add(KeychainAccessibility.afterFirstUnlockThisDeviceOnly)
         add(Challenge.Requirement.name)
@@ -231,6 +232,7 @@ struct RenderingSweepTests {
         add(BuiltInConformance.portalConfiguration())
         add(PortalProvider(configuration: BuiltInConformance.portalConfiguration()))
         add(try QRCode(encoding: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)"))
+        add(QRCodeError.tooLong(byteCount: 2332))
 
         // MARK: MultiAuthSandbox
         add(world.dynamic)

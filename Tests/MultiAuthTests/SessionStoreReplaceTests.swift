@@ -226,19 +226,18 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test(arguments: [StoreKind.inMemory, .failingOverInMemory, .failingOverFile])
+    @Test(arguments: [StoreKind.failingOverInMemory, .failingOverFile])
     func injectedFailuresLeaveTheStoreUnchanged(_ kind: StoreKind) async throws {
         let directory = ScratchDirectory()
         defer { directory.remove() }
-        let store = try kind.make(in: directory)
-        let failNext: @Sendable (InMemorySessionStore.Operation) async -> Void = { operation in
-            if let store = store as? InMemorySessionStore { await store.failNext(operation) }
-            if let store = store as? FailingSessionStore { await store.failNext(operation) }
+        let store = try #require(try kind.make(in: directory) as? FailingSessionStore)
+        let failNext: @Sendable (FailingSessionStore.Operation) async -> Void = { operation in
+            await store.failNext(operation)
         }
         let (v1, v2) = (Versions.session(1), Versions.session(2))
         try await store.save(v1)
         for (operation, code, replacement) in [
-            (InMemorySessionStore.Operation.load, AuthError.Code.storageUnavailable, Optional(v2)),
+            (FailingSessionStore.Operation.load, AuthError.Code.storageUnavailable, Optional(v2)),
             (.save, .storageFailure, v2), (.remove, .storageFailure, nil),
         ] {
             await failNext(operation)

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSandbox
 import Testing
 @testable import MultiAuth
 
@@ -272,10 +273,11 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     }
 }
 
-@Suite struct InMemorySessionStoreTests {
+/// Injected failures over the in-memory store (`FailingSessionStore`, what the client tests use).
+@Suite struct InjectedStoreFailureTests {
     @Test func injectedFailuresAreTypedAndOneShot() async throws {
         let session = AuthSession(provider: "p", user: AuthUser(id: "u"), credentials: Credentials(), createdAt: Date(timeIntervalSince1970: 0))
-        let store = InMemorySessionStore()
+        let store = FailingSessionStore(wrapping: InMemorySessionStore())
         await store.failNext(.save)
         let saveError = await #expect(throws: AuthError.self) { try await store.save(session) }
         #expect(saveError?.code == .storageFailure)

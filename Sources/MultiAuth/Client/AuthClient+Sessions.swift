@@ -223,8 +223,9 @@ extension AuthClient {
     /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
     /// atomically with the registration (expired flags as of this call); before it, the state
     /// is read from the store when the consumer first iterates.
-    /// - Parameter bufferCapacity: The subscriber's buffer size; see ``AuthEventBus``.
-    public nonisolated func authStates(bufferCapacity: Int = AuthEventBus.defaultBufferCapacity) -> AuthEventStream {
+    /// - Parameter bufferCapacity: The subscriber's buffer size; see
+    ///   ``AuthEventSource/subscribe(bufferCapacity:onTermination:)``.
+    public nonisolated func authStates(bufferCapacity: Int = AuthEventSource.defaultBufferCapacity) -> AuthEventStream {
         let time = self.time
         return gate.subscribeWithState(bufferCapacity: bufferCapacity, now: { time.now }) { [self] in
             await self.currentState()

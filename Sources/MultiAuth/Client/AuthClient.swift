@@ -35,8 +35,10 @@ import Foundation
 /// Concurrency: an actor. Provider calls run while the actor is free for other calls, so
 /// several flows of different providers (and several submits) proceed in parallel.
 public actor AuthClient {
-    /// The bus every event of this client is published on. Each client has its own.
-    public nonisolated let events: AuthEventBus
+    /// The events of this client, subscribe-only: ``AuthEventSource/subscribe(bufferCapacity:onTermination:)``
+    /// for live events (``authStates(bufferCapacity:)`` for the current state first). Each
+    /// client has its own bus; only the client publishes on it (Docs/Events.md).
+    public nonisolated let events: AuthEventSource
     /// The session store.
     public nonisolated let store: any SessionStore
     /// The transport handed to providers.
@@ -89,8 +91,9 @@ public actor AuthClient {
         self.time = time
         self.refreshMargin = refreshMargin
         self.autoRefresh = autoRefresh
-        self.events = AuthEventBus(timeSource: time)
-        let gate = FlowEventGate(bus: events)
+        let bus = AuthEventBus(timeSource: time)
+        self.events = AuthEventSource(bus: bus)
+        let gate = FlowEventGate(bus: bus)
         self.gate = gate
         let lifecycle = SessionLifecycle(store: store, gate: gate)
         self.lifecycle = lifecycle

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Something that happened in MultiAuth, published on the ``AuthEventBus``.
+/// Something that happened in MultiAuth, published by an `AuthClient` and received through its
+/// ``AuthClient/events`` (``AuthEventSource``) or ``AuthClient/authStates(bufferCapacity:)``.
 ///
 /// Every event carries a sequence number (rising by one per event published on its bus), the
 /// wall-clock time of the injected `TimeSource`, and the provider and flow it concerns.
@@ -106,7 +107,7 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
 
         /// Whether this event changes the signed-in state (initial state, signed in/out,
         /// restored, refreshed, session expired). A lagging subscriber's buffer keeps the latest
-        /// of these per provider before any flow event; see ``AuthEventBus``.
+        /// of these per provider before any flow event (Docs/Events.md, "Buffers and overflow").
         public var isStateEvent: Bool {
             switch self {
             case .initialState, .signedIn, .signedOut, .sessionRestored, .sessionRefreshed, .sessionExpired: true
@@ -141,64 +142,5 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
     /// `#<sequence> <provider> <kind>`.
     public var description: String {
         "#\(sequence) \(provider?.rawValue ?? "-") \(kind)"
-    }
-}
-
-/// The delivery status of a code or link as the provider reports it.
-public struct DeliveryStatus: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
-    /// The string form, e.g. `"delivered"`.
-    public let rawValue: String
-    /// Creates a status from its string form.
-    public init(rawValue: String) { self.rawValue = rawValue }
-    /// Creates a status from a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The string form.
-    public var description: String { rawValue }
-    /// Accepted for sending (not yet delivered, Docs/Cases.md, B29).
-    public static let sent: DeliveryStatus = "sent"
-    /// Delivered to the device.
-    public static let delivered: DeliveryStatus = "delivered"
-    /// Read by the user.
-    public static let read: DeliveryStatus = "read"
-    /// Delivery failed on this channel.
-    public static let failed: DeliveryStatus = "failed"
-}
-
-/// The signed-in state of an `AuthClient`: each provider's stored session with its expired
-/// flag, and the providers whose storage could not be read.
-public struct AuthState: Sendable, CustomStringConvertible {
-    /// One stored session and whether it was expired when the state was taken.
-    public struct Entry: Sendable {
-        /// The stored session.
-        public var session: AuthSession
-        /// Whether `session` was expired at the time the state was taken (Docs/Cases.md, B21).
-        public var isExpired: Bool
-        /// Creates an entry.
-        public init(session: AuthSession, isExpired: Bool) {
-            self.session = session
-            self.isExpired = isExpired
-        }
-    }
-    /// Stored sessions by provider.
-    public var sessions: [AuthProviderID: Entry]
-    /// Providers whose stored session could not be read (`storageUnavailable`): not signed out.
-    public var unavailable: [AuthProviderID: AuthError]
-
-    /// Creates a state.
-    public init(sessions: [AuthProviderID: Entry] = [:], unavailable: [AuthProviderID: AuthError] = [:]) {
-        self.sessions = sessions
-        self.unavailable = unavailable
-    }
-
-    /// Whether no session is stored and no storage is unavailable.
-    public var isSignedOut: Bool { sessions.isEmpty && unavailable.isEmpty }
-
-    /// e.g. `AuthState(dynamic: valid, portal: expired)`.
-    public var description: String {
-        let parts = sessions.keys.sorted().map { "\($0): \(sessions[$0]!.isExpired ? "expired" : "valid")" }
-            + unavailable.keys.sorted().map { "\($0): unavailable" }
-        return "AuthState(" + (parts.isEmpty ? "signed out" : parts.joined(separator: ", ")) + ")"
     }
 }

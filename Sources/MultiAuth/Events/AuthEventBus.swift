@@ -26,13 +26,16 @@ import Foundation
 /// - **Finishing** (``finish()``) ends every stream after its buffered events; finishing twice
 ///   is safe; a publish afterwards reaches nobody and returns ``PublishResult/terminated``.
 ///
-/// Each `AuthClient` owns its own bus, so two clients never share subscribers.
-public final class AuthEventBus: @unchecked Sendable {
-    /// The buffer capacity used when `subscribe` is not given one: 256 events.
-    public static let defaultBufferCapacity = 256
+/// Each `AuthClient` owns its own bus, so two clients never share subscribers. Apps see it
+/// through ``AuthEventSource`` (subscribe-only): only the client publishes, through the guard
+/// that nothing of a flow follows its `flowCancelled`, and only the package's own tests and
+/// tools publish or finish directly.
+package final class AuthEventBus: @unchecked Sendable {
+    /// The buffer capacity used when `subscribe` is not given one (``AuthEventSource/defaultBufferCapacity``).
+    package static let defaultBufferCapacity = AuthEventSource.defaultBufferCapacity
 
     /// The outcome of one publish.
-    public enum PublishResult: Sendable, Equatable {
+    package enum PublishResult: Sendable, Equatable {
         /// Appended to this many subscribers' buffers.
         case delivered(subscribers: Int)
         /// The bus was finished; nobody received the event.
@@ -54,7 +57,7 @@ public final class AuthEventBus: @unchecked Sendable {
     private let now: @Sendable () -> Date
 
     /// Creates a bus whose events are stamped with `timeSource.now`.
-    public init(timeSource: TimeSource = .system) {
+    package init(timeSource: TimeSource = .system) {
         self.now = { timeSource.now }
     }
 
@@ -66,7 +69,7 @@ public final class AuthEventBus: @unchecked Sendable {
     ///     bus finished).
     /// - Returns: A single-consumer `AsyncSequence` of events; a stream from a finished bus is
     ///   already finished.
-    public func subscribe(
+    package func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         onTermination: (@Sendable () -> Void)? = nil
     ) -> AuthEventStream {
@@ -82,7 +85,7 @@ public final class AuthEventBus: @unchecked Sendable {
     ///     event published before registration, so the live events that follow are consecutive.
     ///   - onTermination: Runs exactly once when the stream ends (cancelled, released, or the
     ///     bus finished).
-    public func subscribe(
+    package func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         initial: @escaping @Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind),
         onTermination: (@Sendable () -> Void)? = nil
@@ -125,7 +128,7 @@ public final class AuthEventBus: @unchecked Sendable {
     /// - Returns: How many subscribers received it, or ``PublishResult/terminated`` after
     ///   ``finish()``.
     @discardableResult
-    public func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> PublishResult {
+    package func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> PublishResult {
         let timestamp = now()
         lock.lock()
         if isFinished {
@@ -147,7 +150,7 @@ public final class AuthEventBus: @unchecked Sendable {
     }
 
     /// Ends every stream (after its buffered events) and refuses later publishes. Idempotent.
-    public func finish() {
+    package func finish() {
         lock.lock()
         guard !isFinished else {
             lock.unlock()
@@ -161,21 +164,21 @@ public final class AuthEventBus: @unchecked Sendable {
     }
 
     /// The number of registered subscribers.
-    public var subscriberCount: Int {
+    package var subscriberCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return subscribers.count
     }
 
     /// The sequence number of the last published event (0 before the first).
-    public var currentSequence: UInt64 {
+    package var currentSequence: UInt64 {
         lock.lock()
         defer { lock.unlock() }
         return lastSequence
     }
 
     /// Whether ``finish()`` was called.
-    public var isTerminated: Bool {
+    package var isTerminated: Bool {
         lock.lock()
         defer { lock.unlock() }
         return isFinished
@@ -184,174 +187,5 @@ public final class AuthEventBus: @unchecked Sendable {
     /// Unregisters subscriber `id`; the caller holds the shared lock.
     func removeLocked(_ id: UInt64) {
         subscribers[id] = nil
-    }
-}
-
-/// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
-/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the bus's lock
-/// (shared, so it outlives the bus if the stream does).
-final class EventSubscriber: @unchecked Sendable {
-    let id: UInt64
-    weak var bus: AuthEventBus?
-    private let lock: NSLock
-    @exclusivity(unchecked) private var buffer: EventBuffer
-    @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
-    @exclusivity(unchecked) private var finished = false
-    @exclusivity(unchecked) private var terminated = false
-    /// The sequence number of the last element handed to the consumer (the bus's sequence at
-    /// registration before the first); an ``AuthEvent/Kind/eventsDropped(count:)`` marker repeats it.
-    @exclusivity(unchecked) private var lastDelivered: UInt64
-    @exclusivity(unchecked) private var initialLoader: (@Sendable () async -> AuthEvent)?
-    @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
-
-    init(
-        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock, initialLoader: (@Sendable () async -> AuthEvent)?,
-        onTermination: (@Sendable () -> Void)?
-    ) {
-        self.id = id
-        self.buffer = EventBuffer(capacity: capacity)
-        self.lastDelivered = lastSequence
-        self.lock = lock
-        self.initialLoader = initialLoader
-        self.onTermination = onTermination
-    }
-
-    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside the
-    /// lock, which the caller holds).
-    func enqueueLocked(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
-        if terminated || finished { return nil }
-        if initialLoader == nil, let waiter {
-            // A consumer waits only on an empty buffer with no pending gap.
-            self.waiter = nil
-            lastDelivered = event.sequence
-            return (waiter, event)
-        }
-        buffer.append(event)
-        return nil
-    }
-
-    /// The next element for the consumer, with `lock` held: a gap marker if events were dropped
-    /// since the last element, else the oldest buffered event.
-    private func takeNext() -> AuthEvent? {
-        if buffer.gap > 0 {
-            let gap = buffer.takeGap()
-            return AuthEvent(
-                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil, kind: .eventsDropped(count: gap.count))
-        }
-        guard let event = buffer.popFirst() else { return nil }
-        lastDelivered = event.sequence
-        return event
-    }
-
-    func next() async -> AuthEvent? {
-        if let loader = takeInitialLoader() {
-            let event = await loader()
-            return event
-        }
-        return await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
-                lock.lock()
-                if let event = takeNext() {
-                    lock.unlock()
-                    continuation.resume(returning: event)
-                } else if finished || terminated || Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
-                    waiter = continuation
-                    lock.unlock()
-                }
-            }
-        } onCancel: {
-            self.cancel()
-        }
-    }
-
-    private func takeInitialLoader() -> (@Sendable () async -> AuthEvent)? {
-        lock.lock()
-        defer { lock.unlock() }
-        let loader = initialLoader
-        initialLoader = nil
-        if loader != nil, terminated { return nil }
-        return loader
-    }
-
-    var droppedCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return buffer.totalDropped
-    }
-
-    /// Ends the stream after buffered events (bus finished).
-    func finish() {
-        lock.lock()
-        finished = true
-        let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
-        if waiter != nil { self.waiter = nil }
-        let handler = takeTerminationHandler()
-        lock.unlock()
-        waiter?.resume(returning: nil)
-        handler?()
-    }
-
-    /// Ends the stream now (consumer cancelled or released): unregisters and drops the buffer.
-    func cancel() {
-        lock.lock()
-        if terminated {
-            lock.unlock()
-            return
-        }
-        terminated = true
-        buffer.removeAll()
-        let waiter = self.waiter
-        self.waiter = nil
-        let handler = takeTerminationHandler()
-        bus?.removeLocked(id)
-        lock.unlock()
-        waiter?.resume(returning: nil)
-        handler?()
-    }
-
-    /// Must be called with `lock` held. Returns the handler at most once.
-    private func takeTerminationHandler() -> (@Sendable () -> Void)? {
-        let handler = onTermination
-        onTermination = nil
-        return handler
-    }
-}
-
-/// Keeps a subscriber registered while any copy of its stream or iterator is alive.
-final class SubscriptionToken: Sendable {
-    let subscriber: EventSubscriber
-    init(_ subscriber: EventSubscriber) { self.subscriber = subscriber }
-    deinit { subscriber.cancel() }
-}
-
-/// One subscriber's events: a single-consumer `AsyncSequence` backed by a bounded buffer.
-///
-/// Iterate it from one task. Cancelling that task, or releasing every copy of the stream and
-/// its iterator, unregisters the subscriber. It ends (returns `nil`) when the bus finishes.
-/// `map`, `filter` and other `AsyncSequence` operators preserve every buffered event (Docs/Cases.md, B22).
-public struct AuthEventStream: AsyncSequence, Sendable {
-    /// The element type.
-    public typealias Element = AuthEvent
-    private let token: SubscriptionToken
-
-    init(subscriber: EventSubscriber) { token = SubscriptionToken(subscriber) }
-
-    /// Events this subscriber's buffer dropped under its policy so far.
-    public var droppedCount: Int { token.subscriber.droppedCount }
-
-    /// Ends this subscription now: unregisters it and runs its termination handler (once).
-    public func cancel() { token.subscriber.cancel() }
-
-    /// Creates the iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(token: token) }
-
-    /// The stream's iterator.
-    public struct Iterator: AsyncIteratorProtocol {
-        let token: SubscriptionToken
-        /// The next event, or `nil` when the stream has ended or the task was cancelled.
-        public mutating func next() async -> AuthEvent? { await token.subscriber.next() }
     }
 }

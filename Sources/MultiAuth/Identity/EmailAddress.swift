@@ -152,7 +152,7 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
         ]
         for scalar in scalars {
             if scalar.isASCII {
-                guard ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" else { return false }
+                guard ("a"..."z").contains(scalar) || scalar.isASCIIDigit || scalar == "-" else { return false }
                 continue
             }
             if pvalidExceptions.contains(scalar.value) { continue }

@@ -167,7 +167,7 @@ enum PhoneMetadata {
             var value = 0
             for index in range {
                 let byte = line[index]
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                guard byte.isASCIIDigit else { return nil }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
             return value

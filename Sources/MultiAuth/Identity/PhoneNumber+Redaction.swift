@@ -3,8 +3,3 @@ extension PhoneNumber: CustomReflectable {
     /// of dumps and logs.
     public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
 }
-
-extension EmailAddress: CustomReflectable {
-    /// A mirror showing only the masked form.
-    public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
-}

@@ -133,7 +133,7 @@ enum PhoneNumberParser {
             for index in start..<end {
                 let byte = bytes[index]
                 switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                case _ where byte.isASCIIDigit:
                     digits.append(byte)
                     if inLeadingGroup { groupDigits.append(byte) } else { leadingGroupDone = true }
                 case UInt8(ascii: "+"):

@@ -112,7 +112,7 @@ final class PhonePattern: Sendable {
                 failed?[pc * (count + 1) + position] = true
                 switch program[pc] {
                 case .digit(let mask):
-                    if position < count, case let byte = input[position], byte &- 0x30 < 10, mask & (1 << UInt16(byte &- 0x30)) != 0 {
+                    if position < count, case let byte = input[position], byte.isASCIIDigit, mask & (1 << UInt16(byte &- UInt8(ascii: "0"))) != 0 {
                         position += 1
                         pc += 1
                     } else {
@@ -218,11 +218,11 @@ final class PhonePattern: Sendable {
             if byte == UInt8(ascii: "\\"), index < bytes.count {
                 output.append(bytes[index])
                 index += 1
-            } else if byte == UInt8(ascii: "$"), index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            } else if byte == UInt8(ascii: "$"), index < bytes.count, bytes[index].isASCIIDigit {
                 // As many digits as still name an existing group (ICU's rule).
                 var group = Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]),
+                while index < bytes.count, bytes[index].isASCIIDigit,
                     group * 10 + Int(bytes[index] - UInt8(ascii: "0")) <= captureGroupCount
                 {
                     group = group * 10 + Int(bytes[index] - UInt8(ascii: "0"))
@@ -296,7 +296,7 @@ final class PhonePattern: Sendable {
             guard let byte = peek() else { return nil }
             index += 1
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case _ where byte.isASCIIDigit:
                 return .digits(1 << UInt16(byte - UInt8(ascii: "0")))
             case UInt8(ascii: "\\"):
                 guard peek() == UInt8(ascii: "d") else { return nil }
@@ -332,11 +332,11 @@ final class PhonePattern: Sendable {
                 switch byte {
                 case UInt8(ascii: "]"):
                     return mask == 0 ? nil : .digits(mask)
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                case _ where byte.isASCIIDigit:
                     mask |= 1 << UInt16(byte - UInt8(ascii: "0"))
                     previous = byte
                 case UInt8(ascii: "-"):
-                    guard let low = previous, let high = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(high), low <= high else {
+                    guard let low = previous, let high = peek(), high.isASCIIDigit, low <= high else {
                         return nil
                     }
                     index += 1
@@ -360,7 +360,7 @@ final class PhonePattern: Sendable {
             func number() -> Int? {
                 let start = index
                 var value = 0
-                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), value < 1_000 {
+                while let byte = peek(), byte.isASCIIDigit, value < 1_000 {
                     value = value * 10 + Int(byte - UInt8(ascii: "0"))
                     index += 1
                 }

@@ -80,24 +80,3 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
         return id + (channel.map { ", channel: \($0))" } ?? ")")
     }
 }
-
-/// The result of one step of a sign-in: another challenge, or a session.
-public enum SignInStep: Sendable, CustomStringConvertible {
-    /// The user must answer this challenge.
-    case challenge(Challenge)
-    /// Signed in; the session is already persisted when this is returned through `AuthClient`.
-    case signedIn(AuthSession)
-
-    /// The challenge, if this step is one.
-    public var challenge: Challenge? { if case .challenge(let c) = self { c } else { nil } }
-    /// The session, if this step is one.
-    public var session: AuthSession? { if case .signedIn(let s) = self { s } else { nil } }
-
-    /// A redacted summary.
-    public var description: String {
-        switch self {
-        case .challenge(let challenge): "challenge(\(challenge))"
-        case .signedIn(let session): "signedIn(\(session))"
-        }
-    }
-}

@@ -48,16 +48,6 @@ public protocol SessionStore: Sendable {
         -> SessionStoreWriteResult
 }
 
-/// The outcome of a conditional write, ``SessionStore/replace(_:with:for:)``.
-public enum SessionStoreWriteResult: Sendable, Hashable {
-    /// The stored session was the expected one; the replacement is stored (or the session
-    /// removed).
-    case written
-    /// The stored session was not the expected one (another writer got there first); nothing
-    /// was written. `current` is what the store holds now (`nil`: nothing).
-    case conflict(current: AuthSession?)
-}
-
 extension SessionStore {
     /// A default for stores written before conditional writes existed: `load`, compare, then
     /// `save`/`remove`. It is **not atomic** (another writer can slip between the read and the
@@ -72,39 +62,5 @@ extension SessionStore {
         guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
         if let replacement { try await save(replacement) } else { try await remove(for: provider) }
         return .written
-    }
-}
-
-extension SessionStoreWriteResult {
-    /// Throws `.invalidInput` when `replacement` belongs to another provider than `provider`.
-    static func checkReplacement(_ replacement: AuthSession?, for provider: AuthProviderID) throws {
-        if let replacement, replacement.provider != provider {
-            throw AuthError(
-                .invalidInput, "a conditional write for '\(provider)' was given a session of '\(replacement.provider)'",
-                provider: provider)
-        }
-    }
-}
-
-extension AuthSession {
-    /// Whether `other` is the same stored version of this session: same ``id`` and provider,
-    /// the same access, refresh and id tokens, and the same access-token expiry to the
-    /// millisecond (the precision stores keep). A refresh, a re-sign-in or another user's
-    /// session is a different version. Used by conditional store writes.
-    public func isSameVersion(as other: AuthSession) -> Bool {
-        id == other.id && provider == other.provider
-            && credentials.accessToken == other.credentials.accessToken
-            && credentials.refreshToken == other.credentials.refreshToken
-            && credentials.idToken == other.credentials.idToken
-            && credentials.expiresAt?.roundedToMilliseconds == other.credentials.expiresAt?.roundedToMilliseconds
-    }
-
-    /// ``isSameVersion(as:)`` over optionals: two `nil`s match, `nil` and a session do not.
-    public static func isSameVersion(_ lhs: AuthSession?, _ rhs: AuthSession?) -> Bool {
-        switch (lhs, rhs) {
-        case (nil, nil): true
-        case let (lhs?, rhs?): lhs.isSameVersion(as: rhs)
-        default: false
-        }
     }
 }

@@ -34,16 +34,3 @@ public struct TimeSource: Sendable {
         try await clock.sleep(for: duration, tolerance: nil)
     }
 }
-
-extension Duration {
-    /// The duration as fractional seconds (`TimeInterval`).
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
-    /// Creates a duration from fractional seconds (`TimeInterval`), rounded to milliseconds.
-    public static func interval(_ seconds: TimeInterval) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-}

@@ -40,12 +40,3 @@ public protocol CellularHTTPTransport: HTTPTransport {
     ///   `.unsupported` (a method the transport cannot send this way), or `CancellationError`.
     func sendOverCellular(_ request: HTTPRequest) async throws -> HTTPResponse
 }
-
-extension HTTPTransport {
-    /// This transport as a ``CellularHTTPTransport`` when it is one and a cellular path is
-    /// available now; `nil` otherwise (no SNA).
-    public var availableCellularTransport: (any CellularHTTPTransport)? {
-        guard let cellular = self as? any CellularHTTPTransport, cellular.isCellularAvailable else { return nil }
-        return cellular
-    }
-}

@@ -1,5 +1,5 @@
 import MultiAuthCrypto
-import MultiAuthPortal
+import MultiAuthQR
 
 /// `multiauth otpauth URI`: parse, validate and print the canonical form of a Key URI.
 struct OTPAuthCommand: Command {

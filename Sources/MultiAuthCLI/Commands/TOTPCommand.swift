@@ -84,15 +84,31 @@ struct TOTPCommand: Command {
         do { totp = try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: period) } catch {
             throw Arguments.UsageError(description: "cannot build a TOTP generator: \(error)")
         }
+        return try Self.printOrVerify(
+            arguments: arguments, details: ["algorithm": algorithm.rawValue, "digits": digits, "period": period], verifiedDetails: [:],
+            formatHint: "--verify needs exactly \(digits) digits (spaces are ignored); the code was not compared",
+            code: { try totp.code(at: time) }, timeStep: { try totp.timeStep(at: time) },
+            secondsRemaining: { try totp.secondsRemaining(at: time) }, verify: { try totp.verify($0, at: time, window: $1) })
+    }
+
+    /// Prints the code at the `--time`, or with `--verify` the verdict on the given code, as a
+    /// sentence or (`--json`) a JSON line: the same output for decimal and Steam Guard codes.
+    /// `details` are the code line's generator fields, `verifiedDetails` the verdict line's;
+    /// `formatHint` is the stderr sentence for a code of the wrong shape (exit 2).
+    private static func printOrVerify(
+        arguments: Arguments, details: [String: Any], verifiedDetails: [String: Any], formatHint: String,
+        code: () throws -> String, timeStep: () throws -> UInt64, secondsRemaining: () throws -> Int64,
+        verify: (String, Int) throws -> UInt64
+    ) throws -> Int32 {
         let json = arguments.flags.contains("json")
         if let code = arguments.options["verify"] {
             let window = try arguments.integer("window", in: 0...10) ?? 1
             do {
-                let step = try totp.verify(code, at: time, window: window)
-                let current = try totp.timeStep(at: time)
+                let step = try verify(code, window)
+                let current = try timeStep()
                 let offset = Int64(bitPattern: step &- current)
                 if json {
-                    Terminal.out(Terminal.jsonLine(["valid": true, "timeStep": step, "offset": offset]))
+                    Terminal.out(Terminal.jsonLine(["valid": true, "timeStep": step, "offset": offset].merging(verifiedDetails) { $1 }))
                 } else {
                     Terminal.out("valid: matches time step \(step) (\(offset >= 0 ? "+" : "")\(offset) from now, window ±\(window))")
                 }
@@ -102,19 +118,17 @@ struct TOTPCommand: Command {
                     Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
                 } else if error == .invalidCodeFormat {
                     // Bad input, not a failed verification: a sentence on stderr, exit 2.
-                    Terminal.err("multiauth totp: --verify needs exactly \(digits) digits (spaces are ignored); the code was not compared")
+                    Terminal.err("multiauth totp: " + formatHint)
                 } else {
                     Terminal.out("invalid: \(error) (window ±\(window))")
                 }
                 return error == .invalidCodeFormat ? ExitCode.usage : ExitCode.verificationFailed
             }
         }
-        let code = try totp.code(at: time)
+        let code = try code()
         if json {
-            Terminal.out(Terminal.jsonLine([
-                "code": code, "timeStep": try totp.timeStep(at: time), "secondsRemaining": try totp.secondsRemaining(at: time),
-                "algorithm": algorithm.rawValue, "digits": digits, "period": period,
-            ]))
+            let fields: [String: Any] = ["code": code, "timeStep": try timeStep(), "secondsRemaining": try secondsRemaining()]
+            Terminal.out(Terminal.jsonLine(fields.merging(details) { $1 }))
         } else {
             Terminal.out(code)
         }
@@ -142,38 +156,10 @@ struct TOTPCommand: Command {
         do { steam = try SteamGuardTOTP(secret: secret, period: period) } catch {
             throw Arguments.UsageError(description: "cannot build a Steam Guard generator: \(error)")
         }
-        let json = arguments.flags.contains("json")
-        if let code = arguments.options["verify"] {
-            let window = try arguments.integer("window", in: 0...10) ?? 1
-            do {
-                let step = try steam.verify(code, at: time, window: window)
-                let offset = Int64(bitPattern: step &- (try steam.timeStep(at: time)))
-                if json {
-                    Terminal.out(Terminal.jsonLine(["valid": true, "timeStep": step, "offset": offset, "encoder": "steam"]))
-                } else {
-                    Terminal.out("valid: matches time step \(step) (\(offset >= 0 ? "+" : "")\(offset) from now, window ±\(window))")
-                }
-                return ExitCode.ok
-            } catch let error as CryptoError {
-                if json {
-                    Terminal.out(Terminal.jsonLine(["valid": false, "reason": "\(error)"]))
-                } else if error == .invalidCodeFormat {
-                    Terminal.err("multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared")
-                } else {
-                    Terminal.out("invalid: \(error) (window ±\(window))")
-                }
-                return error == .invalidCodeFormat ? ExitCode.usage : ExitCode.verificationFailed
-            }
-        }
-        let code = try steam.code(at: time)
-        if json {
-            Terminal.out(Terminal.jsonLine([
-                "code": code, "timeStep": try steam.timeStep(at: time), "secondsRemaining": try steam.secondsRemaining(at: time),
-                "encoder": "steam", "period": period,
-            ]))
-        } else {
-            Terminal.out(code)
-        }
-        return ExitCode.ok
+        return try Self.printOrVerify(
+            arguments: arguments, details: ["encoder": "steam", "period": period], verifiedDetails: ["encoder": "steam"],
+            formatHint: "--verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared",
+            code: { try steam.code(at: time) }, timeStep: { try steam.timeStep(at: time) },
+            secondsRemaining: { try steam.secondsRemaining(at: time) }, verify: { try steam.verify($0, at: time, window: $1) })
     }
 }

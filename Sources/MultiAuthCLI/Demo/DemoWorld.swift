@@ -31,7 +31,7 @@ struct DemoWorld {
         self.sandbox = world.sandbox
         self.portalBackend = world.portalBackend
         self.client = try world.makeClient(store: store)
-        self.printer = EventPrinter(bus: client.events, json: console.json)
+        self.printer = EventPrinter(events: client.events, json: console.json)
         self.console = console
     }
 

@@ -9,23 +9,23 @@ import MultiAuth
 /// lines come out in the order things happened, without a background task.
 final class EventPrinter: @unchecked Sendable {
     private var iterator: AuthEventStream.Iterator
-    private let bus: AuthEventBus
+    private let events: AuthEventSource
     private let started = ContinuousClock.now
     private let json: Bool
     private var printed: UInt64 = 0
     private(set) var counts: [AuthProviderID: Int] = [:]
     private(set) var all: [AuthEvent] = []
 
-    init(bus: AuthEventBus, json: Bool) {
-        self.bus = bus
+    init(events: AuthEventSource, json: Bool) {
+        self.events = events
         self.json = json
-        iterator = bus.subscribe(bufferCapacity: 4096).makeAsyncIterator()
-        printed = bus.currentSequence
+        iterator = events.subscribe(bufferCapacity: 4096).makeAsyncIterator()
+        printed = events.currentSequence
     }
 
     /// Prints every event published so far.
     func catchUp() async {
-        while printed < bus.currentSequence, let event = await iterator.next() {
+        while printed < events.currentSequence, let event = await iterator.next() {
             printed = event.sequence
             all.append(event)
             if let provider = event.provider { counts[provider, default: 0] += 1 }

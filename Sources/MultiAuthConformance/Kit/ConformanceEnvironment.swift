@@ -38,7 +38,7 @@ final class ConformanceEnvironment: Sendable {
         // waking on the manual clock would add requests and events a check does not expect.
         client = try AuthClient(
             providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
-        saves.bus = client.events
+        saves.events = client.events
         recorder = RecordingSubscriber(client: client)
     }
 

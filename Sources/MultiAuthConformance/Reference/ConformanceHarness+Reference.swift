@@ -15,13 +15,7 @@ extension ConformanceHarness {
         ConformanceHarness(
             host: host,
             installBackend: { sandbox in sandbox.register(ReferenceBackend(), host: host) },
-            validRequest: { index in
-                if index % 5 == 4 {
-                    // Fictional North American numbers +1 202 555 01xx, distinct per index.
-                    return .phone(try! PhoneNumber("+1202555\(String(format: "%04d", 100 + index / 5))"), channel: .sms)
-                }
-                return .email(try! EmailAddress("User\(index)@Example.com"))
-            },
+            validRequest: emailOrSMSRequest,
             invalidRequests: [
                 .oauth(.google), .email(try! EmailAddress("user@example.com"), channel: .sms),
                 .phone(try! PhoneNumber("+12025550199"), channel: .email),
@@ -54,6 +48,18 @@ extension ConformanceHarness {
             redirect: .inboxLink(),
             serverClockTolerance: .seconds(ReferenceProtocol.clockSkewTolerance),
             seed: seed)
+    }
+}
+
+extension ConformanceHarness {
+    /// A distinct identity per index: `user<n>@example.com` by e-mail, and for every fifth
+    /// index a fictional North American number +1 202 555 01xx by SMS. Package-only: the
+    /// reference and Dynamic harnesses share it. Concurrency: a pure function.
+    package static func emailOrSMSRequest(_ index: Int) -> SignInRequest {
+        if index % 5 == 4 {
+            return .phone(try! PhoneNumber("+1202555\(String(format: "%04d", 100 + index / 5))"), channel: .sms)
+        }
+        return .email(try! EmailAddress("User\(index)@Example.com"))
     }
 }
 

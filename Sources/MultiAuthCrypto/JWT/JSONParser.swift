@@ -148,7 +148,7 @@ enum JSONParser {
             case UInt8(ascii: "n"):
                 try scanner.expect("ull")
                 finished = .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case _ where byte == UInt8(ascii: "-") || byte.isASCIIDigit:
                 scanner.index -= 1
                 finished = .number(try scanner.number())
             default:
@@ -322,7 +322,7 @@ enum JSONParser {
             let start = index
             func digits(_ scanner: inout Scanner) -> Int {
                 var count = 0
-                while let byte = scanner.peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                while let byte = scanner.peek(), byte.isASCIIDigit {
                     scanner.index += 1
                     scanner.steps += 1
                     count += 1
@@ -337,7 +337,7 @@ enum JSONParser {
                 _ = try next()
                 integerDigits = 1
             } else {
-                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                while let byte = peek(), byte.isASCIIDigit {
                     if integerDigits < 18 { integer = integer &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
                     integerDigits += 1
                     index += 1

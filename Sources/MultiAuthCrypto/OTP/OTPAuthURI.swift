@@ -296,7 +296,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// A whole number written only with ASCII digits (no sign, no spaces), or nil.
     private static func unsignedInteger(_ text: String) -> UInt64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy(\.isASCIIDigit) else { return nil }
         return UInt64(text)
     }
 

@@ -66,7 +66,7 @@ enum OTPCode {
             var count = 0
             for byte in bytes {
                 switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                case _ where byte.isASCIIDigit:
                     guard count < digits else { return .some(nil) }
                     value = value &* 10 &+ UInt32(byte &- UInt8(ascii: "0"))
                     count += 1
@@ -94,10 +94,10 @@ enum OTPCode {
         var count = 0
         for scalar in code.unicodeScalars {
             if scalar.properties.isWhitespace { continue }
-            guard scalar.value >= 0x30, scalar.value <= 0x39, count < digits else {
+            guard scalar.isASCIIDigit, count < digits else {
                 throw CryptoError.invalidCodeFormat
             }
-            value = value * 10 + (scalar.value - 0x30)
+            value = value * 10 + (scalar.value - UInt32(UInt8(ascii: "0")))
             count += 1
         }
         guard count == digits else { throw CryptoError.invalidCodeFormat }

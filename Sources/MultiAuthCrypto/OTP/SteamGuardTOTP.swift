@@ -84,22 +84,15 @@ public struct SteamGuardTOTP: Sendable {
         guard (0...TOTP.maximumWindow).contains(window) else { throw CryptoError.invalidParameter("window") }
         let submitted = try Self.normalize(code)
         let current = try timeStep(at: unixTime)
-        let width = UInt64(window)
-        let first = current >= width ? current - width : 0
-        let (sum, overflow) = current.addingReportingOverflow(width)
-        let last = overflow ? UInt64.max : sum
         var nearest: UInt64?
         var nearestDistance = UInt64.max
-        var step = first
-        while true {
+        for step in TOTP.steps(around: current, window: window) {
             let distance = step >= current ? step - current : current - step
             let candidate = Array(self.code(forTimeStep: step).utf8)
             if ConstantTime.equals(candidate, submitted), distance <= nearestDistance {
                 nearest = step
                 nearestDistance = distance
             }
-            if step == last { break }
-            step += 1
         }
         guard let nearest else { throw CryptoError.invalidCode }
         return nearest

@@ -231,20 +231,25 @@ public struct TOTP: Sendable {
         return Int64(seconds)
     }
 
+    /// The time steps `window` either side of `current`, clamped at 0 and `UInt64.max`
+    /// (RFC 6238 §5.2); shared with ``SteamGuardTOTP``.
+    static func steps(around current: UInt64, window: Int) -> ClosedRange<UInt64> {
+        let width = UInt64(window)
+        let first = current >= width ? current - width : 0
+        let (sum, overflow) = current.addingReportingOverflow(width)
+        return first...(overflow ? UInt64.max : sum)
+    }
+
     private func matchingStep(_ code: String, at unixTime: Int64, window: Int) throws -> UInt64 {
         guard (0...Self.maximumWindow).contains(window) else { throw CryptoError.invalidParameter("window") }
         let submitted = try OTPCode.parse(code, digits: digits)
         let current = try timeStep(at: unixTime)
-        let width = UInt64(window)
-        let first = current >= width ? current - width : 0
-        let (sum, overflow) = current.addingReportingOverflow(width)
-        let last = overflow ? UInt64.max : sum
         var nearest: UInt64?
         var nearestDistance = UInt64.max
         let digits = self.digits
         // Every step in the window is computed (one lock for the window's HMACs). Ascending
         // order with `<=` makes the newer step win a tie in distance.
-        hotp.key.forEachCounterAuthenticationCode(first...last) { step, mac in
+        hotp.key.forEachCounterAuthenticationCode(Self.steps(around: current, window: window)) { step, mac in
             let distance = step >= current ? step - current : current - step
             if OTPCode.truncate(mac, digits: digits) ^ submitted == 0, distance <= nearestDistance {
                 nearest = step

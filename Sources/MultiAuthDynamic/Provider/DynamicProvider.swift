@@ -34,7 +34,7 @@ import MultiAuth
 /// client trusts its TLS peer; servers use ``DynamicTokenVerifier``). There is no refresh
 /// token: the bearer JWT itself is refreshed.
 ///
-/// Error mapping: see ``mapError(_:channel:)`` and `Docs/Providers/Dynamic.md`.
+/// Error mapping: Docs/Providers/Dynamic.md, "Errors".
 ///
 /// Concurrency: a stateless `Sendable` value; every flow's state lives in its challenge. It
 /// never retries a request on its own (a resent `create` burns the send budget).
@@ -315,7 +315,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
 
     // MARK: Wire
 
-    /// Sends `request`; a 2xx body decodes as `Result`, anything else goes through ``mapError(_:channel:)``.
+    /// Sends `request`; a 2xx body decodes as `Result`, anything else goes through `mapError(_:channel:)`.
     private func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext) async throws -> Result {
         let response = try await context.transport.send(request)
         guard response.isSuccess else { throw mapError(response, channel: channel) }

@@ -60,7 +60,7 @@ public struct DynamicTokenVerifier: Sendable {
             let response = try await transport.send(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             guard response.isSuccess else {
                 throw AuthError(
-                    response.status >= 500 ? .providerUnavailable : .configuration,
+                    response.commonErrorCode == .providerUnavailable ? .providerUnavailable : .configuration,
                     "the Dynamic JWKS answered HTTP \(response.status)", provider: .dynamic, providerCode: String(response.status))
             }
             return response.body

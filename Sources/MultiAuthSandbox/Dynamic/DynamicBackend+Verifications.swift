@@ -125,7 +125,7 @@ extension DynamicBackend {
         if let refusal = try Self.unexpectedKeys(in: request, allowed: allowed) { return refusal }
         let body: SignInBody = try request.decodeJSON()
         if refusesCaptcha(body.captchaToken) { return try Self.captchaRefusal() }
-        guard body.verificationToken.count == Self.codeLength, body.verificationToken.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard body.verificationToken.count == Self.codeLength, body.verificationToken.allSatisfy(\.isASCIIDigit) else {
             return try Self.error(400, "verificationToken must be 6 digits")
         }
         let now = context.time.now

@@ -270,7 +270,3 @@ extension OTPlessBackend {
         return change(&transactions[token]!)
     }
 }
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}

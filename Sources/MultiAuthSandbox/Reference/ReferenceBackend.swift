@@ -153,7 +153,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     private static func isValidIdentity(_ identity: String, phone: Bool) -> Bool {
         if phone {
             let digits = identity.dropFirst()
-            return identity.hasPrefix("+") && (8...15).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+            return identity.hasPrefix("+") && (8...15).contains(digits.count) && digits.allSatisfy(\.isASCIIDigit)
         }
         let parts = identity.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && identity == identity.lowercased()

@@ -12,8 +12,15 @@ import MultiAuth
 ///
 /// Concurrency: an actor; calls are serialized, the wrapped store is awaited on this actor.
 public actor FailingSessionStore: SessionStore {
-    /// The operations a failure can be injected into (shared with `InMemorySessionStore`).
-    public typealias Operation = InMemorySessionStore.Operation
+    /// The operations a failure can be injected into.
+    public enum Operation: Sendable, Hashable {
+        /// ``/MultiAuth/SessionStore/load(for:)``
+        case load
+        /// ``/MultiAuth/SessionStore/save(_:)``
+        case save
+        /// ``/MultiAuth/SessionStore/remove(for:)`` and ``/MultiAuth/SessionStore/removeAll()``
+        case remove
+    }
 
     /// The wrapped store.
     public nonisolated let base: any SessionStore

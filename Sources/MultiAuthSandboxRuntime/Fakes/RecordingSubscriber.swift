@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
 
-/// Records every event published on an ``/MultiAuth/AuthEventBus`` (or an `AuthClient`'s bus),
-/// for assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
+/// Records every event an `AuthClient` publishes (its ``/MultiAuth/AuthClient/events``), for
+/// assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
 ///
 /// The subscription is registered synchronously in `init`, so no event published after `init`
 /// returns is missed (Docs/Cases.md, B22). Events are moved from the bus into the recorder by a task the
@@ -26,12 +26,12 @@ public final class RecordingSubscriber: @unchecked Sendable {
     private let stream: AuthEventStream
     private var pump: Task<Void, Never>?
 
-    /// Subscribes to `bus` now.
+    /// Subscribes to `events` now.
     /// - Parameters:
-    ///   - bus: The bus to record.
+    ///   - events: The events to record (a client's ``/MultiAuth/AuthClient/events``).
     ///   - bufferCapacity: The subscription's buffer size (events).
-    public init(bus: AuthEventBus, bufferCapacity: Int = 4096) {
-        let stream = bus.subscribe(bufferCapacity: bufferCapacity)
+    public init(events: AuthEventSource, bufferCapacity: Int = 4096) {
+        let stream = events.subscribe(bufferCapacity: bufferCapacity)
         self.stream = stream
         // Owned by this recorder (`pump`); ends when the bus finishes or the stream is
         // cancelled by `cancel()` / `deinit`.
@@ -47,9 +47,14 @@ public final class RecordingSubscriber: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Subscribes to `client`'s event bus now (live events only, no initial state).
+    /// Subscribes to `client`'s events now (live events only, no initial state).
     public convenience init(client: AuthClient, bufferCapacity: Int = 4096) {
-        self.init(bus: client.events, bufferCapacity: bufferCapacity)
+        self.init(events: client.events, bufferCapacity: bufferCapacity)
+    }
+
+    /// Subscribes to a bus of the package's own tests now.
+    package convenience init(bus: AuthEventBus, bufferCapacity: Int = 4096) {
+        self.init(events: AuthEventSource(bus: bus), bufferCapacity: bufferCapacity)
     }
 
     deinit {

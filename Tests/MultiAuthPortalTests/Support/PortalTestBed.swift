@@ -6,19 +6,19 @@ import MultiAuthSandbox
 @testable import MultiAuthPortal
 
 /// A sandbox with the emulated Portal backend, an `AuthClient` with `PortalProvider`, and an
-/// in-memory store with injectable failures.
+/// in-memory store with injectable failures (`FailingSessionStore`).
 struct PortalTestBed {
     static let email = "user@example.com"
     let sandbox: Sandbox
     let backend: PortalBackend
-    let store: InMemorySessionStore
+    let store: FailingSessionStore
     let client: AuthClient
 
     init(totpRequired: Bool = true, seed: UInt64 = 7) throws {
         sandbox = Sandbox(seed: seed)
         backend = try PortalBackend(totpRequired: totpRequired)
         sandbox.register(backend, host: PortalBackend.defaultHost)
-        store = InMemorySessionStore()
+        store = FailingSessionStore(wrapping: InMemorySessionStore())
         client = try sandbox.makeClient(providers: [Self.provider()], store: store)
     }
 

@@ -174,18 +174,19 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     }
 }
 
-/// A client wired to a fake provider, a manual clock and an in-memory store.
+/// A client wired to a fake provider, a manual clock and an in-memory store that fails on
+/// command (`FailingSessionStore`).
 struct Fixture {
     let clock = ManualClock()
     let server: FakeServer
-    let store: InMemorySessionStore
+    let store: FailingSessionStore
     let client: AuthClient
     let provider: FakeProvider
 
     /// Background refresh is off unless a test asks for it: these tests drive every refresh.
     init(sessions: [AuthSession] = [], extraProviders: [any AuthProvider] = [], autoRefresh: AutoRefresh = .disabled) {
         server = FakeServer(clock: clock)
-        store = InMemorySessionStore(sessions: sessions)
+        store = FailingSessionStore(wrapping: InMemorySessionStore(sessions: sessions))
         provider = FakeProvider(server: server)
         client = try! AuthClient(
             providers: [provider] + extraProviders, store: store, transport: NoNetworkTransport(), time: clock.timeSource,

@@ -104,11 +104,21 @@ final class KeyHandle: @unchecked Sendable {
 
     /// A public key from DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7).
     static func publicKey(spki der: [UInt8], minimumRSABits: Int = 2048) throws -> KeyHandle {
+        let pkey = try decodeWhole(der) { cursor, length in d2i_PUBKEY(nil, &cursor, length) }
+        return try KeyHandle(owning: pkey, isPrivate: false, minimumRSABits: minimumRSABits)
+    }
+
+    /// Decodes `der` with an OpenSSL `d2i_…` call that must consume all of it: trailing bytes
+    /// after the structure mean it is not one key.
+    /// - Throws: ``CryptoError/invalidKey`` for empty input, a decoding failure or trailing
+    ///   bytes (the OpenSSL error queue is cleared).
+    private static func decodeWhole(
+        _ der: [UInt8], _ decode: (inout UnsafePointer<UInt8>?, Int) -> OpaquePointer?
+    ) throws -> OpaquePointer {
         guard !der.isEmpty else { throw CryptoError.invalidKey }
         let pkey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-            // Trailing bytes after the structure mean it is not one SPKI.
+            let key = decode(&cursor, buffer.count)
             guard let key, cursor == buffer.baseAddress.map({ $0 + buffer.count }) else {
                 if let key { EVP_PKEY_free(key) }
                 return nil
@@ -119,25 +129,14 @@ final class KeyHandle: @unchecked Sendable {
             CryptoBackend.clearErrors()
             throw CryptoError.invalidKey
         }
-        return try KeyHandle(owning: pkey, isPrivate: false, minimumRSABits: minimumRSABits)
+        return pkey
     }
 
     /// A private key from PKCS #1 `RSAPrivateKey` DER (`type` `.rsa`) or SEC 1 `ECPrivateKey`
     /// DER (`type` `.p256`); the whole input must be the one structure.
     static func privateKey(der: [UInt8], type: KeyType) throws -> KeyHandle {
-        guard !der.isEmpty else { throw CryptoError.invalidKey }
-        let pkey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            let key = d2i_PrivateKey(type == .rsa ? EVP_PKEY_RSA : EVP_PKEY_EC, nil, &cursor, buffer.count)
-            guard let key, cursor == buffer.baseAddress.map({ $0 + buffer.count }) else {
-                if let key { EVP_PKEY_free(key) }
-                return nil
-            }
-            return key
-        }
-        guard let pkey else {
-            CryptoBackend.clearErrors()
-            throw CryptoError.invalidKey
+        let pkey = try decodeWhole(der) { cursor, length in
+            d2i_PrivateKey(type == .rsa ? EVP_PKEY_RSA : EVP_PKEY_EC, nil, &cursor, length)
         }
         let handle = try KeyHandle(owning: pkey, isPrivate: true)
         guard handle.keyType == type else { throw CryptoError.invalidKey }

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Test seams that switch off one guard of `AuthClient`, so the model-based test can show it
+/// catches the bug the guard prevents (mutation checks, Docs/Reliability.md).
+package struct ClientMutations: Sendable, Hashable {
+    /// Refresh results are saved and removals made without the conditional write.
+    package var unconditionalWrites = false
+    /// Concurrent deliveries of one redirect each call the provider.
+    package var noRedirectSingleFlight = false
+
+    /// No mutation: every guard on.
+    package init(unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false) {
+        self.unconditionalWrites = unconditionalWrites
+        self.noRedirectSingleFlight = noRedirectSingleFlight
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
+/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the bus's lock
+/// (shared, so it outlives the bus if the stream does).
+final class EventSubscriber: @unchecked Sendable {
+    let id: UInt64
+    weak var bus: AuthEventBus?
+    private let lock: NSLock
+    @exclusivity(unchecked) private var buffer: EventBuffer
+    @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var terminated = false
+    /// The sequence number of the last element handed to the consumer (the bus's sequence at
+    /// registration before the first); an ``AuthEvent/Kind/eventsDropped(count:)`` marker repeats it.
+    @exclusivity(unchecked) private var lastDelivered: UInt64
+    @exclusivity(unchecked) private var initialLoader: (@Sendable () async -> AuthEvent)?
+    @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
+
+    init(
+        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock, initialLoader: (@Sendable () async -> AuthEvent)?,
+        onTermination: (@Sendable () -> Void)?
+    ) {
+        self.id = id
+        self.buffer = EventBuffer(capacity: capacity)
+        self.lastDelivered = lastSequence
+        self.lock = lock
+        self.initialLoader = initialLoader
+        self.onTermination = onTermination
+    }
+
+    /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside the
+    /// lock, which the caller holds).
+    func enqueueLocked(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
+        if terminated || finished { return nil }
+        if initialLoader == nil, let waiter {
+            // A consumer waits only on an empty buffer with no pending gap.
+            self.waiter = nil
+            lastDelivered = event.sequence
+            return (waiter, event)
+        }
+        buffer.append(event)
+        return nil
+    }
+
+    /// The next element for the consumer, with `lock` held: a gap marker if events were dropped
+    /// since the last element, else the oldest buffered event.
+    private func takeNext() -> AuthEvent? {
+        if buffer.gap > 0 {
+            let gap = buffer.takeGap()
+            return AuthEvent(
+                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil, kind: .eventsDropped(count: gap.count))
+        }
+        guard let event = buffer.popFirst() else { return nil }
+        lastDelivered = event.sequence
+        return event
+    }
+
+    func next() async -> AuthEvent? {
+        if let loader = takeInitialLoader() {
+            let event = await loader()
+            return event
+        }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
+                lock.lock()
+                if let event = takeNext() {
+                    lock.unlock()
+                    continuation.resume(returning: event)
+                } else if finished || terminated || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(returning: nil)
+                } else {
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    private func takeInitialLoader() -> (@Sendable () async -> AuthEvent)? {
+        lock.lock()
+        defer { lock.unlock() }
+        let loader = initialLoader
+        initialLoader = nil
+        if loader != nil, terminated { return nil }
+        return loader
+    }
+
+    var droppedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer.totalDropped
+    }
+
+    /// Ends the stream after buffered events (bus finished).
+    func finish() {
+        lock.lock()
+        finished = true
+        let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
+        if waiter != nil { self.waiter = nil }
+        let handler = takeTerminationHandler()
+        lock.unlock()
+        waiter?.resume(returning: nil)
+        handler?()
+    }
+
+    /// Ends the stream now (consumer cancelled or released): unregisters and drops the buffer.
+    func cancel() {
+        lock.lock()
+        if terminated {
+            lock.unlock()
+            return
+        }
+        terminated = true
+        buffer.removeAll()
+        let waiter = self.waiter
+        self.waiter = nil
+        let handler = takeTerminationHandler()
+        bus?.removeLocked(id)
+        lock.unlock()
+        waiter?.resume(returning: nil)
+        handler?()
+    }
+
+    /// Must be called with `lock` held. Returns the handler at most once.
+    private func takeTerminationHandler() -> (@Sendable () -> Void)? {
+        let handler = onTermination
+        onTermination = nil
+        return handler
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A person's name as Truecaller-style flows require it: a first name and an optional last name.
+///
+/// Rules (Docs/Providers/Truecaller.md, "OTP flow and states"; its error 18): the first name is required, holds at least one
+/// letter, is not only digits or symbols, and each part is under 128 characters; the last
+/// name may be empty but follows the same rules when present.
+public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The first (given) name, trimmed.
+    public let firstName: String
+    /// The last (family) name, trimmed; may be empty.
+    public let lastName: String
+
+    /// The longest accepted part, in characters (exclusive upper bound is 128).
+    public static let maximumLength = 127
+
+    /// Validates and trims a name.
+    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidName`.
+    public init(firstName: String, lastName: String = "") throws {
+        let first = firstName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let last = lastName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !first.isEmpty else { throw AuthError.invalidInput(.invalidName, "the first name is required") }
+        try Self.check(first, part: "first name")
+        if !last.isEmpty { try Self.check(last, part: "last name") }
+        self.firstName = first
+        self.lastName = last
+    }
+
+    private static func check(_ part: String, part label: String) throws {
+        guard part.count <= maximumLength else {
+            throw AuthError.invalidInput(.invalidName, "the \(label) must be under 128 characters")
+        }
+        // A letter is a scalar of a Unicode letter category (L*): combining marks alone do not count.
+        let letters: Set<Unicode.GeneralCategory> = [.uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter]
+        guard part.unicodeScalars.contains(where: { letters.contains($0.properties.generalCategory) }) else {
+            throw AuthError.invalidInput(.invalidName, "the \(label) must contain a letter")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case firstName, lastName }
+
+    /// Decodes a name and applies the same rules as ``init(firstName:lastName:)``, so a stored
+    /// or received name can never bypass them.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping the `AuthError` when a rule fails.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let first = try container.decode(String.self, forKey: .firstName)
+        let last = try container.decodeIfPresent(String.self, forKey: .lastName) ?? ""
+        do { try self.init(firstName: first, lastName: last) } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "invalid person name", underlyingError: error))
+        }
+    }
+
+    /// The full name, first then last, separated by a space.
+    public var fullName: String { lastName.isEmpty ? firstName : "\(firstName) \(lastName)" }
+
+    /// Initials only (names are personal data), e.g. `PersonName(J. D.)`.
+    public var description: String {
+        "PersonName(\([firstName, lastName].filter { !$0.isEmpty }.map { "\($0.prefix(1))." }.joined(separator: " ")))"
+    }
+}
