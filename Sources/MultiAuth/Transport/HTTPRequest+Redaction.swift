@@ -37,7 +37,7 @@ extension HTTPRequest {
     /// The URL path with every secret segment, and every segment that looks like a
     /// credential (24 characters or more, or 8 or more mixing letters and digits), replaced
     /// by `<redacted>`. This is the only form of the path that descriptions, mirrors and
-    /// transport errors show (Docs/Security.md, "At the transport boundary").
+    /// transport errors show (Docs/Security.md, "Redaction").
     public var redactedPath: String {
         var path = url.path
         for secret in secretPathSegments.sorted(by: { $0.count > $1.count }) {
