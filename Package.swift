@@ -28,6 +28,9 @@ let package = Package(
         .library(name: "MultiAuthPortal", targets: ["MultiAuthPortal"]),
         // `QRCode`: an ISO/IEC 18004 encoder (byte mode, level M) for otpauth enrolment links.
         .library(name: "MultiAuthQR", targets: ["MultiAuthQR"]),
+        // The deterministic test runtime (clock, in-process transport, faults, inbox, fakes,
+        // scripted transport); MultiAuthSandbox adds the emulated providers and re-exports it.
+        .library(name: "MultiAuthSandboxRuntime", targets: ["MultiAuthSandboxRuntime"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
@@ -52,7 +55,8 @@ let package = Package(
         .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
         .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthQR"]),
         .target(name: "MultiAuthQR"),
-        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
+        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(

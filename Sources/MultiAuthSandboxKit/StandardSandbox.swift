@@ -37,7 +37,7 @@ import MultiAuthTruecaller
 public struct StandardSandbox: Sendable {
     /// Which clock the sandbox and its clients run on.
     public enum Time: Sendable {
-        /// A ``/MultiAuthSandbox/ManualClock``: time moves only when advanced (tests, scripted demos).
+        /// A ``/MultiAuthSandboxRuntime/ManualClock``: time moves only when advanced (tests, scripted demos).
         case manual(ManualClock)
         /// The system's clocks (`TimeSource.system`): expiries and latency pass in real time, for
         /// an interactive demo.
@@ -69,7 +69,7 @@ public struct StandardSandbox: Sendable {
     /// Creates the sandbox, its four backends and their configurations.
     /// - Parameters:
     ///   - seed: Fixes every code, token and random fault (default 0).
-    ///   - time: ``Time/manual(_:)`` (default: a new ``/MultiAuthSandbox/ManualClock``) or
+    ///   - time: ``Time/manual(_:)`` (default: a new ``/MultiAuthSandboxRuntime/ManualClock``) or
     ///     ``Time/realTime``.
     ///   - signingKey: The RSA key the Dynamic, Truecaller and OTPLESS backends sign with;
     ///     `nil` uses one generated once per process (key generation is the slow part).
@@ -101,7 +101,7 @@ public struct StandardSandbox: Sendable {
         otpless = .sandbox(appID: otplessMerchant.appID)
     }
 
-    /// Where the backends deliver codes and links (the sandbox's ``/MultiAuthSandbox/Inbox``).
+    /// Where the backends deliver codes and links (the sandbox's ``/MultiAuthSandboxRuntime/Inbox``).
     public var inbox: Inbox { sandbox.inbox }
     /// The sandbox's manual clock (idle in ``Time/realTime``).
     public var clock: ManualClock { sandbox.clock }

@@ -69,7 +69,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
 
     func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         switch breaking {
-        case .c01:
+        case .invalidIdentityRejectedBeforeNetwork:
             // Asks the server to validate identities the provider cannot serve.
             do { return try await reference.start(request, context: context) } catch let error as AuthError
                 where error.code == .unsupported || error.code == .invalidInput
@@ -80,12 +80,12 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                     try .json(.post, reference.baseURL.appendingPathComponent("otp/start"), body: body))
                 throw error
             }
-        case .c10:
+        case .cancellingStartEndsTheFlow:
             // The breakage: runs the start in an unstructured task that nobody cancels; it ends
             // when the reference start returns (after the kit advances the clock).
             let task = Task { try await reference.start(request, context: context) }
             return try await task.value
-        case .c11:
+        case .newStartSupersedesPendingStart:
             // The breakage: coalesces starts of one identity into one unstructured task, owned by
             // `memory` and never evicted (cancelled ones included); each ends with its start.
             let task = memory.start(ConformanceHarness.defaultDestination(request)) {
@@ -96,7 +96,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             } onCancel: {
                 task.cancel()
             }
-        case .c19:
+        case .serverClockOffsetIsTolerated:
             // Takes the server's absolute expiry (server clock) instead of the relative one.
             let capture = CapturingTransport(context.transport)
             let inner = AuthContext(transport: capture, time: context.time, flowID: context.flowID, events: { context.emit($0) })
@@ -112,18 +112,18 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         let step = try await reference.start(request, context: context)
         guard case .challenge(var challenge) = step else { return step }
         switch breaking {
-        case .c02: challenge.flowID = .random()
-        case .c03: challenge.kind = .profileConsent
-        case .c06:
+        case .happyPathStoresSessionBeforeReturning: challenge.flowID = .random()
+        case .malformedCodesHandledLocally: challenge.kind = .profileConsent
+        case .expiredChallengeRefusedLocally:
             if let expiresAt = challenge.expiresAt {
                 challenge.expiresAt = challenge.issuedAt.addingTimeInterval(expiresAt.timeIntervalSince(challenge.issuedAt) * 60)
             }
-        case .c07: challenge.resendAvailableAt = challenge.issuedAt
-        case .c15:
+        case .resendHonoursCooldownAndSendsNewCode: challenge.resendAvailableAt = challenge.issuedAt
+        case .pendingChallengeSurvivesEncoding:
             memory.remember(challenge.providerState, for: challenge.flowID)
             challenge.providerState = ProviderState()
-        case .c16: memory.setLast(challenge.providerState)
-        case .c24:
+        case .concurrentFlowsDoNotCrossTalk: memory.setLast(challenge.providerState)
+        case .challengeAnnouncesAnswerRequirements:
             // Demands a name when the request carried none, without saying so in the challenge.
             if request.options[Self.nameOption] == nil { memory.demandName(challenge.flowID) }
         default: break
@@ -134,8 +134,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     private func restored(_ challenge: Challenge) -> Challenge {
         var challenge = challenge
         switch breaking {
-        case .c15: challenge.providerState = memory.state(for: challenge.flowID) ?? ProviderState()
-        case .c16: challenge.providerState = memory.last ?? challenge.providerState
+        case .pendingChallengeSurvivesEncoding: challenge.providerState = memory.state(for: challenge.flowID) ?? ProviderState()
+        case .concurrentFlowsDoNotCrossTalk: challenge.providerState = memory.last ?? challenge.providerState
         default: break
         }
         return challenge
@@ -145,7 +145,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     static let nameOption = "name"
 
     func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
-        if breaking == .c24, answer.name == nil, memory.demandsName(challenge.flowID) {
+        if breaking == .challengeAnnouncesAnswerRequirements, answer.name == nil, memory.demandsName(challenge.flowID) {
             throw AuthError(.invalidInput, "a name is required", provider: id, reason: .answerMismatch)
         }
         let step: SignInStep
@@ -153,12 +153,12 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             as AuthError
         {
             switch breaking {
-            case .c04 where error.code == .invalidCode: error.attemptsRemaining = nil
-            case .c05 where error.code == .attemptsExhausted:
+            case .wrongCodeThenRightCodeSucceeds where error.code == .invalidCode: error.attemptsRemaining = nil
+            case .exhaustedAttemptsEndTheChallenge where error.code == .attemptsExhausted:
                 error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
-            case .c08: error.providerCode = nil
-            case .c09 where error.code == .providerUnavailable: error.code = .generic
-            case .c14 where error.code == .invalidCode: error.message = "code \(answer.rawCode) is not correct"
+            case .providerErrorCodesMapToAuthErrors: error.providerCode = nil
+            case .serverFailuresAreRetryable where error.code == .providerUnavailable: error.code = .generic
+            case .noSecretInAnyRendering where error.code == .invalidCode: error.message = "code \(answer.rawCode) is not correct"
             default: break
             }
             throw error
@@ -166,8 +166,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         guard case .signedIn(var session) = step else { return step }
         memory.issued(session)
         switch breaking {
-        case .c12: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
-        case .c20:
+        case .storageFailureOnSaveIsRetryable: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
+        case .restoredSessionComesFirstAfterRestart:
             if let expiresAt = session.credentials.expiresAt {
                 // Rounded to the millisecond, as sessions are stored, so only C20 notices.
                 session.credentials.expiresAt = session.createdAt.addingTimeInterval(
@@ -179,7 +179,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     }
 
     func signOut(_ session: AuthSession, context: AuthContext) async throws {
-        guard breaking == .c13 else { return try await reference.signOut(session, context: context) }
+        guard breaking == .signOutIsIdempotent else { return try await reference.signOut(session, context: context) }
         // Treats "already revoked" as an error: not idempotent.
         let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken ?? "")
         let response = try await context.transport.send(
@@ -191,7 +191,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
 
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let pending = pending.map(restored)
-        if breaking == .c23 {
+        if breaking == .duplicateRedirectsShareOneExchange {
             // Accepts a spent grant: presented again, the link returns the session it gave.
             do {
                 let step = try await reference.handleRedirect(url, pending: pending, context: context)
@@ -202,7 +202,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                 return .signedIn(session)
             }
         }
-        guard breaking == .c17, let pending else {
+        guard breaking == .redirectsAreClaimedOnlyWhenValid, let pending else {
             return try await reference.handleRedirect(url, pending: pending, context: context)
         }
         // Ignores the link's state: any link completes the pending flow.
@@ -218,10 +218,10 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         var refreshed: AuthSession
         do { refreshed = try await reference.refresh(session, context: context) } catch var error as AuthError {
             // Reads a revoked refresh credential as an unknown failure.
-            if breaking == .c22, error.code == .sessionExpired { error.code = .generic }
+            if breaking == .revocationEndsSessionTransientFailureKeepsIt, error.code == .sessionExpired { error.code = .generic }
             throw error
         }
-        if breaking == .c21 {
+        if breaking == .refreshDoesNotOverwriteNewerSession {
             // Keeps "one current session": a refresh revokes the newest other session it issued.
             if let newest = memory.lastIssued, newest.credentials.refreshToken != session.credentials.refreshToken {
                 try? await reference.signOut(newest, context: context)
@@ -229,13 +229,13 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             memory.issued(refreshed)
         }
         // Keeps the old refresh token although the server rotated it.
-        if breaking == .c18 { refreshed.credentials.refreshToken = session.credentials.refreshToken }
+        if breaking == .concurrentRefreshesCoalesce { refreshed.credentials.refreshToken = session.credentials.refreshToken }
         return refreshed
     }
 
     func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
         var updated = try await reference.resend(restored(challenge), channel: channel, context: context)
-        if breaking == .c15 {
+        if breaking == .pendingChallengeSurvivesEncoding {
             memory.remember(updated.providerState, for: updated.flowID)
             updated.providerState = ProviderState()
         }

@@ -10,7 +10,7 @@ struct BrokenProviderTests {
     @Test(arguments: ConformanceCheck.allCases)
     func brokenProviderFailsExactlyItsCheck(_ check: ConformanceCheck) async {
         var harness = ConformanceHarness.reference()
-        if check == .c24 {
+        if check == .challengeAnnouncesAnswerRequirements {
             // The name comes up front in every request but C24's bare one, so only C24 meets
             // the silent demand.
             let valid = harness.validRequest

@@ -32,7 +32,7 @@ struct ConformanceReportTests {
         #expect(report.skipped.map(\.id) == ["C07"])
         #expect(report.failed.map(\.id) == ["C12"])
         #expect(!report.isConforming)
-        #expect(report.result(for: .c07)?.passed == false)
+        #expect(report.result(for: .resendHonoursCooldownAndSendsNewCode)?.passed == false)
     }
 
     @Test func jsonRoundTrips() throws {
@@ -83,7 +83,7 @@ struct ConformanceSkipTests {
         #expect(report.passed.count == 10)
     }
 
-    @Test(arguments: [ConformanceCheck.c07, .c17, .c18, .c21, .c22, .c23])
+    @Test(arguments: [ConformanceCheck.resendHonoursCooldownAndSendsNewCode, .redirectsAreClaimedOnlyWhenValid, .concurrentRefreshesCoalesce, .refreshDoesNotOverwriteNewerSession, .revocationEndsSessionTransientFailureKeepsIt, .duplicateRedirectsShareOneExchange])
     func claimedAbilityWithoutProtocolFails(_ check: ConformanceCheck) async {
         let result = await ProviderConformance(provider: { _ in PlainProvider() }, harness: .reference()).run(check)
         #expect(result.status == .failed)
@@ -93,7 +93,7 @@ struct ConformanceSkipTests {
     @Test func fixturesWithoutAnUnknownCodeFailC08() async {
         var harness = ConformanceHarness.reference()
         harness.errorFixtures.removeAll { $0.expectedCode == .generic }
-        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(.c08)
+        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(.providerErrorCodesMapToAuthErrors)
         #expect(result.status == .failed)
     }
 

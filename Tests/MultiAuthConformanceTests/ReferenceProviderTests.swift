@@ -14,7 +14,7 @@ struct ReferenceProviderTests {
     init() throws {
         sandbox = Sandbox(seed: 21)
         sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)
-        client = try AuthClient(providers: [ReferenceProvider()], transport: sandbox.transport, time: sandbox.time)
+        client = try sandbox.makeClient(providers: [ReferenceProvider()])
         recorder = RecordingSubscriber(client: client)
     }
 

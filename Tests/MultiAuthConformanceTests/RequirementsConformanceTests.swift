@@ -37,13 +37,13 @@ struct RequirementsConformanceTests {
 
     @Test func aProviderThatNeedsANameAndSaysSoPasses() async {
         let kit = ProviderConformance(provider: { _ in NamedReferenceProvider(enforces: true) }, harness: .reference())
-        let result = await kit.run(.c24)
+        let result = await kit.run(.challengeAnnouncesAnswerRequirements)
         #expect(result.status == .passed, "\(result)")
     }
 
     @Test func aProviderThatClaimsANameItDoesNotNeedFails() async {
         let kit = ProviderConformance(provider: { _ in NamedReferenceProvider(enforces: false) }, harness: .reference())
-        let result = await kit.run(.c24)
+        let result = await kit.run(.challengeAnnouncesAnswerRequirements)
         #expect(result.status == .failed)
         #expect(result.detail?.contains("required a name") == true, "\(result)")
     }

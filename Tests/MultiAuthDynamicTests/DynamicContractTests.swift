@@ -75,8 +75,8 @@ struct DynamicContractTests {
                 createdAt: Date(timeIntervalSince1970: 1_700_000_000))
             let last = response.httpResponse()
             let outcome: Result<String, AuthError>
-            let transport: StubTransport
-            let context: (StubTransport) -> AuthContext = { AuthContext(transport: $0, time: ManualClock().timeSource, flowID: .random()) }
+            let transport: ScriptedTransport
+            let context: (ScriptedTransport) -> AuthContext = { AuthContext(transport: $0, time: ManualClock().timeSource, flowID: .random()) }
             func run(_ body: () async throws -> String) async -> Result<String, AuthError> {
                 do { return .success(try await body()) } catch let error as AuthError { return .failure(error) } catch {
                     return .failure(AuthError(.generic, "\(error)"))
@@ -84,33 +84,33 @@ struct DynamicContractTests {
             }
             switch fixture.name {
             case "email-create", "email-create-captcha", "sms-create":
-                transport = StubTransport([last])
+                transport = ScriptedTransport([last])
                 outcome = await run { try await provider.start(request, context: context(transport)).challenge != nil ? "challenge" : "session" }
             case "email-retry", "sms-retry":
-                transport = StubTransport([created.httpResponse(), last])
+                transport = ScriptedTransport([created.httpResponse(), last])
                 outcome = await run {
                     let challenge = try await provider.start(request, context: context(transport)).challenge!
                     _ = try await provider.resend(challenge, channel: nil, context: context(transport))
                     return "challenge"
                 }
             case "email-signin", "email-signin-captcha", "sms-signin":
-                transport = StubTransport([created.httpResponse(), last])
+                transport = ScriptedTransport([created.httpResponse(), last])
                 outcome = await run {
                     let challenge = try await provider.start(request, context: context(transport)).challenge!
                     let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context(transport))
                     return step.session != nil ? "session" : "challenge"
                 }
             case "refresh":
-                transport = StubTransport([last])
+                transport = ScriptedTransport([last])
                 outcome = await run { _ = try await provider.refresh(session, context: context(transport)); return "session" }
             case "revoke":
-                transport = StubTransport([last])
+                transport = ScriptedTransport([last])
                 outcome = await run { try await provider.signOut(session, context: context(transport)); return "success" }
             default:
                 return ["no adapter driver for \(fixture.name)"]
             }
             var failures: [String] = []
-            if let sent = transport.sent.last {
+            if let sent = transport.requests.last {
                 failures += ContractMatch.request(sent, matches: fixture, host: fixture.host, bindings: &bindings)
             } else {
                 failures.append("no request was sent")

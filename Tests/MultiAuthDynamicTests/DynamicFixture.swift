@@ -25,8 +25,7 @@ struct DynamicFixture {
         store = InMemorySessionStore()
         // No background refresh: `refreshCoalescesConcurrentCallers` advances the clock past the
         // refresh time and drives the refresh itself.
-        client = try AuthClient(
-            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
+        client = try sandbox.makeClient(providers: [provider], store: store, autoRefresh: .disabled)
     }
 
     var configuration: DynamicConfiguration { provider.configuration }

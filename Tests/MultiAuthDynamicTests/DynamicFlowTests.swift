@@ -70,11 +70,11 @@ struct DynamicFlowTests {
         let wrong = code == "000000" ? "111111" : "000000"
         var codes: [AuthError.Code?] = []
         for _ in 0..<3 {
-            let error = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: wrong), context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time)) }
+            let error = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: wrong), context: f.sandbox.authContext()) }
             codes.append(error?.code)
         }
         #expect(codes == [.invalidCode, .invalidCode, .attemptsExhausted])
-        let late = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time)) }
+        let late = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: f.sandbox.authContext()) }
         #expect(late?.code == .attemptsExhausted)
         #expect(late?.providerCode == "too_many_sms_verification_attempts")
     }
@@ -153,7 +153,7 @@ struct DynamicFlowTests {
         #expect(stored.credentials.expiresAt == f.sandbox.clock.wallNow.addingTimeInterval(7200))
         // The retired token is refused: a second refresh with it would have failed.
         let replay = await #expect(throws: AuthError.self) {
-            try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
+            try await f.provider.refresh(session, context: f.sandbox.authContext())
         }
         #expect(replay?.code == .sessionExpired)
         #expect(replay?.providerCode == "401")
@@ -173,10 +173,10 @@ struct DynamicFlowTests {
         #expect(!again.wasSignedIn)
         #expect(f.sandbox.requestCount(pathPrefix: f.path("revoke")) == 1)
         // Revoking an already revoked session directly is a success too (401 counts as done).
-        try await f.provider.signOut(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
+        try await f.provider.signOut(session, context: f.sandbox.authContext())
         // The revoked token no longer refreshes: the session ended on the server's side.
         let error = await #expect(throws: AuthError.self) {
-            try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
+            try await f.provider.refresh(session, context: f.sandbox.authContext())
         }
         #expect(error?.code == .sessionExpired)
     }
@@ -215,7 +215,7 @@ struct DynamicFlowTests {
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .phone("+91 98765 43210")).challenge)
         let saved = try JSONEncoder().encode(challenge)
         let revived = try JSONDecoder().decode(Challenge.self, from: saved)
-        let fresh = try AuthClient(providers: [f.provider], transport: f.sandbox.transport, time: f.sandbox.time)
+        let fresh = try f.sandbox.makeClient(providers: [f.provider])
         let code = try #require(f.sandbox.inbox.latest(for: "+919876543210", channel: .sms)?.code)
         #expect(try await fresh.submit(ChallengeAnswer(code: code), for: revived).session?.user.phone?.e164 == "+919876543210")
     }

@@ -2,20 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthDynamic
 import MultiAuthSandbox
-import Synchronization
 import Testing
-
-/// Records what the sandbox transport carries (bodies included), for body-level assertions.
-final class RecordingTransport: HTTPTransport {
-    let inner: any HTTPTransport
-    private let log = Mutex<[HTTPRequest]>([])
-    init(_ inner: any HTTPTransport) { self.inner = inner }
-    var requests: [HTTPRequest] { log.withLock { $0 } }
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        log.withLock { $0.append(request) }
-        return try await inner.send(request)
-    }
-}
 
 /// Issue 14: the Dynamic mismatches against the real server — captcha environments, cookie-auth
 /// environments, revocation vs transient refresh failures — each against the sandbox (which
@@ -36,7 +23,7 @@ struct DynamicRealServerTests {
         #expect(refused?.providerCode == "invalid_captcha")
         #expect(refused?.message.contains(DynamicProvider.captchaTokenOption) == true)
 
-        let recorder = RecordingTransport(f.sandbox.transport)
+        let recorder = ScriptedTransport(forwardingTo: f.sandbox.transport)
         let client = try AuthClient(providers: [f.provider], transport: recorder, time: f.sandbox.time)
         let request = try SignInRequest.email("cap@example.com", options: [DynamicProvider.captchaTokenOption: "tok-1"])
         let challenge = try #require(try await client.signIn(with: .dynamic, request).challenge)
@@ -61,7 +48,7 @@ struct DynamicRealServerTests {
     /// Without a captcha token the body has no `captchaToken` key at all (omitted, not null).
     @Test func noCaptchaTokenMeansNoKey() async throws {
         let f = try DynamicFixture()
-        let recorder = RecordingTransport(f.sandbox.transport)
+        let recorder = ScriptedTransport(forwardingTo: f.sandbox.transport)
         let client = try AuthClient(providers: [f.provider], transport: recorder, time: f.sandbox.time)
         _ = try await client.signIn(with: .dynamic, try .email("plain@example.com"))
         #expect(try body(recorder.requests[0]) == ["email": "plain@example.com"])
@@ -88,7 +75,7 @@ struct DynamicRealServerTests {
         let session = try await f.signIn(email: "revoked@example.com")
         f.backend.revokeSessions(of: "revoked@example.com")
         let error = await #expect(throws: AuthError.self) {
-            try await f.provider.refresh(session, context: AuthContext(transport: f.sandbox.transport, time: f.sandbox.time))
+            try await f.provider.refresh(session, context: f.sandbox.authContext())
         }
         #expect(error?.code == .sessionExpired)
         #expect(error?.providerCode == "401")
@@ -118,14 +105,14 @@ struct DynamicRealServerTests {
         let session = AuthSession(
             provider: .dynamic, user: AuthUser(id: "u"), credentials: Credentials(accessToken: "a.b.c", tokenType: "Bearer"),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
-        let transport = StubTransport([StubTransport.json(status, body, headers: headers)])
+        let transport = ScriptedTransport([ScriptedTransport.json(status, body, headers: headers)])
         let error = await #expect(throws: AuthError.self) {
             try await provider.refresh(session, context: AuthContext(transport: transport, time: ManualClock().timeSource))
         }
         #expect(error?.code == expected)
         #expect(error?.providerCode == raw)
         if status == 429 { #expect(error?.retryAfter == .seconds(30)) }
-        #expect(transport.sent.first?.header("Authorization") == "Bearer a.b.c")
+        #expect(transport.requests.first?.header("Authorization") == "Bearer a.b.c")
     }
 
     @Test func droppedRefreshIsNetworkAndKeepsTheSession() async throws {
@@ -148,7 +135,7 @@ struct DynamicRealServerTests {
         #expect(throws: AuthError.self) { try DynamicConfiguration.production(environmentID: " ") }
         let f = try DynamicFixture()
         let production = DynamicProvider(configuration: try .production(environmentID: DynamicBackend.defaultEnvironmentID))
-        let client = try AuthClient(providers: [production], transport: f.sandbox.transport, time: f.sandbox.time)
+        let client = try f.sandbox.makeClient(providers: [production])
         let error = await #expect(throws: AuthError.self) { try await client.signIn(with: .dynamic, try .email("a@example.com")) }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("app.dynamicauth.com") == true)

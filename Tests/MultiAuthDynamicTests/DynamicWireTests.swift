@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandbox
 import Testing
 
 @testable import MultiAuthDynamic
@@ -9,7 +10,7 @@ import Testing
 struct DynamicWireTests {
     let provider = DynamicProvider(environmentID: "env-123", baseURL: URL(string: "https://dyn.test/api/v0")!)
 
-    func context(_ transport: StubTransport) -> AuthContext {
+    func context(_ transport: ScriptedTransport) -> AuthContext {
         AuthContext(transport: transport, time: TimeSource(clock: ContinuousClock(), now: { Date(timeIntervalSince1970: 1_700_000_000) }))
     }
 
@@ -18,9 +19,9 @@ struct DynamicWireTests {
     }
 
     @Test func emailCreateSendsTheIdentityKeyAndKeepsTheUUID() async throws {
-        let stub = StubTransport([StubTransport.json(201, #"{"verificationUUID":"v-1","email":"user.name+otp@example.com"}"#)])
+        let stub = ScriptedTransport([ScriptedTransport.json(201, #"{"verificationUUID":"v-1","email":"user.name+otp@example.com"}"#)])
         let step = try await provider.start(try .email("  User.Name+OTP@Example.COM "), context: context(stub))
-        let request = try #require(stub.sent.first)
+        let request = try #require(stub.requests.first)
         #expect(request.method == .post)
         #expect(request.url.absoluteString == "https://dyn.test/api/v0/sdk/env-123/emailVerifications/create")
         #expect(try json(request) == ["email": "user.name+otp@example.com"])
@@ -38,23 +39,23 @@ struct DynamicWireTests {
         ("+91 98765 43210", "+91", "9876543210", "IN"),
     ])
     func smsCreateDerivesTheWireFieldsFromPhoneNumber(input: String, code: String, national: String, iso: String) async throws {
-        let stub = StubTransport([StubTransport.json(201, #"{"verificationUUID":"v-2","phoneNumber":"x","phoneCountryCode":"x","isoCountryCode":"x"}"#)])
+        let stub = ScriptedTransport([ScriptedTransport.json(201, #"{"verificationUUID":"v-2","phoneNumber":"x","phoneCountryCode":"x","isoCountryCode":"x"}"#)])
         let step = try await provider.start(try .phone(input), context: context(stub))
-        let request = try #require(stub.sent.first)
+        let request = try #require(stub.requests.first)
         #expect(request.url.path == "/api/v0/sdk/env-123/smsVerifications/create")
         #expect(try json(request) == ["phoneCountryCode": code, "phoneNumber": national, "isoCountryCode": iso])
         #expect(step.challenge?.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
     }
 
     @Test func unsupportedRequestsMakeNoCall() async throws {
-        let stub = StubTransport([])
+        let stub = ScriptedTransport([])
         for request in [SignInRequest.oauth(.google), try .email("a@b.co", channel: .sms), try .phone("+14155550100", channel: .whatsapp)] {
             await #expect(throws: AuthError.self) { try await provider.start(request, context: context(stub)) }
         }
         // A non-geographic number has no ISO country code.
         let error = await #expect(throws: AuthError.self) { try await provider.start(try .phone("+800 1234 5678"), context: context(stub)) }
         #expect(error?.code == .invalidInput)
-        #expect(stub.sent.isEmpty)
+        #expect(stub.requests.isEmpty)
     }
 
     @Test(arguments: [
@@ -72,16 +73,16 @@ struct DynamicWireTests {
         (418, "", "generic", "418"),
     ])
     func errorMapping(status: Int, body: String, code: String, raw: String) {
-        let error = provider.mapError(StubTransport.json(status, body), channel: .email)
+        let error = provider.mapError(ScriptedTransport.json(status, body), channel: .email)
         #expect(error.code == AuthError.Code(code))
         #expect(error.providerCode == raw)
         #expect(error.provider == .dynamic)
     }
 
     @Test func rateLimitUsesRetryAfterOrTheWindow() {
-        let withHeader = provider.mapError(StubTransport.json(429, #"{"error":"x"}"#, headers: ["Retry-After": "42"]), channel: .email)
+        let withHeader = provider.mapError(ScriptedTransport.json(429, #"{"error":"x"}"#, headers: ["Retry-After": "42"]), channel: .email)
         #expect(withHeader.retryAfter == .seconds(42))
-        let without = provider.mapError(StubTransport.json(429, #"{"error":"x"}"#), channel: .email)
+        let without = provider.mapError(ScriptedTransport.json(429, #"{"error":"x"}"#), channel: .email)
         #expect(without.retryAfter == .seconds(600))
     }
 
@@ -93,14 +94,14 @@ struct DynamicWireTests {
                                             {"id":"vc-2","format":"phoneNumber","phoneNumber":"4155550100","phoneCountryCode":"+1","isoCountryCode":"US","signInEnabled":true}],
                      "someFutureField":{"x":[1,2]}}}
             """#
-        let stub = StubTransport([StubTransport.json(200, body)])
+        let stub = ScriptedTransport([ScriptedTransport.json(200, body)])
         var state = ProviderState()
         state["verificationUUID"] = "v-1"
         let challenge = Challenge(
             flowID: .random(), provider: .dynamic, kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),
             issuedAt: Date(timeIntervalSince1970: 1_700_000_000), providerState: state)
         let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: " 005 924\n"), context: context(stub))
-        #expect(try json(try #require(stub.sent.first)) == ["verificationUUID": "v-1", "verificationToken": "005924"])
+        #expect(try json(try #require(stub.requests.first)) == ["verificationUUID": "v-1", "verificationToken": "005924"])
         let session = try #require(step.session)
         #expect(session.credentials.accessToken == "d.e.f")
         #expect(session.credentials.idToken == "a.b.c")

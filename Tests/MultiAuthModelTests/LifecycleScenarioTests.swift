@@ -23,9 +23,7 @@ struct LifecycleScenarioTests {
             var clients: [AuthClient] = []
             for _ in 0..<count {
                 clients.append(
-                    try AuthClient(
-                        providers: [ReferenceProvider()], store: store, transport: sandbox.transport, time: sandbox.time,
-                        autoRefresh: .disabled))
+                    try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled))
             }
             self.clients = clients
         }

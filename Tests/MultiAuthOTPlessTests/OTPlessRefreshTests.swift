@@ -108,7 +108,7 @@ struct OTPlessRefreshTests {
         OTPlessBackend(merchant: OTPlessMerchant(), signingKey: TestKeys.otpless).install(in: sandbox)
         let provider = try OTPlessProvider(configuration: .sandbox())
         let store = FailingSessionStore(wrapping: InMemorySessionStore())
-        let client = try AuthClient(providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time)
+        let client = try sandbox.makeClient(providers: [provider], store: store)
         let challenge = try #require(try await client.signIn(with: .otpless, .email(email)).challenge)
         let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)
         _ = try await client.submit(ChallengeAnswer(code: code), for: challenge)

@@ -44,7 +44,7 @@ struct AuthModelTests {
     }
 
     func makeClient() throws -> AuthClient {
-        try AuthClient(providers: [ReferenceProvider()], store: store, transport: sandbox.transport, time: sandbox.time)
+        try sandbox.makeClient(providers: [ReferenceProvider()], store: store)
     }
 
     /// Starts `model.observe()` and waits for the initial state. The returned task is owned by

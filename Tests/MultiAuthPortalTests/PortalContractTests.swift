@@ -71,7 +71,7 @@ struct PortalContractTests {
                 "encodedRedirectUrl": "myapp%3A%2F%2Fauth%2Fcallback", "grant": grant, "userJwt": userJwt, "code": code,
             ]
             let answer = response.httpResponse(bindings: bindings)
-            let transport = StubTransport { request in
+            let transport = ScriptedTransport { request in
                 if request.url.path == fixture.path { return answer }
                 if request.url.path.hasSuffix("/oauth/urls") {
                     return (try? ContractFixture.named("oauth-urls", in: fixtures).response("authorize URLs").httpResponse()) ?? HTTPResponse(status: 599)

@@ -2,38 +2,23 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandbox
-import Synchronization
 import Testing
 
 @testable import MultiAuthPortal
 
-/// A stub transport: records requests, answers from a closure.
-final class StubTransport: HTTPTransport {
-    private let log = Mutex<[HTTPRequest]>([])
-    private let answer: @Sendable (HTTPRequest) -> HTTPResponse
-    init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
-    var requests: [HTTPRequest] { log.withLock { $0 } }
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        log.withLock { $0.append(request) }
-        return answer(request)
-    }
-}
-
-private func context(_ transport: StubTransport) -> AuthContext {
+private func context(_ transport: ScriptedTransport) -> AuthContext {
     let clock = ManualClock()
     return AuthContext(transport: transport, time: clock.timeSource, flowID: .random())
 }
 
-private func json(_ status: Int, _ text: String) -> HTTPResponse {
-    HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
-}
+private func json(_ status: Int, _ text: String) -> HTTPResponse { ScriptedTransport.json(status, text) }
 
 @Suite(.timeLimit(.minutes(10)))
 struct PortalWireTests {
     static let b12 = "otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30"
 
     @Test func requestsCarryTheProtocolHeadersAndEncodings() async throws {
-        let transport = StubTransport { request in
+        let transport = ScriptedTransport { request in
             request.url.path.hasSuffix("/oauth/urls")
                 ? json(200, #"{"data":{"google":"https://accounts.example/auth?state=s1","apple":"https://apple.example/auth?state=s1"}}"#)
                 : json(200, #"{"data":{"sent":true}}"#)
@@ -64,7 +49,7 @@ struct PortalWireTests {
     }
 
     @Test func unsupportedRequestsAndBadConfigurationFailLocally() async throws {
-        let transport = StubTransport { _ in json(500, "{}") }
+        let transport = ScriptedTransport { _ in json(500, "{}") }
         let provider = PortalTestBed.provider()
         for request in [SignInRequest.oauth(.github), .phone(try PhoneNumber("+14155550100")), .email(try EmailAddress("a@b.co"), channel: .sms)] {
             await #expect(throws: AuthError.self) { try await provider.start(request, context: context(transport)) }
@@ -79,7 +64,7 @@ struct PortalWireTests {
         (503, "", .providerUnavailable), (418, "", .generic),
     ])
     func magicLinkErrorsMapWithoutRetry(status: Int, body: String, expected: AuthError.Code) async throws {
-        let transport = StubTransport { _ in json(status, body) }
+        let transport = ScriptedTransport { _ in json(status, body) }
         await #expect { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) } throws: {
             ($0 as? AuthError)?.code == expected
         }
@@ -102,7 +87,7 @@ struct PortalWireTests {
         }
         let oauthOnly = PortalProvider(configuration: try .production(authEnvironmentID: "e", redirectURL: redirect))
         #expect(!oauthOnly.configuration.sendsMagicLinks)
-        let transport = StubTransport { _ in json(200, #"{"data":{"sent":true}}"#) }
+        let transport = ScriptedTransport { _ in json(200, #"{"data":{"sent":true}}"#) }
         let refused = await #expect(throws: AuthError.self) { try await oauthOnly.start(.email("a@b.co"), context: context(transport)) }
         #expect(refused?.code == .configuration)
         #expect(refused?.providerCode == PortalConfiguration.magicLinkNotConfiguredCode)
@@ -115,7 +100,7 @@ struct PortalWireTests {
     /// A 400 on `POST /magic-links` is an account-abstraction problem only when account
     /// abstraction was asked for; otherwise it names what the request depends on.
     @Test func magicLink400IsNotMislabelledAccountAbstraction() async throws {
-        let transport = StubTransport { _ in json(400, #"{"error":"fromEmail and templateId are required"}"#) }
+        let transport = ScriptedTransport { _ in json(400, #"{"error":"fromEmail and templateId are required"}"#) }
         let plain = await #expect(throws: AuthError.self) { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) }
         #expect(plain?.code == .configuration && plain?.providerCode == "badRequest")
         #expect(plain?.message.contains("fromEmail") == true && plain?.message.contains("account abstraction") == false)
@@ -139,7 +124,7 @@ struct PortalWireTests {
             (#"{"data":null}"#, { _ in false }, .malformedResponse),
         ]
         for (body, check, error) in cases {
-            let transport = StubTransport { _ in json(200, body) }
+            let transport = ScriptedTransport { _ in json(200, body) }
             do {
                 let step = try await provider.handleRedirect(url, pending: pending, context: context(transport))
                 #expect(error == nil && check(step), "\(body)")
@@ -148,7 +133,7 @@ struct PortalWireTests {
             }
             #expect(transport.requests.first?.url.path == "/api/v3/auth/magic-links/validations")
         }
-        let rejected = StubTransport { _ in json(401, "{}") }
+        let rejected = ScriptedTransport { _ in json(401, "{}") }
         await #expect { try await provider.handleRedirect(url, pending: pending, context: context(rejected)) } throws: {
             ($0 as? AuthError)?.code == .unauthorized
         }
@@ -173,14 +158,14 @@ struct PortalWireTests {
                                          (401, #"{"error":"Unauthorized"}"#, .invalidCode), (401, "", .invalidCode),
                                          (401, "<html>nope</html>", .invalidCode), (409, #"{"error":"TOTP code already used"}"#, .codeAlreadyUsed),
                                          (500, "{}", .providerUnavailable)] {
-            let transport = StubTransport { _ in json(status, body) }
+            let transport = ScriptedTransport { _ in json(status, body) }
             await #expect { try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport)) } throws: {
                 ($0 as? AuthError)?.code == expected
             }
             #expect(transport.requests.first?.header("Authorization") == "Bearer \(token)")
             #expect(String(decoding: transport.requests.first?.body ?? Data(), as: UTF8.self) == #"{"code":"123456"}"#)
         }
-        let ok = StubTransport { _ in json(200, #"{"data":{"clientSessionToken":"cst","clientId":"c1"}}"#) }
+        let ok = ScriptedTransport { _ in json(200, #"{"data":{"clientSessionToken":"cst","clientId":"c1"}}"#) }
         let session = try #require(try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(ok)).session)
         #expect(session.user.id == "u1" && session.credentials.accessToken == "cst" && session.credentials.extra["clientId"] == "c1")
     }

@@ -10,7 +10,7 @@ enum PublicTypeInventory {
     /// The library modules the sweep covers (executables and test-only targets excluded).
     static let modules = [
         "MultiAuthCrypto", "MultiAuth", "MultiAuthHTTP", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
-        "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
+        "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
         "MultiAuthObservation",
     ]
 

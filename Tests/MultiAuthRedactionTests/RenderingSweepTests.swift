@@ -99,7 +99,7 @@ struct RenderingSweepTests {
             headers: ["Authorization": "Bearer \(Plant.token)", "Cookie": Plant.cookie], body: Data(#"{"code":"\#(Plant.code)"}"#.utf8))
         let response = HTTPResponse(
             status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token], body: Data(Plant.body.utf8))
-        let client = try AuthClient(providers: world.lanes.map(\.provider), store: memory, transport: sandbox.transport, time: sandbox.time)
+        let client = try sandbox.makeClient(providers: world.lanes.map(\.provider), store: memory)
         // An AuthModel following the client, so it holds the stored session and every pending
         // challenge. The task is owned here and cancelled once the model caught up.
         let model = await MainActor.run { AuthModel(client: client) }
@@ -116,7 +116,7 @@ struct RenderingSweepTests {
         add(client)
         add(AuthClient.SignOutOutcome?.none as Any, as: "MultiAuth.AuthClient.SignOutOutcome")
         if let outcome = flows.values.compactMap(\.signOut).first { add(outcome) }
-        add(AuthContext(transport: sandbox.transport, time: sandbox.time, flowID: .random()))
+        add(sandbox.authContext(flowID: .random()))
         add(error)
         add(AuthError.Code.network)
         add(AuthError.Reason.invalidToken)
@@ -254,11 +254,18 @@ struct RenderingSweepTests {
         add(sandbox.transport)
         add(SandboxCellularTransport(sandbox: sandbox))
         add(sandbox.context(for: DynamicBackend.defaultHost))
-        add(sandbox.requestLog.last as Any, as: "MultiAuthSandbox.SandboxLogEntry")
+        add(sandbox.requestLog.last as Any, as: "MultiAuthSandboxRuntime.SandboxLogEntry")
         add(SandboxLogEntry.Outcome.response(status: 200))
-        add(SandboxURLProtocol.self as Any, as: "MultiAuthSandbox.SandboxURLProtocol")
+        add(SandboxURLProtocol.self as Any, as: "MultiAuthSandboxRuntime.SandboxURLProtocol")
         add(FailingSessionStore(wrapping: memory))
         add(RecordingSubscriber(client: client))
+        let scripted = ScriptedTransport(forwardingTo: sandbox.transport)
+        scripted.script("POST /planted", HTTPResponse(status: 200, headers: ["Set-Cookie": Plant.cookie], body: Data(Plant.body.utf8)))
+        _ = try? await scripted.send(HTTPRequest(
+            method: .post, url: URL(string: "https://nowhere.test/v1/\(Plant.token)")!, headers: ["Authorization": "Bearer \(Plant.token)"],
+            body: Data(Plant.body.utf8)))
+        add(scripted)
+        add(scripted.exchanges.first as Any, as: "MultiAuthSandboxRuntime.ScriptedTransport.Exchange")
         add(OTPlessMerchant(clientSecret: Plant.clientSecret))
         add(OTPlessMerchant.AuthType.otpLink)
         add(OTPlessBackend.Environment(now: now, digits: { _ in Plant.code }, hex: { _ in Plant.token }, deliver: { _, _, _, _ in true }))
@@ -277,7 +284,7 @@ struct RenderingSweepTests {
         add(ReferenceProtocol.ErrorResponse(code: "invalid_code", attemptsRemaining: 2, retryAfter: 1))
 
         // MARK: MultiAuthConformance, MultiAuthBuiltInConformance
-        add(ConformanceCheck.c14)
+        add(ConformanceCheck.noSecretInAnyRendering)
         add(ConformanceFailure("failed"))
         let harness = ConformanceHarness.reference()
         add(harness)

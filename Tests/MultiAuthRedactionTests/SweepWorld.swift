@@ -40,21 +40,6 @@ enum Plant {
     static let markers = ["PLANTED", totpBase32]
 }
 
-/// A transport that records every request, then hands it to `base`.
-final class RecordingTransport: HTTPTransport, Sendable {
-    let base: any HTTPTransport
-    private let recorded = Mutex<[HTTPRequest]>([])
-
-    init(_ base: any HTTPTransport) { self.base = base }
-
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        return try await base.send(request)
-    }
-}
-
 /// A `URLProtocol` that refuses every load, so `URLSessionTransport` builds its real error.
 final class RefusingURLProtocol: URLProtocol {
     override class func canInit(with request: URLRequest) -> Bool { true }

@@ -75,7 +75,7 @@ struct TransportRedactionTests {
         #expect(error?.message.contains("phoneNumberDetail/<redacted>") == true)
         // OTPLESS: a signed-in session whose session token goes into DELETE /v4/session/{token}.
         let lane = world.lanes.first { $0.id == .otpless }!
-        let recorder = RecordingTransport(world.sandbox.transport)
+        let recorder = ScriptedTransport(forwardingTo: world.sandbox.transport)
         let signedIn = await world.runFlow(lane, index: 900, transport: recorder)
         #expect(signedIn.errors.isEmpty && signedIn.otherErrors.isEmpty, "\(signedIn.errors)")
         let delete = recorder.requests.first { $0.method == .delete }
@@ -124,7 +124,7 @@ struct TransportRedactionTests {
         var index = 100
         for lane in world.lanes {
             // A full run first, to learn how many requests the flow makes.
-            let recorder = RecordingTransport(world.sandbox.transport)
+            let recorder = ScriptedTransport(forwardingTo: world.sandbox.transport)
             index += 1
             let full = await world.runFlow(lane, index: index, transport: recorder)
             #expect(full.errors.isEmpty && full.otherErrors.isEmpty, "\(lane.id): \(full.errors) \(full.otherErrors)")

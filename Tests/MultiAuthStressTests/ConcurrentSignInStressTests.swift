@@ -53,9 +53,7 @@ struct ConcurrentSignInStressTests {
         var stateStreams: [AuthEventStream] = []
         for _ in 0..<clientCount {
             let store = LedgerStore(failingFirstSaves: Double.random(in: 0..<1, using: &random) < 0.04 ? 1 : 0)
-            let client = try AuthClient(
-                providers: try lanes.map { try $0.makeProvider(clients.count) }, store: store, transport: sandbox.transport,
-                time: sandbox.time)
+            let client = try sandbox.makeClient(providers: try lanes.map { try $0.makeProvider(clients.count) }, store: store)
             clients.append(client)
             stores.append(store)
             recorders.append(RecordingSubscriber(client: client, bufferCapacity: 8_192))

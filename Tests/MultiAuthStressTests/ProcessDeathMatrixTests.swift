@@ -65,7 +65,7 @@ struct ProcessDeathMatrixTests {
     }
 
     func makeClient(_ lane: StressLane, slot: Int, store: LedgerStore, world: StressWorld) throws -> AuthClient {
-        try AuthClient(providers: [try lane.makeProvider(slot)], store: store, transport: world.sandbox.transport, time: world.sandbox.time)
+        try world.sandbox.makeClient(providers: [try lane.makeProvider(slot)], store: store)
     }
 
     func runFlow(_ scenario: Scenario, lane: StressLane, world: StressWorld, slot: Int, deaths: Set<Int>) async throws {

@@ -131,16 +131,16 @@ struct AuthClientTests {
     @Test func newStartCancelsPendingStart() async throws {
         let fixture = Fixture()
         await fixture.server.setStartDelay(.seconds(5))
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         let first = Task { try await fixture.client.signIn(with: "fake", .email(email)) }
         await fixture.clock.waitForSleepers(count: 1)
         await fixture.server.setStartDelay(nil)
         let second = try await fixture.client.signIn(with: "fake", .email(email))
         #expect(second.challenge != nil)
         await #expect(throws: CancellationError.self) { _ = try await first.value }
-        await log.0.wait(for: 4)
-        let events = await log.0.events
-        log.1.cancel()
+        _ = await log.waitFor(count: 4)
+        let events = log.events
+        log.cancel()
         let cancelled = try #require(events.first { $0.kind.name == "flowCancelled" })
         #expect(events.filter { $0.flowID == cancelled.flowID }.map(\.kind.name) == ["flowStarted", "flowCancelled"])
         #expect(await fixture.client.pendingChallenge(for: "fake")?.flowID == second.challenge?.flowID)
@@ -163,17 +163,17 @@ struct AuthClientTests {
     @Test func cancellationSurfacesAndNothingFollowsFlowCancelled() async throws {
         let fixture = Fixture()
         await fixture.server.setStartDelay(.seconds(10))
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         let task = Task { try await fixture.client.signIn(with: "fake", .email(email)) }
         await fixture.clock.waitForSleepers(count: 1)
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
         fixture.clock.advance(by: .seconds(20))
-        await log.0.wait(for: 2)
-        #expect(await log.0.names == ["flowStarted", "flowCancelled"])
+        _ = await log.waitFor(count: 2)
+        #expect(log.kinds == ["flowStarted", "flowCancelled"])
         #expect(try await fixture.store.load(for: "fake") == nil)
         #expect(await fixture.client.pendingChallenge(for: "fake") == nil)
-        log.1.cancel()
+        log.cancel()
     }
 
     @Test func unknownProviderIsAConfigurationError() async throws {
@@ -203,15 +203,15 @@ struct AuthClientTests {
     @Test func signOutIsIdempotentAndPublishesOnce() async throws {
         let session = FakeProvider.session(provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [session])
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         let first = try await fixture.client.signOut("fake")
         let second = try await fixture.client.signOut("fake")
         #expect(first.wasSignedIn && !second.wasSignedIn)
         #expect(try await fixture.store.load(for: "fake") == nil)
         #expect(await fixture.server.count("signOut") == 1)
         fixture.client.events.finish()
-        await log.1.value
-        #expect(await log.0.names == ["signedOut"])
+        _ = await log.waitFor(count: .max)  // until the bus finishes
+        #expect(log.kinds == ["signedOut"])
     }
 
     @Test func signOutKeepsSessionWhenStoreFails() async throws {

@@ -21,27 +21,27 @@ struct AutoRefreshTests {
 
     @Test func refreshesAtExpiryMinusTheMarginOnTheClock() async throws {
         let fixture = fixture()
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         await fixture.client.restoreSessions()
         await fixture.clock.waitForBackgroundSleepers(count: 1)
         #expect(fixture.clock.sleeperCount == 0)  // background sleeps are counted apart
         fixture.clock.advance(by: .seconds(3600 - 61))
         #expect(await fixture.server.refreshRequests.isEmpty)
         fixture.clock.advance(by: .seconds(1))
-        await log.0.wait(for: 2)
-        #expect(await log.0.names == ["sessionRestored", "sessionRefreshed"])
+        _ = await log.waitFor(count: 2)
+        #expect(log.kinds == ["sessionRestored", "sessionRefreshed"])
         #expect(await fixture.server.refreshRequests == ["R1"])
         // The next refresh is scheduled for the new session.
         await fixture.clock.waitForBackgroundSleepers(count: 1)
         #expect(fixture.client.autoRefreshTaskCount == 1)
-        log.1.cancel()
+        log.cancel()
     }
 
     @Test func transientFailuresBackOffWithJitterNeverBeforeRetryAfter() async throws {
         let fixture = fixture()
         await fixture.server.failNextRefresh(with: AuthError(.rateLimited, "429", retryAfter: .seconds(30)))
         await fixture.server.failNextRefresh(with: AuthError(.providerUnavailable, "503"))
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         await fixture.client.restoreSessions()
         await fixture.clock.waitForBackgroundSleepers(count: 1)
         fixture.clock.advance(by: .seconds(3600 - 60))
@@ -56,10 +56,10 @@ struct AutoRefreshTests {
         await fixture.clock.waitForBackgroundSleepers(count: 1)
         // Second retry: 4 s jittered into [2, 4].
         fixture.clock.advance(by: .seconds(4))
-        await log.0.wait(for: 2)
-        #expect(await log.0.names == ["sessionRestored", "sessionRefreshed"])
+        _ = await log.waitFor(count: 2)
+        #expect(log.kinds == ["sessionRestored", "sessionRefreshed"])
         #expect(await fixture.server.refreshRequests == ["R1", "R1", "R1"])
-        log.1.cancel()
+        log.cancel()
     }
 
     @Test func jitterIsDeterministicForASeedAndStaysInItsBounds() {
@@ -105,13 +105,13 @@ struct AutoRefreshTests {
         // Revoked: the background refresh ends the session once and stops.
         fixture.client.startAutoRefresh()
         await fixture.server.revokeRefreshToken("R1")
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         fixture.clock.advance(by: .seconds(3600))
-        await log.0.wait(for: 1)
-        #expect(await log.0.names == ["sessionExpired"])
+        _ = await log.waitFor(count: 1)
+        #expect(log.kinds == ["sessionExpired"])
         await settle { fixture.client.autoRefreshTaskCount == 0 }
         #expect(fixture.client.autoRefreshTaskCount == 0)
-        log.1.cancel()
+        log.cancel()
     }
 
     @Test func releasingTheClientStopsItsScheduler() async throws {

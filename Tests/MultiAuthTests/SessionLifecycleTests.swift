@@ -18,7 +18,7 @@ struct SessionLifecycleTests {
         let fixture = fixture()
         let stale = try #require(try await fixture.store.load(for: "fake"))
         await fixture.server.setRefreshDelay(.seconds(1))
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         let client = fixture.client
         let refresh = Task { try await client.refresh(stale) }
         await fixture.clock.waitForSleepers(count: 1)
@@ -31,8 +31,8 @@ struct SessionLifecycleTests {
         #expect(try await refresh.value == next)
         #expect(try await fixture.store.load(for: "fake") == next)
         fixture.client.events.finish()
-        await log.1.value
-        #expect(await log.0.names == ["signedOut"])
+        _ = await log.waitFor(count: .max)  // until the bus finishes
+        #expect(log.kinds == ["signedOut"])
     }
 
     @Test func l2AResultForASessionSignedOutMeanwhileIsNotSignedIn() async throws {
@@ -54,7 +54,7 @@ struct SessionLifecycleTests {
         let fixture = fixture()
         await fixture.server.setRefreshDelay(.seconds(1))
         await fixture.server.failNextRefresh(with: AuthError(code, "revoked", providerCode: "refresh_token_not_found"))
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         let client = fixture.client
         let callers = (0..<3).map { _ in Task { try await client.validSession(for: "fake") } }
         await fixture.clock.waitForSleepers(count: 1)
@@ -68,8 +68,8 @@ struct SessionLifecycleTests {
         #expect(try await fixture.store.load(for: "fake") == nil)
         #expect(try await client.validSession(for: "fake") == nil)
         fixture.client.events.finish()
-        await log.1.value
-        #expect(await log.0.names == ["sessionExpired"])
+        _ = await log.waitFor(count: .max)  // until the bus finishes
+        #expect(log.kinds == ["sessionExpired"])
         #expect(await fixture.server.refreshRequests == ["R1"])
     }
 
@@ -83,7 +83,7 @@ struct SessionLifecycleTests {
         let fixture = fixture(remaining: 40)  // 40 s left: inside the 60 s margin
         let stored = try #require(try await fixture.store.load(for: "fake"))
         await fixture.server.failNextRefresh(with: failure)
-        let log = EventLog.record(fixture.client.events.subscribe())
+        let log = RecordingSubscriber(client: fixture.client)
         #expect(try await fixture.client.validSession(for: "fake") == stored)
         #expect(try await fixture.store.load(for: "fake") == stored)
         // Expired and still failing: the transient error, never a sign-out.
@@ -93,8 +93,8 @@ struct SessionLifecycleTests {
         #expect(error?.code == failure.code)
         #expect(try await fixture.store.load(for: "fake") == stored)
         fixture.client.events.finish()
-        await log.1.value
-        #expect(await log.0.names.isEmpty)
+        _ = await log.waitFor(count: .max)  // until the bus finishes
+        #expect(log.kinds.isEmpty)
     }
 
     @Test func l5ACredentialAnotherInstanceRotatedReturnsTheNewerSession() async throws {
@@ -104,7 +104,7 @@ struct SessionLifecycleTests {
         let other = try AuthClient(
             providers: [fixture.provider], store: fixture.store, transport: NoNetworkTransport(),
             time: fixture.clock.timeSource, autoRefresh: .disabled)
-        let log = EventLog.record(other.events.subscribe())
+        let log = RecordingSubscriber(client: other)
         await fixture.server.setRefreshDelay(.seconds(1))
         let loser = Task { try await other.refresh(stored) }
         await fixture.clock.waitForSleepers(count: 1)
@@ -114,8 +114,8 @@ struct SessionLifecycleTests {
         #expect(try await loser.value == winner)
         #expect(try await fixture.store.load(for: "fake") == winner)
         other.events.finish()
-        await log.1.value
-        #expect(await log.0.names.isEmpty)  // no signedOut, no sessionExpired
+        _ = await log.waitFor(count: .max)  // until the bus finishes
+        #expect(log.kinds.isEmpty)  // no signedOut, no sessionExpired
         #expect(await fixture.server.refreshRequests == ["R1", "R1"])
     }
 

@@ -64,7 +64,7 @@ struct TruecallerContractTests {
             ]
             let answer = response.httpResponse()
             let endpoint = "\(fixture.method) \(fixture.path)"
-            let transport = StubTransport { request in
+            let transport = ScriptedTransport { request in
                 let key = "\(request.method.rawValue) \(request.url.path)"
                 if key == endpoint || (fixture.name == "phone-number-detail" && request.url.path.contains("phoneNumberDetail")) { return answer }
                 switch key {

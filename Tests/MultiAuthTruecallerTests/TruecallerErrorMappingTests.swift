@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandbox
 import Testing
 @testable import MultiAuthTruecaller
 
@@ -52,7 +53,7 @@ struct TruecallerErrorMappingTests {
     func backendBodyWithCodeMapsWhateverTheHTTPStatus(raw: Int, expected: AuthError.Code, name: String) async throws {
         // The SDK decides on the `code` key only (Docs/Providers/Truecaller.md): try a 200 and a 400.
         for status in [200, 400] {
-            let transport = StubTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
+            let transport = ScriptedTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
             let error = await #expect(throws: AuthError.self) {
                 _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
             }
@@ -82,7 +83,7 @@ struct TruecallerErrorMappingTests {
             (Stub.json(200, ["status": 7]), .malformedResponse, nil),
         ]
         for (response, expected, providerCode) in cases {
-            let transport = StubTransport { _ in response }
+            let transport = ScriptedTransport { _ in response }
             let error = await #expect(throws: AuthError.self) {
                 _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
             }
@@ -92,7 +93,7 @@ struct TruecallerErrorMappingTests {
     }
 
     @Test func transportErrorsPassThrough() async throws {
-        let transport = StubTransport { _ in throw AuthError(.network, "dropped") }
+        let transport = ScriptedTransport { _ in throw AuthError(.network, "dropped") }
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
         }

@@ -10,8 +10,8 @@ struct TruecallerOTPFlowTests {
     let provider = TruecallerProvider(configuration: Fixture.configuration)
 
     /// A stub server: `create` → sms with `ttl`, `verify` accepts 123456.
-    static func server(ttl: Int = 300, verifiedBefore: Bool = false) -> StubTransport {
-        StubTransport { request in
+    static func server(ttl: Int = 300, verifiedBefore: Bool = false) -> ScriptedTransport {
+        ScriptedTransport { request in
             switch (request.method, request.url.path) {
             case (.post, "/v1/otp/installation/create"):
                 if verifiedBefore { return Stub.json(200, ["status": 1, "message": "verified", "accessToken": "at-before"]) }
@@ -32,7 +32,7 @@ struct TruecallerOTPFlowTests {
         }
     }
 
-    func challenge(_ transport: StubTransport, clock: ManualClock, events: EventRecorder = EventRecorder()) async throws -> Challenge {
+    func challenge(_ transport: ScriptedTransport, clock: ManualClock, events: RecordingSubscriber = RecordingSubscriber()) async throws -> Challenge {
         let step = try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport, clock: clock, events: events))
         return try #require(step.challenge)
     }
@@ -40,9 +40,9 @@ struct TruecallerOTPFlowTests {
     @Test func everyStateInOrderThroughToASessionWithTheAccessToken() async throws {
         let transport = Self.server()
         let clock = ManualClock()
-        let events = EventRecorder()
+        let events = RecordingSubscriber()
         let challenge = try await challenge(transport, clock: clock, events: events)
-        #expect(events.states == ["otpInitiated"])
+        #expect(events.verificationStates == ["otpInitiated"])
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(challenge.provider == .truecaller)
         #expect(challenge.destination == Fixture.phone.masked)
@@ -63,7 +63,7 @@ struct TruecallerOTPFlowTests {
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport, clock: clock, events: events))
         let session = try #require(step.session)
-        #expect(events.states == ["otpInitiated", "otpReceived", "verificationComplete"])
+        #expect(events.verificationStates == ["otpInitiated", "otpReceived", "verificationComplete"])
         #expect(session.credentials.accessToken == "at-1")
         #expect(session.credentials.tokenType == "Bearer")
         #expect(session.provider == .truecaller)
@@ -76,7 +76,7 @@ struct TruecallerOTPFlowTests {
         #expect(session.user.attributes["countryCode"] == "in")
         #expect(session.user.attributes["isTrueName"] == "true")
         #expect(session.createdAt == clock.wallNow)
-        #expect(transport.paths == [
+        #expect(transport.endpoints == [
             "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile", "GET /v1/profile",
         ])
         let verify = Stub.body(transport.requests[1])
@@ -112,13 +112,13 @@ struct TruecallerOTPFlowTests {
 
     @Test func verifiedBeforeGoesStraightToASession() async throws {
         let transport = Self.server(verifiedBefore: true)
-        let events = EventRecorder()
+        let events = RecordingSubscriber()
         let step = try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport, events: events))
         let session = try #require(step.session)
-        #expect(events.states == ["verifiedBefore"])
+        #expect(events.verificationStates == ["verifiedBefore"])
         #expect(session.credentials.accessToken == "at-before")
         #expect(session.user.name == (try PersonName(firstName: "Asha", lastName: "Rao")))
-        #expect(transport.paths == ["POST /v1/otp/installation/create", "GET /v1/profile"])
+        #expect(transport.endpoints == ["POST /v1/otp/installation/create", "GET /v1/profile"])
     }
 
     @Test func aMissingNameIsRefusedLocallyWithError18Meaning() async throws {
@@ -163,7 +163,7 @@ struct TruecallerOTPFlowTests {
     @Test func aWrongCodeIsInvalidCodeWithAttemptsRemainingAndTheChallengeStaysUsable() async throws {
         let transport = Self.server()
         let clock = ManualClock()
-        let events = EventRecorder()
+        let events = RecordingSubscriber()
         let challenge = try await challenge(transport, clock: clock, events: events)
         let name = try PersonName(firstName: "Asha")
         let error = await #expect(throws: AuthError.self) {
@@ -175,7 +175,7 @@ struct TruecallerOTPFlowTests {
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport, clock: clock, events: events))
         #expect(step.session != nil)
-        #expect(events.states == ["otpInitiated", "otpReceived", "otpReceived", "verificationComplete"])
+        #expect(events.verificationStates == ["otpInitiated", "otpReceived", "otpReceived", "verificationComplete"])
     }
 
     @Test func attemptLimitIsRateLimitedWithRetryAfter() async throws {
@@ -267,7 +267,7 @@ struct TruecallerOTPFlowTests {
     }
 
     @Test func signOutIsALocalNoOp() async throws {
-        let transport = StubTransport()
+        let transport = ScriptedTransport { _ in HTTPResponse(status: 500) }
         let session = AuthSession(provider: .truecaller, user: AuthUser(id: "+919876543210"), credentials: Credentials(accessToken: "x"), createdAt: Date(timeIntervalSince1970: 0))
         try await provider.signOut(session, context: Fixture.context(transport))
         try await provider.signOut(session, context: Fixture.context(transport))

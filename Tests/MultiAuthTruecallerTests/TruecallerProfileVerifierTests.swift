@@ -25,9 +25,9 @@ struct TruecallerProfileVerifierTests {
     }
 
     /// A key endpoint serving `keys` (changeable) and failing everything else.
-    func keyServer(_ keys: [PrivateKey]) -> StubTransport {
+    func keyServer(_ keys: [PrivateKey]) -> ScriptedTransport {
         let list = Fixture.keyList(keys)
-        return StubTransport { request in
+        return ScriptedTransport { request in
             request.url.path == "/v1/key" ? list : Stub.json(404, ["code": 14])
         }
     }
@@ -44,10 +44,10 @@ struct TruecallerProfileVerifierTests {
         #expect(session.user.attributes["city"] == "Pune")
         #expect(session.credentials.accessToken == nil)
         #expect(session.credentials.extra["signatureAlgorithm"] == "SHA512withRSA")
-        #expect(transport.paths == ["GET /v1/key"])
+        #expect(transport.endpoints == ["GET /v1/key"])
         // Keys are cached: a second verification makes no request.
         _ = try await provider.signIn(with: try response(nonce: "n-2"), expectedNonce: "n-2", context: Fixture.context(transport, clock: clock))
-        #expect(transport.paths == ["GET /v1/key"])
+        #expect(transport.endpoints == ["GET /v1/key"])
     }
 
     @Test func everyKeyInTheListIsTried() async throws {
@@ -69,7 +69,7 @@ struct TruecallerProfileVerifierTests {
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
-        #expect(transport.paths == ["GET /v1/key"], "keys fetched by this call are not fetched again")
+        #expect(transport.endpoints == ["GET /v1/key"], "keys fetched by this call are not fetched again")
     }
 
     @Test(arguments: ["SHA256withRSA", "RS256", "none", ""])
@@ -93,7 +93,7 @@ struct TruecallerProfileVerifierTests {
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
-        #expect(transport.paths == ["GET /v1/key", "GET /v1/key"])
+        #expect(transport.endpoints == ["GET /v1/key", "GET /v1/key"])
     }
 
     @Test func keyRotationIsPickedUpByTheRefetch() async throws {
@@ -192,7 +192,7 @@ struct TruecallerProfileVerifierTests {
     }
 
     @Test func aKeyEndpointWithoutUsableKeysIsRefused() async throws {
-        let transport = StubTransport { _ in
+        let transport = ScriptedTransport { _ in
             HTTPResponse(status: 200, body: Data(#"[{"key":"AAAA","keyType":"RSA"},{"key":"x","keyType":"EC"}]"#.utf8))
         }
         let error = await #expect(throws: AuthError.self) {

@@ -10,8 +10,8 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerRealServerTests {
     /// The stub server of the OTP flow with the name update answering `profileAnswer`.
-    static func server(profileAnswer: HTTPResponse) -> StubTransport {
-        StubTransport { request in
+    static func server(profileAnswer: HTTPResponse) -> ScriptedTransport {
+        ScriptedTransport { request in
             switch (request.method, request.url.path) {
             case (.post, "/v1/otp/installation/create"):
                 return Stub.json(200, ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": 300])
@@ -41,7 +41,7 @@ struct TruecallerRealServerTests {
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")), context: context)
         #expect(step.session?.credentials.accessToken == "at-1")
-        #expect(transport.paths == [
+        #expect(transport.endpoints == [
             "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile", "GET /v1/profile",
         ])
     }
@@ -79,7 +79,7 @@ struct TruecallerRealServerTests {
     func undocumentedCodesAreLenient(index: Int) async throws {
         let (status, body, expected, raw) = Self.unknownCodes[index]
         let answer = Stub.json(status, body)
-        let transport = StubTransport { _ in answer }
+        let transport = ScriptedTransport { _ in answer }
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
         }

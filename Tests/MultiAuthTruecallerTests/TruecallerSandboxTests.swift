@@ -21,7 +21,7 @@ struct TruecallerSandboxTests {
     }
 
     func client(_ configuration: TruecallerConfiguration? = nil) throws -> AuthClient {
-        try AuthClient(providers: [TruecallerProvider(configuration: configuration ?? self.configuration)], transport: sandbox.transport, time: sandbox.time)
+        try sandbox.makeClient(providers: [TruecallerProvider(configuration: configuration ?? self.configuration)])
     }
 
     func states(_ events: AuthEventStream) async -> [String] {
@@ -84,7 +84,7 @@ struct TruecallerSandboxTests {
         let provider = TruecallerProvider(configuration: configuration)
         await #expect(throws: AuthError.self) {
             _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
-                context: AuthContext(transport: sandbox.transport, time: sandbox.time))
+                context: sandbox.authContext())
         }
         #expect(sandbox.requestCount == before)
         // A challenge whose local clock is behind still meets the server's expiry: code 4002.
@@ -92,7 +92,7 @@ struct TruecallerSandboxTests {
         stale.expiresAt = nil
         let serverError = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(to: stale, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
-                context: AuthContext(transport: sandbox.transport, time: sandbox.time))
+                context: sandbox.authContext())
         }
         #expect(serverError?.code == .expired)
         #expect(serverError?.providerCode == "4002")
@@ -122,7 +122,7 @@ struct TruecallerSandboxTests {
 
     @Test func oneTapProfilesFromTheSandboxKeyVerifyAndRotationIsPickedUp() async throws {
         let provider = TruecallerProvider(configuration: configuration)
-        let context = AuthContext(transport: sandbox.transport, time: sandbox.time)
+        let context = sandbox.authContext()
         func response(_ nonce: String) throws -> TruecallerProfileResponse {
             let signed = try backend.oneTapResponse(
                 e164: "+919876543210", countryCode: "IN", firstName: "Asha", lastName: "Rao", requestNonce: nonce,

@@ -1,13 +1,14 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandbox
 import Testing
 @testable import MultiAuthTruecaller
 
 /// Server-side access-token check (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerTokenVerifierTests {
-    static func server() -> StubTransport {
-        StubTransport { request in
+    static func server() -> ScriptedTransport {
+        ScriptedTransport { request in
             let token = request.url.lastPathComponent
             guard request.header("appKey") == "partner" || request.header("clientId") == "client-1" else {
                 return Stub.json(404, ["code": 404, "message": "Invalid partner credentials."])

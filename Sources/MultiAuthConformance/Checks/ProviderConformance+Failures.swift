@@ -6,7 +6,7 @@ import MultiAuthSandbox
 extension ProviderConformance {
     /// C08: each harness error fixture, injected once, maps to its `AuthError.Code` with the
     /// raw provider code kept; the fixtures must include an unknown code (→ `.generic`).
-    static func c08ErrorMapping(_ env: ConformanceEnvironment) async throws {
+    static func providerErrorCodesMapToAuthErrors(_ env: ConformanceEnvironment) async throws {
         let fixtures = env.harness.errorFixtures
         guard !fixtures.isEmpty else { throw ConformanceFailure.skip("the harness gives no error fixtures") }
         try require(
@@ -41,7 +41,7 @@ extension ProviderConformance {
 
     /// C09: a 503 or a dropped connection at start and at submit gives a retryable error,
     /// stores nothing and keeps the challenge pending; after the fault the same code succeeds.
-    static func c09RetryableFailures(_ env: ConformanceEnvironment) async throws {
+    static func serverFailuresAreRetryable(_ env: ConformanceEnvironment) async throws {
         let faults: [(String, FaultAction)] = [
             ("HTTP 503", .jsonStatus(503, ["code": "unavailable"])), ("a dropped connection", .dropConnection),
         ]
@@ -70,7 +70,7 @@ extension ProviderConformance {
     /// C10: a start held by latency on the manual clock and then cancelled throws
     /// `CancellationError`; the backend never handles it, no code is delivered, nothing is
     /// stored, `flowCancelled` is published once and nothing follows it.
-    static func c10CancelStart(_ env: ConformanceEnvironment) async throws {
+    static func cancellingStartEndsTheFlow(_ env: ConformanceEnvironment) async throws {
         let latency = Duration.seconds(30)
         let rule = env.sandbox.faults.add(.latency(latency), host: env.harness.host)
         let request = env.harness.validRequest(0)
@@ -110,7 +110,7 @@ extension ProviderConformance {
     /// C11: a second start with the same identity while the first is held on latency cancels
     /// the first (`CancellationError`, `flowCancelled`) and itself issues a challenge; a submit
     /// held on latency is not cancelled by a new start and signs in.
-    static func c11NewStartSupersedes(_ env: ConformanceEnvironment) async throws {
+    static func newStartSupersedesPendingStart(_ env: ConformanceEnvironment) async throws {
         let client = env.client
         let providerID = env.providerID
         let latency = Duration.seconds(30)
@@ -169,7 +169,7 @@ extension ProviderConformance {
     /// C12: with the store failing once on save, the answer that signs in gives
     /// `storageFailure` and stores nothing; retrying the same answer makes no request, returns
     /// the session, and the store (which keeps only the encoded form) then holds exactly it.
-    static func c12StorageFailure(_ env: ConformanceEnvironment) async throws {
+    static func storageFailureOnSaveIsRetryable(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         await env.store.failNext(.save)
         var last = challenge

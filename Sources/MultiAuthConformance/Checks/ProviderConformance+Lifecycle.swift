@@ -7,7 +7,7 @@ extension ProviderConformance {
     /// C21: a refresh of session A held on latency while user B signs in returns B (the stored
     /// session), stores nothing and publishes no `sessionRefreshed`; a minute later B's own
     /// credentials still refresh — the stale refresh spent A's credential, never B's.
-    static func c21StaleRefreshDiscarded(_ env: ConformanceEnvironment) async throws {
+    static func refreshDoesNotOverwriteNewerSession(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.refresh, "refresh")
         guard env.provider is any RefreshableProvider else {
             throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
@@ -40,7 +40,7 @@ extension ProviderConformance {
     /// throws `sessionExpired` with the raw code kept, removes the session and publishes one
     /// `sessionExpired` and no `signedOut`. Skipped when a remote sign-out does not revoke the
     /// refresh credential.
-    static func c22RevocationVersusTransient(_ env: ConformanceEnvironment) async throws {
+    static func revocationEndsSessionTransientFailureKeepsIt(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.refresh, "refresh")
         guard env.provider is any RefreshableProvider else {
             throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
@@ -85,7 +85,7 @@ extension ProviderConformance {
     /// exchange: both deliveries get the same result. The spent grant presented to the
     /// provider again (as a client without single-flight would) is refused with a typed error,
     /// never a second session.
-    static func c23DuplicateRedirectSingleFlight(_ env: ConformanceEnvironment) async throws {
+    static func duplicateRedirectsShareOneExchange(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.redirect, "redirect")
         guard let provider = env.provider as? any RedirectHandlingProvider else {
             throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")

@@ -15,7 +15,7 @@ extension ProviderConformance {
     ///   sent (a name: `Challenge.Requirement.name`); the refusal makes no network call; and
     ///   with a name the same code then completes (when the requirement is `.name`).
     /// - When the code alone completes, the challenge must not have required a name.
-    static func c24AnswerRequirements(_ env: ConformanceEnvironment) async throws {
+    static func challengeAnnouncesAnswerRequirements(_ env: ConformanceEnvironment) async throws {
         try env.requireCodeEntry("answer with the code alone")
         let request = env.harness.bareRequest?(0) ?? env.harness.validRequest(0)
         let step = try await expectSuccess("start for \(request)") { try await env.client.signIn(with: env.providerID, request) }

@@ -7,7 +7,7 @@ extension ProviderConformance {
     /// C13: sign-out removes the session, revokes without error and publishes `signedOut`
     /// once; a second sign-out does nothing; the provider signs out an already revoked session
     /// without throwing.
-    static func c13SignOut(_ env: ConformanceEnvironment) async throws {
+    static func signOutIsIdempotent(_ env: ConformanceEnvironment) async throws {
         let session = try await env.signIn(0)
         let first = try await expectSuccess("the first sign-out") { try await env.client.signOut(env.providerID) }
         try require(first.wasSignedIn, "the first sign-out found no session")
@@ -29,7 +29,7 @@ extension ProviderConformance {
     /// of the five ``SecretRenderings`` (description, debug description, reflection, dump and
     /// a recursive Mirror walk) of the challenge, the session, the steps, the errors or the
     /// events.
-    static func c14NoSecrets(_ env: ConformanceEnvironment) async throws {
+    static func noSecretInAnyRendering(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         let codeEntry = env.harness.abilities.contains(.codeEntry)
         let code = codeEntry ? try env.code(for: request, challenge) : nil
@@ -76,7 +76,7 @@ extension ProviderConformance {
 
     /// C15: a pending challenge encoded to JSON and decoded is equal to the original, and a
     /// fresh client with a fresh provider instance completes it.
-    static func c15ResumeChallenge(_ env: ConformanceEnvironment) async throws {
+    static func pendingChallengeSurvivesEncoding(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         let decoded = try await expectSuccess("encoding and decoding the challenge") {
             try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(challenge))
@@ -92,7 +92,7 @@ extension ProviderConformance {
     /// C16: ``ConformanceHarness/concurrentFlows`` clients (one shared provider and sandbox)
     /// start at once on distinct identities, then all submit at once; every flow signs in with
     /// its own user and tokens.
-    static func c16ConcurrentFlows(_ env: ConformanceEnvironment) async throws {
+    static func concurrentFlowsDoNotCrossTalk(_ env: ConformanceEnvironment) async throws {
         let count = max(2, env.harness.concurrentFlows)
         struct Started: Sendable {
             let index: Int
@@ -167,8 +167,8 @@ extension ProviderConformance {
     /// C17: foreign URLs are not claimed (no request); a link with an unknown state is refused
     /// and stores nothing; the genuine link signs in; replaying it returns the same session
     /// without a request. A genuine link that leads to a further step instead is checked by
-    /// ``c17ReplayWithFurtherStep(_:link:next:request:)``.
-    static func c17Redirects(_ env: ConformanceEnvironment) async throws {
+    /// ``replayRedirectWithFurtherStep(_:link:next:request:)``.
+    static func redirectsAreClaimedOnlyWhenValid(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.redirect, "redirect")
         guard let provider = env.provider as? any RedirectHandlingProvider else {
             throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")
@@ -212,7 +212,7 @@ extension ProviderConformance {
             try require(
                 env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
         case .challenge(let next)?:
-            try await c17ReplayWithFurtherStep(env, link: valid, next: next, request: request)
+            try await replayRedirectWithFurtherStep(env, link: valid, next: next, request: request)
         case nil:
             throw ConformanceFailure("the client routed the genuine link to no provider")
         }
@@ -222,7 +222,7 @@ extension ProviderConformance {
     /// that step is pending returns the same challenge without a request; once the step signs
     /// in, replaying the link makes no request and gives no other session (the same session,
     /// or a refusal because no flow is pending).
-    private static func c17ReplayWithFurtherStep(
+    private static func replayRedirectWithFurtherStep(
         _ env: ConformanceEnvironment, link: URL, next: Challenge, request: SignInRequest
     ) async throws {
         var before = env.sandbox.requestCount
@@ -255,7 +255,7 @@ extension ProviderConformance {
     /// C18: five concurrent refreshes of the stored session, held on latency until all have
     /// joined, make exactly one request and all get the same tokens, which the store holds; a
     /// minute later the stored (possibly rotated) credentials refresh again.
-    static func c18ConcurrentRefresh(_ env: ConformanceEnvironment) async throws {
+    static func concurrentRefreshesCoalesce(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.refresh, "refresh")
         guard env.provider is any RefreshableProvider else {
             throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
@@ -302,7 +302,7 @@ extension ProviderConformance {
     /// and the challenge expiry, resend time and session expiry (relative to the client's
     /// clock) match a run without offset to within one second. Codes come from the harness's
     /// `readCode` at client time, so a TOTP flow is checked against the skewed server too.
-    static func c19ServerClockOffset(_ env: ConformanceEnvironment) async throws {
+    static func serverClockOffsetIsTolerated(_ env: ConformanceEnvironment) async throws {
         guard let tolerance = env.harness.serverClockTolerance else {
             throw ConformanceFailure.skip("the harness documents no server clock tolerance")
         }
@@ -350,7 +350,7 @@ extension ProviderConformance {
 
     /// C20: after sign-in, the stored bytes are decoded into a new store; a fresh provider and
     /// client, one minute later, yield `initialState` first with that session, not expired.
-    static func c20RestoreAfterRestart(_ env: ConformanceEnvironment) async throws {
+    static func restoredSessionComesFirstAfterRestart(_ env: ConformanceEnvironment) async throws {
         let session = try await env.signIn(0)
         guard let stored = try await env.storedSession() else { throw ConformanceFailure("nothing was stored after sign-in") }
         let restored = try await expectSuccess("encoding and decoding the stored session") {

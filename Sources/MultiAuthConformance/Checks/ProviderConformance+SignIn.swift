@@ -6,7 +6,7 @@ import MultiAuthSandbox
 extension ProviderConformance {
     /// C01: every request the harness lists as invalid is refused with `invalidInput` or
     /// `unsupported`, and the sandbox sees zero requests.
-    static func c01InvalidIdentity(_ env: ConformanceEnvironment) async throws {
+    static func invalidIdentityRejectedBeforeNetwork(_ env: ConformanceEnvironment) async throws {
         guard !env.harness.invalidRequests.isEmpty else {
             throw ConformanceFailure.skip("the harness lists no request this provider must refuse")
         }
@@ -27,7 +27,7 @@ extension ProviderConformance {
     /// C02: start → challenge → code from the inbox → session; the store held the session
     /// before `signedIn` was published; flowStarted, challengeIssued (once per challenge),
     /// signedIn, all of one flow, with rising sequence numbers.
-    static func c02HappyPath(_ env: ConformanceEnvironment) async throws {
+    static func happyPathStoresSessionBeforeReturning(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         try require(
             challenge.provider == env.providerID, "the challenge names provider \(challenge.provider), not \(env.providerID)")
@@ -59,7 +59,7 @@ extension ProviderConformance {
     /// C03: codes of the wrong length, with letters or blank are refused locally (invalidInput,
     /// invalidCodeFormat) with no request and no attempt used; the right code with whitespace
     /// (leading space, inner space, trailing newline) is accepted.
-    static func c03MalformedCodes(_ env: ConformanceEnvironment) async throws {
+    static func malformedCodesHandledLocally(_ env: ConformanceEnvironment) async throws {
         try env.requireCodeEntry("submit malformed codes")
         let (request, challenge) = try await env.start(0)
         guard let length = challenge.expectedCodeLength else {
@@ -102,7 +102,7 @@ extension ProviderConformance {
     /// C04: a wrong code gives `invalidCode` with `attemptsRemaining` (fewer than announced),
     /// publishes `codeRejected`, stores nothing and keeps the challenge pending; the right code
     /// then succeeds.
-    static func c04WrongCode(_ env: ConformanceEnvironment) async throws {
+    static func wrongCodeThenRightCodeSucceeds(_ env: ConformanceEnvironment) async throws {
         try env.requireCodeEntry("submit a wrong code")
         let (request, challenge) = try await env.start(0)
         let code = try env.code(for: request, challenge)
@@ -133,7 +133,7 @@ extension ProviderConformance {
 
     /// C05: wrong codes until the provider reports `attemptsExhausted`, no later than the
     /// announced attempts allow; afterwards even the right code is refused and nothing is stored.
-    static func c05AttemptsExhausted(_ env: ConformanceEnvironment) async throws {
+    static func exhaustedAttemptsEndTheChallenge(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.attemptLimit, "attemptLimit")
         try env.requireCodeEntry("submit wrong codes")
         let (request, challenge) = try await env.start(0)
@@ -174,7 +174,7 @@ extension ProviderConformance {
     /// C06: the right code one second before `expiresAt` succeeds (the reported expiry is not
     /// later than the server's); one second after, it is refused with `expired`, no request and
     /// a `flowExpired` event.
-    static func c06Expired(_ env: ConformanceEnvironment) async throws {
+    static func expiredChallengeRefusedLocally(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.expiry, "expiry")
         let (requestA, challengeA) = try await env.start(0)
         guard let expiryA = challengeA.expiresAt else { throw ConformanceFailure("the challenge has no expiresAt") }
@@ -200,7 +200,7 @@ extension ProviderConformance {
     /// C07: a resend before `resendAvailableAt` is refused with `rateLimited` + `retryAfter`
     /// and no request; at `resendAvailableAt` the server accepts, a new code is delivered and
     /// completes the flow.
-    static func c07Resend(_ env: ConformanceEnvironment) async throws {
+    static func resendHonoursCooldownAndSendsNewCode(_ env: ConformanceEnvironment) async throws {
         try env.requireAbility(.resend, "resend")
         guard env.provider is any ResendableProvider else {
             throw ConformanceFailure("the harness lists resend but the provider is not a ResendableProvider")

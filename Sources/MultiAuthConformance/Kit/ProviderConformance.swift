@@ -5,8 +5,8 @@ import MultiAuthSandbox
 /// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
 /// ``/MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.
 ///
-/// Each check gets a fresh world: a new ``/MultiAuthSandbox/Sandbox`` (seed `harness.seed +
-/// check number`, a new ``/MultiAuthSandbox/ManualClock``), the harness's backend installed in
+/// Each check gets a fresh world: a new ``/MultiAuthSandboxRuntime/Sandbox`` (seed `harness.seed +
+/// check number`, a new ``/MultiAuthSandboxRuntime/ManualClock``), the harness's backend installed in
 /// it, a fresh provider from the factory wired to it, a store that fails on command and a new
 /// `AuthClient` on the sandbox transport. Checks assert through the sandbox (request log,
 /// inbox), the store and the client's events; nothing sleeps in real time and nothing reaches
@@ -61,7 +61,7 @@ public struct ProviderConformance: Sendable {
             try Task.checkCancellation()
             let environment = try ConformanceEnvironment(
                 harness: harness, makeProvider: makeProvider, seed: harness.seed &+ number,
-                baseStore: check == .c12 ? EncodedSessionStore() : nil)
+                baseStore: check == .storageFailureOnSaveIsRetryable ? EncodedSessionStore() : nil)
             defer { environment.recorder.cancel() }
             try await body(of: check)(environment)
             return ConformanceResult(id: check.rawValue, title: check.title, status: .passed)
@@ -76,30 +76,30 @@ public struct ProviderConformance: Sendable {
 
     private func body(of check: ConformanceCheck) -> @Sendable (ConformanceEnvironment) async throws -> Void {
         switch check {
-        case .c01: Self.c01InvalidIdentity
-        case .c02: Self.c02HappyPath
-        case .c03: Self.c03MalformedCodes
-        case .c04: Self.c04WrongCode
-        case .c05: Self.c05AttemptsExhausted
-        case .c06: Self.c06Expired
-        case .c07: Self.c07Resend
-        case .c08: Self.c08ErrorMapping
-        case .c09: Self.c09RetryableFailures
-        case .c10: Self.c10CancelStart
-        case .c11: Self.c11NewStartSupersedes
-        case .c12: Self.c12StorageFailure
-        case .c13: Self.c13SignOut
-        case .c14: Self.c14NoSecrets
-        case .c15: Self.c15ResumeChallenge
-        case .c16: Self.c16ConcurrentFlows
-        case .c17: Self.c17Redirects
-        case .c18: Self.c18ConcurrentRefresh
-        case .c19: Self.c19ServerClockOffset
-        case .c20: Self.c20RestoreAfterRestart
-        case .c21: Self.c21StaleRefreshDiscarded
-        case .c22: Self.c22RevocationVersusTransient
-        case .c23: Self.c23DuplicateRedirectSingleFlight
-        case .c24: Self.c24AnswerRequirements
+        case .invalidIdentityRejectedBeforeNetwork: Self.invalidIdentityRejectedBeforeNetwork
+        case .happyPathStoresSessionBeforeReturning: Self.happyPathStoresSessionBeforeReturning
+        case .malformedCodesHandledLocally: Self.malformedCodesHandledLocally
+        case .wrongCodeThenRightCodeSucceeds: Self.wrongCodeThenRightCodeSucceeds
+        case .exhaustedAttemptsEndTheChallenge: Self.exhaustedAttemptsEndTheChallenge
+        case .expiredChallengeRefusedLocally: Self.expiredChallengeRefusedLocally
+        case .resendHonoursCooldownAndSendsNewCode: Self.resendHonoursCooldownAndSendsNewCode
+        case .providerErrorCodesMapToAuthErrors: Self.providerErrorCodesMapToAuthErrors
+        case .serverFailuresAreRetryable: Self.serverFailuresAreRetryable
+        case .cancellingStartEndsTheFlow: Self.cancellingStartEndsTheFlow
+        case .newStartSupersedesPendingStart: Self.newStartSupersedesPendingStart
+        case .storageFailureOnSaveIsRetryable: Self.storageFailureOnSaveIsRetryable
+        case .signOutIsIdempotent: Self.signOutIsIdempotent
+        case .noSecretInAnyRendering: Self.noSecretInAnyRendering
+        case .pendingChallengeSurvivesEncoding: Self.pendingChallengeSurvivesEncoding
+        case .concurrentFlowsDoNotCrossTalk: Self.concurrentFlowsDoNotCrossTalk
+        case .redirectsAreClaimedOnlyWhenValid: Self.redirectsAreClaimedOnlyWhenValid
+        case .concurrentRefreshesCoalesce: Self.concurrentRefreshesCoalesce
+        case .serverClockOffsetIsTolerated: Self.serverClockOffsetIsTolerated
+        case .restoredSessionComesFirstAfterRestart: Self.restoredSessionComesFirstAfterRestart
+        case .refreshDoesNotOverwriteNewerSession: Self.refreshDoesNotOverwriteNewerSession
+        case .revocationEndsSessionTransientFailureKeepsIt: Self.revocationEndsSessionTransientFailureKeepsIt
+        case .duplicateRedirectsShareOneExchange: Self.duplicateRedirectsShareOneExchange
+        case .challengeAnnouncesAnswerRequirements: Self.challengeAnnouncesAnswerRequirements
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 extension DynamicBackend {

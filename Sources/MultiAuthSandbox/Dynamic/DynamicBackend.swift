@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 /// The emulated Dynamic SDK API (Docs/Providers/Dynamic.md): e-mail and SMS verifications
@@ -39,7 +40,7 @@ import MultiAuthCrypto
 /// - `GET users` (Bearer) → `200` the current `SdkUser`.
 ///
 /// Rules: codes are 6 digits from the sandbox's seeded random source, delivered to the
-/// ``Inbox`` (destination: the e-mail identity key or the E.164 number; channel `email` or
+/// ``/MultiAuthSandboxRuntime/Inbox`` (destination: the e-mail identity key or the E.164 number; channel `email` or
 /// `sms`); a code lives ``codeLifetime`` (**[ASSUMPTION]** 10 min); 3 wrong codes burn a
 /// verification (the third answers `too_many_*_verification_attempts`, [3P]); at most
 /// ``sendLimit`` sends (create + retry) per destination per ``sendWindow`` (3 per 10 min,

@@ -1,10 +1,11 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 extension OTPlessBackend: SandboxBackend {
-    /// Serves one request in a ``Sandbox``: server time from the context (clock offset
+    /// Serves one request in a ``/MultiAuthSandboxRuntime/Sandbox``: server time from the context (clock offset
     /// included), codes and tokens from its seeded random source, deliveries into its
-    /// ``Inbox`` (a channel the ``FaultPlan`` fails drives the SmartAuth fallback).
+    /// ``/MultiAuthSandboxRuntime/Inbox`` (a channel the ``/MultiAuthSandboxRuntime/FaultPlan`` fails drives the SmartAuth fallback).
     /// - Returns: The response (any status); never throws.
     public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
         let environment = Environment(

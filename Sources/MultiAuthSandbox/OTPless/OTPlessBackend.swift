@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 /// An emulated OTPLESS server (Docs/Providers/OTPless.md, "Sandbox") with real JSON bytes in
@@ -17,7 +18,7 @@ import MultiAuthCrypto
 /// - ``sessionHost`` `api.otpless.test`: `POST /v4/session/refresh`,
 ///   `DELETE /v4/session/{sessionToken}`, the OIDC discovery document and ``jwksPath``
 ///   (issuer ``issuer``), and the emulated carrier `GET /sandbox/sna/{token}`, which verifies
-///   only requests that arrived on the cellular bearer (``SandboxCellularTransport``).
+///   only requests that arrived on the cellular bearer (``/MultiAuthSandboxRuntime/SandboxCellularTransport``).
 ///
 /// Behaviour: codes and links go to the inbox through the environment's `deliver`; a channel
 /// whose delivery fails falls back at once to the next SmartAuth channel when the system chose

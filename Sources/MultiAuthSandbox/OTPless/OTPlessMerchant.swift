@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 /// The merchant set-up an ``OTPlessBackend`` emulates: app id, server credentials, the channels
 /// enabled on the dashboard, the auth type per identifier, the SmartAuth timing and the

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 /// One authentication the emulated OTPLESS server is running: who, how, which channel, the
 /// code and link, attempts, and the outcome.

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 /// An emulated Portal Client Auth backend (Docs/Providers/Portal.md): e-mail magic links,

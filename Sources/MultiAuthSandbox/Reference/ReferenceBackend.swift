@@ -1,12 +1,13 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 
 /// The emulated server of the ``ReferenceProtocol``: the backend MultiAuth's own tests, the
 /// conformance kit's self-test and the CLI demo run against.
 ///
 /// Register it with `sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)`.
 /// Codes, flow ids, user ids and tokens come from the sandbox's seeded random source; time from
-/// the server clock (``SandboxContext/time``, fault-plan offset applied). Each start is an
+/// the server clock (``/MultiAuthSandboxRuntime/SandboxContext/time``, fault-plan offset applied). Each start is an
 /// independent flow: a second start for the same identity does not invalidate the first.
 ///
 /// Thread-safe (one lock around its tables); handlers never suspend while holding it.

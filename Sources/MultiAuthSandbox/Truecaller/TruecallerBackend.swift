@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthSandboxRuntime
 import MultiAuthCrypto
 
 /// The emulated Truecaller backend (Docs/Providers/Truecaller.md): the OTP flow's create /

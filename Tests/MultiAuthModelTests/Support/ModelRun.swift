@@ -47,9 +47,7 @@ struct ModelRun {
         var clients: [AuthClient] = []
         var recorders: [(RecordingSubscriber, AuthClient)] = []
         for index in 0..<2 {
-            let client = try AuthClient(
-                providers: [ReferenceProvider()], store: model.view(index), transport: sandbox.transport, time: sandbox.time,
-                autoRefresh: AutoRefresh(jitterSeed: schedule.seed &+ UInt64(index)))
+            let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: model.view(index), autoRefresh: AutoRefresh(jitterSeed: schedule.seed &+ UInt64(index)))
             await client.setMutations(mutations)
             clients.append(client)
             recorders.append((RecordingSubscriber(client: client, bufferCapacity: 4096), client))

@@ -33,8 +33,8 @@ struct ContractAdapterTests {
         let run = try AdapterRun()
         let problems = try await Self.drive(endpoint: parts[0], response: parts[1], run: run)
         #expect(problems.isEmpty, "\(key): \(problems)")
-        #expect(!run.transport.recorded.isEmpty)
-        for (endpoint, request) in run.transport.recorded {
+        #expect(!run.transport.exchanges.isEmpty)
+        for (endpoint, request) in run.transport.exchanges.map({ ($0.endpoint, $0.request) }) {
             let fixture = try #require(try? ContractFixture.load(endpoint), "no fixture for a request to \(request.url.path)")
             let mismatches = Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts)
             #expect(mismatches.isEmpty, "\(key): the \(endpoint) request does not match its fixture: \(mismatches)")
@@ -107,9 +107,9 @@ struct ContractAdapterTests {
             run.transport.script(endpoint, response.http)
             await run.clock.waitForSleepers(count: 1)
             run.clock.advance(by: .seconds(3))
-            for _ in 0..<10_000 where !eventMismatches(run.events.events, expect).isEmpty { await Task.yield() }
+            for _ in 0..<10_000 where !eventMismatches(run.events.events.map(\.kind), expect).isEmpty { await Task.yield() }
             run.provider.stopAllPolling()
-            return eventMismatches(run.events.events, expect)
+            return eventMismatches(run.events.events.map(\.kind), expect)
         case "sna-status", "sna-lapse", "carrier":
             return try await driveSilentNetworkAuth(endpoint: endpoint, response: response, run: run)
         case "logout", "refresh":

@@ -26,7 +26,7 @@ struct ContractMutationTests {
             let run = try AdapterRun()
             _ = try await ContractAdapterTests.drive(endpoint: parts[0], response: parts[1], run: run)
             run.provider.stopAllPolling()
-            for (endpoint, request) in run.transport.recorded where golden[endpoint] == nil { golden[endpoint] = request }
+            for exchange in run.transport.exchanges where golden[exchange.endpoint] == nil { golden[exchange.endpoint] = exchange.request }
         }
         return golden
     }

@@ -123,16 +123,6 @@ struct PlainWorldTransport: HTTPTransport {
     }
 }
 
-/// Collects events published through an `AuthContext`.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _events: [AuthEvent.Kind] = []
-    func append(_ kind: AuthEvent.Kind) { lock.withLock { _events.append(kind) } }
-    var events: [AuthEvent.Kind] { lock.withLock { _events } }
-    var names: [String] { events.map(\.name) }
-    var sink: @Sendable (AuthEvent.Kind) -> Void { { [self] kind in append(kind) } }
-}
-
 extension TestWorld {
     /// Yields until `condition` holds (bounded); no real time passes.
     func settle(_ condition: () -> Bool) async {

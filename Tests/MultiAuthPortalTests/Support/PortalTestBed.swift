@@ -19,7 +19,7 @@ struct PortalTestBed {
         backend = try PortalBackend(totpRequired: totpRequired)
         sandbox.register(backend, host: PortalBackend.defaultHost)
         store = FailingSessionStore(wrapping: InMemorySessionStore())
-        client = try AuthClient(providers: [Self.provider()], store: store, transport: sandbox.transport, time: sandbox.time)
+        client = try sandbox.makeClient(providers: [Self.provider()], store: store)
     }
 
     static func configuration() -> PortalConfiguration {

@@ -197,37 +197,3 @@ struct Fixture {
         await server.codes[challenge.providerState["flow"]!]!
     }
 }
-
-/// Collects events from a stream in the background of a test.
-actor EventLog {
-    private(set) var events: [AuthEvent] = []
-    private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
-
-    func append(_ event: AuthEvent) {
-        events.append(event)
-        let count = events.count
-        waiters.removeAll { waiter in
-            if count >= waiter.0 {
-                waiter.1.resume()
-                return true
-            }
-            return false
-        }
-    }
-
-    func wait(for count: Int) async {
-        if events.count >= count { return }
-        await withCheckedContinuation { waiters.append((count, $0)) }
-    }
-
-    var names: [String] { events.map(\.kind.name) }
-
-    /// Starts draining `stream` into a new log. The task ends when the stream ends.
-    static func record(_ stream: AuthEventStream) -> (EventLog, Task<Void, Never>) {
-        let log = EventLog()
-        let task = Task {
-            for await event in stream { await log.append(event) }
-        }
-        return (log, task)
-    }
-}

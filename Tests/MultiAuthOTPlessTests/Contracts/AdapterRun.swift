@@ -4,52 +4,10 @@ import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
 
-/// A cellular-capable transport that answers each request with the next scripted response for
-/// its endpoint (named as the contract fixtures are) and records every request.
-final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var queues: [String: [HTTPResponse]] = [:]
-    private var defaults: [String: HTTPResponse] = [:]
-    private var _recorded: [(endpoint: String, request: HTTPRequest)] = []
-
-    /// Every request so far with its endpoint name.
-    var recorded: [(endpoint: String, request: HTTPRequest)] { lock.withLock { _recorded } }
-
-    /// The requests to `endpoint`.
-    func requests(_ endpoint: String) -> [HTTPRequest] { recorded.filter { $0.endpoint == endpoint }.map(\.request) }
-
-    /// Queues `responses` for `endpoint` (used once each, before the default).
-    func script(_ endpoint: String, _ responses: HTTPResponse...) { lock.withLock { queues[endpoint, default: []] += responses } }
-
-    /// Answers `endpoint` with `response` whenever nothing is queued.
-    func setDefault(_ endpoint: String, _ response: HTTPResponse) { lock.withLock { defaults[endpoint] = response } }
-
-    var isCellularAvailable: Bool { true }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        return answer(Self.endpoint(of: request), request)
-    }
-
-    func sendOverCellular(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        return answer("carrier", request)
-    }
-
-    private func answer(_ endpoint: String, _ request: HTTPRequest) -> HTTPResponse {
-        lock.withLock {
-            _recorded.append((endpoint, request))
-            if var queue = queues[endpoint], !queue.isEmpty {
-                let next = queue.removeFirst()
-                queues[endpoint] = queue
-                return next
-            }
-            return defaults[endpoint] ?? HTTPResponse(status: 599, body: Data("no script for \(endpoint)".utf8))
-        }
-    }
-
+/// The contract fixtures' endpoint names, for a `ScriptedTransport` scripted per fixture.
+enum ContractEndpoint {
     /// The fixture name of the endpoint `request` calls.
-    static func endpoint(of request: HTTPRequest) -> String {
+    @Sendable static func name(of request: HTTPRequest) -> String {
         let path = request.url.path
         let body = request.body.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
@@ -77,24 +35,29 @@ final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable {
 
 /// One adapter run against scripted fixture responses: the production configuration
 /// (`SANDBOXAPP`, bundle id `com.multiauth.sandbox`), a manual clock at Unix time 1 700 000 000
-/// (the fixtures' `iat`), events collected.
+/// (the fixtures' `iat`), events collected. Requests are named by their fixture
+/// (``ContractEndpoint``), those on the cellular bearer `carrier`; a request nothing is
+/// scripted for gets a `599` (as no real server answers).
 struct AdapterRun {
     static let phone = try! PhoneNumber("+919876543210")
     static let email = try! EmailAddress("user.name+otp@example.com")
 
-    let transport = ScriptedTransport()
+    let transport = ScriptedTransport(naming: ContractEndpoint.name(of:), cellularEndpoint: "carrier")
     let clock = ManualClock()
-    let events = EventLog()
+    let events = RecordingSubscriber()
     let provider: OTPlessProvider
 
     init() throws {
         provider = try OTPlessProvider(configuration: .production(appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox"))
+        transport.setHandler { request in
+            HTTPResponse(status: 599, body: Data("no script for \(ContractEndpoint.name(of: request))".utf8))
+        }
         transport.setDefault("state", try ContractFixture.load("state").response("ok").http)
         transport.setDefault("merchant-config", try ContractFixture.load("merchant-config").response("ok").http)
     }
 
     var context: AuthContext {
-        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID.random(), events: events.sink)
+        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID.random(), events: events.sink())
     }
 
     var now: Date { clock.wallNow }

@@ -125,6 +125,26 @@ public final class RecordingSubscriber: @unchecked Sendable {
         end()
     }
 
+    /// Creates a recorder attached to no client, fed through ``sink(provider:flowID:)``: for
+    /// driving a provider directly with an `AuthContext` (a bus of its own that nothing else
+    /// publishes on).
+    public convenience init() {
+        self.init(bus: AuthEventBus(), bufferCapacity: 1)
+    }
+
+    /// An event sink for `AuthContext(events:)` that records each event at once, in the
+    /// caller's task (no pump: ``events`` holds it when the provider call returns). Events are
+    /// stamped with `provider`, `flowID`, the next sequence number and the Unix epoch as
+    /// timestamp (no clock is read).
+    public func sink(provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> @Sendable (AuthEvent.Kind) -> Void {
+        { [weak self] kind in
+            guard let self else { return }
+            let sequence = UInt64(self.lock.withLock { self.recorded.count } + 1)
+            self.append(
+                AuthEvent(sequence: sequence, timestamp: Date(timeIntervalSince1970: 0), provider: provider, flowID: flowID, kind: kind))
+        }
+    }
+
     private func append(_ event: AuthEvent) {
         lock.lock()
         recorded.append(event)

@@ -1,0 +1,208 @@
+import Foundation
+import MultiAuth
+
+/// An ``/MultiAuth/HTTPTransport`` (cellular-capable) that answers from a script and records
+/// every request, for testing an adapter's wire format without a backend.
+///
+/// Each request is named by an endpoint (by default `"METHOD /path"`, e.g. `"GET /v1/key"`;
+/// pass ``init(naming:cellularEndpoint:)`` a function to use your own names, such as contract
+/// fixture names) and answered by the first of:
+/// 1. the next response queued for its endpoint (``script(_:_:)``), used once;
+/// 2. the next response queued for any endpoint (``enqueue(_:)``, ``init(_:)-([HTTPResponse])``), used once;
+/// 3. the endpoint's standing answer (``setDefault(_:_:)``);
+/// 4. the handler (``setHandler(_:)``, ``init(_:)-(ScriptedTransport.Handler)``, ``init(forwardingTo:)``),
+///    which may compute a response, throw, or forward to another transport;
+/// 5. otherwise `AuthError(.network)` ("nothing scripted", with the redacted request).
+///
+/// ```swift
+/// let transport = ScriptedTransport()
+/// transport.script("POST /v1/otp", try .json(200, ["status": "sent"]))
+/// let context = AuthContext(transport: transport, time: ManualClock().timeSource)
+/// // … drive the provider …
+/// #expect(transport.endpoints == ["POST /v1/otp"])
+/// ```
+///
+/// Requests over the cellular bearer (``sendOverCellular(_:)``) are named `cellularEndpoint`
+/// (default `"cellular"`) and fail with `AuthError(.network)` while ``isCellularAvailable``
+/// is `false`. A cancelled caller gets `CancellationError` before anything is recorded.
+///
+/// The recorded requests hold whatever the adapter sent (tokens, codes): read them in
+/// assertions; ``description`` and the mirror show counts only (Docs/Security.md, "Redaction").
+///
+/// Thread-safe (one lock); the handler runs outside the lock.
+public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable {
+    /// Computes the answer to a request nothing queued or standing answered.
+    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    /// One recorded request with the endpoint name it was answered under.
+    public struct Exchange: Sendable {
+        /// The endpoint name (see ``ScriptedTransport``).
+        public let endpoint: String
+        /// The request as the adapter sent it.
+        public let request: HTTPRequest
+        /// Whether it went through ``ScriptedTransport/sendOverCellular(_:)``.
+        public let overCellular: Bool
+    }
+
+    private let lock = NSLock()
+    private let naming: @Sendable (HTTPRequest) -> String
+    private let cellularEndpoint: String
+    private var queues: [String: [HTTPResponse]] = [:]
+    private var anyQueue: [HTTPResponse] = []
+    private var defaults: [String: HTTPResponse] = [:]
+    private var handler: Handler?
+    private var recorded: [Exchange] = []
+    private var cellular = true
+
+    /// Creates a transport with an empty script.
+    /// - Parameters:
+    ///   - naming: Names a request's endpoint (default: ``methodAndPath(_:)``).
+    ///   - cellularEndpoint: The endpoint name of every request sent over the cellular bearer.
+    public init(
+        naming: @escaping @Sendable (HTTPRequest) -> String = ScriptedTransport.methodAndPath,
+        cellularEndpoint: String = "cellular"
+    ) {
+        self.naming = naming
+        self.cellularEndpoint = cellularEndpoint
+    }
+
+    /// Creates a transport that answers requests with `responses`, in order, whatever their
+    /// endpoint; once they are used up, requests fail with `AuthError(.network)`.
+    public convenience init(_ responses: [HTTPResponse]) {
+        self.init()
+        anyQueue = responses
+    }
+
+    /// Creates a transport that answers every request with `handler`.
+    public convenience init(_ handler: @escaping Handler) {
+        self.init()
+        self.handler = handler
+    }
+
+    /// Creates a transport that records every request and forwards it to `transport` (e.g. a
+    /// sandbox's transport), for assertions on what an adapter sent.
+    public convenience init(forwardingTo transport: any HTTPTransport) {
+        self.init { request in try await transport.send(request) }
+    }
+
+    /// The default endpoint name: the method and the URL path, e.g. `"GET /v1/key"`.
+    @Sendable public static func methodAndPath(_ request: HTTPRequest) -> String {
+        "\(request.method.rawValue) \(request.url.path)"
+    }
+
+    /// A response with a JSON body given as text, `Content-Type: application/json` added to
+    /// `headers`.
+    public static func json(_ status: Int, _ text: String, headers: [String: String] = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: headers, body: Data(text.utf8))
+    }
+
+    /// Queues `responses` for `endpoint`; each answers one request, in order.
+    public func script(_ endpoint: String, _ responses: HTTPResponse...) {
+        lock.withLock { queues[endpoint, default: []] += responses }
+    }
+
+    /// Queues `responses` for requests to any endpoint (after the endpoint's own queue).
+    public func enqueue(_ responses: HTTPResponse...) { lock.withLock { anyQueue += responses } }
+
+    /// Answers `endpoint` with `response` whenever nothing is queued for it.
+    public func setDefault(_ endpoint: String, _ response: HTTPResponse) { lock.withLock { defaults[endpoint] = response } }
+
+    /// Replaces the handler that answers what the queues and standing answers do not.
+    public func setHandler(_ handler: @escaping Handler) { lock.withLock { self.handler = handler } }
+
+    /// Every request so far with its endpoint name, in arrival order.
+    public var exchanges: [Exchange] { lock.withLock { recorded } }
+
+    /// Every request so far, in arrival order.
+    public var requests: [HTTPRequest] { exchanges.map(\.request) }
+
+    /// The endpoint names of ``requests``, in order (with the default naming: `"GET /v1/key"`).
+    public var endpoints: [String] { exchanges.map(\.endpoint) }
+
+    /// The requests named `endpoint`, in order.
+    public func requests(_ endpoint: String) -> [HTTPRequest] {
+        exchanges.filter { $0.endpoint == endpoint }.map(\.request)
+    }
+
+    /// Whether the emulated device has a cellular data path (default `true`).
+    public var isCellularAvailable: Bool {
+        get { lock.withLock { cellular } }
+        set { lock.withLock { cellular = newValue } }
+    }
+
+    /// Records `request` and answers it from the script.
+    /// - Throws: `AuthError(.network)` when nothing is scripted for it, what the handler
+    ///   throws, or `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await answer(request, endpoint: naming(request), overCellular: false)
+    }
+
+    /// Records `request` under the cellular endpoint name and answers it from the script.
+    /// - Throws: `AuthError(.network)` when ``isCellularAvailable`` is `false` or nothing is
+    ///   scripted, what the handler throws, or `CancellationError`.
+    public func sendOverCellular(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        guard isCellularAvailable else { throw AuthError(.network, "no cellular path (scripted transport)") }
+        return try await answer(request, endpoint: cellularEndpoint, overCellular: true)
+    }
+
+    private enum Answer {
+        case response(HTTPResponse)
+        case handler(Handler)
+        case none
+    }
+
+    private func answer(_ request: HTTPRequest, endpoint: String, overCellular: Bool) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let answer: Answer = lock.withLock {
+            recorded.append(Exchange(endpoint: endpoint, request: request, overCellular: overCellular))
+            if var queue = queues[endpoint], !queue.isEmpty {
+                let next = queue.removeFirst()
+                queues[endpoint] = queue
+                return .response(next)
+            }
+            if !anyQueue.isEmpty { return .response(anyQueue.removeFirst()) }
+            if let standing = defaults[endpoint] { return .response(standing) }
+            return handler.map { .handler($0) } ?? .none
+        }
+        switch answer {
+        case .response(let response): return response
+        case .handler(let handler): return try await handler(request)
+        // The redacted rendering: a path segment of the request may be a secret.
+        case .none: throw AuthError(.network, "scripted transport: nothing scripted for \(request)")
+        }
+    }
+
+    /// The number of responses still queued (per endpoint and for any endpoint).
+    var queuedCount: Int { lock.withLock { queues.values.reduce(anyQueue.count) { $0 + $1.count } } }
+}
+
+extension ScriptedTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `ScriptedTransport(3 requests, 1 queued)`: counts only, no request or response.
+    public var description: String { "ScriptedTransport(\(exchanges.count) requests, \(queuedCount) queued)" }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the counts only: the recorded requests and scripted responses may hold
+    /// secrets.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["requests": exchanges.count, "queued": queuedCount], displayStyle: .class)
+    }
+}
+
+extension ScriptedTransport.Exchange: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `Exchange(<the request's redacted rendering>)`: the endpoint name is left out, as it may
+    /// carry a secret path segment.
+    public var description: String { "Exchange(\(request)\(overCellular ? ", cellular" : ""))" }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the request (which renders redacted) and the bearer only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["request": request, "overCellular": overCellular], displayStyle: .struct)
+    }
+}
