@@ -34,3 +34,38 @@ echo "$output"
 grep -q "^signed in as AuthUser(" <<<"$output" || { echo "GettingStarted: the program did not sign in"; exit 1; }
 grep -q "^AuthState(dynamic: valid)$" <<<"$output" || { echo "GettingStarted: no valid Dynamic session in the state"; exit 1; }
 echo "GettingStarted: a new package built from the page signs in against the sandbox"
+
+# The app's view of the library, from outside the package: the event stream is subscribe-only
+# and the test seams are not reachable (issue 20: `package`, not `public`). Each line of the
+# probe must fail to compile with the reason named beside it; the probe is removed afterwards.
+probe="Sources/MyApp/OutsideViewProbe.swift"
+cat > "$probe" <<'SWIFT'
+import Foundation
+import MultiAuth
+
+func outsideViewProbe(_ client: AuthClient) {
+    client.events.publish(.signedOut)
+    client.events.finish()
+    _ = client.events.subscriberCount
+    _ = AuthEventBus()
+    _ = JSONEncoder.multiAuth
+}
+SWIFT
+set +e
+probe_output="$(swift build 2>&1)"
+probe_status=$?
+set -e
+rm -f "$probe"
+if [ "$probe_status" -eq 0 ]; then
+  echo "outside view: an app could publish to or finish the event stream, or reach a test seam"; exit 1
+fi
+for expected in \
+  "'publish' is inaccessible due to 'package' protection level" \
+  "'finish' is inaccessible due to 'package' protection level" \
+  "'subscriberCount' is inaccessible due to 'package' protection level" \
+  "'AuthEventBus' is inaccessible due to 'package' protection level" \
+  "'multiAuth' is inaccessible due to 'package' protection level"; do
+  grep -qF "$expected" <<<"$probe_output" || {
+    echo "outside view: expected the compiler to refuse with: $expected"; echo "$probe_output" | grep -E "error:" | head -n 20; exit 1; }
+done
+echo "outside view: publish, finish, subscriberCount, AuthEventBus and JSONEncoder.multiAuth are not reachable from an app"
