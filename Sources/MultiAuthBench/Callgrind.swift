@@ -45,16 +45,9 @@ enum Callgrind {
     /// The Python interpreter itself (`sys.executable`): `python3` on the PATH may be a shim
     /// script that valgrind would measure instead.
     static func pythonExecutable() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys; print(sys.executable)"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, !path.isEmpty else { throw BenchError("cannot find the python3 interpreter") }
+        let (status, output) = try ChildProcess.run("/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"])
+        let path = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0, !path.isEmpty else { throw BenchError("cannot find the python3 interpreter") }
         return path
     }
 

@@ -152,16 +152,9 @@ enum FirstParse {
     static func row(instructions: Bool) throws -> InfoRow {
         var samples: [Double] = []
         for _ in 0..<15 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Paths.executable)
-            process.arguments = ["--first-parse"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard let value = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw BenchError("--first-parse printed \(String(decoding: data, as: UTF8.self))")
+            let output = try ChildProcess.run(Paths.executable, ["--first-parse"]).output
+            guard let value = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw BenchError("--first-parse printed \(output)")
             }
             samples.append(value)
         }

@@ -33,18 +33,6 @@ enum Providers {
     static func own(_ worker: Int) -> AuthProviderID { AuthProviderID("own-\(worker)") }
 }
 
-/// SplitMix64: a small seeded generator, so a run is reproducible from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The written sessions and their check.
 enum Payload {
     static func digest(_ text: String) -> String {
@@ -120,7 +108,7 @@ struct Worker {
         self.worker = worker
         self.incarnation = incarnation
         self.log = log
-        random = SplitMix64(state: seed)
+        random = SplitMix64(seed: seed)  // MultiAuth's package generator: a run is reproducible from its seed
         seq = incarnation * 1_000_000
     }
 

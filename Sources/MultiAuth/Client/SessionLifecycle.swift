@@ -118,20 +118,9 @@ final class SessionLifecycle: @unchecked Sendable {
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)
         }
-        do {
-            switch try await write(session, refreshed, provider: providerID) {
-            case .written:
-                gate.publishState(.sessionRefreshed(refreshed), provider: providerID, flowID: nil, session: refreshed)
-                return .refreshed(refreshed)
-            case .conflict(let current):
-                return .superseded(current)
-            }
-        } catch {
-            let failure = AuthError(
-                .storageFailure, "the refreshed session could not be saved", provider: providerID, underlying: error)
-            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
-            return .failed(failure)
-        }
+        return await apply(
+            session, replacement: refreshed, publishing: .sessionRefreshed(refreshed), outcome: .refreshed(refreshed),
+            storageFailure: "the refreshed session could not be saved")
     }
 
     /// L3/L5: removes `session` if it is still stored; otherwise another writer got there
@@ -141,17 +130,30 @@ final class SessionLifecycle: @unchecked Sendable {
         let expired = AuthError(
             .sessionExpired, "the provider ended the session (its refresh credential was revoked or is unknown); sign in again",
             provider: providerID, providerCode: error.providerCode, underlying: error)
+        return await apply(
+            session, replacement: nil, publishing: .sessionExpired(expired), outcome: .ended(expired),
+            storageFailure: "the ended session could not be removed")
+    }
+
+    /// L2: puts `replacement` (`nil`: nothing) in place of `session` if the store still holds
+    /// it, then publishes `event` and returns `outcome`. A newer stored session makes the
+    /// outcome ``Outcome/superseded(_:)`` with it, nothing published; a store error publishes
+    /// `storageFailed` (a `.storageFailure` with `message`) and changes nothing.
+    private func apply(
+        _ session: AuthSession, replacement: AuthSession?, publishing event: AuthEvent.Kind, outcome: Outcome,
+        storageFailure message: String
+    ) async -> Outcome {
+        let providerID = session.provider
         do {
-            switch try await write(session, nil, provider: providerID) {
+            switch try await write(session, replacement, provider: providerID) {
             case .written:
-                gate.publishState(.sessionExpired(expired), provider: providerID, flowID: nil, session: nil)
-                return .ended(expired)
+                gate.publishState(event, provider: providerID, flowID: nil, session: replacement)
+                return outcome
             case .conflict(let current):
                 return .superseded(current)
             }
         } catch {
-            let failure = AuthError(
-                .storageFailure, "the ended session could not be removed", provider: providerID, underlying: error)
+            let failure = AuthError(.storageFailure, message, provider: providerID, underlying: error)
             gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
             return .failed(failure)
         }

@@ -1,10 +1,13 @@
-/// A small seeded generator (SplitMix64) for back-off jitter.
-struct SplitMix64: RandomNumberGenerator {
+/// A small seeded generator (SplitMix64): back-off jitter here, and reproducible runs in the
+/// package's tools (the store hammer), so one run is a pure function of its seed.
+package struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    /// Creates a generator whose sequence is fixed by `seed`.
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -201,17 +201,7 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
     /// Decodes the address string and validates it again.
     /// - Throws: `DecodingError.dataCorrupted` when the string is not a valid address.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let string = try container.decode(String.self)
-        do {
-            self = try EmailAddress(string)
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: "not an e-mail address", underlyingError: error
-                )
-            )
-        }
+        self = try decoder.decodeParsedString({ try EmailAddress($0) }, describingFailure: { _ in "not an e-mail address" })
     }
 
     /// Encodes ``address`` as a single string.

@@ -90,18 +90,8 @@ public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible 
     /// alone determines: a region that came only from a default region is not kept).
     /// - Throws: `DecodingError.dataCorrupted` when the string is not a valid number.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let string = try container.decode(String.self)
-        do {
-            self = try PhoneNumber(string)
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "not an E.164 phone number (\(String(describing: (error as? AuthError)?.reason)))",
-                    underlyingError: error
-                )
-            )
+        self = try decoder.decodeParsedString({ try PhoneNumber($0) }) { error in
+            "not an E.164 phone number (\(String(describing: (error as? AuthError)?.reason)))"
         }
     }
 

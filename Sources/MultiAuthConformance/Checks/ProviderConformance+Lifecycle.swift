@@ -8,10 +8,7 @@ extension ProviderConformance {
     /// session), stores nothing and publishes no `sessionRefreshed`; a minute later B's own
     /// credentials still refresh — the stale refresh spent A's credential, never B's.
     static func refreshDoesNotOverwriteNewerSession(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.refresh, "refresh")
-        guard env.provider is any RefreshableProvider else {
-            throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
-        }
+        try env.requireRefreshable()
         let a = try await env.signIn(0)
         let client = env.client
         let latency = Duration.seconds(5)
@@ -41,10 +38,7 @@ extension ProviderConformance {
     /// `sessionExpired` and no `signedOut`. Skipped when a remote sign-out does not revoke the
     /// refresh credential.
     static func revocationEndsSessionTransientFailureKeepsIt(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.refresh, "refresh")
-        guard env.provider is any RefreshableProvider else {
-            throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
-        }
+        try env.requireRefreshable()
         let session = try await env.signIn(0)
         let client = env.client
         let providerID = env.providerID
@@ -86,13 +80,7 @@ extension ProviderConformance {
     /// provider again (as a client without single-flight would) is refused with a typed error,
     /// never a second session.
     static func duplicateRedirectsShareOneExchange(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.redirect, "redirect")
-        guard let provider = env.provider as? any RedirectHandlingProvider else {
-            throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")
-        }
-        guard let fixture = env.harness.redirect else {
-            throw ConformanceFailure("the harness lists redirect but gives no redirect fixture")
-        }
+        let (provider, fixture) = try env.requireRedirects()
         let (request, challenge) = try await env.start(0)
         let link = try fixture.validURL(env.sandbox, request, challenge)
         let client = env.client

@@ -169,13 +169,7 @@ extension ProviderConformance {
     /// without a request. A genuine link that leads to a further step instead is checked by
     /// ``replayRedirectWithFurtherStep(_:link:next:request:)``.
     static func redirectsAreClaimedOnlyWhenValid(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.redirect, "redirect")
-        guard let provider = env.provider as? any RedirectHandlingProvider else {
-            throw ConformanceFailure("the harness lists redirect but the provider is not a RedirectHandlingProvider")
-        }
-        guard let fixture = env.harness.redirect else {
-            throw ConformanceFailure("the harness lists redirect but gives no redirect fixture")
-        }
+        let (provider, fixture) = try env.requireRedirects()
         let foreign =
             [
                 URL(string: "https://example.com/callback?state=abc&code=123456")!,
@@ -256,10 +250,7 @@ extension ProviderConformance {
     /// joined, make exactly one request and all get the same tokens, which the store holds; a
     /// minute later the stored (possibly rotated) credentials refresh again.
     static func concurrentRefreshesCoalesce(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.refresh, "refresh")
-        guard env.provider is any RefreshableProvider else {
-            throw ConformanceFailure("the harness lists refresh but the provider is not a RefreshableProvider")
-        }
+        try env.requireRefreshable()
         _ = try await env.signIn(0)
         let client = env.client
         let providerID = env.providerID

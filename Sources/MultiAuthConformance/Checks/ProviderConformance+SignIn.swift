@@ -201,10 +201,7 @@ extension ProviderConformance {
     /// and no request; at `resendAvailableAt` the server accepts, a new code is delivered and
     /// completes the flow.
     static func resendHonoursCooldownAndSendsNewCode(_ env: ConformanceEnvironment) async throws {
-        try env.requireAbility(.resend, "resend")
-        guard env.provider is any ResendableProvider else {
-            throw ConformanceFailure("the harness lists resend but the provider is not a ResendableProvider")
-        }
+        try env.requireResendable()
         let (request, challenge) = try await env.start(0)
         guard let available = challenge.resendAvailableAt else {
             throw ConformanceFailure("the challenge has no resendAvailableAt")

@@ -151,6 +151,39 @@ final class ConformanceEnvironment: Sendable {
         throw ConformanceFailure.skip("the harness does not list \(name)\(needed)")
     }
 
+    /// Requires the harness to list `.refresh` and the provider to be a `RefreshableProvider`.
+    func requireRefreshable() throws {
+        _ = try requireProvider(.refresh, "refresh", as: (any RefreshableProvider).self, "RefreshableProvider")
+    }
+
+    /// Requires the harness to list `.resend` and the provider to be a `ResendableProvider`.
+    func requireResendable() throws {
+        _ = try requireProvider(.resend, "resend", as: (any ResendableProvider).self, "ResendableProvider")
+    }
+
+    /// Requires the harness to list `.redirect` and give a redirect fixture, and the provider to
+    /// be a `RedirectHandlingProvider`; returns both.
+    func requireRedirects() throws -> (provider: any RedirectHandlingProvider, fixture: ConformanceHarness.RedirectFixture) {
+        let provider = try requireProvider(
+            .redirect, "redirect", as: (any RedirectHandlingProvider).self, "RedirectHandlingProvider")
+        guard let fixture = harness.redirect else {
+            throw ConformanceFailure("the harness lists redirect but gives no redirect fixture")
+        }
+        return (provider, fixture)
+    }
+
+    /// Requires the harness to list `ability` (named `name`) and the provider to conform to the
+    /// protocol (named `protocolName`) that the ability needs; returns the provider as one.
+    private func requireProvider<Provider>(
+        _ ability: ConformanceHarness.Abilities, _ name: String, as _: Provider.Type, _ protocolName: String
+    ) throws -> Provider {
+        try requireAbility(ability, name)
+        guard let typed = provider as? Provider else {
+            throw ConformanceFailure("the harness lists \(name) but the provider is not a \(protocolName)")
+        }
+        return typed
+    }
+
     /// Every event published on the client's bus so far (waits for the recorder to catch up).
     func allEvents() async -> [AuthEvent] {
         await recorder.waitFor(count: Int(client.events.currentSequence))

@@ -37,8 +37,7 @@ public enum Base32 {
     ///   6, which no whole number of bytes encodes to.
     public static func decode(_ string: some StringProtocol) throws -> [UInt8] {
         var out = [UInt8]()
-        var accumulator: UInt32 = 0
-        var bits = 0
+        var regrouper = BitRegrouper()
         var count = 0
         var paddingSeen = false
         for scalar in string.unicodeScalars {
@@ -58,13 +57,7 @@ public enum Base32 {
             }
             guard !paddingSeen else { throw CryptoError.invalidPadding }
             count += 1
-            accumulator = accumulator << 5 | value
-            bits += 5
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
+            regrouper.append(value, width: 5, to: &out)
         }
         switch count % 8 {
         case 1, 3, 6: throw CryptoError.invalidLength

@@ -69,21 +69,14 @@ public enum Base64 {
         guard count % 4 != 1 else { throw CryptoError.invalidBase64 }
         var out = [UInt8]()
         out.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
+        var regrouper = BitRegrouper()
         for character in characters {
             guard let sextet = value(of: character, urlSafe: urlSafe) else { throw CryptoError.invalidBase64 }
-            accumulator = accumulator << 6 | sextet
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
+            regrouper.append(sextet, width: 6, to: &out)
         }
         // Unused trailing bits must be zero, so every byte string has exactly one encoding
         // (RFC 4648 §3.5); otherwise a token could be altered without changing its bytes.
-        guard accumulator == 0 else { throw CryptoError.invalidBase64 }
+        guard regrouper.pending == 0 else { throw CryptoError.invalidBase64 }
         return out
     }
 
