@@ -64,6 +64,42 @@ struct LifecycleScenarioTests {
         #expect(events.filter { $0.kind.name == "signedOut" }.count == 1)
     }
 
+    /// A's sign-out is held on latency at the remote revoke while B signs in (on the same
+    /// client, or on a second client sharing the store): when the revoke returns, B's session
+    /// stays stored and no `signedOut` follows B's `signedIn`. With the conditional write
+    /// removed (the `unconditionalWrites` mutation) the sign-out deletes B: the test fails.
+    @Test(arguments: [1, 2])
+    func aSignOutInFlightNeverRemovesASessionSignedInMeanwhile(clients: Int) async throws {
+        for mutated in [false, true] {
+            let world = try World(clients: clients)
+            if mutated { await world.client.setMutations(ClientMutations(unconditionalWrites: true)) }
+            _ = try await world.signIn("a")
+            let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
+            world.sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/logout", repeat: .once)
+            let client = world.client
+            let signOut = Task { try await client.signOut(provider) }
+            await world.sandbox.clock.waitForSleepers(count: 1)
+            let b = try await world.signIn("b", client: world.clients[clients - 1])
+            world.sandbox.clock.advance(by: .seconds(5))
+            let outcome = try await signOut.value
+            #expect(outcome.wasSignedIn)
+            #expect(outcome.keptNewerSession == !mutated)
+            let stored = try await world.store.load(for: provider)
+            if mutated {
+                #expect(stored == nil, "the mutation should lose B's session, proving the guard matters")
+                continue
+            }
+            #expect(stored == b)
+            var names: [String] = []
+            for (client, log, base) in logs {
+                names += await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+            }
+            #expect(names.contains("signedIn"))
+            #expect(!names.contains("signedOut"))
+            #expect(try await world.clients[clients - 1].validSession(for: provider) == b)
+        }
+    }
+
     @Test func scenario2RevocationEndsTheSessionOnceAndTransientFailuresNeverDo() async throws {
         let world = try World()
         let session = try await world.signIn("a")

@@ -139,12 +139,18 @@ extension AuthClient {
         /// The provider-side revocation error, when revoking failed; the local session was
         /// removed anyway.
         public var remoteError: AuthError?
+        /// Whether a different session signed in while the remote revoke was in flight (on
+        /// this client or another on the same store): it was kept, and no `signedOut` was
+        /// published for it (Docs/Architecture.md, "Session lifecycle", L6).
+        public var keptNewerSession = false
     }
 
     /// Signs out of `provider`: stops its background refresh, revokes remotely when the
     /// provider can, removes the stored session, publishes `signedOut`. Idempotent: with no
     /// session it does nothing and publishes nothing. A refresh in flight during the sign-out
-    /// finds its session gone and is discarded.
+    /// finds its session gone and is discarded. The removal is conditional: a session that
+    /// signed in while the remote revoke was in flight (on this client or another on the same
+    /// store) is kept, and then no `signedOut` is published.
     /// - Returns: Whether a session existed, and a remote revocation error if one occurred
     ///   (the local session is removed even then).
     /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays), or
@@ -169,9 +175,26 @@ extension AuthClient {
             } catch {
                 remoteError = normalize(error, provider: provider)
             }
-            try await store.remove(for: provider)
-            gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
-            return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+            // Remove the session signed out, in whatever version the store holds now (a refresh
+            // elsewhere may have rotated it), but never a different session: one that signed in
+            // while the remote revoke was in flight (this client or another on the same store)
+            // stands, and no `signedOut` follows its `signedIn` (rule L6, conditional writes as
+            // in L2; Docs/Architecture.md, "Session lifecycle").
+            var expected = session
+            while true {
+                switch try await lifecycle.write(expected, nil, provider: provider) {
+                case .written, .conflict(nil):
+                    // Removed now, or already by a concurrent sign-out: this client's
+                    // subscribers learn it either way.
+                    gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
+                    return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+                case .conflict(let current?) where current.id == session.id:
+                    expected = current
+                case .conflict:
+                    scheduleRefresh(of: provider, restart: false)
+                    return SignOutOutcome(wasSignedIn: true, remoteError: remoteError, keptNewerSession: true)
+                }
+            }
         } catch {
             // The session stays: so does its background refresh.
             scheduleRefresh(of: provider, restart: false)

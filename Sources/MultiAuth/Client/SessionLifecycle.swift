@@ -161,7 +161,7 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// The conditional write (L2), or — with the `unconditionalWrites` test seam — the plain
     /// save/remove the client made before conditional writes existed.
-    private func write(_ expected: AuthSession, _ replacement: AuthSession?, provider: AuthProviderID) async throws
+    func write(_ expected: AuthSession, _ replacement: AuthSession?, provider: AuthProviderID) async throws
         -> SessionStoreWriteResult
     {
         if lock.locked({ mutations.unconditionalWrites }) {

@@ -1,6 +1,6 @@
 /// A small seeded generator (SplitMix64): back-off jitter here, and reproducible runs in the
 /// package's tools (the store hammer), so one run is a pure function of its seed.
-package struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator whose sequence is fixed by `seed`.

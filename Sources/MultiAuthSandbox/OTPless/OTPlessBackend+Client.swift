@@ -252,15 +252,11 @@ extension OTPlessBackend {
     }
 
     func transaction(asId: String) -> OTPlessTransaction? {
-        lock.lock()
-        defer { lock.unlock() }
-        return asIds[asId].flatMap { transactions[$0] }
+        lock.withLock { asIds[asId].flatMap { transactions[$0] } }
     }
 
     func transaction(token: String) -> OTPlessTransaction? {
-        lock.lock()
-        defer { lock.unlock() }
-        return transactions[token]
+        lock.withLock { transactions[token] }
     }
 
     func mutate<T>(token: String, _ change: (inout OTPlessTransaction) -> T) -> T? {

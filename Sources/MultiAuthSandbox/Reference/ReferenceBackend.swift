@@ -135,9 +135,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     /// The number of users created so far.
     public var userCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return users.count
+        lock.withLock { users.count }
     }
 
     private static func error(

@@ -167,9 +167,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
 
     /// The public keys the key endpoint serves.
     public var currentPublicKeys: [PublicKey] {
-        lock.lock()
-        defer { lock.unlock() }
-        return publishedKeys
+        lock.withLock { publishedKeys }
     }
 
     /// Marks `e164` as verified on installation `deviceID`, with a name, as if an earlier OTP

@@ -64,9 +64,7 @@ public final class RecordingSubscriber: @unchecked Sendable {
 
     /// Every event recorded so far, in publish order.
     public var events: [AuthEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
+        lock.withLock { recorded }
     }
 
     /// The case names of ``events``, e.g. `["flowStarted", "challengeIssued", "signedIn"]`.

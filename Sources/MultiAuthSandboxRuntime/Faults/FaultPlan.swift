@@ -129,9 +129,7 @@ public final class FaultPlan: @unchecked Sendable {
 
     /// The server clock offset applied to `host`.
     public func serverClockOffset(for host: String) -> Duration {
-        lock.lock()
-        defer { lock.unlock() }
-        return offsets[host] ?? globalOffset
+        lock.withLock { offsets[host] ?? globalOffset }
     }
 
     /// Removes one rule (request or delivery rule). Removing an unknown id does nothing.
@@ -157,16 +155,12 @@ public final class FaultPlan: @unchecked Sendable {
     /// counts the requests it refused. Stress tests use it to report how many faults a run
     /// injected.
     public func fireCount(for id: FaultRuleID) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return firings[id, default: 0]
+        lock.withLock { firings[id, default: 0] }
     }
 
     /// The number of request and delivery rules still active.
     public var activeRuleCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return rules.count + deliveryRules.count
+        lock.withLock { rules.count + deliveryRules.count }
     }
 
     /// Whether a delivery to `destination` on `channel` fails now; uses up one firing of the

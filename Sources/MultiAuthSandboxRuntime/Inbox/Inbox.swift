@@ -82,23 +82,17 @@ public final class Inbox: @unchecked Sendable {
 
     /// Every message, in sending order.
     public var allMessages: [InboxMessage] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
+        lock.withLock { stored }
     }
 
     /// The number of messages recorded (any status).
     public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored.count
+        lock.withLock { stored.count }
     }
 
     /// Every message sent to `destination` (any channel, any status), oldest first.
     public func messages(for destination: String) -> [InboxMessage] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored.filter { $0.destination == destination }
+        lock.withLock { stored.filter { $0.destination == destination } }
     }
 
     /// The newest **delivered** message to `destination`, on `channel` when given; `nil` when

@@ -15,29 +15,21 @@ public final class SandboxRandom: @unchecked Sendable {
 
     /// A uniformly distributed integer in `range`.
     public func int(in range: ClosedRange<Int>) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return Int.random(in: range, using: &generator)
+        lock.withLock { Int.random(in: range, using: &generator) }
     }
 
     /// A uniformly distributed value in `0 ..< 1`.
     public func unitInterval() -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return Double.random(in: 0..<1, using: &generator)
+        lock.withLock { Double.random(in: 0..<1, using: &generator) }
     }
 
     /// A string of `count` ASCII decimal digits (leading zeros kept), e.g. a one-time code.
     public func digits(_ count: Int) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String((0..<count).map { _ in Character(String(UInt32.random(in: 0...9, using: &generator))) })
+        lock.withLock { String((0..<count).map { _ in Character(String(UInt32.random(in: 0...9, using: &generator))) }) }
     }
 
     /// `byteCount` random bytes as lower-case hex (`2 × byteCount` characters), e.g. a token.
     public func hex(bytes byteCount: Int) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return (0..<byteCount).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        lock.withLock { (0..<byteCount).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined() }
     }
 }

@@ -1,20 +1,16 @@
+import MultiAuth
+
 /// A deterministic random number generator (SplitMix64): the same seed always yields the same
 /// sequence, on every platform.
 ///
 /// Not cryptographically secure: it exists so sandboxes, fault plans and emulated backends are
 /// reproducible under a seed. Value type; copy it to fork a sequence.
 public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// Creates a generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 }

@@ -93,32 +93,24 @@ public final class Sandbox: @unchecked Sendable {
 
     /// The hosts with a backend, sorted.
     public var hosts: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return backends.keys.sorted()
+        lock.withLock { backends.keys.sorted() }
     }
 
     /// Every request that reached the sandbox, in arrival order.
     public var requestLog: [SandboxLogEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return log
+        lock.withLock { log }
     }
 
     /// The number of requests that reached the sandbox (dropped, faulted and cancelled ones
     /// included): assert `0` for "no network call".
     public var requestCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return log.count
+        lock.withLock { log.count }
     }
 
     /// The number of logged requests to `host` (any host when `nil`) whose path starts with
     /// `pathPrefix`.
     public func requestCount(host: String? = nil, pathPrefix: String = "") -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
+        lock.withLock { log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count }
     }
 
     /// Empties the request log (the count restarts at 0). Call it while no request is in

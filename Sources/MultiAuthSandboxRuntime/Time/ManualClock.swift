@@ -56,9 +56,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// The current instant.
     public var now: Instant {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        lock.withLock { current }
     }
 
     /// The smallest step the clock measures: one nanosecond.
@@ -66,9 +64,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// The wall-clock time: the start date plus the elapsed offset.
     public var wallNow: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return start.addingTimeInterval(current.offset.timeInterval)
+        lock.withLock { start.addingTimeInterval(current.offset.timeInterval) }
     }
 
     /// A `TimeSource` whose clock is this clock and whose `now` is ``wallNow``.
@@ -79,17 +75,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// The number of tasks currently sleeping on this clock, background work (auto-refresh)
     /// not counted.
     public var sleeperCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count(background: false)
+        lock.withLock { count(background: false) }
     }
 
     /// The number of background sleeps (an `AuthClient`'s auto-refresh schedulers) currently
     /// waiting on this clock.
     public var backgroundSleeperCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count(background: true)
+        lock.withLock { count(background: true) }
     }
 
     private func count(background: Bool) -> Int {

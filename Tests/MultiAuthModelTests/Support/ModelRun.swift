@@ -221,7 +221,7 @@ struct OperationContext: Sendable {
                     repeat: .once)
             }
             await model.beginSignOut()
-            if let outcome = try? await clients[index].signOut(ModelRun.provider), outcome.wasSignedIn {
+            if let outcome = try? await clients[index].signOut(ModelRun.provider), outcome.wasSignedIn, !outcome.keptNewerSession {
                 await observations.signedOut(index)
             }
             await model.endSignOut()
