@@ -136,7 +136,7 @@ struct DemoCommand: Command {
                     let title = "\(name) · \(flow) "
                     Terminal.out("━━ " + title + String(repeating: "━", count: max(0, 70 - title.count)))
                 }
-                let before = world.printer.all.count
+                let before = world.printer.printedCount
                 let start = ContinuousClock.now
                 var session: AuthSession?
                 var note = ""
@@ -159,7 +159,7 @@ struct DemoCommand: Command {
                 }
                 let elapsed = (ContinuousClock.now - start).timeInterval * 1000
                 outcomes.append(DemoOutcome(
-                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.all.count - before,
+                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.printedCount - before,
                     milliseconds: elapsed, note: note))
                 if !console.json { Terminal.out("") }
             }

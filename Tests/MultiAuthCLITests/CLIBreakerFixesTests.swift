@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+extension CLI {
+    /// Runs the binary like ``run(_:stdin:)`` but stops it once its standard output passes
+    /// `limit` bytes, so a run that would print forever ends the test instead of hanging it.
+    /// - Returns: The result, and whether the child had to be stopped.
+    static func run(_ arguments: [String], outputLimit limit: Int) throws -> (Result, stopped: Bool) {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("multiauth")
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        var output = Data()
+        var stopped = false
+        while true {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            output.append(chunk)
+            if output.count > limit, !stopped {
+                stopped = true
+                process.terminate()
+            }
+        }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let result = Result(
+            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+        return (result, stopped)
+    }
+}
+
+/// Breaker findings in the CLI, through the real binary.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct CLIBreakerFixesTests {
+    @Test("demo: a store that cannot be written ends the flow once with one sentence, exit 1")
+    func demoStoreFailureEndsTheFlowOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A directory where the session file should be: every save fails with storageFailure.
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("dynamic.session.json"), withIntermediateDirectories: true)
+        let (result, stopped) = try CLI.run(["demo", "--provider", "dynamic", "--store", directory.path], outputLimit: 1 << 20)
+        #expect(!stopped, "the demo kept printing: \(result.stdout.suffix(400))")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        // The wrong code first, then the right one: two submits, and one storage failure line.
+        #expect(result.stdout.components(separatedBy: "→ submit(code:").count - 1 == 2, "\(result.stdout)")
+        #expect(result.stdout.components(separatedBy: "✗ storageFailure").count - 1 == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("✗ not signed in"))
+    }
+}
