@@ -53,4 +53,25 @@ struct CLIBreakerFixesTests {
         #expect(result.stdout.components(separatedBy: "✗ storageFailure").count - 1 == 1, "\(result.stdout)")
         #expect(result.stdout.contains("✗ not signed in"))
     }
+
+    /// A syntactically valid RS256 token (the signature is not checked in these cases).
+    static let token = "eyJhbGciOiAiUlMyNTYiLCAia2lkIjogImsifQ.eyJzdWIiOiAiMSIsICJleHAiOiA5OTk5OTk5OTk5fQ.c2ln"
+
+    @Test("jwt --jwks: a missing file, a directory, http and a URL without host are one sentence, exit 2")
+    func jwtKeySetSourceErrors() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-no-such-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.path
+        let cases: [(String, String)] = [
+            (missing, "multiauth jwt: cannot read the key set file \(missing): no such file\n"),
+            (directory, "multiauth jwt: cannot read the key set file \(directory): it is a directory\n"),
+            ("http://example.com/jwks.json", "multiauth jwt: --jwks takes an https URL or a file path; http://example.com/jwks.json is not https\n"),
+            ("https://", "multiauth jwt: --jwks: the URL https:// has no host\n"),
+        ]
+        for (source, expected) in cases {
+            let result = try CLI.run(["jwt", Self.token, "--jwks", source, "--any-audience"])
+            #expect(result.status == 2, "\(source)")
+            #expect(result.stderr == expected)
+            #expect(result.stdout.isEmpty, "\(source): \(result.stdout)")
+        }
+    }
 }
