@@ -74,4 +74,15 @@ struct CLIBreakerFixesTests {
             #expect(result.stdout.isEmpty, "\(source): \(result.stdout)")
         }
     }
+
+    @Test("demo --store with an empty path: exit 2 and one sentence, nothing written to the current directory")
+    func demoRefusesAnEmptyStorePath() throws {
+        for arguments in [["demo", "--store", ""], ["demo", "--store="], ["demo", "--store", "  "]] {
+            let result = try CLI.run(arguments + ["--provider", "dynamic"])
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.hasPrefix(
+                "multiauth demo: --store needs a directory path (an empty one would silently mean the current directory)\n"))
+            #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+        }
+    }
 }

@@ -89,6 +89,9 @@ struct DemoCommand: Command {
         let console = DemoConsole(interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
         let store: any SessionStore
         if let directory = arguments.options["store"] {
+            guard !directory.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw Arguments.UsageError(description: "--store needs a directory path (an empty one would silently mean the current directory)")
+            }
             do {
                 store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
             } catch {
