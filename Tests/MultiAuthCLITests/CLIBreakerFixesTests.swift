@@ -85,4 +85,26 @@ struct CLIBreakerFixesTests {
             #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
         }
     }
+
+    @Test("help NAME: an unknown name is exit 2 naming the commands; --help wins over other argument errors")
+    func helpForAnUnknownCommandAndHelpFirst() throws {
+        let unknown = try CLI.run(["help", "nosuchcmd"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "multiauth help: unknown command 'nosuchcmd'. Commands: demo, conformance, totp, otpauth, jwt, phone.\n")
+        #expect(unknown.stdout.isEmpty)
+        let extra = try CLI.run(["help", "demo", "extra"])
+        #expect(extra.status == 2)
+        #expect(extra.stderr.hasPrefix("multiauth help: takes one command name"))
+        let known = try CLI.run(["help", "totp"])
+        #expect(known.status == 0)
+        #expect(known.stdout.hasPrefix("Usage: multiauth totp"))
+        for arguments in [["totp", "X", "--help", "--bogus"], ["totp", "--bogus", "--help"], ["phone", "--region", "--help"], ["jwt", "-h", "--nope"]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.hasPrefix("Usage: multiauth \(arguments[0])"), "\(arguments)")
+            #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+        }
+        // After `--` a "--help" is a positional, not a request for help.
+        #expect(try CLI.run(["phone", "--", "--help"]).status == 2)
+    }
 }
