@@ -107,4 +107,16 @@ struct CLIBreakerFixesTests {
         // After `--` a "--help" is a positional, not a request for help.
         #expect(try CLI.run(["phone", "--", "--help"]).status == 2)
     }
+
+    @Test("otpauth/totp: encoder=steam with digits=6 says what Steam needs, not 'must be 6, 7 or 8'")
+    func steamDigitsMessage() throws {
+        let uri = "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&encoder=steam&digits=6"
+        for command in ["otpauth", "totp"] {
+            let result = try CLI.run([command, uri])
+            #expect(result.status == 2, "\(command)")
+            #expect(result.stderr.contains(
+                "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"), "\(result.stderr)")
+            #expect(!result.stderr.contains("6, 7 or 8"), "\(command)")
+        }
+    }
 }
