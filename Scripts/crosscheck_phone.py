@@ -13,6 +13,12 @@ Issue 19 adds two fixed groups (Docs/Standards.md):
     extension); the number before the extension must parse to the same E.164 on both sides;
   - Mexico's retired "+52 1" mobile form: phonenumbers 9 keeps the 1, so the number is
     TOO_LONG (is_possible_number_with_reason); MultiAuth refuses it as tooLong.
+A third group: "(group) digits" typed with a default region (fixed cases such as
+"(20) 98683078" in HU, and seeded random ones over 18 regions). With a default region a
+parenthesised group is national, never a guessed calling code (Docs/Standards.md, "Phone
+numbers: a default region never guesses a calling code"): our answer must be an error or a
+number of the default region's calling code, and phonenumbers' E.164 whenever it calls the
+number valid.
 
 Our parser runs as one `MultiAuthPhoneCheck` process (JSON lines on stdin/stdout).
 
@@ -27,6 +33,8 @@ Prints `phone: N/M agree (xx.x %)` and each disagreement; exits 1 below the thre
 import argparse
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 
@@ -51,6 +59,51 @@ B31 = [
     ("+39 06 5555 0100", "+390655550100"),
     ("(+44) 07700 900123", "+447700900123"),
 ]
+
+
+# "(group) digits" with a default region: a parenthesised group is an area code there.
+PAREN_FIXED = [
+    ("(20) 98683078", "HU"), ("(44) 0161 496 0000", "US"), ("(91) 98765 43210", "US"),
+    ("(1) 650 253 0000", "GB"), ("(36) 20 986 8307", "HU"), ("(020) 7946 0958", "GB"),
+    ("(212) 555-1234", "US"), ("(49) 30 5555 0100", "FR"), ("(33) 1 23 45 67 89", "DE"),
+    ("(7) 912 345 67 89", "IN"), ("(55) 1234 5678", "MX"), ("(0) 30 5555 0100", "DE"),
+]
+PAREN_REGIONS = ["US", "GB", "HU", "DE", "FR", "IN", "BR", "MX", "IT", "ES", "NL", "RU", "JP", "CN", "AU",
+                 "ZA", "NG", "EG"]
+
+
+def paren_cases(seed=20261201, count=1800):
+    """(input, region) pairs: the fixed ones, then seeded random "(1-3 digits) 6-10 digits"."""
+    rng = random.Random(seed)
+    cases = list(PAREN_FIXED)
+    for _ in range(count):
+        group = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 3)))
+        rest = "".join(rng.choice("0123456789") for _ in range(rng.randint(6, 10)))
+        cases.append(("(%s) %s" % (group, rest), rng.choice(PAREN_REGIONS)))
+    return cases
+
+
+def paren_verdict(text, region, answer):
+    """None when our answer is acceptable, else why not."""
+    ours = answer.get("e164")
+    code = "+%d" % phonenumbers.country_code_for_region(region)
+    try:
+        number = phonenumbers.parse(text, region)
+        theirs = phonenumbers.format_number(number, PhoneNumberFormat.E164)
+        valid = phonenumbers.is_valid_number(number)
+    except phonenumbers.NumberParseException:
+        theirs, valid = None, False
+    digits = "".join(ch for ch in text if ch.isdigit())
+    prefix = PhoneMetadata.metadata_for_region(region).international_prefix or "00"
+    if digits.startswith("00") or re.match("(?:%s)" % prefix, digits):
+        # Dialled with an exit prefix ("00" everywhere, or the region's own, e.g. Mexico's 09):
+        # an international number, so another calling code is what was typed.
+        return None
+    if ours is not None and not ours.startswith(code):
+        return f"another country: {ours} (default region {region} is {code}; phonenumbers {theirs})"
+    if valid and ours != theirs:
+        return f"phonenumbers calls {theirs} valid, ours {ours or answer.get('error')}"
+    return None
 
 
 EXTENSIONS = [
@@ -141,8 +194,11 @@ def main():
 
     cases = build_cases()
     fixed = fixed_cases()
-    answers = run_checker(args.binary, cases + [(label, text, None, None, None) for label, text, _ in fixed])
-    fixed_answers = answers[len(cases):]
+    parens = paren_cases()
+    answers = run_checker(args.binary, cases + [(label, text, None, None, None) for label, text, _ in fixed]
+                          + [("paren", text, region, None, None) for text, region in parens])
+    paren_answers = answers[len(cases) + len(fixed):]
+    fixed_answers = answers[len(cases):len(cases) + len(fixed)]
     answers = answers[:len(cases)]
     agree = 0
     region_agree = 0
@@ -188,6 +244,19 @@ def main():
     if fixed_failures:
         print("\n".join(fixed_failures))
         print("phone: an extension or +52 1 case failed", file=sys.stderr)
+        return 1
+    paren_failures = []
+    paren_valid = 0
+    for (text, region), answer in zip(parens, paren_answers):
+        verdict = paren_verdict(text, region, answer)
+        paren_valid += answer.get("e164") is not None
+        if verdict:
+            paren_failures.append(f"  {text!r} (region {region}): {verdict}")
+    print(f"phone (group) digits with a default region: {len(parens) - len(paren_failures)}/{len(parens)} "
+          f"stay in the region ({paren_valid} parsed, {len(parens) - paren_valid} refused)")
+    if paren_failures:
+        print("\n".join(paren_failures[:20]))
+        print("phone: a parenthesised group left the default region", file=sys.stderr)
         return 1
     if b31_failed:
         print("phone: a B31 case failed", file=sys.stderr)

@@ -37,9 +37,21 @@ enum CLI {
             Terminal.out(versionLine)
             return ExitCode.ok
         }
-        // `multiauth help COMMAND` is `multiauth COMMAND --help`.
-        if argv.count == 2, argv[0] == "help", commands.contains(where: { $0.name == argv[1] }) {
-            argv = [argv[1], "--help"]
+        // `multiauth help COMMAND` is `multiauth COMMAND --help`; an unknown name is an error.
+        if argv.count >= 2, argv[0] == "help" {
+            let known = commands.map(\.name)
+            guard argv.count == 2 else {
+                Terminal.err("multiauth help: takes one command name, e.g. 'multiauth help demo'. Commands: \(known.joined(separator: ", ")).")
+                return ExitCode.usage
+            }
+            if ["help", "version"].contains(argv[1]) {
+                argv = ["help"]
+            } else if known.contains(argv[1]) {
+                argv = [argv[1], "--help"]
+            } else {
+                Terminal.err("multiauth help: unknown command '\(argv[1])'. Commands: \(known.joined(separator: ", ")).")
+                return ExitCode.usage
+            }
         }
         guard let first = argv.first, !["--help", "-h", "help"].contains(first) else {
             Terminal.out(help)
@@ -49,6 +61,12 @@ enum CLI {
         guard let command = commands.first(where: { $0.name == first }) else {
             Terminal.err("multiauth: unknown command '\(first)'. Commands: \(commands.map(\.name).joined(separator: ", ")). See 'multiauth --help'.")
             return ExitCode.usage
+        }
+        // `--help` (or `-h`) wins over every other argument error: `totp X --help --bogus` shows
+        // the help. Arguments after `--` are positionals, not flags.
+        if argv.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+            Terminal.out(command.help)
+            return ExitCode.ok
         }
         do {
             let arguments = try Arguments(argv, valueOptions: command.valueOptions, flags: command.flags)

@@ -6,7 +6,7 @@ import MultiAuthTestKeys
 /// Issue 15: the bounded JWT/JSON front door, the `kid`/`aud` policy, strict keys and
 /// canonical ECDSA signatures. Nothing here measures time: the linear bound is proved by
 /// counting the parser's work, and the old slow inputs by the limit error they now get.
-@Suite("Hostile input: JSON limits, kid/aud policy, RSA exponents, ECDSA low-S")
+@Suite("Hostile input: JSON limits, kid/aud policy, RSA exponents, ECDSA high-S normalisation")
 struct HostileInputTests {
     static func b64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
 
@@ -258,8 +258,8 @@ struct HostileInputTests {
         #expect(throws: CryptoError.keyNotFound) { try set.verifySignature(of: jwt) }
     }
 
-    @Test("ES256: a high-S signature (the malleable twin of a valid one) is refused; our signer emits low S")
-    func ecdsaLowS() throws {
+    @Test("ES256: a high-S signature (the other encoding of a valid one) verifies like its low-S twin; our signer emits low S")
+    func ecdsaHighSIsNormalised() throws {
         let jwks = try JWKSet(jsonData: Data(PeerFixtures.jwks.utf8))
         let token = PeerFixtures.es256Token
         let jwt = try JWT(parsing: token)
@@ -279,10 +279,23 @@ struct HostileInputTests {
         #expect(ECDSASignature.normalizedLowS(twin) == jwt.signature)
         let parts = token.split(separator: ".")
         let highS = try JWT(parsing: "\(parts[0]).\(parts[1]).\(Base64URL.encode(twin))")
-        #expect(throws: CryptoError.signatureInvalid) { try jwks.verifySignature(of: highS) }
+        // Verification normalises: the high-S twin verifies with the same key, like the original.
+        #expect(try jwks.verifySignature(of: highS).kid == "ec-1")
         let key = try PublicKey(jwk: jwks.keys[1])
-        #expect(throws: CryptoError.signatureInvalid) { try key.verify(twin, for: Array("\(parts[0]).\(parts[1])".utf8), algorithm: .es256) }
-        #expect(!key.isValidSignature(twin, for: Array("\(parts[0]).\(parts[1])".utf8), algorithm: .es256))
+        let input = Array("\(parts[0]).\(parts[1])".utf8)
+        try key.verify(twin, for: input, algorithm: .es256)
+        #expect(key.isValidSignature(twin, for: input, algorithm: .es256))
+        // A changed message still fails in both encodings.
+        #expect(!key.isValidSignature(twin, for: input + [0x20], algorithm: .es256))
+        #expect(throws: CryptoError.signatureInvalid) { try key.verify(jwt.signature, for: input + [0x20], algorithm: .es256) }
+        // s ≥ n is no encoding of any signature: left as it is, and refused.
+        let sIsN = Array(jwt.signature[..<32]) + ECDSASignature.p256Order
+        #expect(ECDSASignature.normalizedLowS(sIsN) == sIsN)
+        #expect(!key.isValidSignature(sIsN, for: input, algorithm: .es256))
+        var sAboveN = ECDSASignature.p256Order
+        sAboveN[31] += 1
+        #expect(ECDSASignature.normalizedLowS(Array(jwt.signature[..<32]) + sAboveN) == Array(jwt.signature[..<32]) + sAboveN)
+        #expect(!key.isValidSignature(Array(jwt.signature[..<32]) + sAboveN, for: input, algorithm: .es256))
         // Our signer normalises: 64 signatures are all low-S and all verify (without the
         // normalisation about half would be high-S; all 64 low by chance is 2^-64).
         let signer = TestKeys.p256B

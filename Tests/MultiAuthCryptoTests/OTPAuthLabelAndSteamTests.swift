@@ -180,8 +180,11 @@ struct OTPAuthLabelAndSteamTests {
             #expect(throws: CryptoError.invalidParameter("encoder"), "encoder=\(bad)") { try OTPAuthURI(parsing: base + "&encoder=\(bad)") }
         }
         for digits in ["6", "8", "4"] {
-            #expect(throws: CryptoError.invalidDigits, "digits=\(digits)") { try OTPAuthURI(parsing: base + "&encoder=steam&digits=\(digits)") }
+            #expect(throws: CryptoError.invalidSteamDigits, "digits=\(digits)") { try OTPAuthURI(parsing: base + "&encoder=steam&digits=\(digits)") }
         }
+        // The message says what Steam needs, not the decimal rule "6, 7 or 8" (breaker finding).
+        #expect(CryptoError.invalidSteamDigits.description
+            == "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out")
         #expect(throws: CryptoError.unsupportedAlgorithm) { try OTPAuthURI(parsing: base + "&encoder=steam&algorithm=SHA256") }
         #expect(throws: CryptoError.invalidParameter("encoder")) {
             try OTPAuthURI(parsing: "otpauth://hotp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&counter=1&encoder=steam")

@@ -93,7 +93,37 @@ import Testing
         #expect(try PhoneNumber("011 44 20 7946 0958", defaultRegion: "US").e164 == "+442079460958")
         #expect(try PhoneNumber("0044 20 7946 0958", defaultRegion: "US").e164 == "+442079460958")
         #expect(try PhoneNumber("44 20 7946 0958", defaultRegion: "GB").e164 == "+442079460958")
-        #expect(try PhoneNumber("(44) 0161 496 0000", defaultRegion: "US").e164 == "+441614960000")
+    }
+
+    /// Breaker finding: with a default region a parenthesised group is an area code, never a
+    /// guessed calling code (Docs/Standards.md, "Phone numbers: a default region never guesses
+    /// a calling code"); python-phonenumbers gives the same national reading.
+    @Test("a default region never guesses a calling code from a parenthesised group", arguments: [
+        ("(20) 98683078", "HU"),        // was +2098683078 (Egypt)
+        ("(44) 0161 496 0000", "US"),   // was +441614960000 (UK)
+        ("(91) 98765 43210", "US"),     // was +919876543210 (India)
+        ("(1) 650 253 0000", "GB"),     // was +16502530000 (US)
+    ])
+    func parenthesisedGroupIsNational(input: String, region: String) throws {
+        // Read as national, the digits are too long for the region (phonenumbers: TOO_LONG).
+        do {
+            let number = try PhoneNumber(input, defaultRegion: region)
+            Issue.record("\(input) in \(region) parsed as \(number.e164)")
+        } catch let error as AuthError {
+            #expect(error.code == .invalidInput)
+            #expect(error.reason == .tooLong, "\(error)")
+        }
+    }
+
+    @Test func parenthesisedGroupWithADefaultRegionStaysInThatRegion() throws {
+        // An area code in parentheses is national; the calling code comes only after + or 00.
+        #expect(try PhoneNumber("(36) 20 986 8307", defaultRegion: "HU").e164 == "+36209868307")
+        #expect(try PhoneNumber("(020) 7946 0958", defaultRegion: "GB").e164 == "+442079460958")
+        #expect(try PhoneNumber("(212) 555-1234", defaultRegion: "US").e164 == "+12125551234")
+        #expect(try PhoneNumber("(+20) 100 123 4567", defaultRegion: "HU").e164 == "+201001234567")
+        #expect(try PhoneNumber("00 20 100 123 4567", defaultRegion: "HU").e164 == "+201001234567")
+        // Without a default region the parenthesised calling code is still read (B31).
+        #expect(try PhoneNumber("(44) 0161 496 0000").e164 == "+441614960000")
     }
 
     // MARK: Regions

@@ -116,7 +116,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// The provider that produced the error, if any.
     public var provider: AuthProviderID?
-    /// The provider's raw error code, kept verbatim (e.g. `"7118"`).
+    /// The provider's raw error code, kept verbatim (e.g. `"7118"`); adapters leave it `nil`
+    /// when a server sent something that does not look like a code (Docs/Security.md,
+    /// "Redaction").
     public var providerCode: String?
     /// For ``Code/invalidInput``: the specific reason.
     public var reason: Reason?

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Parsed from what people type: spaces, dashes, dots, slashes and parentheses are ignored;
 /// a leading `+`, a `00` international prefix (or the default region's own exit code, such as
-/// `011` in the US) or a parenthesised calling code (`(+44)`, `(44)`) introduce the calling
-/// code. A national (trunk) prefix after the calling code — `+44 (0) 20…`, `+44 0161…` — is
+/// `011` in the US) or a parenthesised calling code (`(+44)`; `(44)` only without a default
+/// region) introduce the calling code. With a default region nothing else does: `(20) 98683078`
+/// in region HU is a Hungarian national number (refused if invalid), never Egypt's `+20`. A national (trunk) prefix after the calling code — `+44 (0) 20…`, `+44 0161…` — is
 /// dropped where the country uses one, and kept where the leading zero is part of the national
 /// number (Italy: `+39 06…` stays `+3906…`). National input needs a default region, whose
 /// trunk prefix is stripped. Numbering-plan data (calling codes, trunk prefixes, possible

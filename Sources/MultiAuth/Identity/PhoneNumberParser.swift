@@ -75,18 +75,12 @@ enum PhoneNumberParser {
             }
             throw AuthError.invalidInput(.regionRequired, "national number without a default region")
         }
-        do {
-            return try parseNational(scanned.digits, home: home)
-        } catch {
-            // "(44) 0161 496 0000": a parenthesised calling code without "+", tried only when
-            // the digits are not a number of the default region.
-            if let group = scanned.leadingParenthesisedDigits, isCallingCode(group),
-                let parsed = try? parseInternational(scanned.digits)
-            {
-                return parsed
-            }
-            throw error
-        }
+        // With a default region, a calling code is read only after "+" or the region's
+        // international prefix (above). A parenthesised group such as "(20) 98683078" is part
+        // of the national number here (an area code), never a guessed calling code: guessing
+        // would send a one-time code to another country (Docs/Standards.md, "Phone numbers: a
+        // default region never guesses a calling code").
+        return try parseNational(scanned.digits, home: home)
     }
 
     // MARK: - Characters

@@ -89,8 +89,8 @@ struct JWTCommand: Command {
         var signature = "not checked (give --jwks)"
         if let source = arguments.options["jwks"] {
             let data: Data
-            do { data = try await load(source) } catch {
-                Terminal.err("multiauth jwt: cannot read the JWKS from \(source): \(error)")
+            do { data = try await load(source) } catch let error as KeySetSourceError {
+                Terminal.err("multiauth jwt: \(error.sentence)")
                 return ExitCode.usage
             }
             do {
@@ -133,13 +133,44 @@ struct JWTCommand: Command {
         return valid ? ExitCode.ok : ExitCode.verificationFailed
     }
 
+    /// Why `--jwks` could not be read, as one sentence for standard error.
+    struct KeySetSourceError: Error {
+        var sentence: String
+    }
+
+    /// The key set's bytes from an https URL or a file path; `http` and other schemes are
+    /// refused (a key set fetched in the clear can be swapped).
+    /// - Throws: ``KeySetSourceError``.
     private func load(_ source: String) async throws -> Data {
-        if let url = URL(string: source), url.scheme == "https" || url.scheme == "http" {
-            let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
-            guard response.isSuccess else { throw AuthError(.providerUnavailable, "HTTP \(response.status)") }
+        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), source.contains("://") {
+            guard scheme == "https" else {
+                throw KeySetSourceError(sentence: "--jwks takes an https URL or a file path; \(source) is not https")
+            }
+            guard url.host?.isEmpty == false else {
+                throw KeySetSourceError(sentence: "--jwks: the URL \(source) has no host")
+            }
+            let response: HTTPResponse
+            do {
+                response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
+            } catch let error as AuthError {
+                throw KeySetSourceError(sentence: "cannot fetch the key set from \(source): \(DemoConsole.sentence(error))")
+            } catch {
+                throw KeySetSourceError(sentence: "cannot fetch the key set from \(source)")
+            }
+            guard response.isSuccess else { throw KeySetSourceError(sentence: "cannot fetch the key set from \(source): HTTP \(response.status)") }
             return response.body
         }
-        return try Data(contentsOf: URL(fileURLWithPath: source))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            throw KeySetSourceError(sentence: "cannot read the key set file \(source): no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw KeySetSourceError(sentence: "cannot read the key set file \(source): it is a directory")
+        }
+        guard let data = FileManager.default.contents(atPath: source) else {
+            throw KeySetSourceError(sentence: "cannot read the key set file \(source): permission denied or unreadable")
+        }
+        return data
     }
 
     /// A claim value as compact JSON text.

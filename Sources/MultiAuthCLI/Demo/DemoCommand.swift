@@ -89,6 +89,9 @@ struct DemoCommand: Command {
         let console = DemoConsole(interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
         let store: any SessionStore
         if let directory = arguments.options["store"] {
+            guard !directory.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw Arguments.UsageError(description: "--store needs a directory path (an empty one would silently mean the current directory)")
+            }
             do {
                 store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
             } catch {
@@ -136,7 +139,7 @@ struct DemoCommand: Command {
                     let title = "\(name) · \(flow) "
                     Terminal.out("━━ " + title + String(repeating: "━", count: max(0, 70 - title.count)))
                 }
-                let before = world.printer.all.count
+                let before = world.printer.printedCount
                 let start = ContinuousClock.now
                 var session: AuthSession?
                 var note = ""
@@ -159,7 +162,7 @@ struct DemoCommand: Command {
                 }
                 let elapsed = (ContinuousClock.now - start).timeInterval * 1000
                 outcomes.append(DemoOutcome(
-                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.all.count - before,
+                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.printedCount - before,
                     milliseconds: elapsed, note: note))
                 if !console.json { Terminal.out("") }
             }

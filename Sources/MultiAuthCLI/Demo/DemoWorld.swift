@@ -56,7 +56,8 @@ struct DemoWorld {
     ///   - restart: starts the flow again (a new code) when the challenge expired or its
     ///     attempts ran out; in interactive mode only after the person agreed.
     /// - Throws: ``DemoQuit`` when the person quits (the flow is cancelled first), or an
-    ///   `AuthError` the flow cannot go on from.
+    ///   `AuthError` the flow cannot go on from: in automatic mode every submit error except
+    ///   `invalidCode`, `expired` and `attemptsExhausted` (the caller prints it once).
     func answerCodes(
         _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false,
         restart: (() async throws -> Challenge?)? = nil
@@ -121,6 +122,14 @@ struct DemoWorld {
                     }
                 } catch let error as AuthError {
                     await printer.catchUp()
+                    // Automatic mode submits the delivered code again, so only a refused code
+                    // (the deliberate wrong one) can be followed by another try; any other error
+                    // (a store, network or server failure) ends the flow once, here, instead of
+                    // repeating the same submit forever.
+                    let goesOn: [AuthError.Code] = [.invalidCode, .expired, .attemptsExhausted]
+                    if !console.interactive, !goesOn.contains(error.code) {
+                        throw error
+                    }
                     console.say(Self.explain(error))
                     if [.expired, .attemptsExhausted].contains(error.code) {
                         let why = error.code == .expired ? "The code has expired" : "No attempts are left for this code"

@@ -14,7 +14,8 @@ final class EventPrinter: @unchecked Sendable {
     private let json: Bool
     private var printed: UInt64 = 0
     private(set) var counts: [AuthProviderID: Int] = [:]
-    private(set) var all: [AuthEvent] = []
+    /// How many events were printed: a count, not the events, so a long run holds no history.
+    private(set) var printedCount = 0
 
     init(events: AuthEventSource, json: Bool) {
         self.events = events
@@ -27,7 +28,7 @@ final class EventPrinter: @unchecked Sendable {
     func catchUp() async {
         while printed < events.currentSequence, let event = await iterator.next() {
             printed = event.sequence
-            all.append(event)
+            printedCount += 1
             if let provider = event.provider { counts[provider, default: 0] += 1 }
             output(event)
         }

@@ -26,6 +26,10 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
     case invalidPeriod
     /// A digit count outside 6...8 (RFC 4226 §5.3 allows 6 to 8 here).
     case invalidDigits
+    /// An otpauth URI with `encoder=steam` gives a `digits` other than 5: Steam Guard codes
+    /// have 5 characters, so `digits` must be 5 or absent (Docs/Standards.md, "Steam Guard
+    /// codes (`encoder=steam`)").
+    case invalidSteamDigits
     /// An HOTP counter is missing, negative or not a number (Key URI Format, `counter`).
     case invalidCounter
     /// The time is before the TOTP start time `T0` (RFC 6238 §4.2).
@@ -101,6 +105,7 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .invalidPercentEscape: "invalid percent escape"
         case .invalidPeriod: "invalid period: must be a whole number of seconds above 0"
         case .invalidDigits: "invalid digits: must be 6, 7 or 8"
+        case .invalidSteamDigits: "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
         case .invalidCounter: "invalid HOTP counter"
         case .invalidTime: "time is before the TOTP start time T0"
         case .timeOutOfRange: "time is not representable: not finite or outside the Int64 range of seconds"

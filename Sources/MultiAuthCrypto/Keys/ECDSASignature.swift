@@ -1,13 +1,14 @@
 /// The canonical ("low-S") form of P-256 ECDSA signatures.
 ///
 /// For any valid signature `(r, s)`, `(r, n − s)` verifies too (`n` is the group order), so
-/// every ECDSA signature has a second encoding an attacker can make without the key. RFC 8725
-/// §3.4 asks verifiers to check everything the algorithm defines and to refuse ambiguous
-/// encodings; MultiAuth chooses the canonical form `s ≤ n / 2` (the rule Bitcoin's BIP 62
-/// and libsecp256k1 made common): verification refuses a high `s`, and our own signer
-/// normalises to low `s` so everything it signs verifies. Docs/Security.md records the
-/// choice and its interoperability cost (signers that do not normalise produce a high `s`
-/// about half the time).
+/// every ECDSA signature has a second encoding anyone can make without the key. No standard
+/// requires one of the two (RFC 7518 §3.4 and RFC 8725 do not); choosing `s ≤ n / 2` as the
+/// canonical form is our choice (the rule Bitcoin's BIP 62 and libsecp256k1 made common).
+/// Verification maps a high `s` to `n − s` before the backend check, so both encodings of a
+/// signature verify alike on every backend, and signers that do not normalise (OpenSSL, Go,
+/// Java, PyJWT) interoperate; our own signer emits low `s`. The signature bytes are therefore
+/// not an identity of a token: replay caches key on the `jti` or the claims, never on the
+/// signature (Docs/Security.md).
 enum ECDSASignature {
     /// The P-256 group order `n`, big-endian (FIPS 186-4 §D.1.2.3, SEC 2 §2.4.2).
     static let p256Order: [UInt8] = [
@@ -28,9 +29,10 @@ enum ECDSASignature {
         return !p256HalfOrder.lexicographicallyPrecedes(raw[32...])
     }
 
-    /// The same signature with `s` replaced by `n − s` when `s` is high; unchanged otherwise.
+    /// The same signature with `s` replaced by `n − s` when `n / 2 < s < n`; unchanged
+    /// otherwise (a wrong length, or an `s ≥ n` the backend refuses anyway).
     static func normalizedLowS(_ raw: [UInt8]) -> [UInt8] {
-        guard raw.count == 64, !isLowS(raw) else { return raw }
+        guard raw.count == 64, !isLowS(raw), raw[32...].lexicographicallyPrecedes(p256Order) else { return raw }
         var result = Array(raw[..<32])
         var s = [UInt8](repeating: 0, count: 32)
         var borrow = 0

@@ -56,8 +56,8 @@ public final class PrivateKey: Sendable, CustomStringConvertible {
     ///   - message: the bytes to sign (for a JWS, the ASCII signing input).
     ///   - algorithm: RS256/RS512 for an RSA key, ES256 for a P-256 key.
     /// - Returns: the RSASSA-PKCS1-v1_5 signature (modulus length), or for ES256 the raw
-    ///   64-byte `r || s` (RFC 7518 §3.4) in canonical low-`s` form, which is the only form
-    ///   ``PublicKey`` accepts (Docs/Security.md).
+    ///   64-byte `r || s` (RFC 7518 §3.4) in our canonical low-`s` form (``PublicKey``
+    ///   accepts both forms; Docs/Security.md).
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit the key;
     ///   ``CryptoError/libraryFailure(_:)`` if signing fails.
     public func signature(for message: some Sequence<UInt8>, algorithm: SignatureAlgorithm) throws -> [UInt8] {

@@ -110,8 +110,9 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - signature: RSASSA-PKCS1-v1_5 bytes (RFC 8017 §8.2), or for ES256 the raw 64-byte
-    ///     `r || s` of JWS (RFC 7518 §3.4) in canonical form: a high `s` (above half the
-    ///     group order, the malleable twin of a valid signature) is refused (Docs/Security.md).
+    ///     `r || s` of JWS (RFC 7518 §3.4); a high `s` (above half the group order, the
+    ///     other encoding of the same signature) is read as its low-`s` twin `n − s`, so both
+    ///     encodings verify alike (Docs/Security.md, "Keys and signatures").
     ///   - message: the signed bytes (for Truecaller: the UTF-8 bytes of the base64 payload
     ///     string, not the decoded JSON).
     ///   - algorithm: the algorithm; its key type must be this key's.
@@ -125,8 +126,8 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     /// Verifies `signature` over `message`, throwing when it does not verify.
     ///
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit this key
-    ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong, or is an ES256
-    ///   signature with a high `s` (not canonical; see ``isValidSignature(_:for:algorithm:)``).
+    ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong (an ES256 high
+    ///   `s` is normalised first; see ``isValidSignature(_:for:algorithm:)``).
     public func verify(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
                        algorithm: SignatureAlgorithm) throws {
         guard algorithm.keyType == keyType else { throw CryptoError.unsupportedAlgorithm }
@@ -135,10 +136,11 @@ public final class PublicKey: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The backend check, after refusing a non-canonical (high-`s`) ECDSA signature.
+    /// The backend check, after mapping a high-`s` ECDSA signature to its low-`s` twin so
+    /// every backend sees the same canonical form.
     private func verifies(_ signature: [UInt8], message: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
-        if keyType == .p256, !ECDSASignature.isLowS(signature) { return false }
-        return handle.verify(signature, message: message, digest: algorithm.digest)
+        let canonical = keyType == .p256 ? ECDSASignature.normalizedLowS(signature) : signature
+        return handle.verify(canonical, message: message, digest: algorithm.digest)
     }
 
     /// `handle`, after checking an RSA key's public exponent is odd and at least 3.

@@ -166,8 +166,8 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     ///   than `steam`, or `steam` on an HOTP URI), the base32 errors of
     ///   ``Base32/decode(_:)``, ``CryptoError/emptySecret``,
     ///   ``CryptoError/unsupportedAlgorithm`` (also any algorithm but SHA-1 with
-    ///   `encoder=steam`), ``CryptoError/invalidDigits`` (with `encoder=steam`, anything but
-    ///   5), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
+    ///   `encoder=steam`), ``CryptoError/invalidSteamDigits`` (with `encoder=steam`, anything
+    ///   but 5), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
     public init(parsing string: String) throws {
         let scheme = "otpauth://"
         guard string.utf8.count > scheme.utf8.count,
@@ -312,7 +312,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             try OTPCode.validate(digits: digits)
         case .steam:
             guard kind == .totp else { throw CryptoError.invalidParameter("encoder") }
-            guard digits == SteamGuardTOTP.codeLength else { throw CryptoError.invalidDigits }
+            guard digits == SteamGuardTOTP.codeLength else { throw CryptoError.invalidSteamDigits }
             guard algorithm == .sha1 else { throw CryptoError.unsupportedAlgorithm }
         }
         guard period > 0 else { throw CryptoError.invalidPeriod }

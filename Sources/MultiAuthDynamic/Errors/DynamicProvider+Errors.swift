@@ -3,7 +3,8 @@ import MultiAuth
 
 extension DynamicProvider {
     /// Maps a non-2xx Dynamic response to an `AuthError`, keeping the raw code (the 422/403
-    /// `code`, or the HTTP status when there is none) in `AuthError.providerCode`
+    /// `code` when it looks like a code — `AuthError.plausibleProviderCode(_:)`, else `nil` —
+    /// or the HTTP status when there is none) in `AuthError.providerCode`
     /// (Docs/Providers/Dynamic.md, "Errors"). Internal: apps see `AuthError` only.
     ///
     /// A refusal whose code or text names a captcha (any of 400, 403, 422) is `configuration`:
@@ -34,15 +35,18 @@ extension DynamicProvider {
         let body = try? JSONDecoder().decode(DynamicWire.ErrorBody.self, from: response.body)
         let status = response.status
         let raw = body?.code ?? String(status)
+        // The server's code is kept only when it looks like one: a hostile or buggy server
+        // could echo the OTP or a token there (Docs/Security.md, "Redaction").
+        let kept = body?.code == nil ? raw : AuthError.plausibleProviderCode(raw)
         func error(_ code: AuthError.Code, _ message: String, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil) -> AuthError {
-            AuthError(code, message, provider: id, providerCode: raw, retryAfter: retryAfter, attemptsRemaining: attemptsRemaining)
+            AuthError(code, message, provider: id, providerCode: kept, retryAfter: retryAfter, attemptsRemaining: attemptsRemaining)
         }
         if [400, 403, 422].contains(status), Self.mentions(body, anyOf: ["captcha"]) {
             return error(
                 .configuration,
                 "this Dynamic environment requires a captcha: pass the widget's token as the request option \"\(Self.captchaTokenOption)\"")
         }
-        let common = response.commonError(provider: id, providerCode: raw, rateLimitWindow: configuration.sendLimitWindow) {
+        let common = response.commonError(provider: id, providerCode: kept, rateLimitWindow: configuration.sendLimitWindow) {
             $0 == .rateLimited ? "too many codes were requested; wait before asking again" : "Dynamic answered HTTP \(status)"
         }
         if let common { return common }

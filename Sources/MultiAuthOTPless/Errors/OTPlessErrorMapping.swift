@@ -60,7 +60,8 @@ enum OTPlessErrorMapping {
     ///   - retryAfter: The `Retry-After` delay, for rate limits.
     ///   - attemptsRemaining: Attempts left, for `7118`.
     ///   - provider: The provider id to stamp on the error.
-    /// - Returns: An error whose `providerCode` is the body's `errorCode` or, without one, the
+    /// - Returns: An error whose `providerCode` is the body's `errorCode` (`nil` when it does
+    ///   not look like a code: `AuthError.plausibleProviderCode(_:)`) or, without one, the
     ///   HTTP status; a status without a known code maps as every provider reads it
     ///   (`HTTPResponse.commonErrorCode`: 429 → `.rateLimited`, 5xx → `.providerUnavailable`).
     ///   A rate limit without `Retry-After` reports 30 s. The message names the raw code and the
@@ -70,10 +71,12 @@ enum OTPlessErrorMapping {
         provider: AuthProviderID = .otpless
     ) -> AuthError {
         let decoded = try? JSONDecoder().decode(OTPlessWire.ErrorBody.self, from: body)
-        let raw = decoded?.code ?? String(status)
-        var code = code(for: raw)
+        // The server's code is kept only when it looks like one: a hostile or buggy server
+        // could echo the OTP or a token there (Docs/Security.md, "Redaction").
+        let raw = decoded?.code == nil ? String(status) : AuthError.plausibleProviderCode(decoded?.code)
+        var code: AuthError.Code = raw.map { Self.code(for: $0) } ?? .generic
         if code == .generic { code = HTTPResponse(status: status).commonErrorCode ?? .generic }
-        let message = "OTPLESS error \(raw) (HTTP \(status))"
+        let message = "OTPLESS error \(raw ?? "(not a code)") (HTTP \(status))"
         return AuthError(
             code, message, provider: provider, providerCode: raw,
             retryAfter: code == .rateLimited ? (retryAfter ?? .seconds(30)) : nil,

@@ -20,7 +20,9 @@ extension TruecallerWire {
         let retryAfter = response.retryAfter ?? object?["retryAfter"]?.int64Value.map { Duration.seconds($0) }
         if let object, let codeValue = object["code"] {
             let number = codeValue.int64Value.map(Int.init) ?? codeValue.stringValue.flatMap { Int($0) }
-            let raw = number.map(String.init) ?? codeValue.stringValue ?? String(response.status)
+            // The server's code is kept only when it looks like one: a hostile or buggy server
+            // could echo the OTP or a token there (Docs/Security.md, "Redaction").
+            let raw = AuthError.plausibleProviderCode(number.map(String.init) ?? codeValue.stringValue ?? String(response.status))
             // A documented server message is the only sourced meaning: it wins over the number.
             if let message = object["message"]?.stringValue, let documented = documented(message) {
                 return AuthError(
@@ -36,7 +38,8 @@ extension TruecallerWire {
             }
             if let common = commonError(response, providerCode: raw, retryAfter: retryAfter) { return common }
             return AuthError(
-                .generic, "Truecaller error \(raw) is not one this adapter knows", provider: .truecaller, providerCode: raw)
+                .generic, "Truecaller error \(raw ?? "(not a code)") is not one this adapter knows", provider: .truecaller,
+                providerCode: raw)
         }
         if response.isSuccess { return nil }
         let status = String(response.status)
@@ -64,7 +67,7 @@ extension TruecallerWire {
     /// The error of a status every provider reads the same way (`HTTPResponse.commonError`):
     /// `429` → `.rateLimited` with `retryAfter` (the header, else the body's `retryAfter`
     /// field), `5xx` → `.providerUnavailable` without a delay; `nil` for any other status.
-    private static func commonError(_ response: HTTPResponse, providerCode: String, retryAfter: Duration?) -> AuthError? {
+    private static func commonError(_ response: HTTPResponse, providerCode: String?, retryAfter: Duration?) -> AuthError? {
         response.commonError(
             provider: .truecaller, providerCode: providerCode, rateLimitWindow: retryAfter, retryAfterWhenUnavailable: false)
     }
