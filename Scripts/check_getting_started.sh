@@ -63,7 +63,7 @@ for expected in \
   "'publish' is inaccessible due to 'package' protection level" \
   "'finish' is inaccessible due to 'package' protection level" \
   "'subscriberCount' is inaccessible due to 'package' protection level" \
-  "'AuthEventBus' is inaccessible due to 'package' protection level" \
+  "cannot find 'AuthEventBus' in scope" \
   "'multiAuth' is inaccessible due to 'package' protection level"; do
   grep -qF "$expected" <<<"$probe_output" || {
     echo "outside view: expected the compiler to refuse with: $expected"; echo "$probe_output" | grep -E "error:" | head -n 20; exit 1; }
