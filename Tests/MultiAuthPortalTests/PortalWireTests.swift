@@ -109,6 +109,39 @@ struct PortalWireTests {
         #expect(aa?.providerCode == "accountAbstractionUnavailable")
     }
 
+    /// A 400 whose `error` text echoes what the request carried (a one-time code, a token)
+    /// shows the text with those words redacted; a redirect's `?error=` that is not a code is
+    /// not kept as `providerCode` (breaker finding: server text reached descriptions).
+    @Test func a400EchoingTheRequestIsRedacted() async throws {
+        let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJlLWJ5dGVz"
+        let transport = ScriptedTransport { _ in
+            json(400, #"{"error":"code 731433 for \#(token) is invalid; fromEmail missing"}"#)
+        }
+        let error = await #expect(throws: AuthError.self) {
+            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+        }
+        let shown = "\(String(describing: error))|\(error?.message ?? "")"
+        #expect(!shown.contains("731433") && !shown.contains("c2lnbmF0dXJlLWJ5dGVz"), "\(shown)")
+        #expect(error?.message.contains("fromEmail missing") == true)
+        #expect(AuthError.redactedServerText("code 731433, token \(token).") == "code <redacted> token <redacted>")
+        #expect(AuthError.redactedServerText("fromEmail and templateId are required") == "fromEmail and templateId are required")
+        #expect(AuthError.redactedServerText(String(repeating: "y ", count: 500)).count == AuthError.maximumServerTextLength)
+
+        let provider = PortalTestBed.provider()
+        var state = ProviderState()
+        state["method"] = "EMAIL_MAGIC_LINK"
+        let pending = Challenge(
+            flowID: .random(), provider: .portal, kind: .magicLink(channel: .email),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        for (value, kept) in [("access_denied", "access_denied"), ("731433", nil), (token, nil)] {
+            let url = URL(string: PortalBackend.defaultRedirectURL + "?error=" + value)!
+            let refused = await #expect(throws: AuthError.self) {
+                try await provider.handleRedirect(url, pending: pending, context: context(transport))
+            }
+            #expect(refused?.code == .cancelledByProvider && refused?.providerCode == kept, "\(value)")
+        }
+    }
+
     @Test func grantResultsMapToSessionTOTPOrMalformed() async throws {
         let provider = PortalTestBed.provider()
         var state = ProviderState()
@@ -143,7 +176,8 @@ struct PortalWireTests {
         }
         let long = URL(string: PortalBackend.defaultRedirectURL + "?error=" + String(repeating: "x", count: 300))!
         await #expect { try await provider.handleRedirect(long, pending: pending, context: context(rejected)) } throws: {
-            ($0 as? AuthError)?.providerCode?.count == 100
+            // Not a code (over 64 characters): dropped, not cut (AuthError.plausibleProviderCode).
+            ($0 as? AuthError)?.code == .cancelledByProvider && ($0 as? AuthError)?.providerCode == nil
         }
     }
 

@@ -20,4 +20,27 @@ extension AuthError {
         let parts = raw.split(whereSeparator: { separators.contains($0) })
         return parts.contains(where: { HTTPRequest.looksLikeCredential($0) }) ? nil : raw
     }
+
+    /// The longest server-supplied message kept in an error's ``message``, in characters.
+    package static let maximumServerTextLength = 200
+
+    /// A server's free-text error message made safe to show: cut to 200 characters, and every
+    /// word that could be what the request carried replaced by `<redacted>` — a word that looks
+    /// like a credential (`HTTPRequest.looksLikeCredential`) or that holds a run of 4 or more
+    /// digits (a one-time code). Words are split at whitespace; surrounding punctuation is
+    /// ignored for the check. Docs/Security.md, "Redaction".
+    package static func redactedServerText(_ text: String) -> String {
+        let bounded = String(text.prefix(maximumServerTextLength))
+        let words = bounded.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            let core = word.trimmingCharacters(in: .punctuationCharacters.union(.symbols).union(.whitespacesAndNewlines))
+            var digitRun = 0
+            var longestRun = 0
+            for character in core {
+                digitRun = character.isASCIIDigit ? digitRun + 1 : 0
+                longestRun = max(longestRun, digitRun)
+            }
+            return longestRun >= 4 || (!core.isEmpty && HTTPRequest.looksLikeCredential(core)) ? "<redacted>" : String(word)
+        }
+        return words.joined(separator: " ")
+    }
 }

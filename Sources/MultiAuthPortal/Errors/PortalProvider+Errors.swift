@@ -8,7 +8,9 @@ extension PortalProvider {
     /// mapping), else `badRequest` with a message naming what the magic-link call depends on
     /// (the real backend's 400 for a missing `fromEmail`/`templateId` must not read as an
     /// account-abstraction problem); 401 → `configuration`; 5xx → `providerUnavailable`;
-    /// other → `generic` with the status. Internal: apps see `AuthError` only.
+    /// other → `generic` with the status. The server's 400 text is shown only through
+    /// `AuthError.redactedServerText` (a server may echo what the request carried).
+    /// Internal: apps see `AuthError` only.
     func failure(_ response: HTTPResponse, operation: String) -> AuthError {
         let common = response.commonError(
             provider: id, providerCode: response.status == 429 ? "rateLimited" : nil, retryAfterWhenUnavailable: false
@@ -20,7 +22,7 @@ extension PortalProvider {
         if let common { return common }
         switch response.status {
         case 400:
-            let text = (try? response.decodeJSON(PortalWire.ErrorBody.self).error).map { String($0.prefix(200)) }
+            let text = (try? response.decodeJSON(PortalWire.ErrorBody.self).error).map(AuthError.redactedServerText)
             if text != nil, configuration.isAccountAbstracted != nil {
                 return AuthError(
                     .configuration, "\(operation) failed: account abstraction unavailable\(text.map { " (\($0))" } ?? "")",

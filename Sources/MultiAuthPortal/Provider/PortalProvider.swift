@@ -243,7 +243,7 @@ public struct PortalProvider: RedirectHandlingProvider {
         case .failure(let value):
             throw AuthError(
                 .cancelledByProvider, "the sign-in failed at the identity provider (authenticationFailed); start again",
-                provider: id, providerCode: value)
+                provider: id, providerCode: AuthError.plausibleProviderCode(value))
         case .incomplete:
             throw AuthError(
                 .invalidInput, "the redirect carries neither a grant nor an error", provider: id,
