@@ -54,6 +54,18 @@ struct TruecallerTokenVerifierTests {
         #expect(error?.providerCode == raw)
     }
 
+    /// A phone number in the answer must be ASCII digits: Arabic-Indic or full-width digits
+    /// (which `Character.isNumber` accepts) are a malformed answer, not a number to hand on.
+    @Test(arguments: ["٩١٩٨٧٦٥٤٣٢١٠", "９１９８７６５４３２１０", "91987a543210"])
+    func aNumberThatIsNotASCIIDigitsIsMalformed(number: String) async throws {
+        let transport = ScriptedTransport { _ in Stub.json(200, ["phoneNumber": number, "countryCode": "IN"]) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await TruecallerTokenVerifier(credential: .appKey("partner"), baseURL: base, transport: transport)
+                .verify(accessToken: token)
+        }
+        #expect(error?.code == .malformedResponse)
+    }
+
     @Test(arguments: ["", "a/b", "../key", "tok en", "x?y=1"])
     func malformedTokensAreRefusedWithoutANetworkCall(token: String) async throws {
         let transport = Self.server()

@@ -74,7 +74,7 @@ public struct TruecallerTokenVerifier: Sendable {
         let request = HTTPRequest(method: .get, base: baseURL, path: [.plain(path), .secret(accessToken)], headers: headers)
         let object = try await TruecallerWire.send(request, transport: transport)
         let number = object["phoneNumber"]?.int64Value.map(String.init) ?? object["phoneNumber"]?.stringValue
-        guard let number, !number.isEmpty, number.allSatisfy(\.isNumber),
+        guard let number, !number.isEmpty, number.allSatisfy(\.isASCIIDigit),
             let country = object["countryCode"]?.stringValue, !country.isEmpty
         else {
             throw AuthError(.malformedResponse, "phoneNumberDetail lacks phoneNumber or countryCode", provider: .truecaller)
