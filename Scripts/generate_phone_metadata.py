@@ -108,7 +108,8 @@ def generate():
     if '"""#' in body:
         raise SystemExit("metadata contains the raw-string terminator")
     version = phonenumbers.__version__
-    return f'''// GENERATED FILE - DO NOT EDIT. Regenerate with `python3 Scripts/generate_phone_metadata.py`.
+    return f'''// swift-format-ignore-file
+// GENERATED FILE - DO NOT EDIT. Regenerate with `python3 Scripts/generate_phone_metadata.py`.
 //
 // Source: libphonenumber's phone number metadata (PhoneNumberMetadata.xml), as carried by the
 // PyPI package `phonenumbers` version {version}.

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // GENERATED FILE - DO NOT EDIT. Regenerate with `python3 Scripts/generate_phone_metadata.py`.
 //
 // Source: libphonenumber's phone number metadata (PhoneNumberMetadata.xml), as carried by the
