@@ -62,7 +62,8 @@ let package = Package(
         .target(
             name: "MultiAuthSandboxKit",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthPortal",
                 "MultiAuthOTPless",
             ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
@@ -76,7 +77,8 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthPortal",
                 "MultiAuthSandboxKit", "MultiAuthQR",
             ]
         ),
@@ -85,7 +87,8 @@ let package = Package(
         .executableTarget(
             name: "MultiAuthBench",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys", "CMultiAuthBench",
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
+                "CMultiAuthBench",
                 cryptoSystemLibrary,
             ]
         ),
@@ -107,37 +110,45 @@ let package = Package(
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
         .testTarget(
             name: "MultiAuthSandboxKitTests",
-            dependencies: ["MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP", "MultiAuthTestKeys"]),
+            dependencies: [
+                "MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP",
+                "MultiAuthTestKeys",
+            ]),
         .testTarget(
             name: "MultiAuthSamples",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal",
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthPortal",
                 "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit", "MultiAuthObservation",
             ],
             path: "Docs/Samples"),
         .testTarget(
             name: "MultiAuthOTPlessTests",
             dependencies: [
-                "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
+                "MultiAuthBuiltInConformance",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
             dependencies: [
-                "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
+                "MultiAuthBuiltInConformance",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
             dependencies: [
-                "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
+                "MultiAuthBuiltInConformance",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
-                "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto", "MultiAuthBuiltInConformance",
+                "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
+                "MultiAuthBuiltInConformance",
             ]),
         // Stress and fault matrix (issue 10): thousands of concurrent flows through one sandbox
         // with random faults, and "process death" between every pair of steps.
@@ -156,8 +167,10 @@ let package = Package(
         .testTarget(
             name: "MultiAuthRedactionTests",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthObservation",
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthBuiltInConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthObservation",
                 "MultiAuthQR", "MultiAuthTestKeys",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).

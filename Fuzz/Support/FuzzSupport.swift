@@ -65,7 +65,8 @@ func fuzzResponse(_ bytes: [UInt8]) -> HTTPResponse {
         headers["Retry-After"] = String(retry)
         body = body.dropFirst()
     }
-    return HTTPResponse(status: fuzzStatuses[Int(first & 0x0F) % fuzzStatuses.count], headers: headers, body: Data(body))
+    return HTTPResponse(
+        status: fuzzStatuses[Int(first & 0x0F) % fuzzStatuses.count], headers: headers, body: Data(body))
 }
 
 /// A transport that answers every request with one response: a canned one while a target sets

@@ -56,12 +56,15 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let loose = parse(bytes, .jwt)
     if let value = parse(bytes, tight) { fuzzCheck(value == loose, "tight and default limits parsed different values") }
     if let value = loose, let encoded = try? JSONEncoder().encode(value) {
-        let reparsed = try? JSONValue(parsing: Array(encoded), limits: JSONLimits(maximumBytes: 1 << 20, maximumDepth: 32, maximumValues: 4_096))
+        let reparsed = try? JSONValue(
+            parsing: Array(encoded), limits: JSONLimits(maximumBytes: 1 << 20, maximumDepth: 32, maximumValues: 4_096))
         fuzzCheck(reparsed == value, "encode → parse is not the identity")
     }
     // As a token's claims segment: an object parses or a typed error comes back.
     let token = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(bytes) + ".c2ln"
-    if let jwt = try? JWT(parsing: token) { fuzzCheck(loose?.objectValue == jwt.claims.members, "JWT claims differ from the parsed object") }
+    if let jwt = try? JWT(parsing: token) {
+        fuzzCheck(loose?.objectValue == jwt.claims.members, "JWT claims differ from the parsed object")
+    }
     // As a JWKS document.
     _ = try? JWKSet(jsonData: Data(bytes))
     return 0

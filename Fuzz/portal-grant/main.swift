@@ -21,7 +21,8 @@ let portalUserJWT =
 let portalChallenges: (magicLink: Challenge, totp: Challenge) = try! runBlocking {
     let magicLink = try await portalProvider.start(.email(portalEmail), context: portalContext).challenge!
     portalTransport.response = cannedJSON(200, #"{"data":{"userJwt":"\#(portalUserJWT)","endUserId":"user-1"}}"#)
-    let totp = try await portalProvider.handleRedirect(portalRedirect, pending: magicLink, context: portalContext).challenge!
+    let totp = try await portalProvider.handleRedirect(portalRedirect, pending: magicLink, context: portalContext)
+        .challenge!
     return (magicLink, totp)
 }
 
@@ -29,7 +30,9 @@ let portalChallenges: (magicLink: Challenge, totp: Challenge) = try! runBlocking
 public func fuzzPortal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let (magicLink, totp) = portalChallenges
     portalTransport.response = fuzzResponse(fuzzBytes(data, size))
-    _ = expectTypedOutcome("start magic link") { try await portalProvider.start(.email(portalEmail), context: portalContext) }
+    _ = expectTypedOutcome("start magic link") {
+        try await portalProvider.start(.email(portalEmail), context: portalContext)
+    }
     _ = expectTypedOutcome("start OAuth") { try await portalProvider.start(.oauth(.google), context: portalContext) }
     let step = expectTypedOutcome("grant exchange") {
         try await portalProvider.handleRedirect(portalRedirect, pending: magicLink, context: portalContext)

@@ -10,7 +10,8 @@ let truecallerTransport = FuzzTransport(
     cannedJSON(200, #"{"status":2,"message":"OTP sent","method":"sms","verificationToken":"tok-1","tokenTtl":300}"#))
 let truecallerProvider = TruecallerProvider(
     configuration: TruecallerConfiguration(
-        appKey: "fuzz-key", appLink: URL(string: "https://fuzz.example/tc")!, baseURL: URL(string: "https://truecaller.fuzz.test")!,
+        appKey: "fuzz-key", appLink: URL(string: "https://fuzz.example/tc")!,
+        baseURL: URL(string: "https://truecaller.fuzz.test")!,
         deviceID: "fuzz-device"))
 let truecallerContext = AuthContext(transport: truecallerTransport, time: fuzzTime)
 let truecallerPhone = try! PhoneNumber("+91 98765 43210")
@@ -24,13 +25,16 @@ public func fuzzTruecaller(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let challenge = truecallerChallenge
     let response = fuzzResponse(fuzzBytes(data, size))
     truecallerTransport.response = response
-    _ = expectTypedOutcome("start") { try await truecallerProvider.start(.phone(truecallerPhone), context: truecallerContext) }
+    _ = expectTypedOutcome("start") {
+        try await truecallerProvider.start(.phone(truecallerPhone), context: truecallerContext)
+    }
     _ = expectTypedOutcome("respond") {
         try await truecallerProvider.respond(to: challenge, with: truecallerAnswer, context: truecallerContext)
     }
     if let oneTap = try? JSONDecoder().decode(TruecallerProfileResponse.self, from: response.body) {
         _ = expectTypedOutcome("one-tap") {
-            try await truecallerProvider.signIn(with: oneTap, expectedNonce: oneTap.requestNonce, context: truecallerContext)
+            try await truecallerProvider.signIn(
+                with: oneTap, expectedNonce: oneTap.requestNonce, context: truecallerContext)
         }
     }
     return 0

@@ -22,7 +22,8 @@ enum BenchMain {
         ("totp", TOTPBench.comparisons), ("jwt", JWTBench.comparisons), ("phone", PhoneBench.comparisons),
         ("flow", FlowBench.comparisons), ("store", StoreBench.comparisons), ("bus", EventBusBench.comparisons),
     ]
-    static let allKernels: [Kernel] = allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
+    static let allKernels: [Kernel] =
+        allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
 
     /// Runs the command; returns the exit status.
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -33,7 +34,9 @@ enum BenchMain {
 
         // Child modes: one kernel under callgrind; one first parse in a fresh process.
         if let name = value(after: "--kernel") {
-            guard let kernel = allKernels.first(where: { $0.name == name }), let iterations = value(after: "--iterations").flatMap({ Int($0) }) else {
+            guard let kernel = allKernels.first(where: { $0.name == name }),
+                let iterations = value(after: "--iterations").flatMap({ Int($0) })
+            else {
                 FileHandle.standardError.write(Data("unknown kernel \(name)\n".utf8))
                 return 2
             }
@@ -52,7 +55,9 @@ enum BenchMain {
         let json = arguments.contains("--json")
         let smoke = arguments.contains("--smoke")
         let repeats = smoke ? 3 : max(3, value(after: "--repeats").flatMap { Int($0) } ?? 15)
-        let groups = Set(arguments.indices.filter { arguments[$0] == "--only" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] })
+        let groups = Set(
+            arguments.indices.filter { arguments[$0] == "--only" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+        )
         func wanted(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
         let timeMode = !arguments.contains("--instructions-only")
         let instructionMode = !smoke && !arguments.contains("--time-only") && Callgrind.isAvailable
@@ -62,7 +67,9 @@ enum BenchMain {
         let report = Report(json: json)
         // Memory first, so the other benchmarks' freed buffers do not count in its RSS.
         let memoryRows = wanted("memory") && !smoke ? MemoryBench.run() : []
-        report.header(repeats: repeats, instructions: instructionMode, valgrindMissing: !smoke && !arguments.contains("--time-only") && !Callgrind.isAvailable)
+        report.header(
+            repeats: repeats, instructions: instructionMode,
+            valgrindMissing: !smoke && !arguments.contains("--time-only") && !Callgrind.isAvailable)
 
         var timed: [String: InterleavedResult] = [:]
         if timeMode {
@@ -81,7 +88,8 @@ enum BenchMain {
                 for kernel in [comparison.ours, comparison.baseline] where counted[kernel.name] == nil {
                     counted[kernel.name] = try Callgrind.instructionsPerOperation(kernel)
                 }
-                report.instructionRow(comparison, ours: counted[comparison.ours.name]!, baseline: counted[comparison.baseline.name]!)
+                report.instructionRow(
+                    comparison, ours: counted[comparison.ours.name]!, baseline: counted[comparison.baseline.name]!)
             }
         }
 

@@ -26,13 +26,16 @@ enum Callgrind {
         if let python = kernel.python {
             let small = kernel.instructionIterations
             let interpreter = try pythonExecutable()
-            let first = try totalInstructions([interpreter] + python + ["--count", "\(small)"], directory: directory, tag: "a")
-            let second = try totalInstructions([interpreter] + python + ["--count", "\(3 * small)"], directory: directory, tag: "b")
+            let first = try totalInstructions(
+                [interpreter] + python + ["--count", "\(small)"], directory: directory, tag: "a")
+            let second = try totalInstructions(
+                [interpreter] + python + ["--count", "\(3 * small)"], directory: directory, tag: "b")
             return (second - first) / Double(2 * small)
         }
         let out = directory.appendingPathComponent("cg").path
         try runValgrind(
-            [Paths.executable, "--kernel", kernel.name, "--iterations", "\(kernel.instructionIterations)"], outFile: out)
+            [Paths.executable, "--kernel", kernel.name, "--iterations", "\(kernel.instructionIterations)"], outFile: out
+        )
         // The client request's dump is part 1; the dump at exit is the rest of the run.
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("cg") }
         guard let part = files.first(where: { $0.hasSuffix(".1") }) else {
@@ -45,7 +48,8 @@ enum Callgrind {
     /// The Python interpreter itself (`sys.executable`): `python3` on the PATH may be a shim
     /// script that valgrind would measure instead.
     static func pythonExecutable() throws -> String {
-        let (status, output) = try ChildProcess.run("/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"])
+        let (status, output) = try ChildProcess.run(
+            "/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"])
         let path = output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, !path.isEmpty else { throw BenchError("cannot find the python3 interpreter") }
         return path
@@ -61,8 +65,11 @@ enum Callgrind {
     private static func runValgrind(_ command: [String], outFile: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(outFile)", "--dump-line=no",
-                             "--compress-strings=no", "--compress-pos=no"] + command
+        process.arguments =
+            [
+                "valgrind", "--tool=callgrind", "--callgrind-out-file=\(outFile)", "--dump-line=no",
+                "--compress-strings=no", "--compress-pos=no",
+            ] + command
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -70,15 +77,17 @@ enum Callgrind {
         let log = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchError("valgrind \(command.dropFirst().joined(separator: " ")) failed (\(process.terminationStatus)): "
-                + String(decoding: log.suffix(600), as: UTF8.self))
+            throw BenchError(
+                "valgrind \(command.dropFirst().joined(separator: " ")) failed (\(process.terminationStatus)): "
+                    + String(decoding: log.suffix(600), as: UTF8.self))
         }
     }
 
     /// The `Ir` total of a callgrind output file (its `totals:` or `summary:` line).
     static func instructions(in path: String) throws -> Double {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        for line in text.split(separator: "\n").reversed() where line.hasPrefix("totals:") || line.hasPrefix("summary:") {
+        for line in text.split(separator: "\n").reversed() where line.hasPrefix("totals:") || line.hasPrefix("summary:")
+        {
             if let value = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) { return value }
         }
         throw BenchError("no instruction total in \(path)")

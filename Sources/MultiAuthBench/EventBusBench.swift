@@ -40,7 +40,9 @@ enum EventBusBench {
                     let now = Date()
                     lock.withLock {
                         sequence += 1
-                        continuation.yield(AuthEvent(sequence: sequence, timestamp: now, provider: "bench", flowID: nil, kind: .flowExpired))
+                        continuation.yield(
+                            AuthEvent(
+                                sequence: sequence, timestamp: now, provider: "bench", flowID: nil, kind: .flowExpired))
                     }
                 }
                 continuation.finish()
@@ -76,7 +78,8 @@ enum EventBusBench {
         let bus = AuthEventBus()
         let stream = bus.subscribe()
         let session = AuthSession(
-            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"), createdAt: Date(timeIntervalSince1970: 0))
+            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"),
+            createdAt: Date(timeIntervalSince1970: 0))
         return Runner(
             run: { count in
                 let start = Clock.nanoseconds()
@@ -96,7 +99,8 @@ enum EventBusBench {
     static let noneStates = Kernel("bus.publish.none-states", batch: 100_000, instructions: 50_000) {
         let bus = AuthEventBus()
         let session = AuthSession(
-            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"), createdAt: Date(timeIntervalSince1970: 0))
+            provider: "a", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"),
+            createdAt: Date(timeIntervalSince1970: 0))
         return Kernel.timed { count in
             for index in 0..<count {
                 if index % 2 == 0 {
@@ -109,11 +113,15 @@ enum EventBusBench {
     }
 
     static let comparisons = [
-        Comparison(group: "event bus", label: "per delivery, 1 publisher → 1 subscriber vs raw AsyncStream", ours: ours, baseline: raw,
-                   goal: .atMost(1.0)),
-        Comparison(group: "event bus", label: "publish with 1 never-reading subscriber vs none (flow events)", ours: stalled,
-                   baseline: none, goal: .atMost(2.0)),
-        Comparison(group: "event bus", label: "the same, state events of 2 providers between flow events", ours: stalledStates,
-                   baseline: noneStates, goal: .atMost(2.0)),
+        Comparison(
+            group: "event bus", label: "per delivery, 1 publisher → 1 subscriber vs raw AsyncStream", ours: ours,
+            baseline: raw,
+            goal: .atMost(1.0)),
+        Comparison(
+            group: "event bus", label: "publish with 1 never-reading subscriber vs none (flow events)", ours: stalled,
+            baseline: none, goal: .atMost(2.0)),
+        Comparison(
+            group: "event bus", label: "the same, state events of 2 providers between flow events", ours: stalledStates,
+            baseline: noneStates, goal: .atMost(2.0)),
     ]
 }

@@ -13,7 +13,12 @@ enum FlowBench {
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var value = 0
-        func next() -> Int { lock.withLock { value += 1; return value } }
+        func next() -> Int {
+            lock.withLock {
+                value += 1
+                return value
+            }
+        }
     }
 
     static func world() -> (Sandbox, InMemorySessionStore) {
@@ -25,7 +30,9 @@ enum FlowBench {
     static let ours = Kernel("flow.ours", batch: 100, instructions: 40) {
         let (sandbox, store) = world()
         let client = try AuthClient(
-            providers: [DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())],
+            providers: [
+                DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+            ],
             store: store, transport: sandbox.transport, time: sandbox.time)
         let counter = Counter()
         return Kernel.timedAsync { count in
@@ -41,24 +48,33 @@ enum FlowBench {
 
     static let byHand = Kernel("flow.hand", batch: 100, instructions: 40) {
         let (sandbox, store) = world()
-        let configuration = DynamicConfiguration(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        let configuration = DynamicConfiguration(
+            environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
         let counter = Counter()
         return Kernel.timedAsync { count in
             for _ in 0..<count {
                 let email = "bench\(counter.next())@example.com"
                 let created = try await sandbox.transport.send(
                     .json(.post, configuration.endpoint("emailVerifications/create"), body: ["email": email]))
-                let uuid = (try JSONSerialization.jsonObject(with: created.body) as? [String: Any])?["verificationUUID"] as? String
-                guard let uuid, let code = sandbox.inbox.latest(for: email, channel: .email)?.code else { throw BenchError("no verification") }
+                let uuid =
+                    (try JSONSerialization.jsonObject(with: created.body) as? [String: Any])?["verificationUUID"]
+                    as? String
+                guard let uuid, let code = sandbox.inbox.latest(for: email, channel: .email)?.code else {
+                    throw BenchError("no verification")
+                }
                 let signedIn = try await sandbox.transport.send(
-                    .json(.post, configuration.endpoint("emailVerifications/signin"), body: ["verificationUUID": uuid, "verificationToken": code]))
+                    .json(
+                        .post, configuration.endpoint("emailVerifications/signin"),
+                        body: ["verificationUUID": uuid, "verificationToken": code]))
                 guard let body = try JSONSerialization.jsonObject(with: signedIn.body) as? [String: Any],
                     let jwt = body["jwt"] as? String, let expiresAt = (body["expiresAt"] as? NSNumber)?.doubleValue,
                     let user = body["user"] as? [String: Any], let id = user["id"] as? String
                 else { throw BenchError("no session: HTTP \(signedIn.status)") }
                 let session = AuthSession(
                     provider: .dynamic, user: AuthUser(id: id, email: try EmailAddress(email)),
-                    credentials: Credentials(accessToken: body["minifiedJwt"] as? String, idToken: jwt, expiresAt: Date(timeIntervalSince1970: expiresAt)),
+                    credentials: Credentials(
+                        accessToken: body["minifiedJwt"] as? String, idToken: jwt,
+                        expiresAt: Date(timeIntervalSince1970: expiresAt)),
                     createdAt: sandbox.clock.wallNow)
                 try await store.save(session)
             }
@@ -66,7 +82,8 @@ enum FlowBench {
     }
 
     static let comparisons = [
-        Comparison(group: "sign-in", label: "Dynamic e-mail OTP via AuthClient vs the same exchanges by hand", ours: ours,
-                   baseline: byHand, goal: .atMost(1.1)),
+        Comparison(
+            group: "sign-in", label: "Dynamic e-mail OTP via AuthClient vs the same exchanges by hand", ours: ours,
+            baseline: byHand, goal: .atMost(1.1))
     ]
 }

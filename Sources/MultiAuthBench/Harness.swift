@@ -24,7 +24,10 @@ struct Kernel: Sendable {
     /// Whether callgrind mode runs a few operations before counting (not for a first-use cost).
     var warmUp = true
 
-    init(_ name: String, batch: Int, instructions: Int, warmUp: Bool = true, make: @escaping @Sendable () async throws -> Runner) {
+    init(
+        _ name: String, batch: Int, instructions: Int, warmUp: Bool = true,
+        make: @escaping @Sendable () async throws -> Runner
+    ) {
         self.name = name
         self.batch = batch
         self.instructionIterations = instructions
@@ -152,8 +155,9 @@ enum Load {
 
     static var text: String {
         guard let load = average() else { return "load average unavailable" }
-        return String(format: "load average %.2f %.2f %.2f (1/5/15 min) on %d cores", load.one, load.five, load.fifteen,
-                      ProcessInfo.processInfo.activeProcessorCount)
+        return String(
+            format: "load average %.2f %.2f %.2f (1/5/15 min) on %d cores", load.one, load.five, load.fifteen,
+            ProcessInfo.processInfo.activeProcessorCount)
     }
 }
 

@@ -53,7 +53,9 @@ enum JWTBench {
     static func token(_ algorithm: SignatureAlgorithm) -> String { algorithm == .rs256 ? fixture.rs256 : fixture.es256 }
 
     static func ours(_ algorithm: SignatureAlgorithm) -> Kernel {
-        Kernel("jwt.\(algorithm.rawValue.lowercased()).ours", batch: algorithm == .rs256 ? 2_000 : 1_000, instructions: 200) {
+        Kernel(
+            "jwt.\(algorithm.rawValue.lowercased()).ours", batch: algorithm == .rs256 ? 2_000 : 1_000, instructions: 200
+        ) {
             let jwks = fixture.jwks
             let cache = JWKSCache { jwks }
             let token = token(algorithm)
@@ -68,8 +70,11 @@ enum JWTBench {
     }
 
     static func raw(_ algorithm: SignatureAlgorithm) -> Kernel {
-        Kernel("jwt.\(algorithm.rawValue.lowercased()).raw", batch: algorithm == .rs256 ? 2_000 : 1_000, instructions: 200) {
-            let verifier = try RawVerifier(token: token(algorithm), key: algorithm == .rs256 ? fixture.rsaKey : fixture.ecKey)
+        Kernel(
+            "jwt.\(algorithm.rawValue.lowercased()).raw", batch: algorithm == .rs256 ? 2_000 : 1_000, instructions: 200
+        ) {
+            let verifier = try RawVerifier(
+                token: token(algorithm), key: algorithm == .rs256 ? fixture.rsaKey : fixture.ecKey)
             return Kernel.timed { count in
                 for _ in 0..<count { precondition(verifier.verify()) }
             }
@@ -77,13 +82,15 @@ enum JWTBench {
     }
 
     static func pyjwt(_ algorithm: SignatureAlgorithm) -> Kernel {
-        Kernel("jwt.\(algorithm.rawValue.lowercased()).pyjwt", batch: 500, instructions: 100,
-               python: [Paths.script("bench_pyjwt.py"), "--fixture", fixturePath, "--algorithm", algorithm.rawValue])
+        Kernel(
+            "jwt.\(algorithm.rawValue.lowercased()).pyjwt", batch: 500, instructions: 100,
+            python: [Paths.script("bench_pyjwt.py"), "--fixture", fixturePath, "--algorithm", algorithm.rawValue])
     }
 
     /// The tokens and key set, written once per process for the Python peer.
     static let fixturePath: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bench-jwt-\(getpid()).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bench-jwt-\(getpid()).json")
+            .path
         let object: [String: Any] = [
             "jwks": String(decoding: fixture.jwks, as: UTF8.self), "RS256": fixture.rs256, "ES256": fixture.es256,
             "issuer": issuer, "audience": audience,
@@ -95,10 +102,14 @@ enum JWTBench {
 
     static let comparisons: [Comparison] = [SignatureAlgorithm.rs256, .es256].flatMap { algorithm in
         [
-            Comparison(group: "JWT \(algorithm.rawValue)", label: "JWKSCache.verify (kid lookup + claims) vs raw EVP_DigestVerify",
-                       ours: ours(algorithm), baseline: raw(algorithm), goal: .atMost(1.15)),
-            Comparison(group: "JWT \(algorithm.rawValue)", label: "JWKSCache.verify vs PyJWT (kid lookup + decode with claims)",
-                       ours: ours(algorithm), baseline: pyjwt(algorithm), goal: .fasterBy(5), judgedOnTime: true),
+            Comparison(
+                group: "JWT \(algorithm.rawValue)",
+                label: "JWKSCache.verify (kid lookup + claims) vs raw EVP_DigestVerify",
+                ours: ours(algorithm), baseline: raw(algorithm), goal: .atMost(1.15)),
+            Comparison(
+                group: "JWT \(algorithm.rawValue)",
+                label: "JWKSCache.verify vs PyJWT (kid lookup + decode with claims)",
+                ours: ours(algorithm), baseline: pyjwt(algorithm), goal: .fasterBy(5), judgedOnTime: true),
         ]
     }
 }
@@ -118,10 +129,12 @@ final class RawVerifier: @unchecked Sendable {
         if key.keyType == .p256 { signature = Self.der(rawECDSA: signature) }
         self.signature = signature
         let der = try key.derRepresentation()
-        guard let pkey = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
-        }) else { throw BenchError("d2i_PUBKEY") }
+        guard
+            let pkey = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_PUBKEY(nil, &cursor, buffer.count)
+            })
+        else { throw BenchError("d2i_PUBKEY") }
         self.pkey = pkey
     }
 

@@ -20,7 +20,8 @@ enum MemoryBench {
             state["verificationUUID"] = UUID().uuidString
             state["destination"] = "user\(index)@example.com"
             let challenge = Challenge(
-                flowID: .random(), provider: .dynamic, kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),
+                flowID: .random(), provider: .dynamic,
+                kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),
                 destination: "u•••@example.com", issuedAt: issued, expiresAt: issued.addingTimeInterval(600),
                 resendAvailableAt: issued.addingTimeInterval(30), attemptsRemaining: 3, providerState: state)
             challenges[challenge.flowID] = challenge
@@ -34,8 +35,10 @@ enum MemoryBench {
         withExtendedLifetime((challenges, streams)) {}
         bus.finish()
         return [
-            InfoRow(group: "memory", label: "RSS with 10k pending challenges + 10k subscribers", value: String(format: "%.1f MiB (+%.1f MiB for them)", total, delta),
-                    goal: "< 64 MiB", met: total < 64),
+            InfoRow(
+                group: "memory", label: "RSS with 10k pending challenges + 10k subscribers",
+                value: String(format: "%.1f MiB (+%.1f MiB for them)", total, delta),
+                goal: "< 64 MiB", met: total < 64)
         ]
     }
 }
@@ -53,24 +56,33 @@ enum ColdStartBench {
         for _ in 0..<max(repeats * 20, 100) {
             let start = Clock.nanoseconds()
             let client = try AuthClient(
-                providers: [ColdProvider()], store: try FileSessionStore(directory: directory), transport: NoTransport())
+                providers: [ColdProvider()], store: try FileSessionStore(directory: directory), transport: NoTransport()
+            )
             var iterator = client.authStates().makeAsyncIterator()
-            guard let first = await iterator.next(), case .initialState(let state) = first.kind, state.sessions["cold"] != nil else {
+            guard let first = await iterator.next(), case .initialState(let state) = first.kind,
+                state.sessions["cold"] != nil
+            else {
                 fatalError("cold start did not yield the stored session")
             }
             samples.append(Double(Clock.nanoseconds() - start) / 1e6)
         }
         let median = Stats.median(samples)
         return [
-            InfoRow(group: "cold start", label: "AuthClient with a stored session → first authStates() element",
-                    value: String(format: "p50 %.3f ms, p99 %.3f ms", median, Stats.quantile(samples, 0.99)), goal: "< 2 ms", met: median < 2),
+            InfoRow(
+                group: "cold start", label: "AuthClient with a stored session → first authStates() element",
+                value: String(format: "p50 %.3f ms, p99 %.3f ms", median, Stats.quantile(samples, 0.99)),
+                goal: "< 2 ms", met: median < 2)
         ]
     }
 
     struct ColdProvider: AuthProvider {
         let id: AuthProviderID = "cold"
-        func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep { throw AuthError(.unsupported) }
-        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+            throw AuthError(.unsupported)
+        }
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+            -> SignInStep
+        {
             throw AuthError(.unsupported)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {}

@@ -5,7 +5,9 @@ enum Paths {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func script(_ name: String) -> String { root.appendingPathComponent("Scripts").appendingPathComponent(name).path }
+    static func script(_ name: String) -> String {
+        root.appendingPathComponent("Scripts").appendingPathComponent(name).path
+    }
 
     /// This executable (to re-run it for one kernel under callgrind, or for a fresh process).
     static var executable: String {
@@ -14,7 +16,8 @@ enum Paths {
 
     /// A new empty temporary directory.
     static func temporaryDirectory(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bench-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-bench-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -47,7 +50,9 @@ final class PythonPeer: @unchecked Sendable {
         try process.run()
         let peer = PythonPeer(process: process, input: stdin.fileHandleForWriting, output: stdout.fileHandleForReading)
         let ready = try peer.readLine()
-        guard ready.hasPrefix("ready") else { throw BenchError("python peer \(arguments.first ?? "") did not start: \(ready)") }
+        guard ready.hasPrefix("ready") else {
+            throw BenchError("python peer \(arguments.first ?? "") did not start: \(ready)")
+        }
         return Runner(run: { count in try peer.request(count) }, close: { peer.stop() })
     }
 

@@ -27,8 +27,9 @@ enum PhoneBench {
         }
     }
 
-    static let phonenumbers = Kernel("phone.phonenumbers", batch: 2_000, instructions: 600,
-                                     python: [Paths.script("bench_phonenumbers.py"), "--inputs", inputsJSON])
+    static let phonenumbers = Kernel(
+        "phone.phonenumbers", batch: 2_000, instructions: 600,
+        python: [Paths.script("bench_phonenumbers.py"), "--inputs", inputsJSON])
 
     /// The inputs for the Python peer, as JSON `[[text, region or null], …]`.
     static let inputsJSON: String = {
@@ -52,8 +53,8 @@ enum PhoneBench {
     }
 
     static let comparisons = [
-        Comparison(group: "phone", label: "PhoneNumber parse vs python phonenumbers (same 12 inputs)", ours: ours,
-                   baseline: phonenumbers, goal: .fasterBy(10), judgedOnTime: true),
+        Comparison(
+            group: "phone", label: "PhoneNumber parse vs python phonenumbers (same 12 inputs)", ours: ours,
+            baseline: phonenumbers, goal: .fasterBy(10), judgedOnTime: true)
     ]
 }
-

@@ -36,11 +36,17 @@ enum TOTPBench {
     static let pyotp = Kernel("totp.pyotp", batch: 5_000, instructions: 1_000, python: [Paths.script("bench_pyotp.py")])
 
     static let comparisons = [
-        Comparison(group: "TOTP", label: "verify ±1 window vs three raw HMAC-SHA1 (EVP_MAC)", ours: ours, baseline: rawHMACs, goal: .atMost(1.1)),
-        Comparison(group: "TOTP", label: "verify ±1 window vs pyotp verify(valid_window=1)", ours: ours, baseline: pyotp, goal: .fasterBy(20),
-                   judgedOnTime: true, note: "Python peers: judged on time. Under valgrind, libcrypto runs without SHA-NI and ADX (valgrind hides them), "
-                       + "so the crypto both sides share costs more instructions than natively and the instruction ratio "
-                       + "against an interpreter understates the native difference; both figures are printed."),
+        Comparison(
+            group: "TOTP", label: "verify ±1 window vs three raw HMAC-SHA1 (EVP_MAC)", ours: ours, baseline: rawHMACs,
+            goal: .atMost(1.1)),
+        Comparison(
+            group: "TOTP", label: "verify ±1 window vs pyotp verify(valid_window=1)", ours: ours, baseline: pyotp,
+            goal: .fasterBy(20),
+            judgedOnTime: true,
+            note:
+                "Python peers: judged on time. Under valgrind, libcrypto runs without SHA-NI and ADX (valgrind hides them), "
+                + "so the crypto both sides share costs more instructions than natively and the instruction ratio "
+                + "against an interpreter understates the native difference; both figures are printed."),
     ]
 }
 

@@ -1,3 +1,4 @@
+import Dispatch
 // `multiauth-bench`: MultiAuth's hot paths against baselines doing the same work, as ratios
 // that do not move with the machine's load. Run it in release:
 // `swift run -c release multiauth-bench` (Docs/Performance.md).
@@ -11,11 +12,11 @@
 //   is mostly in the kernel, which callgrind cannot see; the row says so).
 import Foundation
 
-import Dispatch
-import Foundation
-
 #if DEBUG
-FileHandle.standardError.write(Data("multiauth-bench: this is a debug build; numbers are meaningless. Use: swift run -c release multiauth-bench\n".utf8))
+FileHandle.standardError.write(
+    Data(
+        "multiauth-bench: this is a debug build; numbers are meaningless. Use: swift run -c release multiauth-bench\n"
+            .utf8))
 #endif
 
 // The work runs in a task while the main thread waits on a semaphore: an async `main` would

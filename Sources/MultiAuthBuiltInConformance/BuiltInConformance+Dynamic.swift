@@ -45,7 +45,8 @@ extension ConformanceHarness {
         ConformanceHarness(
             host: DynamicBackend.defaultHost,
             installBackend: { sandbox in
-                sandbox.register(DynamicBackend(signingKey: BuiltInConformance.sandboxSigningKey), host: DynamicBackend.defaultHost)
+                sandbox.register(
+                    DynamicBackend(signingKey: BuiltInConformance.sandboxSigningKey), host: DynamicBackend.defaultHost)
             },
             validRequest: emailOrSMSRequest,
             invalidRequests: [
@@ -56,21 +57,26 @@ extension ConformanceHarness {
             unsupportedReasons: BuiltInConformance.dynamicReasons,
             errorFixtures: [
                 BuiltInConformance.dynamicError(
-                    "email_verification_expired", .submit, code: "email_verification_expired", error: #""Verification expired""#,
+                    "email_verification_expired", .submit, code: "email_verification_expired",
+                    error: #""Verification expired""#,
                     .expired),
                 BuiltInConformance.dynamicError(
                     "too_many_email_verification_attempts", .submit, code: "too_many_email_verification_attempts",
                     .attemptsExhausted),
                 ErrorFixture(
                     "send limit", stage: .start, pathPrefix: BuiltInConformance.dynamicSDKPath, status: 429,
-                    json: #"{"error":"Too many requests"}"#, headers: ["Retry-After": "300"], expectedCode: .rateLimited,
+                    json: #"{"error":"Too many requests"}"#, headers: ["Retry-After": "300"],
+                    expectedCode: .rateLimited,
                     expectedProviderCode: "429"),
-                BuiltInConformance.dynamicError("invalid_email_address", .start, code: "invalid_email_address", .invalidInput),
+                BuiltInConformance.dynamicError(
+                    "invalid_email_address", .start, code: "invalid_email_address", .invalidInput),
                 ErrorFixture(
                     "403 blocked", stage: .submit, pathPrefix: BuiltInConformance.dynamicSDKPath, status: 403,
-                    json: #"{"error":{"code":"user_blocked","message":"blocked"},"payload":{}}"#, expectedCode: .unauthorized,
+                    json: #"{"error":{"code":"user_blocked","message":"blocked"},"payload":{}}"#,
+                    expectedCode: .unauthorized,
                     expectedProviderCode: "user_blocked"),
-                BuiltInConformance.dynamicError("unknown code", .submit, code: "quota_exceeded_v2", payload: true, .generic),
+                BuiltInConformance.dynamicError(
+                    "unknown code", .submit, code: "quota_exceeded_v2", payload: true, .generic),
             ],
             serverClockTolerance: .seconds(900),
             seed: seed)

@@ -22,12 +22,14 @@ extension BuiltInConformance {
     /// the OTP verification (`.submit`) endpoint, expected to map to `expected` with
     /// providerCode `code`.
     public static func otplessError(
-        _ name: String, _ stage: ConformanceHarness.ErrorFixture.Stage, _ status: Int, _ code: String, _ expected: AuthError.Code
+        _ name: String, _ stage: ConformanceHarness.ErrorFixture.Stage, _ status: Int, _ code: String,
+        _ expected: AuthError.Code
     ) -> ConformanceHarness.ErrorFixture {
         ConformanceHarness.ErrorFixture(
             name, stage: stage,
             pathPrefix: stage == .start ? "/v3/lp/user/transaction/intent" : "/v3/lp/user/transaction/otp",
-            status: status, json: #"{"errorCode":"\#(code)","message":"Invalid Request","description":"Request error"}"#,
+            status: status,
+            json: #"{"errorCode":"\#(code)","message":"Invalid Request","description":"Request error"}"#,
             expectedCode: expected, expectedProviderCode: code)
     }
 

@@ -77,10 +77,12 @@ extension ConformanceHarness {
             unsupportedReasons: BuiltInConformance.portalReasons,
             errorFixtures: [
                 BuiltInConformance.portalError(
-                    "magic-link rate limit", .start, "magic-links", 429, "Too many requests", headers: ["Retry-After": "60"],
+                    "magic-link rate limit", .start, "magic-links", 429, "Too many requests",
+                    headers: ["Retry-After": "60"],
                     .rateLimited, providerCode: "rateLimited"),
                 BuiltInConformance.portalError(
-                    "environment or redirect not allow-listed", .start, "magic-links", 401, "Unauthorized", .configuration,
+                    "environment or redirect not allow-listed", .start, "magic-links", 401, "Unauthorized",
+                    .configuration,
                     providerCode: "401"),
                 BuiltInConformance.portalError(
                     "magic-link request rejected", .start, "magic-links", 400, "fromEmail and templateId are required",
@@ -89,7 +91,8 @@ extension ConformanceHarness {
                     "grant rejected or used", .submit, "magic-links/validations", 401, "Unauthorized", .unauthorized,
                     providerCode: "401"),
                 BuiltInConformance.portalError(
-                    "unknown status", .submit, "magic-links/validations", 409, "Conflict", .generic, providerCode: "409"),
+                    "unknown status", .submit, "magic-links/validations", 409, "Conflict", .generic, providerCode: "409"
+                ),
             ],
             redirect: RedirectFixture(
                 validURL: RedirectFixture.inboxLink().validURL, forge: BuiltInConformance.portalReplacingToken,

@@ -10,7 +10,8 @@ extension BuiltInConformance {
     public static func truecaller() -> ProviderConformance {
         ProviderConformance(
             provider: { _ in
-                TruecallerProvider(configuration: try .sandbox(appKey: "sandbox-app-key-secret", deviceID: "conformance-device"))
+                TruecallerProvider(
+                    configuration: try .sandbox(appKey: "sandbox-app-key-secret", deviceID: "conformance-device"))
             },
             harness: .truecaller())
     }
@@ -34,7 +35,8 @@ extension BuiltInConformance {
         ConformanceHarness.ErrorFixture(
             name, stage: stage,
             pathPrefix: stage == .start ? "/v1/otp/installation/create" : "/v1/otp/installation/verify",
-            status: status, json: #"{"code":\#(code),"message":"\#(message)"\#(retryAfter.map { #","retryAfter":\#($0)"# } ?? "")}"#,
+            status: status,
+            json: #"{"code":\#(code),"message":"\#(message)"\#(retryAfter.map { #","retryAfter":\#($0)"# } ?? "")}"#,
             expectedCode: expected, expectedProviderCode: String(code))
     }
 
@@ -45,7 +47,9 @@ extension BuiltInConformance {
     /// because the kit answers with a code only.
     public static func truecallerRequest(_ index: Int) -> SignInRequest {
         let phone = try! PhoneNumber("+9198765" + String(format: "%05d", index))
-        return .phone(phone, options: [TruecallerProvider.firstNameOption: "Test", TruecallerProvider.lastNameOption: "User \(index)"])
+        return .phone(
+            phone,
+            options: [TruecallerProvider.firstNameOption: "Test", TruecallerProvider.lastNameOption: "User \(index)"])
     }
 
     /// The Truecaller harness with the default seed (`ConformanceHarness.truecaller(seed:)`).
@@ -60,23 +64,30 @@ extension ConformanceHarness {
     public static func truecaller(seed: UInt64 = 1) -> ConformanceHarness {
         ConformanceHarness(
             host: BuiltInConformance.truecallerHost,
-            installBackend: { sandbox in TruecallerBackend(signingKey: BuiltInConformance.sandboxSigningKey).install(in: sandbox) },
+            installBackend: { sandbox in
+                TruecallerBackend(signingKey: BuiltInConformance.sandboxSigningKey).install(in: sandbox)
+            },
             validRequest: BuiltInConformance.truecallerRequest,
             invalidRequests: [
                 .email(try! EmailAddress("user@example.com")),
                 .oauth(.google),
                 .phone(try! PhoneNumber("+1 650 555 0100")),  // the OTP flow is India only
                 .phone(try! PhoneNumber("+91 98765 43210"), channel: .whatsapp),
-                .phone(try! PhoneNumber("+91 98765 43210"), options: [TruecallerProvider.firstNameOption: "1234"]),  // error 18
+                // error 18
+                .phone(try! PhoneNumber("+91 98765 43210"), options: [TruecallerProvider.firstNameOption: "1234"]),
             ],
             abilities: [.codeEntry, .expiry],
             unsupportedReasons: BuiltInConformance.truecallerReasons,
             errorFixtures: [
-                BuiltInConformance.truecallerError("invalid partner credentials", .start, 404, 404, "Invalid partner credentials.", .configuration),
-                BuiltInConformance.truecallerError("too many requests", .start, 429, 4291, "Too many requests", retryAfter: 60, .rateLimited),
-                BuiltInConformance.truecallerError("internal on a 200", .start, 200, 10, "Internal", .providerUnavailable),
+                BuiltInConformance.truecallerError(
+                    "invalid partner credentials", .start, 404, 404, "Invalid partner credentials.", .configuration),
+                BuiltInConformance.truecallerError(
+                    "too many requests", .start, 429, 4291, "Too many requests", retryAfter: 60, .rateLimited),
+                BuiltInConformance.truecallerError(
+                    "internal on a 200", .start, 200, 10, "Internal", .providerUnavailable),
                 BuiltInConformance.truecallerError("token expired", .submit, 400, 4002, "expired", .expired),
-                BuiltInConformance.truecallerError("attempt limit", .submit, 429, 4290, "Too many attempts", retryAfter: 300, .rateLimited),
+                BuiltInConformance.truecallerError(
+                    "attempt limit", .submit, 429, 4290, "Too many attempts", retryAfter: 300, .rateLimited),
                 BuiltInConformance.truecallerError("invalid name", .submit, 400, 18, "Invalid name", .invalidInput),
                 BuiltInConformance.truecallerError("unknown code", .submit, 400, 7777, "?", .generic),
             ],

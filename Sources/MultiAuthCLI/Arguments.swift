@@ -22,12 +22,14 @@ struct Arguments {
             let argument = raw[index]
             index += 1
             if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
-                if !onlyPositionals, argument.hasPrefix("-"), argument.count > 1, Int(argument) == nil, argument != "-" {
+                if !onlyPositionals, argument.hasPrefix("-"), argument.count > 1, Int(argument) == nil, argument != "-"
+                {
                     if argument == "-h" {
                         flags.insert("help")
                         continue
                     }
-                    throw UsageError(description: "unknown option '\(argument)'; options are written with two dashes, e.g. --help")
+                    throw UsageError(
+                        description: "unknown option '\(argument)'; options are written with two dashes, e.g. --help")
                 }
                 positionals.append(argument)
                 continue
@@ -56,7 +58,8 @@ struct Arguments {
             } else {
                 let known = (valueOptions.map { "--\($0) VALUE" } + allowedFlags.map { "--\($0)" }).sorted()
                 throw UsageError(
-                    description: "unknown option '--\(name)'" + (known.isEmpty ? "" : "; this command accepts \(known.joined(separator: ", "))"))
+                    description: "unknown option '--\(name)'"
+                        + (known.isEmpty ? "" : "; this command accepts \(known.joined(separator: ", "))"))
             }
         }
     }
@@ -66,7 +69,9 @@ struct Arguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = options[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw UsageError(description: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+            throw UsageError(
+                description:
+                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return value
     }

@@ -5,7 +5,9 @@ import MultiAuthCrypto
 /// The `multiauth` entry point: dispatches to subcommands, prints help and maps errors to exit
 /// codes.
 enum CLI {
-    static let commands: [any Command] = [DemoCommand(), ConformanceCommand(), TOTPCommand(), OTPAuthCommand(), JWTCommand(), PhoneCommand()]
+    static let commands: [any Command] = [
+        DemoCommand(), ConformanceCommand(), TOTPCommand(), OTPAuthCommand(), JWTCommand(), PhoneCommand(),
+    ]
 
     static var help: String {
         let rows = commands.map { ["  \($0.name)", $0.summary] }
@@ -41,7 +43,9 @@ enum CLI {
         if argv.count >= 2, argv[0] == "help" {
             let known = commands.map(\.name)
             guard argv.count == 2 else {
-                Terminal.err("multiauth help: takes one command name, e.g. 'multiauth help demo'. Commands: \(known.joined(separator: ", ")).")
+                Terminal.err(
+                    "multiauth help: takes one command name, e.g. 'multiauth help demo'. Commands: \(known.joined(separator: ", "))."
+                )
                 return ExitCode.usage
             }
             if ["help", "version"].contains(argv[1]) {
@@ -49,7 +53,8 @@ enum CLI {
             } else if known.contains(argv[1]) {
                 argv = [argv[1], "--help"]
             } else {
-                Terminal.err("multiauth help: unknown command '\(argv[1])'. Commands: \(known.joined(separator: ", ")).")
+                Terminal.err(
+                    "multiauth help: unknown command '\(argv[1])'. Commands: \(known.joined(separator: ", ")).")
                 return ExitCode.usage
             }
         }
@@ -59,7 +64,9 @@ enum CLI {
         }
         argv.removeFirst()
         guard let command = commands.first(where: { $0.name == first }) else {
-            Terminal.err("multiauth: unknown command '\(first)'. Commands: \(commands.map(\.name).joined(separator: ", ")). See 'multiauth --help'.")
+            Terminal.err(
+                "multiauth: unknown command '\(first)'. Commands: \(commands.map(\.name).joined(separator: ", ")). See 'multiauth --help'."
+            )
             return ExitCode.usage
         }
         // `--help` (or `-h`) wins over every other argument error: `totp X --help --bogus` shows
@@ -82,13 +89,17 @@ enum CLI {
             return ExitCode.usage
         } catch let error as AuthError where error.code == .invalidInput {
             // Input the library refused: a sentence and exit 2, like a usage error.
-            Terminal.err("multiauth \(command.name): invalid input: \(error.message.isEmpty ? error.code.rawValue : error.message)")
+            Terminal.err(
+                "multiauth \(command.name): invalid input: \(error.message.isEmpty ? error.code.rawValue : error.message)"
+            )
             return ExitCode.usage
         } catch let error as CryptoError {
             Terminal.err("multiauth \(command.name): invalid input: \(error.description)")
             return ExitCode.usage
         } catch let error as AuthError {
-            Terminal.err("multiauth \(command.name): failed (\(error.code.rawValue)): \(error.message.isEmpty ? error.code.rawValue : error.message)")
+            Terminal.err(
+                "multiauth \(command.name): failed (\(error.code.rawValue)): \(error.message.isEmpty ? error.code.rawValue : error.message)"
+            )
             return ExitCode.verificationFailed
         } catch {
             Terminal.err("multiauth \(command.name): failed: \(error.localizedDescription)")

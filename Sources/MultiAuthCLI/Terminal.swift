@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -62,7 +63,9 @@ enum Terminal {
     static func write(_ text: String) {
         if standardOutputWasClosed { outputFailed("standard output is closed") }
         let failure = lock.withLock { writeAll(text, to: STDOUT_FILENO) }
-        if let failure { outputFailed(failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure))) }
+        if let failure {
+            outputFailed(failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure)))
+        }
     }
 
     /// Writes `text` and a newline to standard error; when even that fails there is nobody
@@ -113,15 +116,18 @@ enum Terminal {
         }
         var lines = all.map(render)
         if header != nil {
-            lines.insert(widths.prefix(columns - 1).map { String(repeating: "─", count: $0) }.joined(separator: "  ")
-                + "  " + String(repeating: "─", count: max(4, all.map { $0.last?.count ?? 0 }.max() ?? 0)), at: 1)
+            lines.insert(
+                widths.prefix(columns - 1).map { String(repeating: "─", count: $0) }.joined(separator: "  ")
+                    + "  " + String(repeating: "─", count: max(4, all.map { $0.last?.count ?? 0 }.max() ?? 0)), at: 1)
         }
         return lines.joined(separator: "\n")
     }
 
     /// JSON for one value, keys sorted, on one line.
     static func jsonLine(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

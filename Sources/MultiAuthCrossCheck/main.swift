@@ -31,8 +31,10 @@ func int64(_ request: [String: Any], _ key: String) throws -> Int64 {
 }
 
 func totp(_ request: [String: Any]) throws -> TOTP {
-    try TOTP(secret: Base32.decode(string(request, "secret")), algorithm: DigestAlgorithm(name: string(request, "algorithm")),
-             digits: Int(int64(request, "digits")), period: int64(request, "period"))
+    try TOTP(
+        secret: Base32.decode(string(request, "secret")),
+        algorithm: DigestAlgorithm(name: string(request, "algorithm")),
+        digits: Int(int64(request, "digits")), period: int64(request, "period"))
 }
 
 func answer(_ request: [String: Any]) throws -> [String: Any] {
@@ -41,28 +43,37 @@ func answer(_ request: [String: Any]) throws -> [String: Any] {
         return ["code": try totp(request).code(at: int64(request, "time"))]
     case "verify":
         do {
-            _ = try totp(request).verify(string(request, "code"), at: int64(request, "time"), window: Int(int64(request, "window")))
+            _ = try totp(request).verify(
+                string(request, "code"), at: int64(request, "time"), window: Int(int64(request, "window")))
             return ["valid": true]
         } catch let error as CryptoError {
             return ["valid": false, "error": error.description]
         }
     case "uri_parse":
         let uri = try OTPAuthURI(parsing: string(request, "uri"))
-        return ["secret": uri.secret, "issuer": uri.issuer as Any? ?? NSNull(), "account": uri.account,
-                "algorithm": uri.algorithm.rawValue, "digits": uri.digits, "period": uri.period,
-                "encoder": uri.encoding == .steam ? "steam" as Any : NSNull()]
+        return [
+            "secret": uri.secret, "issuer": uri.issuer as Any? ?? NSNull(), "account": uri.account,
+            "algorithm": uri.algorithm.rawValue, "digits": uri.digits, "period": uri.period,
+            "encoder": uri.encoding == .steam ? "steam" as Any : NSNull(),
+        ]
     case "uri_build":
-        let uri = try OTPAuthURI(issuer: request["issuer"] as? String, account: string(request, "account"),
-                                 secret: Base32.decode(string(request, "secret")),
-                                 algorithm: DigestAlgorithm(name: string(request, "algorithm")),
-                                 digits: Int(int64(request, "digits")), period: int64(request, "period"))
+        let uri = try OTPAuthURI(
+            issuer: request["issuer"] as? String, account: string(request, "account"),
+            secret: Base32.decode(string(request, "secret")),
+            algorithm: DigestAlgorithm(name: string(request, "algorithm")),
+            digits: Int(int64(request, "digits")), period: int64(request, "period"))
         return ["uri": uri.uriString]
     case "steam":
-        return ["code": try SteamGuardTOTP(secret: Base32.decode(string(request, "secret"))).code(at: int64(request, "time"))]
+        return [
+            "code": try SteamGuardTOTP(secret: Base32.decode(string(request, "secret"))).code(
+                at: int64(request, "time"))
+        ]
     case "jwt":
         let jwkData = try JSONSerialization.data(withJSONObject: request["jwk"] ?? NSNull())
         let jwk = try JSONDecoder().decode(JWK.self, from: jwkData)
-        guard let now = (request["now"] as? NSNumber)?.doubleValue, let leeway = (request["leeway"] as? NSNumber)?.doubleValue else {
+        guard let now = (request["now"] as? NSNumber)?.doubleValue,
+            let leeway = (request["leeway"] as? NSNumber)?.doubleValue
+        else {
             throw BadRequest()
         }
         do {
@@ -90,7 +101,9 @@ while let line = readLine(strippingNewline: true) {
     var response: [String: Any]
     var id: Any = NSNull()
     do {
-        guard let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { throw BadRequest() }
+        guard let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw BadRequest()
+        }
         id = request["id"] ?? NSNull()
         response = try answer(request)
     } catch let error as CryptoError {

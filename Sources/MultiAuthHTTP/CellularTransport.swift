@@ -189,7 +189,9 @@ private final class CellularExchange: @unchecked Sendable {
             content: request,
             completion: .contentProcessed { [self] error in
                 if let error {
-                    finish(.failure(AuthError(.network, "the cellular request could not be sent: \(error.debugDescription)")))
+                    finish(
+                        .failure(
+                            AuthError(.network, "the cellular request could not be sent: \(error.debugDescription)")))
                 } else {
                     receive()
                 }
@@ -197,7 +199,8 @@ private final class CellularExchange: @unchecked Sendable {
     }
 
     private func receive() {
-        liveConnection?.receive(minimumIncompleteLength: 1, maximumLength: 65_536) { [self] data, _, isComplete, error in
+        liveConnection?.receive(minimumIncompleteLength: 1, maximumLength: 65_536) {
+            [self] data, _, isComplete, error in
             do {
                 lock.lock()
                 if let data { try parser.append(data) }

@@ -121,15 +121,21 @@ package enum HTTP1Message {
                 return HTTPResponse(status: status, headers: headers, body: body)
             }
             if let lengthText = probe.header("Content-Length") {
-                guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0, length <= maximumBodyBytes else {
+                guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0,
+                    length <= maximumBodyBytes
+                else {
                     throw AuthError(.network, "the cellular response has a bad Content-Length")
                 }
-                if rest.count >= length { return HTTPResponse(status: status, headers: headers, body: Data(rest.prefix(length))) }
+                if rest.count >= length {
+                    return HTTPResponse(status: status, headers: headers, body: Data(rest.prefix(length)))
+                }
                 if connectionClosed { throw AuthError(.network, "the cellular response body was cut short") }
                 return nil
             }
             guard connectionClosed else { return nil }
-            guard rest.count <= maximumBodyBytes else { throw AuthError(.network, "the cellular response is too large") }
+            guard rest.count <= maximumBodyBytes else {
+                throw AuthError(.network, "the cellular response is too large")
+            }
             return HTTPResponse(status: status, headers: headers, body: rest)
         }
 
@@ -160,7 +166,9 @@ package enum HTTP1Message {
                     throw AuthError(.network, "the cellular response has a bad chunk size")
                 }
                 if size == 0 { return body }
-                guard body.count + size <= maximumBodyBytes else { throw AuthError(.network, "the cellular response is too large") }
+                guard body.count + size <= maximumBodyBytes else {
+                    throw AuthError(.network, "the cellular response is too large")
+                }
                 let chunkStart = lineEnd.upperBound
                 guard data.distance(from: chunkStart, to: data.endIndex) >= size + 2 else {
                     if connectionClosed { throw AuthError(.network, "the cellular response body was cut short") }

@@ -18,7 +18,9 @@ import FoundationNetworking
 ///   no query, header value, body or secret path segment (Docs/Security.md, "Redaction").
 /// - `description`, `debugDescription` and the mirror show the timeout and the default
 ///   header *names*: a default header may be an API key.
-public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The session requests go through.
     public let session: URLSession
     /// The timeout used when a request sets none (default 30 s).
@@ -91,7 +93,9 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
 
     /// A mirror with the timeout and the default header names only.
     public var customMirror: Mirror {
-        Mirror(self, children: ["defaultTimeout": defaultTimeout, "defaultHeaderNames": defaultHeaders.keys.sorted()], displayStyle: .struct)
+        Mirror(
+            self, children: ["defaultTimeout": defaultTimeout, "defaultHeaderNames": defaultHeaders.keys.sorted()],
+            displayStyle: .struct)
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -39,7 +39,9 @@ let output = FileHandle.standardOutput
 while let line = readLine(strippingNewline: true) {
     guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
     var response = CheckResponse()
-    if let request = try? decoder.decode(CheckRequest.self, from: Data(line.utf8)), request.input != nil || request.email != nil {
+    if let request = try? decoder.decode(CheckRequest.self, from: Data(line.utf8)),
+        request.input != nil || request.email != nil
+    {
         do {
             if let email = request.email {
                 response.identityKey = try EmailAddress(email).identityKey

@@ -22,7 +22,8 @@ struct QRBlockLayout: Sendable {
     static func levelM(version: Int) -> QRBlockLayout {
         let row = table[version - 1]
         return QRBlockLayout(
-            ecCodewordsPerBlock: row.0, shortBlocks: row.1, shortBlockData: row.2, longBlocks: row.3, longBlockData: row.4)
+            ecCodewordsPerBlock: row.0, shortBlocks: row.1, shortBlockData: row.2, longBlocks: row.3,
+            longBlockData: row.4)
     }
 
     /// ISO/IEC 18004:2015 Table 9, level M, versions 1...40:
@@ -68,7 +69,7 @@ struct QRBlockLayout: Sendable {
         (28, 29, 46, 14, 47),
         (28, 13, 46, 32, 47),
         (28, 40, 47, 7, 48),
-        (28, 18, 47, 31, 48)
+        (28, 18, 47, 31, 48),
 
     ]
 }

@@ -32,7 +32,8 @@ struct QRMatrix {
         for (cx, cy) in [(3, 3), (size - 4, 3), (3, size - 4)] {
             for dy in -4...4 {
                 for dx in -4...4 {
-                    let x = cx + dx, y = cy + dy
+                    let x = cx + dx
+                    let y = cy + dy
                     guard (0..<size).contains(x), (0..<size).contains(y) else { continue }
                     let distance = max(abs(dx), abs(dy))
                     set(x, y, distance != 2 && distance != 4)
@@ -42,7 +43,8 @@ struct QRMatrix {
         let positions = Self.alignmentPositions(version: version)
         let last = positions.count - 1
         for (i, cx) in positions.enumerated() {
-            for (j, cy) in positions.enumerated() where !(i == 0 && j == 0) && !(i == 0 && j == last) && !(i == last && j == 0) {
+            for (j, cy) in positions.enumerated()
+            where !(i == 0 && j == 0) && !(i == 0 && j == last) && !(i == last && j == 0) {
                 for dy in -2...2 {
                     for dx in -2...2 { set(cx + dx, cy + dy, max(abs(dx), abs(dy)) != 1) }
                 }
@@ -239,7 +241,10 @@ struct QRMatrix {
         var score = 0
         var start = 0
         while start + 7 <= size {
-            guard let index = (start...(size - 7)).first(where: { i in (0..<7).allSatisfy { line[i + $0] == finderPattern[$0] } })
+            guard
+                let index = (start...(size - 7)).first(where: { i in
+                    (0..<7).allSatisfy { line[i + $0] == finderPattern[$0] }
+                })
             else { break }
             let before = line[max(index - 4, 0)..<index]
             let after = line[min(index + 7, size)..<min(index + 11, size)]

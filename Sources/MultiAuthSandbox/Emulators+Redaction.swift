@@ -13,7 +13,9 @@ extension TruecallerSignedProfile: CustomDebugStringConvertible, CustomReflectab
     public var debugDescription: String { description }
 
     /// A mirror with the algorithm only: no payload, signature or nonce.
-    public var customMirror: Mirror { Mirror(self, children: ["signatureAlgorithm": signatureAlgorithm], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["signatureAlgorithm": signatureAlgorithm], displayStyle: .struct)
+    }
 }
 
 extension OTPlessMerchant: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -30,8 +32,10 @@ extension OTPlessMerchant: CustomStringConvertible, CustomDebugStringConvertible
         Mirror(
             self,
             children: [
-                "appID": appID, "clientID": clientID, "clientSecret": HTTPRequest.redactionMarker, "phoneChannels": phoneChannels,
-                "emailEnabled": emailEnabled, "phoneAuthType": phoneAuthType.rawValue, "emailAuthType": emailAuthType.rawValue,
+                "appID": appID, "clientID": clientID, "clientSecret": HTTPRequest.redactionMarker,
+                "phoneChannels": phoneChannels,
+                "emailEnabled": emailEnabled, "phoneAuthType": phoneAuthType.rawValue,
+                "emailAuthType": emailAuthType.rawValue,
                 "otpLength": otpLength,
             ], displayStyle: .struct)
     }
@@ -46,7 +50,9 @@ extension DynamicBackend: CustomStringConvertible, CustomDebugStringConvertible,
 
     /// A mirror with the public configuration only.
     public var customMirror: Mirror {
-        Mirror(self, children: ["environmentID": environmentID, "keyID": keyID, "audience": audience], displayStyle: .class)
+        Mirror(
+            self, children: ["environmentID": environmentID, "keyID": keyID, "audience": audience], displayStyle: .class
+        )
     }
 }
 
@@ -60,7 +66,10 @@ extension TruecallerBackend: CustomStringConvertible, CustomDebugStringConvertib
     /// A mirror with the public configuration only (not the accepted app keys).
     public var customMirror: Mirror {
         Mirror(
-            self, children: ["otpLength": otpLength, "tokenTtl": tokenTtl, "maximumAttempts": maximumAttempts, "lockout": lockout],
+            self,
+            children: [
+                "otpLength": otpLength, "tokenTtl": tokenTtl, "maximumAttempts": maximumAttempts, "lockout": lockout,
+            ],
             displayStyle: .class)
     }
 }
@@ -75,7 +84,11 @@ extension PortalBackend: CustomStringConvertible, CustomDebugStringConvertible, 
     /// A mirror with the public configuration only.
     public var customMirror: Mirror {
         Mirror(
-            self, children: ["environmentID": environmentID, "allowedRedirectURLs": allowedRedirectURLs.sorted(), "totpRequired": totpRequired],
+            self,
+            children: [
+                "environmentID": environmentID, "allowedRedirectURLs": allowedRedirectURLs.sorted(),
+                "totpRequired": totpRequired,
+            ],
             displayStyle: .class)
     }
 }
@@ -88,7 +101,9 @@ extension OTPlessBackend: CustomStringConvertible, CustomDebugStringConvertible,
     public var debugDescription: String { description }
 
     /// A mirror with the (redacted) merchant and the key id only.
-    public var customMirror: Mirror { Mirror(self, children: ["merchant": merchant, "keyID": keyID], displayStyle: .class) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["merchant": merchant, "keyID": keyID], displayStyle: .class)
+    }
 }
 
 extension ReferenceBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -108,15 +123,21 @@ extension ReferenceProtocol.StartRequest: CustomStringConvertible, CustomReflect
     /// The channel and fallback flag; identity and state are `<redacted>`.
     public var description: String { "StartRequest(channel: \(channel), allowFallback: \(allowFallback))" }
     /// A mirror without the identity or the state.
-    public var customMirror: Mirror { Mirror(self, children: ["channel": channel, "allowFallback": allowFallback], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["channel": channel, "allowFallback": allowFallback], displayStyle: .struct)
+    }
 }
 
 extension ReferenceProtocol.ChallengeResponse: CustomStringConvertible, CustomReflectable {
     /// The code length, channel and timing; the flow id is `<redacted>`.
-    public var description: String { "ChallengeResponse(length: \(length), channel: \(channel), expiresIn: \(expiresIn))" }
+    public var description: String {
+        "ChallengeResponse(length: \(length), channel: \(channel), expiresIn: \(expiresIn))"
+    }
     /// A mirror without the flow id.
     public var customMirror: Mirror {
-        Mirror(self, children: ["length": length, "channel": channel, "expiresIn": expiresIn, "attempts": attempts], displayStyle: .struct)
+        Mirror(
+            self, children: ["length": length, "channel": channel, "expiresIn": expiresIn, "attempts": attempts],
+            displayStyle: .struct)
     }
 }
 
@@ -153,6 +174,7 @@ extension ReferenceProtocol.TokenResponse: CustomStringConvertible, CustomReflec
     public var description: String { "TokenResponse(expiresIn: \(expiresIn), user: \(user.id))" }
     /// A mirror without the tokens.
     public var customMirror: Mirror {
-        Mirror(self, children: ["expiresIn": expiresIn, "expiresAt": expiresAt, "userID": user.id], displayStyle: .struct)
+        Mirror(
+            self, children: ["expiresIn": expiresIn, "expiresAt": expiresAt, "userID": user.id], displayStyle: .struct)
     }
 }

@@ -55,7 +55,9 @@ enum Payload {
 
     /// The (counter, writer, seq) of a legitimately written session of `provider`, or the
     /// reason it is not one.
-    static func check(_ session: AuthSession, provider: AuthProviderID) -> Result<(counter: Int, writer: Int, seq: Int), Failure> {
+    static func check(_ session: AuthSession, provider: AuthProviderID) -> Result<
+        (counter: Int, writer: Int, seq: Int), Failure
+    > {
         let parts = (session.credentials.accessToken ?? "").split(separator: "|").map(String.init)
         guard parts.count == 4, parts[0] == provider.rawValue, let counter = Int(parts[1]), let writer = Int(parts[2]),
             let seq = Int(parts[3])
@@ -66,7 +68,10 @@ enum Payload {
         return .success((counter, writer, seq))
     }
 
-    struct Failure: Error { let message: String; init(_ message: String) { self.message = message } }
+    struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
 }
 
 /// Appends whole lines to a file with single `write` calls (O_APPEND).

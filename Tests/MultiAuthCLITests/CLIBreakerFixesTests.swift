@@ -40,12 +40,14 @@ extension CLI {
 struct CLIBreakerFixesTests {
     @Test("demo: a store that cannot be written ends the flow once with one sentence, exit 1")
     func demoStoreFailureEndsTheFlowOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A directory where the session file should be: every save fails with storageFailure.
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("dynamic.session.json"), withIntermediateDirectories: true)
-        let (result, stopped) = try CLI.run(["demo", "--provider", "dynamic", "--store", directory.path], outputLimit: 1 << 20)
+        let (result, stopped) = try CLI.run(
+            ["demo", "--provider", "dynamic", "--store", directory.path], outputLimit: 1 << 20)
         #expect(!stopped, "the demo kept printing: \(result.stdout.suffix(400))")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         // The wrong code first, then the right one: two submits, and one storage failure line.
@@ -59,12 +61,17 @@ struct CLIBreakerFixesTests {
 
     @Test("jwt --jwks: a missing file, a directory, http and a URL without host are one sentence, exit 2")
     func jwtKeySetSourceErrors() throws {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-no-such-\(UUID().uuidString)").path
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-no-such-\(UUID().uuidString)"
+        ).path
         let directory = FileManager.default.temporaryDirectory.path
         let cases: [(String, String)] = [
             (missing, "multiauth jwt: cannot read the key set file \(missing): no such file\n"),
             (directory, "multiauth jwt: cannot read the key set file \(directory): it is a directory\n"),
-            ("http://example.com/jwks.json", "multiauth jwt: --jwks takes an https URL or a file path; http://example.com/jwks.json is not https\n"),
+            (
+                "http://example.com/jwks.json",
+                "multiauth jwt: --jwks takes an https URL or a file path; http://example.com/jwks.json is not https\n"
+            ),
             ("https://", "multiauth jwt: --jwks: the URL https:// has no host\n"),
         ]
         for (source, expected) in cases {
@@ -80,8 +87,10 @@ struct CLIBreakerFixesTests {
         for arguments in [["demo", "--store", ""], ["demo", "--store="], ["demo", "--store", "  "]] {
             let result = try CLI.run(arguments + ["--provider", "dynamic"])
             #expect(result.status == 2, "\(arguments)")
-            #expect(result.stderr.hasPrefix(
-                "multiauth demo: --store needs a directory path (an empty one would silently mean the current directory)\n"))
+            #expect(
+                result.stderr.hasPrefix(
+                    "multiauth demo: --store needs a directory path (an empty one would silently mean the current directory)\n"
+                ))
             #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
         }
     }
@@ -90,7 +99,10 @@ struct CLIBreakerFixesTests {
     func helpForAnUnknownCommandAndHelpFirst() throws {
         let unknown = try CLI.run(["help", "nosuchcmd"])
         #expect(unknown.status == 2)
-        #expect(unknown.stderr == "multiauth help: unknown command 'nosuchcmd'. Commands: demo, conformance, totp, otpauth, jwt, phone.\n")
+        #expect(
+            unknown.stderr
+                == "multiauth help: unknown command 'nosuchcmd'. Commands: demo, conformance, totp, otpauth, jwt, phone.\n"
+        )
         #expect(unknown.stdout.isEmpty)
         let extra = try CLI.run(["help", "demo", "extra"])
         #expect(extra.status == 2)
@@ -98,7 +110,10 @@ struct CLIBreakerFixesTests {
         let known = try CLI.run(["help", "totp"])
         #expect(known.status == 0)
         #expect(known.stdout.hasPrefix("Usage: multiauth totp"))
-        for arguments in [["totp", "X", "--help", "--bogus"], ["totp", "--bogus", "--help"], ["phone", "--region", "--help"], ["jwt", "-h", "--nope"]] {
+        for arguments in [
+            ["totp", "X", "--help", "--bogus"], ["totp", "--bogus", "--help"], ["phone", "--region", "--help"],
+            ["jwt", "-h", "--nope"],
+        ] {
             let result = try CLI.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(result.stdout.hasPrefix("Usage: multiauth \(arguments[0])"), "\(arguments)")
@@ -114,8 +129,10 @@ struct CLIBreakerFixesTests {
         for command in ["otpauth", "totp"] {
             let result = try CLI.run([command, uri])
             #expect(result.status == 2, "\(command)")
-            #expect(result.stderr.contains(
-                "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
+                ), "\(result.stderr)")
             #expect(!result.stderr.contains("6, 7 or 8"), "\(command)")
         }
     }

@@ -47,13 +47,16 @@ extension CLI {
         try parentCopy?.close()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Ended(status: process.terminationStatus, reason: process.terminationReason, stderr: String(decoding: errData, as: UTF8.self))
+        return Ended(
+            status: process.terminationStatus, reason: process.terminationReason,
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct CLIStandardsTests {
-    static let steamURI = "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&encoder=steam"
+    static let steamURI =
+        "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&encoder=steam"
 
     static let writers: [[String]] = [
         ["--help"], ["totp", "--help"], ["totp", "JBSWY3DPEHPK3PXP", "--time", "59"],
@@ -67,7 +70,9 @@ struct CLIStandardsTests {
         let ended = try CLI.run(arguments, output: .full)
         #expect(ended.reason == .exit, "\(arguments): \(ended.stderr)")
         #expect(ended.status == 74, "\(arguments): \(ended.stderr)")
-        #expect(ended.stderr == "multiauth: cannot write to standard output (No space left on device); the output is incomplete\n")
+        #expect(
+            ended.stderr
+                == "multiauth: cannot write to standard output (No space left on device); the output is incomplete\n")
     }
 
     @Test("the reader closed the pipe: SIGPIPE does not kill it; one line on stderr, exit 74", arguments: writers)
@@ -75,46 +80,66 @@ struct CLIStandardsTests {
         let ended = try CLI.run(arguments, output: .closedPipe)
         #expect(ended.reason == .exit, "\(arguments): killed by signal \(ended.status)")
         #expect(ended.status == 74, "\(arguments): \(ended.stderr)")
-        #expect(ended.stderr == "multiauth: cannot write to standard output (the reader closed the pipe); the output is incomplete\n")
+        #expect(
+            ended.stderr
+                == "multiauth: cannot write to standard output (the reader closed the pipe); the output is incomplete\n"
+        )
     }
 
     @Test("standard output closed (>&-): exit 74 with a message, nothing written elsewhere")
     func closedStandardOutput() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-closed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-closed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        for arguments in [["totp", "JBSWY3DPEHPK3PXP", "--time", "59"], ["demo", "--provider", "truecaller", "--store", directory.path]] {
+        for arguments in [
+            ["totp", "JBSWY3DPEHPK3PXP", "--time", "59"],
+            ["demo", "--provider", "truecaller", "--store", directory.path],
+        ] {
             let ended = try CLI.run(arguments, output: .closed)
             #expect(ended.reason == .exit)
             #expect(ended.status == 74, "\(arguments): \(ended.stderr)")
-            #expect(ended.stderr == "multiauth: cannot write to standard output (standard output is closed); the output is incomplete\n")
+            #expect(
+                ended.stderr
+                    == "multiauth: cannot write to standard output (standard output is closed); the output is incomplete\n"
+            )
         }
     }
 
     @Test("otpauth --qr on a URI too large for any QR version: exit 2, one sentence, nothing printed")
     func qrTooLarge() throws {
         let account = String(repeating: "a", count: 2400)
-        let result = try CLI.run(["otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"])
+        let result = try CLI.run([
+            "otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret",
+        ])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("multiauth otpauth: the canonical URI is 2490 bytes, more than the 2331 bytes the largest QR code"))
+        #expect(
+            result.stderr.hasPrefix(
+                "multiauth otpauth: the canonical URI is 2490 bytes, more than the 2331 bytes the largest QR code"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(!result.stderr.contains("AuthError("))
         // Without --qr the same URI is fine.
-        #expect(try CLI.run(["otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme"]).status == 0)
+        #expect(
+            try CLI.run(["otpauth", "otpauth://totp/Acme:\(account)?secret=JBSWY3DPEHPK3PXP&issuer=Acme"]).status == 0)
     }
 
     @Test("encoder=steam through totp and otpauth: Steam Guard codes, never 6 digits")
     func steamThroughTheCLI() throws {
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "0"]).stdout == "C5V56\n")
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "1662884261"]).stdout == "V6WKJ\n")
-        #expect(try CLI.run(["totp", "FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW", "--encoder", "steam", "--time", "30"]).stdout == "QJY8Y\n")
+        #expect(
+            try CLI.run(["totp", "FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW", "--encoder", "steam", "--time", "30"]).stdout
+                == "QJY8Y\n")
         let json = try CLI.run(["totp", Self.steamURI, "--time", "0", "--json"])
         #expect(json.stdout.contains(#""code":"C5V56""#) && json.stdout.contains(#""encoder":"steam""#))
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "c5v56"]).status == 0)
         #expect(try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "QJY8Y", "--window", "0"]).status == 1)
         let badSteam = try CLI.run(["totp", Self.steamURI, "--time", "0", "--verify", "123456"])
         #expect(badSteam.status == 2)
-        #expect(badSteam.stderr == "multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared\n")
+        #expect(
+            badSteam.stderr
+                == "multiauth totp: --verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared\n"
+        )
         #expect(badSteam.stdout.isEmpty)
         #expect(try CLI.run(["totp", Self.steamURI, "--digits", "6"]).status == 2)
         let unknown = try CLI.run(["totp", "FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW", "--encoder", "yandex"])
@@ -132,7 +157,10 @@ struct CLIStandardsTests {
 
     @Test("otpauth: an encoded colon inside the issuer is kept whole")
     func encodedColonIssuer() throws {
-        let result = try CLI.run(["otpauth", "otpauth://totp/Acme%3A%20Payments:alice?secret=JBSWY3DPEHPK3PXP&issuer=Acme%3A%20Payments", "--json"])
+        let result = try CLI.run([
+            "otpauth", "otpauth://totp/Acme%3A%20Payments:alice?secret=JBSWY3DPEHPK3PXP&issuer=Acme%3A%20Payments",
+            "--json",
+        ])
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect(object?["issuer"] as? String == "Acme: Payments")
@@ -181,7 +209,9 @@ struct CLIStandardsTests {
             }
         }
         let badFormat = try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "32455", "--time", "1700000000"])
-        #expect(badFormat.stderr == "multiauth totp: --verify needs exactly 6 digits (spaces are ignored); the code was not compared\n")
+        #expect(
+            badFormat.stderr
+                == "multiauth totp: --verify needs exactly 6 digits (spaces are ignored); the code was not compared\n")
         #expect(badFormat.stdout.isEmpty)
         for command in ["", "demo", "conformance", "totp", "otpauth", "jwt", "phone"] {
             let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"])

@@ -46,7 +46,9 @@ struct CLITests {
     @Test func helpListsCommandsAndExitCodes() throws {
         let result = try CLI.run(["--help"])
         #expect(result.status == 0)
-        for command in ["demo", "conformance", "totp", "otpauth", "jwt", "phone"] { #expect(result.stdout.contains("  \(command) ")) }
+        for command in ["demo", "conformance", "totp", "otpauth", "jwt", "phone"] {
+            #expect(result.stdout.contains("  \(command) "))
+        }
         #expect(result.stdout.contains("2  usage or input error"))
         #expect(try CLI.run([]).status == 2)
         let unknown = try CLI.run(["frobnicate"])
@@ -58,7 +60,9 @@ struct CLITests {
         for arguments in [["--version"], ["version"]] {
             let result = try CLI.run(arguments)
             #expect(result.status == 0)
-            #expect(result.stdout.range(of: #"^multiauth \d+\.\d+\.\d+(-[0-9A-Za-z.]+)?\n$"#, options: .regularExpression) != nil, "\(result.stdout)")
+            #expect(
+                result.stdout.range(of: #"^multiauth \d+\.\d+\.\d+(-[0-9A-Za-z.]+)?\n$"#, options: .regularExpression)
+                    != nil, "\(result.stdout)")
         }
         #expect(try CLI.run(["--version", "extra"]).status == 2)
         #expect(try CLI.run(["--help"]).stdout.contains("--version"))
@@ -82,9 +86,12 @@ struct CLITests {
     }
 
     @Test func totpMatchesTheRFCVectors() throws {
-        #expect(try CLI.run(["totp", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--time", "59", "--digits", "8"]).stdout == "94287082\n")
+        #expect(
+            try CLI.run(["totp", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "--time", "59", "--digits", "8"]).stdout
+                == "94287082\n")
         #expect(try CLI.run(["totp", "gezd gnbv gy3t qojq gezd gnbv gy3t qojq", "--time", "59"]).stdout == "287082\n")
-        let uri = "otpauth://totp/Example:user%40example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZA&issuer=Example&algorithm=SHA256&digits=8&period=30"
+        let uri =
+            "otpauth://totp/Example:user%40example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZA&issuer=Example&algorithm=SHA256&digits=8&period=30"
         #expect(try CLI.run(["totp", uri, "--time", "59"]).stdout == "46119246\n")
         #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "324550", "--time", "1700000000"]).status == 0)
         #expect(try CLI.run(["totp", "JBSWY3DPEHPK3PXP", "--verify", "324551", "--time", "1700000000"]).status == 1)
@@ -93,13 +100,18 @@ struct CLITests {
     }
 
     @Test func otpauthMasksTheSecretAndRejectsBadEscapes() throws {
-        let ok = try CLI.run(["otpauth", "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft"])
+        let ok = try CLI.run([
+            "otpauth", "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft",
+        ])
         #expect(ok.status == 0)
         #expect(ok.stdout.contains("Microsoft"))
         #expect(!ok.stdout.contains("JBSWY3DPEHPK3PXP"))
         #expect(try CLI.run(["otpauth", "otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP&algorithm=%SHA1"]).status == 2)
         #expect(try CLI.run(["otpauth", "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&period=0"]).status == 2)
-        let qr = try CLI.run(["otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr", "--show-secret"])
+        let qr = try CLI.run([
+            "otpauth", "otpauth://totp/Acme:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme", "--qr",
+            "--show-secret",
+        ])
         #expect(qr.status == 0)
         #expect(qr.stdout.contains("▀") && qr.stdout.contains("error correction M"))
     }
@@ -121,8 +133,10 @@ struct CLITests {
 
     /// PyJWT-made ES256 token (kid ec-1, sub user-2, exp 1700003600.5, no aud) and its JWKS:
     /// the crypto tests' peer fixtures.
-    static let peerES256Token = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImVjLTEiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJ1c2VyLTIiLCJleHAiOjE3MDAwMDM2MDAuNSwiaWF0IjoxNzAwMDAwMDAwfQ.V52nDumXxdxpZXv9j3KdGmWWWil7MlRch6mE3soxTP9sSY1suygXxxoqqj8SaPzeuLtAsJdEvcoDJ79nzKI56w"
-    static let peerJWKS = #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "RkSg7CfgkaZlzHiQ1Eb5-wGYKINg4Cnlf8vgarM7lys", "y": "W_bBeF1dwgNIFcg3j4NhY9KJ1WRti4mCBToQMwbA3c0", "kid": "ec-1"}]}"#
+    static let peerES256Token =
+        "eyJhbGciOiJFUzI1NiIsImtpZCI6ImVjLTEiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJ1c2VyLTIiLCJleHAiOjE3MDAwMDM2MDAuNSwiaWF0IjoxNzAwMDAwMDAwfQ.V52nDumXxdxpZXv9j3KdGmWWWil7MlRch6mE3soxTP9sSY1suygXxxoqqj8SaPzeuLtAsJdEvcoDJ79nzKI56w"
+    static let peerJWKS =
+        #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "RkSg7CfgkaZlzHiQ1Eb5-wGYKINg4Cnlf8vgarM7lys", "y": "W_bBeF1dwgNIFcg3j4NhY9KJ1WRti4mCBToQMwbA3c0", "kid": "ec-1"}]}"#
 
     @Test func jwtIsValidOnlyWithACheckedSignatureAndAnAudienceChoice() throws {
         let token = Self.peerES256Token
@@ -133,14 +147,18 @@ struct CLITests {
         #expect(decoded.stdout.contains(#""claimsValid":true"#) && decoded.stdout.contains("signature not checked"))
         #expect(!decoded.stdout.contains(#""valid":true"#))
         // With the key set the same token is valid, exit 0.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-jwks-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-jwks-\(UUID().uuidString).json")
         try Data(Self.peerJWKS.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let verified = try CLI.run(["jwt", token, "--time", "1700000100", "--any-audience", "--jwks", file.path, "--json"])
+        let verified = try CLI.run([
+            "jwt", token, "--time", "1700000100", "--any-audience", "--jwks", file.path, "--json",
+        ])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains(#""valid":true"#))
         // The audience is required: the token has no aud, so an expected one fails (exit 1).
-        #expect(try CLI.run(["jwt", token, "--time", "1700000100", "--audience", "app", "--jwks", file.path]).status == 1)
+        #expect(
+            try CLI.run(["jwt", token, "--time", "1700000100", "--audience", "app", "--jwks", file.path]).status == 1)
         let missing = try CLI.run(["jwt", token, "--time", "1700000100", "--jwks", file.path])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("--audience") && missing.stderr.contains("--any-audience"))
@@ -158,10 +176,14 @@ struct CLITests {
 
     @Test func jwtRefusesHostileTokensAsInputErrors() throws {
         func b64(_ text: String) -> String {
-            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/", with: "_"
+            )
+            .replacingOccurrences(of: "=", with: "")
         }
-        let nested = b64(#"{"alg":"RS256"}"#) + "." + b64(#"{"a":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}") + ".c2ln"
+        let nested =
+            b64(#"{"alg":"RS256"}"#) + "."
+            + b64(#"{"a":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}") + ".c2ln"
         let deep = try CLI.run(["jwt", nested, "--any-audience"])
         #expect(deep.status == 2)
         #expect(deep.stderr.contains("nesting depth exceeds the limit of 32"))
@@ -228,7 +250,8 @@ struct CLITests {
     }
 
     @Test func demoStoreRestoresOnTheSecondRun() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(try CLI.run(["demo", "--provider", "truecaller", "--store", directory.path]).status == 0)
         let second = try CLI.run(["demo", "--provider", "truecaller", "--store", directory.path])
@@ -237,7 +260,8 @@ struct CLITests {
     }
 
     @Test func interactiveDemoAcceptsTypedInput() throws {
-        let result = try CLI.run(["demo", "--interactive", "--provider", "dynamic"], stdin: "me@example.com\n12\nquit\n")
+        let result = try CLI.run(
+            ["demo", "--interactive", "--provider", "dynamic"], stdin: "me@example.com\n12\nquit\n")
         #expect(result.stdout.contains("invalidCodeFormat"))
         #expect(result.stdout.contains("flowCancelled"))
         #expect(result.status == 1)

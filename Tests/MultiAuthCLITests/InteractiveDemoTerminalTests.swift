@@ -24,13 +24,13 @@ struct InteractiveDemoTerminalTests {
         terminal.send("not-an-email")
         try terminal.expect("✗ not a valid e-mail address")
         try terminal.expect("try again")
-        try terminal.expect("e-mail address [")                       // asked again, flow not ended
+        try terminal.expect("e-mail address [")  // asked again, flow not ended
         terminal.send("quit")
         try terminal.expect("quit: the flow was cancelled")
         #expect(try terminal.finish() == 1)
         #expect(!terminal.transcript.contains("signIn(with: .dynamic"), "\(terminal.transcript)")
-        #expect(!terminal.transcript.contains("invalidInput"))         // 'quit' was never parsed as an address
-        #expect(terminal.transcript.contains("quit\n"))                 // the terminal echoed it
+        #expect(!terminal.transcript.contains("invalidInput"))  // 'quit' was never parsed as an address
+        #expect(terminal.transcript.contains("quit\n"))  // the terminal echoed it
     }
 
     /// (label, the lines that reach the prompt, the prompt, whether a flow is pending there).
@@ -52,7 +52,7 @@ struct InteractiveDemoTerminalTests {
         let provider = String(label.split(separator: " ")[0])
         let terminal = try Self.demo(provider)
         for line in lines {
-            try terminal.expect("'quit'):")                            // every prompt ends so
+            try terminal.expect("'quit'):")  // every prompt ends so
             terminal.send(line)
         }
         try terminal.expect(prompt)
@@ -71,7 +71,8 @@ struct InteractiveDemoTerminalTests {
         try terminal.expect("phone number [")
         terminal.send("quit")
         #expect(try terminal.finish() == 1)
-        #expect(Self.count("skipped (quit)", in: terminal.transcript) == 4, "\(terminal.transcript)")   // link, dynamic, truecaller, portal
+        // link, dynamic, truecaller, portal
+        #expect(Self.count("skipped (quit)", in: terminal.transcript) == 4, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("e-mail address ["))
     }
 
@@ -95,7 +96,7 @@ struct InteractiveDemoTerminalTests {
         try terminal.expect("phone number [")
         terminal.send("")
         try terminal.expect("first name [")
-        terminal.send("12")                                              // refused locally: asked again
+        terminal.send("12")  // refused locally: asked again
         try terminal.expect("✗ not a valid first name")
         try terminal.expect("first name [")
         terminal.send("Asha")
@@ -109,7 +110,9 @@ struct InteractiveDemoTerminalTests {
         // Nothing was sent before the name was complete.
         #expect(!beforeName.contains("signIn(with: .truecaller") && !beforeName.contains("sms to"), "\(beforeName)")
         let transcript = terminal.transcript
-        let order = ["last name [", "signIn(with: .truecaller", "sms to", "signedIn"].map { transcript.range(of: $0)?.lowerBound }
+        let order = ["last name [", "signIn(with: .truecaller", "sms to", "signedIn"].map {
+            transcript.range(of: $0)?.lowerBound
+        }
         #expect(order.allSatisfy { $0 != nil } && order.map { $0! } == order.map { $0! }.sorted(), "\(transcript)")
     }
 
@@ -123,7 +126,7 @@ struct InteractiveDemoTerminalTests {
             terminal.send(wrong)
         }
         try terminal.expect("Send a new code? [y/N]")
-        #expect(Self.count("challengeIssued", in: terminal.transcript) == 1)   // nothing sent while asking
+        #expect(Self.count("challengeIssued", in: terminal.transcript) == 1)  // nothing sent while asking
         #expect(terminal.transcript.contains("— 2 attempts left") && terminal.transcript.contains("— 1 attempt left"))
         #expect(!terminal.transcript.contains("1 attempts"))
         terminal.send("maybe")
@@ -174,7 +177,7 @@ struct InteractiveDemoTerminalTests {
         try terminal.expect("Google account [")
         terminal.send("")
         try terminal.expect("TOTP code (6 digits")
-        terminal.send("123")                                             // malformed: asked again
+        terminal.send("123")  // malformed: asked again
         try terminal.expect("type the code again")
         try terminal.expect("TOTP code (6 digits")
         terminal.send("code")

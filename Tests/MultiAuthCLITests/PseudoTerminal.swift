@@ -28,8 +28,10 @@ final class PseudoTerminal {
         var description: String {
             switch self {
             case .openFailed(let why): "cannot open a pseudo-terminal: \(why)"
-            case .ended(let text, let transcript): "the program ended before printing '\(text)'. Transcript:\n\(transcript)"
-            case .silent(let text, let transcript): "no output for 10 minutes while waiting for '\(text)'. Transcript:\n\(transcript)"
+            case .ended(let text, let transcript):
+                "the program ended before printing '\(text)'. Transcript:\n\(transcript)"
+            case .silent(let text, let transcript):
+                "no output for 10 minutes while waiting for '\(text)'. Transcript:\n\(transcript)"
             case .waitingForInput(let text, let transcript):
                 "the program waits for input but never printed '\(text)'. Transcript:\n\(transcript)"
             }
@@ -193,7 +195,7 @@ private struct PTY {
         typealias IntFunction = @convention(c) (Int32) -> Int32
         typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
         func symbol(_ name: String) throws -> UnsafeMutableRawPointer {
-            guard let pointer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {   // RTLD_DEFAULT
+            guard let pointer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {  // RTLD_DEFAULT
                 throw PseudoTerminal.Failure.openFailed("\(name) not found")
             }
             return pointer

@@ -99,7 +99,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         case .serverClockOffsetIsTolerated:
             // Takes the server's absolute expiry (server clock) instead of the relative one.
             let capture = CapturingTransport(context.transport)
-            let inner = AuthContext(transport: capture, time: context.time, flowID: context.flowID, events: { context.emit($0) })
+            let inner = AuthContext(
+                transport: capture, time: context.time, flowID: context.flowID, events: { context.emit($0) })
             let step = try await reference.start(request, context: inner)
             guard case .challenge(var challenge) = step, let response = capture.last,
                 let wire = try? response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
@@ -116,7 +117,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         case .malformedCodesHandledLocally: challenge.kind = .profileConsent
         case .expiredChallengeRefusedLocally:
             if let expiresAt = challenge.expiresAt {
-                challenge.expiresAt = challenge.issuedAt.addingTimeInterval(expiresAt.timeIntervalSince(challenge.issuedAt) * 60)
+                challenge.expiresAt = challenge.issuedAt.addingTimeInterval(
+                    expiresAt.timeIntervalSince(challenge.issuedAt) * 60)
             }
         case .resendHonoursCooldownAndSendsNewCode: challenge.resendAvailableAt = challenge.issuedAt
         case .pendingChallengeSurvivesEncoding:
@@ -134,7 +136,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     private func restored(_ challenge: Challenge) -> Challenge {
         var challenge = challenge
         switch breaking {
-        case .pendingChallengeSurvivesEncoding: challenge.providerState = memory.state(for: challenge.flowID) ?? ProviderState()
+        case .pendingChallengeSurvivesEncoding:
+            challenge.providerState = memory.state(for: challenge.flowID) ?? ProviderState()
         case .concurrentFlowsDoNotCrossTalk: challenge.providerState = memory.last ?? challenge.providerState
         default: break
         }
@@ -144,12 +147,14 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     /// The request option that carries the name up front (C24's breakage).
     static let nameOption = "name"
 
-    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep
+    {
         if breaking == .challengeAnnouncesAnswerRequirements, answer.name == nil, memory.demandsName(challenge.flowID) {
             throw AuthError(.invalidInput, "a name is required", provider: id, reason: .answerMismatch)
         }
         let step: SignInStep
-        do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var error
+        do { step = try await reference.respond(to: restored(challenge), with: answer, context: context) } catch var
+            error
             as AuthError
         {
             switch breaking {
@@ -158,7 +163,8 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                 error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
             case .providerErrorCodesMapToAuthErrors: error.providerCode = nil
             case .serverFailuresAreRetryable where error.code == .providerUnavailable: error.code = .generic
-            case .noSecretInAnyRendering where error.code == .invalidCode: error.message = "code \(answer.rawCode) is not correct"
+            case .noSecretInAnyRendering where error.code == .invalidCode:
+                error.message = "code \(answer.rawCode) is not correct"
             default: break
             }
             throw error
@@ -166,12 +172,15 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         guard case .signedIn(var session) = step else { return step }
         memory.issued(session)
         switch breaking {
-        case .storageFailureOnSaveIsRetryable: session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
+        case .storageFailureOnSaveIsRetryable:
+            session.credentials.expiresAt = session.credentials.expiresAt?.addingTimeInterval(0.0004)
         case .restoredSessionComesFirstAfterRestart:
             if let expiresAt = session.credentials.expiresAt {
                 // Rounded to the millisecond, as sessions are stored, so only C20 notices.
-                session.credentials.expiresAt = session.createdAt.addingTimeInterval(
-                    expiresAt.timeIntervalSince(session.createdAt) / 1000).roundedToMilliseconds
+                session.credentials.expiresAt =
+                    session.createdAt.addingTimeInterval(
+                        expiresAt.timeIntervalSince(session.createdAt) / 1000
+                    ).roundedToMilliseconds
             }
         default: break
         }
@@ -218,7 +227,9 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         var refreshed: AuthSession
         do { refreshed = try await reference.refresh(session, context: context) } catch var error as AuthError {
             // Reads a revoked refresh credential as an unknown failure.
-            if breaking == .revocationEndsSessionTransientFailureKeepsIt, error.code == .sessionExpired { error.code = .generic }
+            if breaking == .revocationEndsSessionTransientFailureKeepsIt, error.code == .sessionExpired {
+                error.code = .generic
+            }
             throw error
         }
         if breaking == .refreshDoesNotOverwriteNewerSession {
@@ -229,7 +240,9 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             memory.issued(refreshed)
         }
         // Keeps the old refresh token although the server rotated it.
-        if breaking == .concurrentRefreshesCoalesce { refreshed.credentials.refreshToken = session.credentials.refreshToken }
+        if breaking == .concurrentRefreshesCoalesce {
+            refreshed.credentials.refreshToken = session.credentials.refreshToken
+        }
         return refreshed
     }
 

@@ -38,7 +38,8 @@ struct ConformanceReportTests {
     @Test func jsonRoundTrips() throws {
         let data = try report.jsonData()
         #expect(try JSONDecoder().decode(ConformanceReport.self, from: data) == report)
-        let object = try #require(try JSONSerialization.jsonObject(with: report.jsonData(prettyPrinted: false)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: report.jsonData(prettyPrinted: false)) as? [String: Any])
         let results = try #require(object["results"] as? [[String: Any]])
         #expect(results[1]["status"] as? String == "skipped")
         #expect(results[0]["detail"] == nil)
@@ -62,7 +63,9 @@ struct ConformanceSkipTests {
         func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
             try await base.start(request, context: context)
         }
-        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+            -> SignInStep
+        {
             try await base.respond(to: challenge, with: answer, context: context)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {
@@ -77,13 +80,20 @@ struct ConformanceSkipTests {
         harness.invalidRequests = []
         harness.serverClockTolerance = nil
         let report = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run()
-        #expect(report.skipped.map(\.id) == ["C01", "C03", "C04", "C05", "C06", "C07", "C08", "C17", "C18", "C19", "C21", "C22", "C23", "C24"])
+        #expect(
+            report.skipped.map(\.id) == [
+                "C01", "C03", "C04", "C05", "C06", "C07", "C08", "C17", "C18", "C19", "C21", "C22", "C23", "C24",
+            ])
         #expect(report.skipped.allSatisfy { $0.detail?.isEmpty == false })
         #expect(report.failed.isEmpty, "\(report.renderTable())")
         #expect(report.passed.count == 10)
     }
 
-    @Test(arguments: [ConformanceCheck.resendHonoursCooldownAndSendsNewCode, .redirectsAreClaimedOnlyWhenValid, .concurrentRefreshesCoalesce, .refreshDoesNotOverwriteNewerSession, .revocationEndsSessionTransientFailureKeepsIt, .duplicateRedirectsShareOneExchange])
+    @Test(arguments: [
+        ConformanceCheck.resendHonoursCooldownAndSendsNewCode, .redirectsAreClaimedOnlyWhenValid,
+        .concurrentRefreshesCoalesce, .refreshDoesNotOverwriteNewerSession,
+        .revocationEndsSessionTransientFailureKeepsIt, .duplicateRedirectsShareOneExchange,
+    ])
     func claimedAbilityWithoutProtocolFails(_ check: ConformanceCheck) async {
         let result = await ProviderConformance(provider: { _ in PlainProvider() }, harness: .reference()).run(check)
         #expect(result.status == .failed)
@@ -93,7 +103,8 @@ struct ConformanceSkipTests {
     @Test func fixturesWithoutAnUnknownCodeFailC08() async {
         var harness = ConformanceHarness.reference()
         harness.errorFixtures.removeAll { $0.expectedCode == .generic }
-        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(.providerErrorCodesMapToAuthErrors)
+        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(
+            .providerErrorCodesMapToAuthErrors)
         #expect(result.status == .failed)
     }
 

@@ -7,7 +7,11 @@ import Testing
 /// carries that reason, and a skip without one keeps the generic wording.
 @Suite(.timeLimit(.minutes(10)))
 struct ConformanceSkipReasonTests {
-    static let checks: [ConformanceCheck] = [.malformedCodesHandledLocally, .wrongCodeThenRightCodeSucceeds, .exhaustedAttemptsEndTheChallenge, .expiredChallengeRefusedLocally, .resendHonoursCooldownAndSendsNewCode, .redirectsAreClaimedOnlyWhenValid, .concurrentRefreshesCoalesce]
+    static let checks: [ConformanceCheck] = [
+        .malformedCodesHandledLocally, .wrongCodeThenRightCodeSucceeds, .exhaustedAttemptsEndTheChallenge,
+        .expiredChallengeRefusedLocally, .resendHonoursCooldownAndSendsNewCode, .redirectsAreClaimedOnlyWhenValid,
+        .concurrentRefreshesCoalesce,
+    ]
 
     @Test func skipDetailsCarryTheHarnessReasons() async {
         var harness = ConformanceHarness.reference()
@@ -20,7 +24,8 @@ struct ConformanceSkipReasonTests {
         let report = await kit.run(Self.checks)
         #expect(report.skipped.count == Self.checks.count, "\(report.renderTable())")
         let details = Dictionary(uniqueKeysWithValues: report.results.map { ($0.id, $0.detail ?? "") })
-        #expect(details["C03"] == "codeEntry unsupported, needed to submit malformed codes: the first challenge is a link")
+        #expect(
+            details["C03"] == "codeEntry unsupported, needed to submit malformed codes: the first challenge is a link")
         #expect(details["C04"] == "codeEntry unsupported, needed to submit a wrong code: the first challenge is a link")
         #expect(details["C05"] == "attemptLimit unsupported: the limit is a rate limit")
         #expect(details["C06"] == "the harness does not list expiry")
@@ -32,7 +37,8 @@ struct ConformanceSkipReasonTests {
     @Test func aReasonForAListedAbilityIsIgnored() async {
         var harness = ConformanceHarness.reference()
         harness.unsupportedReasons = [.resend: "stale reason"]
-        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(.resendHonoursCooldownAndSendsNewCode)
+        let result = await ProviderConformance(provider: { _ in ReferenceProvider() }, harness: harness).run(
+            .resendHonoursCooldownAndSendsNewCode)
         #expect(result.status == .passed, "\(result)")
     }
 }
@@ -49,8 +55,11 @@ struct ConformancePublicStateTests {
         func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
             try await base.start(request, context: context)
         }
-        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
-            guard case .signedIn(var session) = try await base.respond(to: challenge, with: answer, context: context) else {
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+            -> SignInStep
+        {
+            guard case .signedIn(var session) = try await base.respond(to: challenge, with: answer, context: context)
+            else {
                 throw AuthError(.generic, "expected a session")
             }
             session.user.id = challenge.providerState["flowId"] ?? session.user.id

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import Testing
+
 @testable import MultiAuthConformance
 
 /// The conformance kit's byte-keeping store (C12) implements conditional writes atomically.
@@ -9,7 +10,8 @@ import Testing
         AuthSession(
             id: "s1", provider: provider, user: AuthUser(id: "u1"),
             credentials: Credentials(
-                accessToken: "A\(counter)", refreshToken: "R\(counter)", expiresAt: Date(timeIntervalSince1970: 1_700_000_000.25)),
+                accessToken: "A\(counter)", refreshToken: "R\(counter)",
+                expiresAt: Date(timeIntervalSince1970: 1_700_000_000.25)),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
@@ -22,7 +24,9 @@ import Testing
         #expect(try await store.replace(v1, with: nil, for: "p") == .conflict(current: v2))
         #expect(try await store.replace(v2, with: nil, for: "p") == .written)
         #expect(try await store.load(for: "p") == nil)
-        let error = await #expect(throws: AuthError.self) { _ = try await store.replace(nil, with: Self.session(1, provider: "q"), for: "p") }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await store.replace(nil, with: Self.session(1, provider: "q"), for: "p")
+        }
         #expect(error?.code == .invalidInput)
         #expect(try await store.load(for: "q") == nil)
     }
@@ -40,7 +44,9 @@ import Testing
                     for _ in 0..<50 {
                         let current = try await store.load(for: "p")
                         let next = Int(current?.credentials.accessToken?.dropFirst() ?? "0")! + 1
-                        if try await store.replace(current, with: Self.session(next), for: "p") == .written { won.append(next) }
+                        if try await store.replace(current, with: Self.session(next), for: "p") == .written {
+                            won.append(next)
+                        }
                     }
                     return won
                 }

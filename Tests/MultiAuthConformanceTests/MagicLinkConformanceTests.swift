@@ -23,7 +23,9 @@ struct MagicLinkConformanceTests {
             let step = try await base.start(request, context: context)
             return step.challenge.map { .challenge(asLink($0)) } ?? step
         }
-        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+            -> SignInStep
+        {
             try await base.respond(to: challenge, with: answer, context: context)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {

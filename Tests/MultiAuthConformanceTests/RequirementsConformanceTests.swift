@@ -23,7 +23,9 @@ struct RequirementsConformanceTests {
             return .challenge(challenge)
         }
 
-        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+        func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+            -> SignInStep
+        {
             if enforces, answer.name == nil {
                 throw AuthError(.invalidInput, "a name is required", provider: id, reason: .answerMismatch)
             }

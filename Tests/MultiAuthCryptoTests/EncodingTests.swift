@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MultiAuthCrypto
 
 @Suite("base32, base64, base64url, percent-encoding")
@@ -32,7 +33,8 @@ struct EncodingTests {
 
     @Test("B04: alphabet, padding placement and impossible lengths")
     func b04() throws {
-        for bad in ["JBSWY3DPEHPK3PX1", "JBSWY3DPEHPK3PX0", "JBSWY3DPEHPK3PX8", "JBSWY3DPEHPK3PX9", "JBSWY3DPEHPK3PX!"] {
+        for bad in ["JBSWY3DPEHPK3PX1", "JBSWY3DPEHPK3PX0", "JBSWY3DPEHPK3PX8", "JBSWY3DPEHPK3PX9", "JBSWY3DPEHPK3PX!"]
+        {
             #expect(throws: CryptoError.invalidCharacter) { try Base32.decode(bad) }
         }
         for good in ["JBSWY3DPEHPK3PXP", "jbswy3dpehpk3pxp", "JBSWY3DPEHPK3PXP========", "JBSWY3DPEHPK3PXP="] {
@@ -66,7 +68,9 @@ struct EncodingTests {
         #expect(try json("eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9") == #"{"typ":"JWT","alg":"HS256"}"#)
         #expect(try json("eyJzdWIiOiJ1c2VyLTEyIiwiZXhwIjoxNzAwMDAwMDAwfQ") == #"{"sub":"user-12","exp":1700000000}"#)
         #expect(try json("eyJzdWIiOiJ1c2VyLTEyMyIsImV4cCI6MTcwMDAwMDAwMH0") == #"{"sub":"user-123","exp":1700000000}"#)
-        #expect(try json("eyJzdWIiOiJ1MSIsIm5vdGUiOiI_Pj8-IiwiZXhwIjoxNzAwMDAwMDAwfQ") == #"{"sub":"u1","note":"?>?>","exp":1700000000}"#)
+        #expect(
+            try json("eyJzdWIiOiJ1MSIsIm5vdGUiOiI_Pj8-IiwiZXhwIjoxNzAwMDAwMDAwfQ")
+                == #"{"sub":"u1","note":"?>?>","exp":1700000000}"#)
         #expect(throws: CryptoError.invalidBase64) { try Base64URL.decode("eyJhY") }
         #expect(throws: CryptoError.invalidBase64) { try Base64URL.decode("eyJhYg==") }
         #expect(throws: CryptoError.invalidBase64) { try Base64URL.decode("ab+/") }
@@ -114,9 +118,12 @@ struct EncodingTests {
 extension EncodingTests {
     @Test("B01: every Unicode whitespace character between groups is ignored")
     func base32UnicodeWhitespace() throws {
-        for separator in ["\u{00A0}", "\u{2009}", "\u{202F}", "\u{3000}", "\u{2028}", "\u{0085}", "\u{000B}", "\u{000C}"] {
+        for separator in [
+            "\u{00A0}", "\u{2009}", "\u{202F}", "\u{3000}", "\u{2028}", "\u{0085}", "\u{000B}", "\u{000C}",
+        ] {
             let pasted = ["gezd", "gnbv", "gy3t", "qojq", "gezd", "gnbv", "gy3t", "qojq"].joined(separator: separator)
-            #expect(try Base32.decode(pasted) == Keys.k20, "U+\(String(separator.unicodeScalars.first!.value, radix: 16))")
+            #expect(
+                try Base32.decode(pasted) == Keys.k20, "U+\(String(separator.unicodeScalars.first!.value, radix: 16))")
         }
         #expect(try Base32.decode("\u{00A0}JBSWY3DPEHPK3PXP\u{00A0}=\u{3000}=") == Keys.kh)
         // Not whitespace: still rejected.

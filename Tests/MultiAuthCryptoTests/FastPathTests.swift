@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuthCrypto
 
 /// A small seeded generator (SplitMix64) for reproducible random inputs.
@@ -37,7 +38,9 @@ struct FastPathTests {
     /// members (one `:` outside strings each, in valid JSON) than the decoded objects hold,
     /// i.e. when an object repeated a name and Foundation kept one of the values.
     static func reference(_ document: [UInt8]) throws -> [String: JSONValue] {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(document)), case .object(let members) = value else {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(document)),
+            case .object(let members) = value
+        else {
             throw CryptoError.malformedToken
         }
         func memberCount(_ value: JSONValue) -> Int {
@@ -52,7 +55,13 @@ struct FastPathTests {
         var escaped = false
         for byte in document {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
             } else if byte == UInt8(ascii: "\"") {
                 inString = true
             } else if byte == UInt8(ascii: ":") {
@@ -65,16 +74,26 @@ struct FastPathTests {
 
     /// A random JSON value; `depth` bounds nesting.
     static func value(_ random: inout SplitMix64, depth: Int) -> String {
-        let strings = ["\"a\"", "\"iss\"", "\"\"", "\"\\u00e9t\\u00E9\"", "\"\\ud83d\\ude00\"", "\"caf\u{e9}\"", "\"x\\\"y\\\\z\\/\"",
-                       "\"\\b\\f\\n\\r\\t\"", "\"tab\\tend\"", "\"\u{1F600} emoji\"", "\"https://issuer.example/path?q=1\""]
-        let numbers = ["0", "-0", "1", "-17", "1700000000", "1700000000.5", "1e3", "2E-2", "-0.0", "123456789012345678", "9007199254740993",
-                       "3.141592653589793", "1.5e300", "999999999999999", "1000000000000000", "-9999999999999999", "12345678901234567890"]
+        let strings = [
+            "\"a\"", "\"iss\"", "\"\"", "\"\\u00e9t\\u00E9\"", "\"\\ud83d\\ude00\"", "\"caf\u{e9}\"",
+            "\"x\\\"y\\\\z\\/\"",
+            "\"\\b\\f\\n\\r\\t\"", "\"tab\\tend\"", "\"\u{1F600} emoji\"", "\"https://issuer.example/path?q=1\"",
+        ]
+        let numbers = [
+            "0", "-0", "1", "-17", "1700000000", "1700000000.5", "1e3", "2E-2", "-0.0", "123456789012345678",
+            "9007199254740993",
+            "3.141592653589793", "1.5e300", "999999999999999", "1000000000000000", "-9999999999999999",
+            "12345678901234567890",
+        ]
         switch Int.random(in: 0..<(depth > 0 ? 8 : 5), using: &random) {
         case 0: return strings.randomElement(using: &random)!
         case 1: return numbers.randomElement(using: &random)!
         case 2: return ["true", "false", "null"].randomElement(using: &random)!
         case 3, 4: return numbers.randomElement(using: &random)!
-        case 5: return "[" + (0..<Int.random(in: 0...3, using: &random)).map { _ in value(&random, depth: depth - 1) }.joined(separator: ",") + "]"
+        case 5:
+            return "["
+                + (0..<Int.random(in: 0...3, using: &random)).map { _ in value(&random, depth: depth - 1) }.joined(
+                    separator: ",") + "]"
         default: return object(&random, depth: depth - 1)
         }
     }
@@ -82,7 +101,8 @@ struct FastPathTests {
     static func object(_ random: inout SplitMix64, depth: Int) -> String {
         let names = ["\"a\"", "\"b\"", "\"iss\"", "\"exp\"", "\"\\u0061\"", "\"caf\u{e9}\"", "\"cafe\u{301}\""]
         let members = (0..<Int.random(in: 0...4, using: &random)).map { _ in
-            names.randomElement(using: &random)! + [":", " : ", ":\n"].randomElement(using: &random)! + value(&random, depth: depth)
+            names.randomElement(using: &random)! + [":", " : ", ":\n"].randomElement(using: &random)!
+                + value(&random, depth: depth)
         }
         return "{" + members.joined(separator: [",", ", ", " ,\t"].randomElement(using: &random)!) + "}"
     }
@@ -92,10 +112,12 @@ struct FastPathTests {
     func jsonParserAgreesWithFoundation() {
         let seed: UInt64 = 0x150_1234
         var random = SplitMix64(state: seed)
-        var documents: [[UInt8]] = [Array(#"{"alg":"RS256","kid":"k1","typ":"JWT"}"#.utf8), Array(" { } ".utf8), Array("[]".utf8),
-                                    Array("{\"a\":1,\"a\":2}".utf8), Array("{\"a\":1}x".utf8), Array("{\"a\":\"\u{1}\"}".utf8),
-                                    Array("{\"a\":01}".utf8), Array("{\"a\":1.}".utf8), Array("{\"a\":\"\\ud800\"}".utf8),
-                                    Array("{\"a\":1e400}".utf8), [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], Array("{\"a\":[1,]}".utf8)]
+        var documents: [[UInt8]] = [
+            Array(#"{"alg":"RS256","kid":"k1","typ":"JWT"}"#.utf8), Array(" { } ".utf8), Array("[]".utf8),
+            Array("{\"a\":1,\"a\":2}".utf8), Array("{\"a\":1}x".utf8), Array("{\"a\":\"\u{1}\"}".utf8),
+            Array("{\"a\":01}".utf8), Array("{\"a\":1.}".utf8), Array("{\"a\":\"\\ud800\"}".utf8),
+            Array("{\"a\":1e400}".utf8), [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], Array("{\"a\":[1,]}".utf8),
+        ]
         for _ in 0..<1_500 {
             let document = Array(Self.object(&random, depth: 3).utf8)
             documents.append(document)
@@ -117,7 +139,9 @@ struct FastPathTests {
             let text = String(decoding: document, as: UTF8.self)
             // The one intended difference: RFC 8259 has no trailing commas; Foundation's decoder
             // accepts `[1,]`, the parser refuses it.
-            if case .failed = fast, case .parsed = reference, text.range(of: #",\s*[\]}]"#, options: .regularExpression) != nil {
+            if case .failed = fast, case .parsed = reference,
+                text.range(of: #",\s*[\]}]"#, options: .regularExpression) != nil
+            {
                 trailingCommas += 1
                 continue
             }
@@ -139,7 +163,9 @@ struct FastPathTests {
             texts.append("1" + String(repeating: "0", count: digits - 1))
             texts.append(String("12345678901234567890123".prefix(digits)))
         }
-        texts += ["9007199254740992", "9007199254740993", "9007199254740995", "-9223372036854775808", "18446744073709551616"]
+        texts += [
+            "9007199254740992", "9007199254740993", "9007199254740995", "-9223372036854775808", "18446744073709551616",
+        ]
         for text in texts {
             let value = try JSONValue(parsing: Array(text.utf8))
             #expect(value == .number(Double(text)!), "\(text)")

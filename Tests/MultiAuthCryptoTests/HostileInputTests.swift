@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuthCrypto
 import MultiAuthTestKeys
+import Testing
+
+@testable import MultiAuthCrypto
 
 /// Issue 15: the bounded JWT/JSON front door, the `kid`/`aud` policy, strict keys and
 /// canonical ECDSA signatures. Nothing here measures time: the linear bound is proved by
@@ -37,7 +38,9 @@ struct HostileInputTests {
         let small = JSONLimits(maximumBytes: 40, maximumDepth: 32, maximumValues: 4_096)
         let token = Self.token(claims: #"{"sub":"user-1"}"#)
         #expect(token.utf8.count > 40)
-        #expect(throws: CryptoError.limitExceeded("token length", maximum: 40)) { try JWT(parsing: token, limits: small) }
+        #expect(throws: CryptoError.limitExceeded("token length", maximum: 40)) {
+            try JWT(parsing: token, limits: small)
+        }
         #expect(try JWT(parsing: token, limits: .jwt).claims.subject == "user-1")
     }
 
@@ -51,8 +54,11 @@ struct HostileInputTests {
         }
         // Empty containers count as a level too, objects as much as arrays.
         let objects = String(repeating: #"{"a":"#, count: 32) + "{}" + String(repeating: "}", count: 32)
-        #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32)) { try JWT(parsing: Self.token(claims: objects)) }
-        let header = #"{"alg":"RS256","x":"# + String(repeating: "[", count: 32) + String(repeating: "]", count: 32) + "}"
+        #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32)) {
+            try JWT(parsing: Self.token(claims: objects))
+        }
+        let header =
+            #"{"alg":"RS256","x":"# + String(repeating: "[", count: 32) + String(repeating: "]", count: 32) + "}"
         #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32)) {
             try JWT(parsing: Self.token(claims: "{}", header: header))
         }
@@ -65,24 +71,46 @@ struct HostileInputTests {
         let fits = #"{"a":["# + Array(repeating: "0", count: 4_094).joined(separator: ",") + "]}"
         #expect(try JWT(parsing: Self.token(claims: fits)).claims["a"]?.arrayValue?.count == 4_094)
         let over = #"{"a":["# + Array(repeating: "0", count: 4_095).joined(separator: ",") + "]}"
-        #expect(throws: CryptoError.limitExceeded("value count", maximum: 4_096)) { try JWT(parsing: Self.token(claims: over)) }
+        #expect(throws: CryptoError.limitExceeded("value count", maximum: 4_096)) {
+            try JWT(parsing: Self.token(claims: over))
+        }
         // Members count like elements.
         let members = "{" + (0..<4_096).map { #""m\#($0)":1"# }.joined(separator: ",") + "}"
-        #expect(throws: CryptoError.limitExceeded("value count", maximum: 4_096)) { try JWT(parsing: Self.token(claims: members)) }
+        #expect(throws: CryptoError.limitExceeded("value count", maximum: 4_096)) {
+            try JWT(parsing: Self.token(claims: members))
+        }
     }
 
     /// The breaker's shapes: deep nesting under 1 KB, and the deep-and-wide tokens that took
     /// 11.2 s (7.8 KB) and 19.3 s (14 KB) of CPU.
     static func breakerTokens() -> [(String, String)] {
         func deepWide(_ depth: Int, _ width: Int, _ element: String) -> String {
-            #"{"a":"# + String(repeating: "[", count: depth) + Array(repeating: element, count: width).joined(separator: ",")
+            #"{"a":"# + String(repeating: "[", count: depth)
+                + Array(repeating: element, count: width).joined(separator: ",")
                 + String(repeating: "]", count: depth) + "}"
         }
         return [
-            ("200 arrays", Self.token(claims: #"{"a":"# + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}")),
-            ("300 arrays", Self.token(claims: #"{"a":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}")),
-            ("150 objects", Self.token(claims: String(repeating: #"{"a":"#, count: 150) + "1" + String(repeating: "}", count: 150))),
-            ("deep header", Self.token(claims: "{}", header: #"{"alg":"RS256","x":"# + String(repeating: "[", count: 250) + String(repeating: "]", count: 250) + "}")),
+            (
+                "200 arrays",
+                Self.token(
+                    claims: #"{"a":"# + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}")
+            ),
+            (
+                "300 arrays",
+                Self.token(
+                    claims: #"{"a":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}")
+            ),
+            (
+                "150 objects",
+                Self.token(claims: String(repeating: #"{"a":"#, count: 150) + "1" + String(repeating: "}", count: 150))
+            ),
+            (
+                "deep header",
+                Self.token(
+                    claims: "{}",
+                    header: #"{"alg":"RS256","x":"# + String(repeating: "[", count: 250)
+                        + String(repeating: "]", count: 250) + "}")
+            ),
             ("7.8 KB deep and wide", Self.token(claims: deepWide(500, 1_600, "{}"))),
             ("14 KB deep and wide", Self.token(claims: deepWide(500, 3_000, "{}"))),
         ]
@@ -92,7 +120,9 @@ struct HostileInputTests {
     func breakerShapes() throws {
         for (name, token) in Self.breakerTokens() {
             if name.hasSuffix("arrays") || name == "deep header" { #expect(token.utf8.count < 1_024, "\(name)") }
-            #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32), "\(name)") { try JWT(parsing: token) }
+            #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32), "\(name)") {
+                try JWT(parsing: token)
+            }
         }
     }
 
@@ -109,7 +139,10 @@ struct HostileInputTests {
             thread.stackSize = 512 * 1024
             thread.start()
         }
-        #expect(outcomes.dropLast().allSatisfy { $0 == CryptoError.limitExceeded("nesting depth", maximum: 32).description }, "\(outcomes)")
+        #expect(
+            outcomes.dropLast().allSatisfy {
+                $0 == CryptoError.limitExceeded("nesting depth", maximum: 32).description
+            }, "\(outcomes)")
         #expect(outcomes.last == "parsed 1")
     }
 
@@ -119,11 +152,27 @@ struct HostileInputTests {
         func steps(_ json: String) throws -> Int { try JSONParser.parse(Array(json.utf8), limits: limits).steps }
         var shapes: [(String, String)] = []
         for width in [10, 100, 1_000, 10_000] {
-            shapes.append(("deep \(width) objects", String(repeating: "[", count: 31) + Array(repeating: "{}", count: width).joined(separator: ",") + String(repeating: "]", count: 31)))
-            shapes.append(("flat \(width) numbers", "[" + Array(repeating: "-1.5e3", count: width).joined(separator: ",") + "]"))
-            shapes.append(("\(width) members", "{" + (0..<width).map { #""k\#($0)":"v\u00e9\#($0)""# }.joined(separator: ",") + "}"))
+            shapes.append(
+                (
+                    "deep \(width) objects",
+                    String(repeating: "[", count: 31) + Array(repeating: "{}", count: width).joined(separator: ",")
+                        + String(repeating: "]", count: 31)
+                ))
+            shapes.append(
+                ("flat \(width) numbers", "[" + Array(repeating: "-1.5e3", count: width).joined(separator: ",") + "]"))
+            shapes.append(
+                (
+                    "\(width) members",
+                    "{" + (0..<width).map { #""k\#($0)":"v\u00e9\#($0)""# }.joined(separator: ",") + "}"
+                ))
             shapes.append(("string \(width)", #"""# + String(repeating: #"x\n"#, count: width) + #"""#))
-            shapes.append(("nested \(width / 10) in 32", String(repeating: #"{"a":["#, count: 16).replacingOccurrences(of: "[", with: "[" + Array(repeating: "true", count: width / 10).joined(separator: ",") + ",") + "null" + String(repeating: "]}", count: 16)))
+            shapes.append(
+                (
+                    "nested \(width / 10) in 32",
+                    String(repeating: #"{"a":["#, count: 16).replacingOccurrences(
+                        of: "[", with: "[" + Array(repeating: "true", count: width / 10).joined(separator: ",") + ",")
+                        + "null" + String(repeating: "]}", count: 16)
+                ))
         }
         for (name, json) in shapes {
             let bytes = json.utf8.count
@@ -132,26 +181,35 @@ struct HostileInputTests {
             #expect(work >= bytes / 2, "\(name): the counter must see the bytes")
         }
         // The old worst case, had it been allowed in, is linear too once the depth fits.
-        let deepWide = String(repeating: "[", count: 30) + Array(repeating: "{}", count: 100_000).joined(separator: ",") + String(repeating: "]", count: 30)
+        let deepWide =
+            String(repeating: "[", count: 30) + Array(repeating: "{}", count: 100_000).joined(separator: ",")
+            + String(repeating: "]", count: 30)
         #expect(try steps(deepWide) <= 3 * deepWide.utf8.count + 8)
     }
 
     @Test("the parser is strict: UTF-8, control characters, surrogates, numbers, trailing text")
     func strictJSON() throws {
         func parse(_ bytes: [UInt8]) throws -> JSONValue { try JSONValue(parsing: bytes) }
-        #expect(try parse(Array(#"{"a":[1,-0.5,2e3,true,false,null,"\u00e9\ud83d\ude00\n"],"b":{}}"#.utf8))["a"]?.arrayValue?.count == 7)
+        #expect(
+            try parse(Array(#"{"a":[1,-0.5,2e3,true,false,null,"\u00e9\ud83d\ude00\n"],"b":{}}"#.utf8))["a"]?
+                .arrayValue?.count == 7)
         #expect(try parse(Array(#" "x" "#.utf8)) == .string("x"))
         let bad: [[UInt8]] = [
-            Array(#"{"a":"\#u{01}"}"#.utf8), [0x22, 0xC3, 0x28, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], Array(#""\ud800""#.utf8),
-            Array(#""\udc00""#.utf8), Array(#"1e400"#.utf8), Array("01".utf8), Array("1.".utf8), Array("-".utf8), Array(".5".utf8),
-            Array("[1,]".utf8), Array(#"{"a":1,}"#.utf8), Array(#"{"a" 1}"#.utf8), Array("{} {}".utf8), Array("tru".utf8),
+            Array(#"{"a":"\#u{01}"}"#.utf8), [0x22, 0xC3, 0x28, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            Array(#""\ud800""#.utf8),
+            Array(#""\udc00""#.utf8), Array(#"1e400"#.utf8), Array("01".utf8), Array("1.".utf8), Array("-".utf8),
+            Array(".5".utf8),
+            Array("[1,]".utf8), Array(#"{"a":1,}"#.utf8), Array(#"{"a" 1}"#.utf8), Array("{} {}".utf8),
+            Array("tru".utf8),
             Array("[".utf8), Array(#"{"a":1,"a":1}"#.utf8), Array("NaN".utf8), Array("\u{FEFF}{}".utf8), [],
         ]
         for input in bad {
             #expect(throws: CryptoError.malformedToken, "\(input)") { try parse(input) }
         }
         #expect(throws: CryptoError.limitExceeded("document size", maximum: 10)) {
-            try JSONValue(parsing: Array("[1,2,3,4,5,6]".utf8), limits: JSONLimits(maximumBytes: 10, maximumDepth: 4, maximumValues: 100))
+            try JSONValue(
+                parsing: Array("[1,2,3,4,5,6]".utf8),
+                limits: JSONLimits(maximumBytes: 10, maximumDepth: 4, maximumValues: 100))
         }
     }
 
@@ -168,11 +226,17 @@ struct HostileInputTests {
         #expect(JSONLimits.jwks.maximumBytes == 1_048_576)
         let big = Data(#"{"keys":[],"pad":""#.utf8) + Data(repeating: 0x41, count: 1_048_576) + Data(#""}"#.utf8)
         #expect(throws: CryptoError.limitExceeded("document size", maximum: 1_048_576)) { try JWKSet(jsonData: big) }
-        let deep = Data((#"{"keys":[],"x":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}").utf8)
+        let deep = Data(
+            (#"{"keys":[],"x":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}").utf8)
         #expect(throws: CryptoError.limitExceeded("nesting depth", maximum: 32)) { try JWKSet(jsonData: deep) }
         #expect(throws: CryptoError.malformedKeySet) { try JWKSet(jsonData: Data(#"{"keys":{}}"#.utf8)) }
         // Entries that are not JWKs are skipped: wrong member types, no kty, not objects.
-        let mixed = try JWKSet(jsonData: Data(PeerFixtures.jwks.replacingOccurrences(of: #"{"keys": ["#, with: #"{"keys": [1, {"kty": "RSA", "kid": 7}, {"kid": "x"}, {"kty": "EC", "kid": null}, "#).utf8))
+        let mixed = try JWKSet(
+            jsonData: Data(
+                PeerFixtures.jwks.replacingOccurrences(
+                    of: #"{"keys": ["#,
+                    with: #"{"keys": [1, {"kty": "RSA", "kid": 7}, {"kid": "x"}, {"kty": "EC", "kid": null}, "#
+                ).utf8))
         #expect(mixed.keys.map(\.kid) == [nil, "rsa-1", "ec-1"])
     }
 
@@ -209,7 +273,9 @@ struct HostileInputTests {
         let cache = JWKSCache { data }
         let at = Date(timeIntervalSince1970: now)
         _ = try await cache.verify(PeerFixtures.rs256Token, at: at, audience: "client-1")
-        await #expect(throws: CryptoError.audienceMismatch) { try await cache.verify(PeerFixtures.rs256Token, at: at, audience: "other") }
+        await #expect(throws: CryptoError.audienceMismatch) {
+            try await cache.verify(PeerFixtures.rs256Token, at: at, audience: "other")
+        }
         #expect(JWTAudience.anyAudience.description == "anyAudience")
     }
 
@@ -217,7 +283,9 @@ struct HostileInputTests {
     func nonFiniteTime() throws {
         let claims = try JWT(parsing: Self.token(claims: #"{"exp":1700000000,"nbf":1600000000}"#)).claims
         for now in [-Double.infinity, .infinity, .nan] {
-            #expect(throws: CryptoError.timeOutOfRange, "\(now)") { try claims.validate(at: now, audience: .anyAudience) }
+            #expect(throws: CryptoError.timeOutOfRange, "\(now)") {
+                try claims.validate(at: now, audience: .anyAudience)
+            }
         }
     }
 
@@ -233,7 +301,9 @@ struct HostileInputTests {
     func rsaExponents() throws {
         let modulus = try Self.fixtureModulus()
         for exponent: [UInt8] in [[1], [2], [4], [0x01, 0x00, 0x00], [0x01, 0x00, 0x00, 0x00], [0, 1]] {
-            #expect(throws: CryptoError.invalidKey, "e = \(exponent)") { try PublicKey(rsaModulus: modulus, exponent: exponent) }
+            #expect(throws: CryptoError.invalidKey, "e = \(exponent)") {
+                try PublicKey(rsaModulus: modulus, exponent: exponent)
+            }
             let jwk = JWK(kty: "RSA", kid: "k", n: Base64URL.encode(modulus), e: Base64URL.encode(exponent))
             #expect(throws: CryptoError.invalidKey, "e = \(exponent)") { try PublicKey(jwk: jwk) }
             let spki = DER.subjectPublicKeyInfo(rsaPublicKey: DER.rsaPublicKey(modulus: modulus, exponent: exponent))
@@ -250,7 +320,10 @@ struct HostileInputTests {
         let input = Self.b64(#"{"alg":"RS256","kid":"e1"}"#) + "." + Self.b64(#"{"sub":"admin","aud":"client-1"}"#)
         // EMSA-PKCS1-v1_5 (RFC 8017 §9.2): 00 01 FF… 00 DigestInfo(SHA-256) H. With e = 1 this
         // is a "valid" signature for anyone.
-        let digestInfo: [UInt8] = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
+        let digestInfo: [UInt8] = [
+            0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04,
+            0x20,
+        ]
         let t = digestInfo + MessageDigest.hash(Array(input.utf8), algorithm: .sha256)
         let forged = [0x00, 0x01] + [UInt8](repeating: 0xFF, count: modulus.count - t.count - 3) + [0x00] + t
         let jwt = try JWT(parsing: input + "." + Base64URL.encode(forged))
@@ -258,7 +331,9 @@ struct HostileInputTests {
         #expect(throws: CryptoError.keyNotFound) { try set.verifySignature(of: jwt) }
     }
 
-    @Test("ES256: a high-S signature (the other encoding of a valid one) verifies like its low-S twin; our signer emits low S")
+    @Test(
+        "ES256: a high-S signature (the other encoding of a valid one) verifies like its low-S twin; our signer emits low S"
+    )
     func ecdsaHighSIsNormalised() throws {
         let jwks = try JWKSet(jsonData: Data(PeerFixtures.jwks.utf8))
         let token = PeerFixtures.es256Token
@@ -287,14 +362,18 @@ struct HostileInputTests {
         #expect(key.isValidSignature(twin, for: input, algorithm: .es256))
         // A changed message still fails in both encodings.
         #expect(!key.isValidSignature(twin, for: input + [0x20], algorithm: .es256))
-        #expect(throws: CryptoError.signatureInvalid) { try key.verify(jwt.signature, for: input + [0x20], algorithm: .es256) }
+        #expect(throws: CryptoError.signatureInvalid) {
+            try key.verify(jwt.signature, for: input + [0x20], algorithm: .es256)
+        }
         // s ≥ n is no encoding of any signature: left as it is, and refused.
         let sIsN = Array(jwt.signature[..<32]) + ECDSASignature.p256Order
         #expect(ECDSASignature.normalizedLowS(sIsN) == sIsN)
         #expect(!key.isValidSignature(sIsN, for: input, algorithm: .es256))
         var sAboveN = ECDSASignature.p256Order
         sAboveN[31] += 1
-        #expect(ECDSASignature.normalizedLowS(Array(jwt.signature[..<32]) + sAboveN) == Array(jwt.signature[..<32]) + sAboveN)
+        #expect(
+            ECDSASignature.normalizedLowS(Array(jwt.signature[..<32]) + sAboveN) == Array(jwt.signature[..<32])
+                + sAboveN)
         #expect(!key.isValidSignature(Array(jwt.signature[..<32]) + sAboveN, for: input, algorithm: .es256))
         // Our signer normalises: 64 signatures are all low-S and all verify (without the
         // normalisation about half would be high-S; all 64 low by chance is 2^-64).

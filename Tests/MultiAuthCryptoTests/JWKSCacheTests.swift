@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuthCrypto
 import MultiAuthTestKeys
+import Testing
+
+@testable import MultiAuthCrypto
 
 @Suite("JWKSCache: caching, refetch once on an unknown kid, rate limits", .timeLimit(.minutes(10)))
 struct JWKSCacheTests {
@@ -31,8 +32,9 @@ struct JWKSCacheTests {
     static let newKey = Result<PrivateKey, any Error>.success(TestKeys.p256A)
 
     static func token(_ key: PrivateKey, kid: String, exp: Double = 1_700_003_600) throws -> String {
-        try JWT.sign(claims: ["sub": .string("u"), "exp": .number(exp), "iss": .string("https://issuer.example")],
-                     with: key, algorithm: key.keyType == .rsa ? .rs256 : .es256, keyID: kid)
+        try JWT.sign(
+            claims: ["sub": .string("u"), "exp": .number(exp), "iss": .string("https://issuer.example")],
+            with: key, algorithm: key.keyType == .rsa ? .rs256 : .es256, keyID: kid)
     }
 
     static func sets() throws -> (old: JWKSet, rotated: JWKSet) {
@@ -47,7 +49,8 @@ struct JWKSCacheTests {
         let cache = JWKSCache { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old")
         for offset in 0..<5 {
-            let jwt = try await cache.verify(token, at: Self.t0 + Double(offset), issuer: "https://issuer.example", audience: .anyAudience)
+            let jwt = try await cache.verify(
+                token, at: Self.t0 + Double(offset), issuer: "https://issuer.example", audience: .anyAudience)
             #expect(jwt.claims.subject == "u")
         }
         #expect(issuer.requests == 1)
@@ -62,11 +65,13 @@ struct JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
         _ = try await cache.verify(try Self.token(Self.oldKey.get(), kid: "old"), at: Self.t0, audience: .anyAudience)
         #expect(issuer.requests == 1)
-        let jwt = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 60, audience: .anyAudience)
+        let jwt = try await cache.verify(
+            try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 60, audience: .anyAudience)
         #expect(jwt.keyID == "new")
         #expect(issuer.requests == 2)
         // The rotated set is cached now.
-        _ = try await cache.verify(try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 61, audience: .anyAudience)
+        _ = try await cache.verify(
+            try Self.token(Self.newKey.get(), kid: "new"), at: Self.t0 + 61, audience: .anyAudience)
         #expect(issuer.requests == 2)
     }
 
@@ -76,15 +81,23 @@ struct JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
         let stranger = try Self.token(Self.newKey.get(), kid: "stranger")
         // First use: the initial fetch counts as this call's fetch, so no second one.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0, audience: .anyAudience) }
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.t0, audience: .anyAudience)
+        }
         #expect(issuer.requests == 1)
         // Within the minimum interval: no refetch.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 10, audience: .anyAudience) }
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.t0 + 10, audience: .anyAudience)
+        }
         #expect(issuer.requests == 1)
         // After it: exactly one refetch per call, never a loop.
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 31, audience: .anyAudience) }
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.t0 + 31, audience: .anyAudience)
+        }
         #expect(issuer.requests == 2)
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0 + 32, audience: .anyAudience) }
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.t0 + 32, audience: .anyAudience)
+        }
         #expect(issuer.requests == 2)
     }
 
@@ -95,7 +108,9 @@ struct JWKSCacheTests {
         _ = try await cache.keySet(at: Self.t0)
         let stranger = try Self.token(Self.newKey.get(), kid: "stranger")
         for round in 1...3 {
-            await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.t0, audience: .anyAudience) }
+            await #expect(throws: CryptoError.keyNotFound) {
+                try await cache.verify(stranger, at: Self.t0, audience: .anyAudience)
+            }
             #expect(issuer.requests == 1 + round)
         }
     }
@@ -106,8 +121,12 @@ struct JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 0) { try issuer.serve() }
         let forger = TestKeys.rsaB
         let forged = try Self.token(forger, kid: "old")
-        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0, audience: .anyAudience) }
-        await #expect(throws: CryptoError.signatureInvalid) { try await cache.verify(forged, at: Self.t0 + 100, audience: .anyAudience) }
+        await #expect(throws: CryptoError.signatureInvalid) {
+            try await cache.verify(forged, at: Self.t0, audience: .anyAudience)
+        }
+        await #expect(throws: CryptoError.signatureInvalid) {
+            try await cache.verify(forged, at: Self.t0 + 100, audience: .anyAudience)
+        }
         #expect(issuer.requests == 1)
     }
 
@@ -118,7 +137,9 @@ struct JWKSCacheTests {
         let claims = Base64URL.encode(Array(#"{"sub":"admin"}"#.utf8))
         for alg in ["none", "HS256"] {
             let token = Base64URL.encode(Array(#"{"alg":"\#(alg)","kid":"old"}"#.utf8)) + "." + claims + ".AAAA"
-            await #expect(throws: CryptoError.unsupportedAlgorithm) { try await cache.verify(token, at: Self.t0, audience: .anyAudience) }
+            await #expect(throws: CryptoError.unsupportedAlgorithm) {
+                try await cache.verify(token, at: Self.t0, audience: .anyAudience)
+            }
         }
         #expect(issuer.requests == 0)
     }
@@ -129,8 +150,12 @@ struct JWKSCacheTests {
         let cache = JWKSCache { try issuer.serve() }
         let token = try Self.token(Self.oldKey.get(), kid: "old", exp: 1_700_000_300)
         _ = try await cache.verify(token, at: Self.t0 + 359, leeway: 60, audience: .anyAudience)
-        await #expect(throws: CryptoError.expired) { try await cache.verify(token, at: Self.t0 + 360, leeway: 60, audience: .anyAudience) }
-        await #expect(throws: CryptoError.issuerMismatch) { try await cache.verify(token, at: Self.t0, issuer: "https://other.example", audience: .anyAudience) }
+        await #expect(throws: CryptoError.expired) {
+            try await cache.verify(token, at: Self.t0 + 360, leeway: 60, audience: .anyAudience)
+        }
+        await #expect(throws: CryptoError.issuerMismatch) {
+            try await cache.verify(token, at: Self.t0, issuer: "https://other.example", audience: .anyAudience)
+        }
     }
 
     @Test("the set is refreshed after maximumAge")
@@ -155,12 +180,16 @@ struct JWKSCacheTests {
         await #expect(throws: Unreachable.self) { try await cache.verify(token, at: Self.t0, audience: .anyAudience) }
         issuer.failure = nil
         // Within the first backoff (5 s) the error is served from the cache.
-        await #expect(throws: Unreachable.self) { try await cache.verify(token, at: Self.t0 + 4.9, audience: .anyAudience) }
+        await #expect(throws: Unreachable.self) {
+            try await cache.verify(token, at: Self.t0 + 4.9, audience: .anyAudience)
+        }
         #expect(issuer.requests == 1)
         _ = try await cache.verify(token, at: Self.t0 + 5, audience: .anyAudience)
         #expect(issuer.requests == 2)
         let broken = JWKSCache { Data("<html>".utf8) }
-        await #expect(throws: CryptoError.malformedKeySet) { try await broken.verify(token, at: Self.t0, audience: .anyAudience) }
+        await #expect(throws: CryptoError.malformedKeySet) {
+            try await broken.verify(token, at: Self.t0, audience: .anyAudience)
+        }
     }
 
     @Test("concurrent first uses share one fetch")
@@ -200,7 +229,7 @@ actor Gate {
 
     func open() {
         isOpen = true
-        waiters.forEach { $0.resume() }
+        for waiter in waiters { waiter.resume() }
         waiters.removeAll()
     }
 }
@@ -277,7 +306,8 @@ extension JWKSCacheTests {
         // The backoff is capped (300 s by default, 20 s here): a long outage is probed at that pace.
         let capped = JWKSCache(failureBackoff: 5, maximumFailureBackoff: 20) { throw Unreachable() }
         for second in stride(from: 0, to: 200, by: 1) {
-            _ = try? await capped.verify(PeerFixtures.rs256Token, at: Self.peerNow + Double(second), audience: "client-1")
+            _ = try? await capped.verify(
+                PeerFixtures.rs256Token, at: Self.peerNow + Double(second), audience: "client-1")
         }
         // Fetches at 0, 5, 15, 35, 55, …, 195: 3 + 9 = 12.
         #expect(await capped.fetchCount == 12)
@@ -290,7 +320,8 @@ extension JWKSCacheTests {
         let cache = JWKSCache(minimumRefetchInterval: 0) { try issuer.serve() }
         _ = try await cache.keySet(at: Self.peerNow)
         issuer.setDown(true)
-        let stranger = HostileInputTests.token(claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
+        let stranger = HostileInputTests.token(
+            claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
         for second in 0..<10 {
             _ = try? await cache.verify(stranger, at: Self.peerNow + Double(second), audience: "client-1")
         }
@@ -311,10 +342,15 @@ extension JWKSCacheTests {
         #expect(issuer.requests == 2)
         // An unknown kid within the refetch interval does not refetch; a token checked at a
         // time before the last fetch does, once (the cache's age is unknown there).
-        let stranger = HostileInputTests.token(claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.peerNow - 1, audience: "client-1") }
+        let stranger = HostileInputTests.token(
+            claims: #"{"aud":"client-1"}"#, header: #"{"alg":"RS256","kid":"stranger"}"#)
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.peerNow - 1, audience: "client-1")
+        }
         #expect(issuer.requests == 2)
-        await #expect(throws: CryptoError.keyNotFound) { try await cache.verify(stranger, at: Self.peerNow - 100, audience: "client-1") }
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(stranger, at: Self.peerNow - 100, audience: "client-1")
+        }
         #expect(issuer.requests == 3)
     }
 }

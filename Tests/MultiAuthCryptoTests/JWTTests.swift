@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuthCrypto
 import MultiAuthTestKeys
+import Testing
+
+@testable import MultiAuthCrypto
 
 @Suite("JWT decoding, claims and leeway, JWS verification against JWKS")
 struct JWTTests {
@@ -34,7 +35,10 @@ struct JWTTests {
 
     @Test("typed registered claims; custom claims by key; strings are not NumericDates")
     func claims() throws {
-        let jwt = try JWT(parsing: Self.token(#"{"iss":"https://otpless.com","sub":"u1","aud":["a","b"],"exp":1700000000.25,"nbf":1699999999,"iat":1699999990,"jti":"id-1","phone_number":"+15555550100","verified":true,"n":3,"obj":{"k":null}}"#))
+        let jwt = try JWT(
+            parsing: Self.token(
+                #"{"iss":"https://otpless.com","sub":"u1","aud":["a","b"],"exp":1700000000.25,"nbf":1699999999,"iat":1699999990,"jti":"id-1","phone_number":"+15555550100","verified":true,"n":3,"obj":{"k":null}}"#
+            ))
         let claims = jwt.claims
         #expect(claims.issuer == "https://otpless.com")
         #expect(claims.subject == "u1")
@@ -49,8 +53,10 @@ struct JWTTests {
         #expect(claims["obj"]?["k"] == .null)
         #expect(claims["missing"] == nil)
         #expect(try JWT(parsing: Self.token(#"{"aud":"solo"}"#)).claims.audience == ["solo"])
-        for (name, json) in [("exp", #"{"exp":"1700000000"}"#), ("nbf", #"{"nbf":true}"#), ("iat", #"{"iat":null}"#),
-                             ("aud", #"{"aud":[1]}"#), ("aud", #"{"aud":{}}"#), ("iss", #"{"iss":5}"#), ("sub", #"{"sub":["x"]}"#)] {
+        for (name, json) in [
+            ("exp", #"{"exp":"1700000000"}"#), ("nbf", #"{"nbf":true}"#), ("iat", #"{"iat":null}"#),
+            ("aud", #"{"aud":[1]}"#), ("aud", #"{"aud":{}}"#), ("iss", #"{"iss":5}"#), ("sub", #"{"sub":["x"]}"#),
+        ] {
             #expect(throws: CryptoError.invalidClaim(name), "\(json)") { try JWT(parsing: Self.token(json)) }
         }
     }
@@ -62,32 +68,48 @@ struct JWTTests {
         try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 60, audience: .anyAudience)
         try claims(#"{"iat":1700000005,"exp":1700003600}"#).validate(at: now, leeway: 0, audience: .anyAudience)
         try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 60, audience: .anyAudience)
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1699999900}"#).validate(at: now, leeway: 60, audience: .anyAudience) }
+        #expect(throws: CryptoError.expired) {
+            try claims(#"{"exp":1699999970}"#).validate(at: now, leeway: 0, audience: .anyAudience)
+        }
+        #expect(throws: CryptoError.expired) {
+            try claims(#"{"exp":1699999900}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        }
         try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 60, audience: .anyAudience)
-        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
+        #expect(throws: CryptoError.notYetValid) {
+            try claims(#"{"nbf":1700000030}"#).validate(at: now, leeway: 0, audience: .anyAudience)
+        }
         // Portal-style: exp = iat + 300, leeway 60 → accepted at iat+359, rejected at iat+360.
         let iat = 1_700_000_000.0
         let portal = try claims(#"{"iat":1700000000,"exp":1700000300}"#)
         try portal.validate(at: iat + 359, leeway: 60, audience: .anyAudience)
         try portal.validate(at: iat + 359.999, leeway: 60, audience: .anyAudience)
         #expect(throws: CryptoError.expired) { try portal.validate(at: iat + 360, leeway: 60, audience: .anyAudience) }
-        #expect(throws: CryptoError.expired) { try portal.validate(at: Date(timeIntervalSince1970: iat + 360), leeway: 60, audience: .anyAudience) }
+        #expect(throws: CryptoError.expired) {
+            try portal.validate(at: Date(timeIntervalSince1970: iat + 360), leeway: 60, audience: .anyAudience)
+        }
         try portal.validate(at: Date(timeIntervalSince1970: iat + 359), leeway: 60, audience: .anyAudience)
         // Boundaries of the rule: now < exp + leeway, now >= nbf - leeway.
-        #expect(throws: CryptoError.expired) { try claims(#"{"exp":1700000000}"#).validate(at: now, leeway: 0, audience: .anyAudience) }
+        #expect(throws: CryptoError.expired) {
+            try claims(#"{"exp":1700000000}"#).validate(at: now, leeway: 0, audience: .anyAudience)
+        }
         try claims(#"{"nbf":1700000000}"#).validate(at: now, leeway: 0, audience: .anyAudience)
         try claims(#"{"nbf":1700000060}"#).validate(at: now, leeway: 60, audience: .anyAudience)
-        #expect(throws: CryptoError.notYetValid) { try claims(#"{"nbf":1700000060.5}"#).validate(at: now, leeway: 60, audience: .anyAudience) }
+        #expect(throws: CryptoError.notYetValid) {
+            try claims(#"{"nbf":1700000060.5}"#).validate(at: now, leeway: 60, audience: .anyAudience)
+        }
         try claims("{}").validate(at: now, leeway: 0, audience: .anyAudience)
-        #expect(throws: CryptoError.invalidParameter("leeway")) { try claims("{}").validate(at: now, leeway: -1, audience: .anyAudience) }
+        #expect(throws: CryptoError.invalidParameter("leeway")) {
+            try claims("{}").validate(at: now, leeway: -1, audience: .anyAudience)
+        }
     }
 
     @Test("issuer and audience checks")
     func issuerAudience() throws {
         let claims = try JWT(parsing: Self.token(#"{"iss":"https://otpless.com","aud":["app","web"]}"#)).claims
         try claims.validate(at: 0, issuer: "https://otpless.com", audience: "web")
-        #expect(throws: CryptoError.issuerMismatch) { try claims.validate(at: 0, issuer: "https://evil.example", audience: .anyAudience) }
+        #expect(throws: CryptoError.issuerMismatch) {
+            try claims.validate(at: 0, issuer: "https://evil.example", audience: .anyAudience)
+        }
         #expect(throws: CryptoError.audienceMismatch) { try claims.validate(at: 0, audience: "other") }
     }
 
@@ -112,14 +134,18 @@ struct JWTTests {
     func tampering() throws {
         let set = try JWKSet(jsonData: Data(PeerFixtures.jwks.utf8))
         let parts = PeerFixtures.rs256Token.split(separator: ".").map(String.init)
-        let forgedClaims = Base64URL.encode(Array(#"{"iss":"https://issuer.example","sub":"admin","aud":"client-1","exp":1700003600,"iat":1700000000}"#.utf8))
+        let forgedClaims = Base64URL.encode(
+            Array(
+                #"{"iss":"https://issuer.example","sub":"admin","aud":"client-1","exp":1700003600,"iat":1700000000}"#
+                    .utf8))
         #expect(throws: CryptoError.signatureInvalid) {
             try set.verifySignature(of: JWT(parsing: [parts[0], forgedClaims, parts[2]].joined(separator: ".")))
         }
         var signature = try Base64URL.decode(parts[2])
         signature[100] ^= 0x40
         #expect(throws: CryptoError.signatureInvalid) {
-            try set.verifySignature(of: JWT(parsing: [parts[0], parts[1], Base64URL.encode(signature)].joined(separator: ".")))
+            try set.verifySignature(
+                of: JWT(parsing: [parts[0], parts[1], Base64URL.encode(signature)].joined(separator: ".")))
         }
         #expect(throws: CryptoError.signatureInvalid) {
             try set.verifySignature(of: JWT(parsing: [parts[0], parts[1], ""].joined(separator: ".")))
@@ -142,7 +168,8 @@ struct JWTTests {
         #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT(parsing: none).verifySignature(with: rsaKey) }
         // HS256 "signed" with the RSA public key's DER as the HMAC secret (the classic attack).
         let hsHeader = Base64URL.encode(Array(#"{"alg":"HS256","kid":"rsa-1"}"#.utf8))
-        let mac = HMAC.authenticationCode(for: Array("\(hsHeader).\(claims)".utf8), key: try rsaKey.derRepresentation(), algorithm: .sha256)
+        let mac = HMAC.authenticationCode(
+            for: Array("\(hsHeader).\(claims)".utf8), key: try rsaKey.derRepresentation(), algorithm: .sha256)
         let hs = "\(hsHeader).\(claims).\(Base64URL.encode(mac))"
         #expect(throws: CryptoError.unsupportedAlgorithm) { try set.verifySignature(of: JWT(parsing: hs)) }
         #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT(parsing: hs).verifySignature(with: rsaKey) }
@@ -155,7 +182,8 @@ struct JWTTests {
         // ES256 header over an RSA key: the key type does not fit the alg.
         let esHeader = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))
         #expect(throws: CryptoError.unsupportedAlgorithm) {
-            try JWT(parsing: "\(esHeader).\(claims).\(Base64URL.encode([UInt8](repeating: 1, count: 64)))").verifySignature(with: rsaKey)
+            try JWT(parsing: "\(esHeader).\(claims).\(Base64URL.encode([UInt8](repeating: 1, count: 64)))")
+                .verifySignature(with: rsaKey)
         }
         // A crit header names extensions we do not understand.
         let key = TestKeys.p256A
@@ -163,8 +191,11 @@ struct JWTTests {
         try JWT(parsing: good).verifySignature(with: key.publicKey)
         let critHeader = Base64URL.encode(Array(#"{"alg":"ES256","crit":["b64"],"b64":false}"#.utf8))
         let critInput = "\(critHeader).\(claims)"
-        let critToken = critInput + "." + Base64URL.encode(try key.signature(for: Array(critInput.utf8), algorithm: .es256))
-        #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT(parsing: critToken).verifySignature(with: key.publicKey) }
+        let critToken =
+            critInput + "." + Base64URL.encode(try key.signature(for: Array(critInput.utf8), algorithm: .es256))
+        #expect(throws: CryptoError.unsupportedAlgorithm) {
+            try JWT(parsing: critToken).verifySignature(with: key.publicKey)
+        }
     }
 
     @Test("key selection honours kid, kty, crv, use and alg")
@@ -192,16 +223,21 @@ struct JWTTests {
         #expect(throws: CryptoError.malformedKeySet) { try JWKSet(jsonData: Data("[]".utf8)) }
         #expect(throws: CryptoError.malformedKeySet) { try JWKSet(jsonData: Data(#"{"keys":{}}"#.utf8)) }
         // Entries that are not JWK objects are skipped, not fatal.
-        let mixed = try JWKSet(jsonData: Data(#"{"keys":[1,{"kid":"no-kty"},{"kty":"RSA","kid":"r","n":"AQAB","e":"AQAB"}]}"#.utf8))
+        let mixed = try JWKSet(
+            jsonData: Data(#"{"keys":[1,{"kid":"no-kty"},{"kty":"RSA","kid":"r","n":"AQAB","e":"AQAB"}]}"#.utf8))
         #expect(mixed.keys.map(\.kid) == ["r"])
         #expect(try JWKSet(jsonData: set.jsonData()) == set)
     }
 
     @Test("signed tokens round-trip: RS256, RS512 and ES256")
     func signing() throws {
-        let claims: [String: JSONValue] = ["iss": .string("sandbox"), "exp": .number(1_700_000_300), "iat": .number(1_700_000_000),
-                                           "aud": .array([.string("app")]), "nonce": .string("n-1")]
-        for (key, algorithm) in [(TestKeys.rsaA, SignatureAlgorithm.rs256), (TestKeys.rsaB, .rs512), (TestKeys.p256A, .es256)] {
+        let claims: [String: JSONValue] = [
+            "iss": .string("sandbox"), "exp": .number(1_700_000_300), "iat": .number(1_700_000_000),
+            "aud": .array([.string("app")]), "nonce": .string("n-1"),
+        ]
+        for (key, algorithm) in [
+            (TestKeys.rsaA, SignatureAlgorithm.rs256), (TestKeys.rsaB, .rs512), (TestKeys.p256A, .es256),
+        ] {
             let token = try JWT.sign(claims: claims, with: key, algorithm: algorithm, keyID: "k1")
             #expect(token.contains(#"eyJ"#))
             let jwt = try JWT(parsing: token)
@@ -213,7 +249,9 @@ struct JWTTests {
             let payload = String(decoding: try Base64URL.decode(token.split(separator: ".")[1]), as: UTF8.self)
             #expect(payload.contains(#""exp":1700000300"#))
         }
-        #expect(throws: CryptoError.unsupportedAlgorithm) { try JWT.sign(claims: [:], with: TestKeys.p256B, algorithm: .rs256) }
+        #expect(throws: CryptoError.unsupportedAlgorithm) {
+            try JWT.sign(claims: [:], with: TestKeys.p256B, algorithm: .rs256)
+        }
     }
 
     @Test("descriptions never show the token, the signature or claim values")
@@ -237,30 +275,42 @@ extension JWTTests {
     @Test("RFC 7519 §4: a header or claims set that repeats a member name is rejected")
     func duplicateMemberNames() throws {
         // The header: RS256 then none must not be read as RS256 (nor as none).
-        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","alg":"none"}"#)) }
-        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","kid":"a","kid":"b"}"#)) }
+        #expect(throws: CryptoError.malformedToken) {
+            try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","alg":"none"}"#))
+        }
+        #expect(throws: CryptoError.malformedToken) {
+            try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","kid":"a","kid":"b"}"#))
+        }
         // The claims: the first exp must not win.
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"exp":1700000000,"exp":1}"#)) }
-        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"sub":"a","aud":"x","sub":"a"}"#)) }
+        #expect(throws: CryptoError.malformedToken) {
+            try JWT(parsing: Self.token(#"{"sub":"a","aud":"x","sub":"a"}"#))
+        }
         // Names are compared after unescaping.
-        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","al\u0067":"none"}"#)) }
+        #expect(throws: CryptoError.malformedToken) {
+            try JWT(parsing: Self.token("{}", header: #"{"alg":"RS256","al\u0067":"none"}"#))
+        }
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\u0065xp":1,"exp":2}"#)) }
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"a\/b":1,"a/b":2}"#)) }
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"\ud83d\ude00":1,"😀":2}"#)) }
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"q\"":1,"q\u0022":2}"#)) }
         // Nested objects too.
         #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"obj":{"k":1,"k":2}}"#)) }
-        #expect(throws: CryptoError.malformedToken) { try JWT(parsing: Self.token(#"{"list":[{"k":1},{"k":1,"k":2}]}"#)) }
+        #expect(throws: CryptoError.malformedToken) {
+            try JWT(parsing: Self.token(#"{"list":[{"k":1},{"k":1,"k":2}]}"#))
+        }
 
         // Same names in different objects, names that only look alike, and name-like text
         // inside values are all fine.
-        let fine = try JWT(parsing: Self.token(
-            #"{"a":{"x":1,"y":{"x":2}},"b":{"x":3},"x":4,"list":[{"k":1},{"k":2}],"note":"\"x\":1,\"x\":2","ALG":1,"alg ":2,"alg":"\u0000"}"#,
-            header: #"{"alg":"RS256","kid":"k1","typ":"JWT","x5t":"{\"alg\":\"none\"}"}"#))
+        let fine = try JWT(
+            parsing: Self.token(
+                #"{"a":{"x":1,"y":{"x":2}},"b":{"x":3},"x":4,"list":[{"k":1},{"k":2}],"note":"\"x\":1,\"x\":2","ALG":1,"alg ":2,"alg":"\u0000"}"#,
+                header: #"{"alg":"RS256","kid":"k1","typ":"JWT","x5t":"{\"alg\":\"none\"}"}"#))
         #expect(fine.algorithm == "RS256")
         #expect(fine.claims["x"] == .number(4))
         #expect(fine.claims["note"] == .string(#""x":1,"x":2"#))
-        let spaced = try JWT(parsing: Self.token(" { \"exp\" : 1700000000 , \"sub\" : \"u\" } \n", header: "{ \"alg\" : \"ES256\" }"))
+        let spaced = try JWT(
+            parsing: Self.token(" { \"exp\" : 1700000000 , \"sub\" : \"u\" } \n", header: "{ \"alg\" : \"ES256\" }"))
         #expect(spaced.claims.expiresAt == NumericDate(1_700_000_000))
     }
 
@@ -268,10 +318,13 @@ extension JWTTests {
     func keyTooSmall() async throws {
         let legacy = try PublicKey(derRepresentation: Base64.decode(LegacyRSAKeyTests.spki), minimumRSABits: 1024)
         let signer = TestKeys.rsaC
-        let token = try JWT(parsing: JWT.sign(claims: ["sub": .string("u")], with: signer, algorithm: .rs256, keyID: "legacy"))
+        let token = try JWT(
+            parsing: JWT.sign(claims: ["sub": .string("u")], with: signer, algorithm: .rs256, keyID: "legacy"))
         let small = JWKSet(keys: [try legacy.jwk(keyID: "legacy")])
         #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: token) }
-        #expect(CryptoError.keyTooSmall(bits: 1024, required: 2048).description == "key too small: 1024 bits, 2048 required")
+        #expect(
+            CryptoError.keyTooSmall(bits: 1024, required: 2048).description == "key too small: 1024 bits, 2048 required"
+        )
         // Without a kid the small key is still the only fitting one.
         let noKid = try JWT(parsing: JWT.sign(claims: [:], with: signer, algorithm: .rs256))
         #expect(throws: CryptoError.keyTooSmall(bits: 1024, required: 2048)) { try small.verifySignature(of: noKid) }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuthCrypto
 import MultiAuthTestKeys
+import Testing
+
+@testable import MultiAuthCrypto
 
 @Suite("RSA and P-256 keys: import, export, sign, verify")
 struct KeyTests {
@@ -22,7 +23,9 @@ struct KeyTests {
             tampered[17] ^= 0x01
             #expect(!key.publicKey.isValidSignature(tampered, for: message, algorithm: algorithm))
             #expect(!key.publicKey.isValidSignature(signature, for: Array("payloaD".utf8), algorithm: algorithm))
-            #expect(throws: CryptoError.signatureInvalid) { try key.publicKey.verify(tampered, for: message, algorithm: algorithm) }
+            #expect(throws: CryptoError.signatureInvalid) {
+                try key.publicKey.verify(tampered, for: message, algorithm: algorithm)
+            }
         }
         let rs256 = try key.signature(for: message, algorithm: .rs256)
         #expect(!key.publicKey.isValidSignature(rs256, for: message, algorithm: .rs512))
@@ -58,7 +61,8 @@ struct KeyTests {
         // DER and PEM export round-trip to the same key.
         let der = try key.derRepresentation()
         #expect(try PublicKey(derRepresentation: der).derRepresentation() == der)
-        #expect(try key.pemRepresentation().filter { !$0.isWhitespace } == PeerFixtures.rsaPEM.filter { !$0.isWhitespace })
+        #expect(
+            try key.pemRepresentation().filter { !$0.isWhitespace } == PeerFixtures.rsaPEM.filter { !$0.isWhitespace })
     }
 
     @Test("malformed and unsupported keys are rejected")
@@ -78,9 +82,13 @@ struct KeyTests {
         }
         #expect(throws: CryptoError.invalidKey) { try PublicKey(p256X: [1], y: [2]) }
         #expect(throws: CryptoError.unsupportedAlgorithm) { try PublicKey(jwk: JWK(kty: "oct")) }
-        #expect(throws: CryptoError.unsupportedAlgorithm) { try PublicKey(jwk: JWK(kty: "EC", crv: "P-384", x: "AA", y: "AA")) }
+        #expect(throws: CryptoError.unsupportedAlgorithm) {
+            try PublicKey(jwk: JWK(kty: "EC", crv: "P-384", x: "AA", y: "AA"))
+        }
         #expect(throws: CryptoError.invalidKey) { try PublicKey(jwk: JWK(kty: "RSA", n: "AQAB")) }
-        #expect(throws: CryptoError.invalidKey) { try PrivateKey.generateRSA(bits: 1024) }  // hygiene: refused before generating
+        #expect(throws: CryptoError.invalidKey) {
+            try PrivateKey.generateRSA(bits: 1024)  // hygiene: refused before generating
+        }
     }
 
     @Test("committed PEM private keys import and sign; public keys, other labels and bad DER are invalidKey")
@@ -89,8 +97,12 @@ struct KeyTests {
         let p256 = try PrivateKey(pemRepresentation: TestKeys.p256APEM)
         #expect(rsa.keyType == .rsa && p256.keyType == .p256)
         let message = Array("fixture".utf8)
-        #expect(rsa.publicKey.isValidSignature(try rsa.signature(for: message, algorithm: .rs256), for: message, algorithm: .rs256))
-        #expect(p256.publicKey.isValidSignature(try p256.signature(for: message, algorithm: .es256), for: message, algorithm: .es256))
+        #expect(
+            rsa.publicKey.isValidSignature(
+                try rsa.signature(for: message, algorithm: .rs256), for: message, algorithm: .rs256))
+        #expect(
+            p256.publicKey.isValidSignature(
+                try p256.signature(for: message, algorithm: .es256), for: message, algorithm: .es256))
         // Two different fixtures are two different keys.
         #expect(try TestKeys.rsaA.publicKey.derRepresentation() != TestKeys.rsaB.publicKey.derRepresentation())
         #expect(throws: CryptoError.invalidKey) { try PrivateKey(pemRepresentation: PeerFixtures.rsaPEM) }
@@ -114,7 +126,9 @@ struct KeyTests {
         let ec = try PublicKey(jwk: set.keys[1])
         #expect(ec.keyType == .p256)
         let exported = try ec.jwk(keyID: "ec-1", algorithm: .es256)
-        #expect(exported.x == set.keys[1].x && exported.y == set.keys[1].y && exported.crv == "P-256" && exported.alg == "ES256")
+        #expect(
+            exported.x == set.keys[1].x && exported.y == set.keys[1].y && exported.crv == "P-256"
+                && exported.alg == "ES256")
 
         for key in [try Self.rsa.get(), try Self.p256.get()] {
             let jwk = try key.publicKey.jwk(keyID: "k")

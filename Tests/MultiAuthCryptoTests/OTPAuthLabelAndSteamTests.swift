@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuthCrypto
 
 /// Issue 19: the Key URI Format's label split (encoded colons inside an issuer) and Steam
@@ -10,27 +11,34 @@ struct OTPAuthLabelAndSteamTests {
 
     @Test("an encoded colon inside the issuer stays in the issuer; the canonical URI keeps it")
     func encodedColonInsideTheIssuer() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/Acme%3A%20Payments:alice?\(Self.secret)&issuer=Acme%3A%20Payments")
+        let uri = try OTPAuthURI(
+            parsing: "otpauth://totp/Acme%3A%20Payments:alice?\(Self.secret)&issuer=Acme%3A%20Payments")
         #expect(uri.issuer == "Acme: Payments")
         #expect(uri.labelIssuer == "Acme: Payments")
         #expect(uri.account == "alice")
         #expect(!uri.issuerMismatch)
-        #expect(uri.uriString
-            == "otpauth://totp/Acme%3A%20Payments:alice?secret=JBSWY3DPEHPK3PXP&issuer=Acme%3A%20Payments&algorithm=SHA1&digits=6&period=30")
+        #expect(
+            uri.uriString
+                == "otpauth://totp/Acme%3A%20Payments:alice?secret=JBSWY3DPEHPK3PXP&issuer=Acme%3A%20Payments&algorithm=SHA1&digits=6&period=30"
+        )
         let again = try OTPAuthURI(parsing: uri.uriString)
         #expect(again == uri)
         #expect(again.uriString == uri.uriString)
         // Without the issuer parameter the label alone says the same.
         let labelOnly = try OTPAuthURI(parsing: "otpauth://totp/Acme%3A%20Payments:alice?\(Self.secret)")
-        #expect(labelOnly.issuer == "Acme: Payments" && labelOnly.labelIssuer == "Acme: Payments" && labelOnly.account == "alice")
+        #expect(
+            labelOnly.issuer == "Acme: Payments" && labelOnly.labelIssuer == "Acme: Payments"
+                && labelOnly.account == "alice")
         #expect(try OTPAuthURI(parsing: labelOnly.uriString) == labelOnly)
     }
 
     @Test("a decoded label that starts with the issuer parameter and ':' has the rest as its account")
     func issuerParameterPrefixRule() throws {
         // Literal colons inside the issuer: the first literal colon alone would split "Acme".
-        let literal = try OTPAuthURI(parsing: "otpauth://totp/Acme:%20Payments:alice?\(Self.secret)&issuer=Acme:%20Payments")
-        #expect(literal.issuer == "Acme: Payments" && literal.labelIssuer == "Acme: Payments" && literal.account == "alice")
+        let literal = try OTPAuthURI(
+            parsing: "otpauth://totp/Acme:%20Payments:alice?\(Self.secret)&issuer=Acme:%20Payments")
+        #expect(
+            literal.issuer == "Acme: Payments" && literal.labelIssuer == "Acme: Payments" && literal.account == "alice")
         #expect(!literal.issuerMismatch)
         #expect(literal.uriString.hasPrefix("otpauth://totp/Acme%3A%20Payments:alice?"))
         #expect(try OTPAuthURI(parsing: literal.uriString) == literal)
@@ -130,14 +138,29 @@ struct OTPAuthLabelAndSteamTests {
     func steamGuardKnownAnswers() throws {
         // pyauth/pyotp test.py, class SteamTOTP (commit 0a964ba156f250e4203fcb9a0de6d02a6bbac810).
         let vectors: [(String, [(Int64, String)])] = [
-            ("FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW",
-             [(0, "C5V56"), (30, "QJY8Y"), (60, "R3WQY"), (90, "JG3T3"), (1_662_884_261, "V6WKJ"), (946_681_223, "4MK54")]),
-            ("BASE32SECRET32323232323232",
-             [(0, "WYMY2"), (30, "HG48B"), (60, "WTM99"), (90, "BKYDG"), (1_662_883_100, "FW33J"), (946_681_223, "BDJKQ")]),
+            (
+                "FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW",
+                [
+                    (0, "C5V56"), (30, "QJY8Y"), (60, "R3WQY"), (90, "JG3T3"), (1_662_884_261, "V6WKJ"),
+                    (946_681_223, "4MK54"),
+                ]
+            ),
+            (
+                "BASE32SECRET32323232323232",
+                [
+                    (0, "WYMY2"), (30, "HG48B"), (60, "WTM99"), (90, "BKYDG"), (1_662_883_100, "FW33J"),
+                    (946_681_223, "BDJKQ"),
+                ]
+            ),
             // The older 80-bit example secret (pyotp now refuses keys under 112 bits; Steam's
             // are 160 bits): same algorithm, same answers.
-            ("BASE32SECRET3232",
-             [(0, "2TC8B"), (30, "YKKK4"), (60, "M4HQB"), (90, "DTVB3"), (1_662_883_100, "N3G63"), (946_681_223, "7VP3X")]),
+            (
+                "BASE32SECRET3232",
+                [
+                    (0, "2TC8B"), (30, "YKKK4"), (60, "M4HQB"), (90, "DTVB3"), (1_662_883_100, "N3G63"),
+                    (946_681_223, "7VP3X"),
+                ]
+            ),
         ]
         for (secret, answers) in vectors {
             let uri = try OTPAuthURI(parsing: "otpauth://totp/Steam:alice?secret=\(secret)&issuer=Steam&encoder=steam")
@@ -153,11 +176,14 @@ struct OTPAuthLabelAndSteamTests {
 
     @Test("a Steam URI never yields decimal codes; its canonical form keeps encoder=steam")
     func steamURIRefusesDecimalCodes() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&encoder=steam")
+        let uri = try OTPAuthURI(
+            parsing: "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&encoder=steam")
         #expect(throws: CryptoError.invalidParameter("encoder")) { try uri.makeTOTP() }
         #expect(throws: CryptoError.invalidParameter("encoder")) { try uri.makeHOTP() }
-        #expect(uri.uriString
-            == "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&algorithm=SHA1&digits=5&period=30&encoder=steam")
+        #expect(
+            uri.uriString
+                == "otpauth://totp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&issuer=Steam&algorithm=SHA1&digits=5&period=30&encoder=steam"
+        )
         #expect(try OTPAuthURI(parsing: uri.uriString) == uri)
         #expect(uri.description.contains("encoder: steam"))
         // A decimal URI has no Steam generator.
@@ -177,17 +203,26 @@ struct OTPAuthLabelAndSteamTests {
         #expect(try OTPAuthURI(parsing: base + "&encoder=Steam").encoding == .steam)
         #expect(try OTPAuthURI(parsing: base + "&encoder=steam&period=60&algorithm=SHA1").makeSteamGuard().period == 60)
         for bad in ["yandex", "", "steam2", "motp"] {
-            #expect(throws: CryptoError.invalidParameter("encoder"), "encoder=\(bad)") { try OTPAuthURI(parsing: base + "&encoder=\(bad)") }
+            #expect(throws: CryptoError.invalidParameter("encoder"), "encoder=\(bad)") {
+                try OTPAuthURI(parsing: base + "&encoder=\(bad)")
+            }
         }
         for digits in ["6", "8", "4"] {
-            #expect(throws: CryptoError.invalidSteamDigits, "digits=\(digits)") { try OTPAuthURI(parsing: base + "&encoder=steam&digits=\(digits)") }
+            #expect(throws: CryptoError.invalidSteamDigits, "digits=\(digits)") {
+                try OTPAuthURI(parsing: base + "&encoder=steam&digits=\(digits)")
+            }
         }
         // The message says what Steam needs, not the decimal rule "6, 7 or 8" (breaker finding).
-        #expect(CryptoError.invalidSteamDigits.description
-            == "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out")
-        #expect(throws: CryptoError.unsupportedAlgorithm) { try OTPAuthURI(parsing: base + "&encoder=steam&algorithm=SHA256") }
+        #expect(
+            CryptoError.invalidSteamDigits.description
+                == "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
+        )
+        #expect(throws: CryptoError.unsupportedAlgorithm) {
+            try OTPAuthURI(parsing: base + "&encoder=steam&algorithm=SHA256")
+        }
         #expect(throws: CryptoError.invalidParameter("encoder")) {
-            try OTPAuthURI(parsing: "otpauth://hotp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&counter=1&encoder=steam")
+            try OTPAuthURI(
+                parsing: "otpauth://hotp/Steam:alice?secret=FMXNK4QEGKVPULRTADY6JIDK5VHUBGZW&counter=1&encoder=steam")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuthCrypto
 
 @Suite("HOTP (RFC 4226) and TOTP (RFC 6238)")
@@ -98,7 +99,9 @@ struct OTPTests {
         #expect(try totp.timeStep(at: Int64(129)) == 0)
         #expect(try totp.timeStep(at: Int64(130)) == 1)
         #expect(throws: CryptoError.timeOutOfRange) { try totp.code(at: Double.nan) }
-        #expect(throws: CryptoError.invalidParameter("window")) { try totp.verify("123456", at: Int64(1000), window: -1) }
+        #expect(throws: CryptoError.invalidParameter("window")) {
+            try totp.verify("123456", at: Int64(1000), window: -1)
+        }
     }
 
     @Test("B06: a 60-second period uses counter t div 60")
@@ -214,7 +217,9 @@ extension OTPTests {
     @Test("B34: whitespace anywhere in a submitted code is ignored; other characters are not")
     func b34WhitespaceInCodes() throws {
         let totp = try TOTP(secret: Keys.k20)
-        for typed in [" 287082", "287 082", "287082\n", "\t287082\r\n", "2 8 7 0 8 2", "\u{00A0}287\u{2009}082\u{3000}"] {
+        for typed in [
+            " 287082", "287 082", "287082\n", "\t287082\r\n", "2 8 7 0 8 2", "\u{00A0}287\u{2009}082\u{3000}",
+        ] {
             #expect(try totp.verify(typed, at: 59, window: 0) == 1, "\(typed.debugDescription)")
         }
         #expect(try TOTP(secret: Keys.k20).verify(" 005924", at: 1_234_567_890) == 41_152_263)

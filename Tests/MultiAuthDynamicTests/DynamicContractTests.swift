@@ -21,10 +21,12 @@ struct DynamicContractTests {
     static let token = "token-1"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(Set(Self.fixtures.map(\.name)) == [
-            "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin", "email-signin-captcha",
-            "sms-signin", "refresh", "revoke",
-        ])
+        #expect(
+            Set(Self.fixtures.map(\.name)) == [
+                "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin",
+                "email-signin-captcha",
+                "sms-signin", "refresh", "revoke",
+            ])
     }
 
     @Test(arguments: fixtures)
@@ -38,7 +40,8 @@ struct DynamicContractTests {
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
         let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
         #expect(report.renamings > 100)
-        #expect(report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
+        #expect(
+            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
         #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
     }
 
@@ -63,20 +66,30 @@ struct DynamicContractTests {
         do {
             let provider = DynamicProvider(configuration: try .production(environmentID: environment))
             let isSMS = fixture.name.hasPrefix("sms")
-            let createName = isSMS ? "sms-create" : fixture.name.hasSuffix("captcha") ? "email-create-captcha" : "email-create"
+            let createName =
+                isSMS ? "sms-create" : fixture.name.hasSuffix("captcha") ? "email-create-captcha" : "email-create"
             let created = try ContractFixture.named(createName, in: fixtures).response("created")
             let uuid = created.body?.objectValue?["verificationUUID"]?.stringValue ?? ""
-            var bindings: ContractMatch.Bindings = ["env": environment, "verificationUUID": uuid, "code": code, "token": token]
-            let request: SignInRequest = isSMS
+            var bindings: ContractMatch.Bindings = [
+                "env": environment, "verificationUUID": uuid, "code": code, "token": token,
+            ]
+            let request: SignInRequest =
+                isSMS
                 ? .phone(try PhoneNumber("+91 98765 43210"))
-                : try .email("Ada@Example.com", options: fixture.name.hasSuffix("captcha") ? [DynamicProvider.captchaTokenOption: "captcha-token-1"] : [:])
+                : try .email(
+                    "Ada@Example.com",
+                    options: fixture.name.hasSuffix("captcha")
+                        ? [DynamicProvider.captchaTokenOption: "captcha-token-1"] : [:])
             let session = AuthSession(
-                provider: .dynamic, user: AuthUser(id: "u"), credentials: Credentials(accessToken: token, tokenType: "Bearer"),
+                provider: .dynamic, user: AuthUser(id: "u"),
+                credentials: Credentials(accessToken: token, tokenType: "Bearer"),
                 createdAt: Date(timeIntervalSince1970: 1_700_000_000))
             let last = response.httpResponse()
             let outcome: Result<String, AuthError>
             let transport: ScriptedTransport
-            let context: (ScriptedTransport) -> AuthContext = { AuthContext(transport: $0, time: ManualClock().timeSource, flowID: .random()) }
+            let context: (ScriptedTransport) -> AuthContext = {
+                AuthContext(transport: $0, time: ManualClock().timeSource, flowID: .random())
+            }
             func run(_ body: () async throws -> String) async -> Result<String, AuthError> {
                 do { return .success(try await body()) } catch let error as AuthError { return .failure(error) } catch {
                     return .failure(AuthError(.generic, "\(error)"))
@@ -85,7 +98,10 @@ struct DynamicContractTests {
             switch fixture.name {
             case "email-create", "email-create-captcha", "sms-create":
                 transport = ScriptedTransport([last])
-                outcome = await run { try await provider.start(request, context: context(transport)).challenge != nil ? "challenge" : "session" }
+                outcome = await run {
+                    try await provider.start(request, context: context(transport)).challenge != nil
+                        ? "challenge" : "session"
+                }
             case "email-retry", "sms-retry":
                 transport = ScriptedTransport([created.httpResponse(), last])
                 outcome = await run {
@@ -97,15 +113,22 @@ struct DynamicContractTests {
                 transport = ScriptedTransport([created.httpResponse(), last])
                 outcome = await run {
                     let challenge = try await provider.start(request, context: context(transport)).challenge!
-                    let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context(transport))
+                    let step = try await provider.respond(
+                        to: challenge, with: ChallengeAnswer(code: code), context: context(transport))
                     return step.session != nil ? "session" : "challenge"
                 }
             case "refresh":
                 transport = ScriptedTransport([last])
-                outcome = await run { _ = try await provider.refresh(session, context: context(transport)); return "session" }
+                outcome = await run {
+                    _ = try await provider.refresh(session, context: context(transport))
+                    return "session"
+                }
             case "revoke":
                 transport = ScriptedTransport([last])
-                outcome = await run { try await provider.signOut(session, context: context(transport)); return "success" }
+                outcome = await run {
+                    try await provider.signOut(session, context: context(transport))
+                    return "success"
+                }
             default:
                 return ["no adapter driver for \(fixture.name)"]
             }
@@ -129,7 +152,9 @@ struct DynamicContractTests {
             if let error = response.expectedError { return ["got \(step), expected \(error)"] }
             return step == response.expectedStep ? [] : ["got \(step), expected \(response.expectedStep ?? "-")"]
         case .failure(let error):
-            guard let expected = response.expectedError else { return ["threw \(error), expected \(response.expectedStep ?? "-")"] }
+            guard let expected = response.expectedError else {
+                return ["threw \(error), expected \(response.expectedStep ?? "-")"]
+            }
             var failures: [String] = []
             if error.code != expected { failures.append("code \(error.code), expected \(expected)") }
             if let raw = response.expectedProviderCode, error.providerCode != raw {
@@ -161,7 +186,8 @@ struct DynamicContractTests {
                 let fixture = try ContractFixture.named(createName, in: fixtures)
                 var body = fixture.body?.objectValue ?? [:]
                 if captcha { body["captchaToken"] = .string("captcha-token-1") }
-                let answer = try await sandbox.transport.send(ContractMatch.httpRequest(fixture, base: base, bindings: bindings, body: .object(body)))
+                let answer = try await sandbox.transport.send(
+                    ContractMatch.httpRequest(fixture, base: base, bindings: bindings, body: .object(body)))
                 let object = try JSONDecoder().decode(JSONValue.self, from: answer.body).objectValue
                 guard answer.status == 201, let uuid = object?["verificationUUID"]?.stringValue else {
                     throw ContractError("create answered \(answer.status)")
@@ -172,8 +198,12 @@ struct DynamicContractTests {
             func signIn() async throws {
                 try await create()
                 let fixture = try ContractFixture.named(isSMS ? "sms-signin" : "email-signin", in: fixtures)
-                let answer = try await sandbox.transport.send(ContractMatch.httpRequest(fixture, base: base, bindings: bindings))
-                guard let token = (try JSONDecoder().decode(JSONValue.self, from: answer.body)).objectValue?["minifiedJwt"]?.stringValue else {
+                let answer = try await sandbox.transport.send(
+                    ContractMatch.httpRequest(fixture, base: base, bindings: bindings))
+                guard
+                    let token = (try JSONDecoder().decode(JSONValue.self, from: answer.body)).objectValue?[
+                        "minifiedJwt"]?.stringValue
+                else {
                     throw ContractError("sign-in answered \(answer.status)")
                 }
                 bindings["token"] = token
@@ -190,7 +220,11 @@ struct DynamicContractTests {
             case "as-is", "captcha-required": break
             case "invalid-identity":
                 var object = body?.objectValue ?? [:]
-                if isSMS { object["isoCountryCode"] = .string("US") } else { object["email"] = .string("not-an-address") }
+                if isSMS {
+                    object["isoCountryCode"] = .string("US")
+                } else {
+                    object["email"] = .string("not-an-address")
+                }
                 body = .object(object)
             case "send-limit": repeats = DynamicBackend.sendLimit
             case "unexpected-field":
@@ -216,8 +250,12 @@ struct DynamicContractTests {
             for _ in 0..<repeats { _ = try await sandbox.transport.send(request) }
             let answer = try await sandbox.transport.send(request)
             var failures: [String] = []
-            if answer.status != response.status { failures.append("status \(answer.status), expected \(response.status)") }
-            for name in response.headers.keys where answer.header(name) == nil { failures.append("header \(name) is missing") }
+            if answer.status != response.status {
+                failures.append("status \(answer.status), expected \(response.status)")
+            }
+            for name in response.headers.keys where answer.header(name) == nil {
+                failures.append("header \(name) is missing")
+            }
             let actual = answer.body.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: answer.body)
             failures += ContractMatch.shape(actual, matches: response.body, optional: response.optional)
             return failures

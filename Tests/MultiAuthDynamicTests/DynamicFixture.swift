@@ -42,7 +42,8 @@ struct DynamicFixture {
     /// Signs in `email` through the client, reading the code from the inbox.
     func signIn(email: String = "user@example.com") async throws -> AuthSession {
         let challenge = try requireChallengeHelper(try await client.signIn(with: .dynamic, try .email(email)))
-        let code = try requireCodeHelper(sandbox.inbox.latest(for: try EmailAddress(email).identityKey, channel: .email)?.code)
+        let code = try requireCodeHelper(
+            sandbox.inbox.latest(for: try EmailAddress(email).identityKey, channel: .email)?.code)
         guard let session = try await client.submit(ChallengeAnswer(code: code), for: challenge).session else {
             throw AuthError(.generic, "fixture: no session")
         }

@@ -19,7 +19,10 @@ struct DynamicFlowTests {
         // Docs/Cases.md, B33: the code went to the identity key, plus tag kept.
         let message = try #require(f.sandbox.inbox.latest(for: "user.name+otp@example.com", channel: .email))
         let code = try #require(message.code)
-        let session = try #require(try await f.client.submit(ChallengeAnswer(code: " \(code.prefix(3)) \(code.dropFirst(3))\n"), for: challenge).session)
+        let session = try #require(
+            try await f.client.submit(
+                ChallengeAnswer(code: " \(code.prefix(3)) \(code.dropFirst(3))\n"), for: challenge
+            ).session)
         #expect(session.user.email?.identityKey == "user.name+otp@example.com")
         #expect(session.user.identities.map(\.kind) == ["email"])
         #expect(session.user.identities.allSatisfy { $0.verified })
@@ -52,7 +55,9 @@ struct DynamicFlowTests {
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("a@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "a@example.com")?.code)
         let wrong = code == "000000" ? "111111" : "000000"
-        let error = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: wrong), for: challenge) }
+        let error = await #expect(throws: AuthError.self) {
+            try await f.client.submit(ChallengeAnswer(code: wrong), for: challenge)
+        }
         #expect(error?.code == .invalidCode)
         #expect(error?.providerCode == "wrong_email_verification_token")
         #expect(error?.attemptsRemaining == 2)
@@ -70,28 +75,39 @@ struct DynamicFlowTests {
         let wrong = code == "000000" ? "111111" : "000000"
         var codes: [AuthError.Code?] = []
         for _ in 0..<3 {
-            let error = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: wrong), context: f.sandbox.authContext()) }
+            let error = await #expect(throws: AuthError.self) {
+                try await f.provider.respond(
+                    to: challenge, with: ChallengeAnswer(code: wrong), context: f.sandbox.authContext())
+            }
             codes.append(error?.code)
         }
         #expect(codes == [.invalidCode, .invalidCode, .attemptsExhausted])
-        let late = await #expect(throws: AuthError.self) { try await f.provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: f.sandbox.authContext()) }
+        let late = await #expect(throws: AuthError.self) {
+            try await f.provider.respond(
+                to: challenge, with: ChallengeAnswer(code: code), context: f.sandbox.authContext())
+        }
         #expect(late?.code == .attemptsExhausted)
         #expect(late?.providerCode == "too_many_sms_verification_attempts")
     }
 
     @Test func expiredChallengeIsRefusedLocallyAndByTheServer() async throws {
         let f = try DynamicFixture()
-        let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("late@example.com")).challenge)
+        let challenge = try #require(
+            try await f.client.signIn(with: .dynamic, try .email("late@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "late@example.com")?.code)
         f.sandbox.clock.advance(by: .seconds(601))
         let before = f.sandbox.requestCount
-        let local = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: code), for: challenge) }
+        let local = await #expect(throws: AuthError.self) {
+            try await f.client.submit(ChallengeAnswer(code: code), for: challenge)
+        }
         #expect(local?.code == .expired)
         #expect(f.sandbox.requestCount == before)
         // Without a local expiry the server's answer is mapped: 422 email_verification_expired.
         var unbounded = challenge
         unbounded.expiresAt = nil
-        let remote = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: code), for: unbounded) }
+        let remote = await #expect(throws: AuthError.self) {
+            try await f.client.submit(ChallengeAnswer(code: code), for: unbounded)
+        }
         #expect(remote?.code == .expired)
         #expect(remote?.providerCode == "email_verification_expired")
     }
@@ -104,7 +120,9 @@ struct DynamicFlowTests {
             last = step.challenge
             f.sandbox.clock.advance(by: .seconds(60))
         }
-        let error = await #expect(throws: AuthError.self) { try await f.client.signIn(with: .dynamic, try .email("busy@example.com")) }
+        let error = await #expect(throws: AuthError.self) {
+            try await f.client.signIn(with: .dynamic, try .email("busy@example.com"))
+        }
         #expect(error?.code == .rateLimited)
         #expect(error?.isRetryable == true)
         #expect(error?.retryAfter == .seconds(420))
@@ -119,7 +137,8 @@ struct DynamicFlowTests {
 
     @Test func resendUsesTheReturnedVerificationUUID() async throws {
         let f = try DynamicFixture()
-        let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("again@example.com")).challenge)
+        let challenge = try #require(
+            try await f.client.signIn(with: .dynamic, try .email("again@example.com")).challenge)
         let updated = try await f.client.resend(challenge)
         #expect(updated.providerState["verificationUUID"] != challenge.providerState["verificationUUID"])
         let code = try #require(f.sandbox.inbox.latest(for: "again@example.com")?.code)
@@ -130,7 +149,8 @@ struct DynamicFlowTests {
         let f = try DynamicFixture()
         let session = try await f.signIn()
         f.sandbox.clock.advance(by: .seconds(7200 - 30))
-        let slow = f.sandbox.faults.add(.latency(.seconds(1)), host: DynamicBackend.defaultHost, pathPrefix: f.path("refresh"))
+        let slow = f.sandbox.faults.add(
+            .latency(.seconds(1)), host: DynamicBackend.defaultHost, pathPrefix: f.path("refresh"))
         let client = f.client
         async let results = withThrowingTaskGroup(of: AuthSession?.self) { group in
             for _ in 0..<5 { group.addTask { try await client.validSession(for: .dynamic) } }
@@ -205,7 +225,9 @@ struct DynamicFlowTests {
         #expect(mfa.providerState["mfaToken"] != nil)
         #expect(!String(describing: mfa).contains("mfa_"))
         #expect(try await f.store.load(for: .dynamic) == nil)
-        let error = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: "123456"), for: mfa) }
+        let error = await #expect(throws: AuthError.self) {
+            try await f.client.submit(ChallengeAnswer(code: "123456"), for: mfa)
+        }
         #expect(error?.code == .unsupported)
         #expect(try await f.store.load(for: .dynamic) == nil)
     }
@@ -217,7 +239,9 @@ struct DynamicFlowTests {
         let revived = try JSONDecoder().decode(Challenge.self, from: saved)
         let fresh = try f.sandbox.makeClient(providers: [f.provider])
         let code = try #require(f.sandbox.inbox.latest(for: "+919876543210", channel: .sms)?.code)
-        #expect(try await fresh.submit(ChallengeAnswer(code: code), for: revived).session?.user.phone?.e164 == "+919876543210")
+        #expect(
+            try await fresh.submit(ChallengeAnswer(code: code), for: revived).session?.user.phone?.e164
+                == "+919876543210")
     }
 
     @Test func sessionExpiryFollowsTheClientClockUnderServerSkew() async throws {
@@ -232,7 +256,9 @@ struct DynamicFlowTests {
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("b@example.com")).challenge)
         let before = f.sandbox.requestCount
         for bad in ["12345", "12345a", "1234567"] {
-            let error = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: bad), for: challenge) }
+            let error = await #expect(throws: AuthError.self) {
+                try await f.client.submit(ChallengeAnswer(code: bad), for: challenge)
+            }
             #expect(error?.reason == .invalidCodeFormat)
         }
         #expect(f.sandbox.requestCount == before)

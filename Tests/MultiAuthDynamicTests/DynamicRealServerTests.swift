@@ -18,7 +18,9 @@ struct DynamicRealServerTests {
     @Test func captchaTokenIsSentOnCreateSigninAndRetry() async throws {
         let f = try DynamicFixture()
         f.backend.requireCaptcha()
-        let refused = await #expect(throws: AuthError.self) { try await f.client.signIn(with: .dynamic, try .email("cap@example.com")) }
+        let refused = await #expect(throws: AuthError.self) {
+            try await f.client.signIn(with: .dynamic, try .email("cap@example.com"))
+        }
         #expect(refused?.code == .configuration)
         #expect(refused?.providerCode == "invalid_captcha")
         #expect(refused?.message.contains(DynamicProvider.captchaTokenOption) == true)
@@ -39,7 +41,8 @@ struct DynamicRealServerTests {
     @Test func blankCaptchaTokenIsRefusedLocally() async throws {
         let f = try DynamicFixture()
         let error = await #expect(throws: AuthError.self) {
-            try await f.client.signIn(with: .dynamic, try .email("cap@example.com", options: [DynamicProvider.captchaTokenOption: "  "]))
+            try await f.client.signIn(
+                with: .dynamic, try .email("cap@example.com", options: [DynamicProvider.captchaTokenOption: "  "]))
         }
         #expect(error?.code == .invalidInput)
         #expect(f.sandbox.requestCount == 0)
@@ -59,9 +62,12 @@ struct DynamicRealServerTests {
     @Test func cookieAuthEnvironmentIsAConfigurationError() async throws {
         let f = try DynamicFixture()
         f.backend.useCookieAuthentication()
-        let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("cookie@example.com")).challenge)
+        let challenge = try #require(
+            try await f.client.signIn(with: .dynamic, try .email("cookie@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "cookie@example.com")?.code)
-        let error = await #expect(throws: AuthError.self) { try await f.client.submit(ChallengeAnswer(code: code), for: challenge) }
+        let error = await #expect(throws: AuthError.self) {
+            try await f.client.submit(ChallengeAnswer(code: code), for: challenge)
+        }
         #expect(error?.code == .configuration)
         #expect(error?.providerCode == DynamicProvider.cookieAuthenticationCode)
         #expect(error?.message.contains("header-based") == true)
@@ -84,7 +90,10 @@ struct DynamicRealServerTests {
 
     static let refreshCases: [(Int, String, [String: String], AuthError.Code, String?)] = [
         (401, #"{"error":"Unauthorized"}"#, [:], .sessionExpired, "401"),
-        (403, #"{"error":{"code":"session_revoked","message":"revoked"},"payload":{}}"#, [:], .sessionExpired, "session_revoked"),
+        (
+            403, #"{"error":{"code":"session_revoked","message":"revoked"},"payload":{}}"#, [:], .sessionExpired,
+            "session_revoked"
+        ),
         (400, #"{"error":"Invalid session token"}"#, [:], .sessionExpired, "400"),
         (400, #"{"error":"jwt expired"}"#, [:], .sessionExpired, "400"),
         (400, #"{"error":"Bad request"}"#, [:], .generic, "400"),
@@ -94,20 +103,27 @@ struct DynamicRealServerTests {
         (404, #"{"error":"Not found"}"#, [:], .configuration, "404"),
         (422, #"{"error":"x","code":"something_new"}"#, [:], .generic, "something_new"),
         (200, #"{"mfaToken":"m","expiresAt":1,"user":{"id":"u"}}"#, [:], .sessionExpired, "mfa_required"),
-        (200, #"{"expiresAt":1,"user":{"id":"u","verifiedCredentials":[]}}"#, [:], .configuration, "cookie_authentication"),
+        (
+            200, #"{"expiresAt":1,"user":{"id":"u","verifiedCredentials":[]}}"#, [:], .configuration,
+            "cookie_authentication"
+        ),
     ]
 
     /// Revoked or invalid refresh credentials end the session (`sessionExpired`, raw code kept);
     /// transient failures never do (`rateLimited` with `retryAfter`, `providerUnavailable`).
     @Test(arguments: refreshCases)
-    func refreshFailuresAreClassified(status: Int, body: String, headers: [String: String], expected: AuthError.Code, raw: String?) async throws {
+    func refreshFailuresAreClassified(
+        status: Int, body: String, headers: [String: String], expected: AuthError.Code, raw: String?
+    ) async throws {
         let provider = DynamicProvider(configuration: try .sandbox())
         let session = AuthSession(
-            provider: .dynamic, user: AuthUser(id: "u"), credentials: Credentials(accessToken: "a.b.c", tokenType: "Bearer"),
+            provider: .dynamic, user: AuthUser(id: "u"),
+            credentials: Credentials(accessToken: "a.b.c", tokenType: "Bearer"),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
         let transport = ScriptedTransport([ScriptedTransport.json(status, body, headers: headers)])
         let error = await #expect(throws: AuthError.self) {
-            try await provider.refresh(session, context: AuthContext(transport: transport, time: ManualClock().timeSource))
+            try await provider.refresh(
+                session, context: AuthContext(transport: transport, time: ManualClock().timeSource))
         }
         #expect(error?.code == expected)
         #expect(error?.providerCode == raw)
@@ -127,16 +143,21 @@ struct DynamicRealServerTests {
     /// One switch: `.production` points at the real host, `.sandbox` at the emulated one, both
     /// validated; an unregistered host in the sandbox is a configuration error.
     @Test func productionAndSandboxConfigurations() async throws {
-        #expect(try DynamicConfiguration.production(environmentID: "env").baseURL.absoluteString == "https://app.dynamicauth.com/api/v0")
+        #expect(
+            try DynamicConfiguration.production(environmentID: "env").baseURL.absoluteString
+                == "https://app.dynamicauth.com/api/v0")
         let sandbox = try DynamicConfiguration.sandbox()
         #expect(sandbox.baseURL == DynamicBackend.baseURL())
         #expect(sandbox.environmentID == DynamicBackend.defaultEnvironmentID)
         #expect(DynamicBackend.defaultHost == DynamicConfiguration.sandboxHost)
         #expect(throws: AuthError.self) { try DynamicConfiguration.production(environmentID: " ") }
         let f = try DynamicFixture()
-        let production = DynamicProvider(configuration: try .production(environmentID: DynamicBackend.defaultEnvironmentID))
+        let production = DynamicProvider(
+            configuration: try .production(environmentID: DynamicBackend.defaultEnvironmentID))
         let client = try f.sandbox.makeClient(providers: [production])
-        let error = await #expect(throws: AuthError.self) { try await client.signIn(with: .dynamic, try .email("a@example.com")) }
+        let error = await #expect(throws: AuthError.self) {
+            try await client.signIn(with: .dynamic, try .email("a@example.com"))
+        }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("app.dynamicauth.com") == true)
     }

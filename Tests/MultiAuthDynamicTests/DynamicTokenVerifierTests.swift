@@ -3,8 +3,8 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthSandbox
-import Testing
 import MultiAuthTestKeys
+import Testing
 
 /// `DynamicTokenVerifier` against tokens the sandbox backend signs (Docs/Providers/Dynamic.md; cases
 /// Docs/Cases.md, B13, B15).
@@ -26,10 +26,14 @@ struct DynamicTokenVerifierTests {
         #expect(f.sandbox.requestCount(pathPrefix: f.path(".well-known/jwks")) == 1)
     }
 
-    func token(_ f: DynamicFixture, scopes: [String] = ["user:basic"], lifetime: Duration = .seconds(7200), keyID: String? = nil,
-               extra: [String: JSONValue] = [:]) throws -> String {
-        try f.backend.mintToken(userID: "user-1", sessionID: "s-1", scopes: scopes, issuedAt: f.sandbox.clock.wallNow,
-                                lifetime: lifetime, keyID: keyID, extra: extra)
+    func token(
+        _ f: DynamicFixture, scopes: [String] = ["user:basic"], lifetime: Duration = .seconds(7200),
+        keyID: String? = nil,
+        extra: [String: JSONValue] = [:]
+    ) throws -> String {
+        try f.backend.mintToken(
+            userID: "user-1", sessionID: "s-1", scopes: scopes, issuedAt: f.sandbox.clock.wallNow,
+            lifetime: lifetime, keyID: keyID, extra: extra)
     }
 
     func refusal(_ f: DynamicFixture, _ token: String, leeway: Duration = .seconds(60)) async -> AuthError? {
@@ -112,7 +116,11 @@ struct DynamicTokenVerifierTests {
         let f = try DynamicFixture()
         let verifier = f.verifier()
         _ = try await verifier.verify(try token(f))
-        for _ in 0..<5 { _ = await #expect(throws: AuthError.self) { try await verifier.verify(try token(f, keyID: "k-\(Int.random(in: 0...9999))")) } }
+        for _ in 0..<5 {
+            _ = await #expect(throws: AuthError.self) {
+                try await verifier.verify(try token(f, keyID: "k-\(Int.random(in: 0...9999))"))
+            }
+        }
         #expect(await verifier.jwksFetchCount == 1)
     }
 }

@@ -11,7 +11,9 @@ struct DynamicWireTests {
     let provider = DynamicProvider(environmentID: "env-123", baseURL: URL(string: "https://dyn.test/api/v0")!)
 
     func context(_ transport: ScriptedTransport) -> AuthContext {
-        AuthContext(transport: transport, time: TimeSource(clock: ContinuousClock(), now: { Date(timeIntervalSince1970: 1_700_000_000) }))
+        AuthContext(
+            transport: transport,
+            time: TimeSource(clock: ContinuousClock(), now: { Date(timeIntervalSince1970: 1_700_000_000) }))
     }
 
     func json(_ request: HTTPRequest) throws -> [String: String] {
@@ -19,7 +21,9 @@ struct DynamicWireTests {
     }
 
     @Test func emailCreateSendsTheIdentityKeyAndKeepsTheUUID() async throws {
-        let stub = ScriptedTransport([ScriptedTransport.json(201, #"{"verificationUUID":"v-1","email":"user.name+otp@example.com"}"#)])
+        let stub = ScriptedTransport([
+            ScriptedTransport.json(201, #"{"verificationUUID":"v-1","email":"user.name+otp@example.com"}"#)
+        ])
         let step = try await provider.start(try .email("  User.Name+OTP@Example.COM "), context: context(stub))
         let request = try #require(stub.requests.first)
         #expect(request.method == .post)
@@ -38,8 +42,13 @@ struct DynamicWireTests {
         ("+39 06 5555 0100", "+39", "0655550100", "IT"),
         ("+91 98765 43210", "+91", "9876543210", "IN"),
     ])
-    func smsCreateDerivesTheWireFieldsFromPhoneNumber(input: String, code: String, national: String, iso: String) async throws {
-        let stub = ScriptedTransport([ScriptedTransport.json(201, #"{"verificationUUID":"v-2","phoneNumber":"x","phoneCountryCode":"x","isoCountryCode":"x"}"#)])
+    func smsCreateDerivesTheWireFieldsFromPhoneNumber(input: String, code: String, national: String, iso: String)
+        async throws
+    {
+        let stub = ScriptedTransport([
+            ScriptedTransport.json(
+                201, #"{"verificationUUID":"v-2","phoneNumber":"x","phoneCountryCode":"x","isoCountryCode":"x"}"#)
+        ])
         let step = try await provider.start(try .phone(input), context: context(stub))
         let request = try #require(stub.requests.first)
         #expect(request.url.path == "/api/v0/sdk/env-123/smsVerifications/create")
@@ -49,21 +58,35 @@ struct DynamicWireTests {
 
     @Test func unsupportedRequestsMakeNoCall() async throws {
         let stub = ScriptedTransport([])
-        for request in [SignInRequest.oauth(.google), try .email("a@b.co", channel: .sms), try .phone("+14155550100", channel: .whatsapp)] {
+        for request in [
+            SignInRequest.oauth(.google), try .email("a@b.co", channel: .sms),
+            try .phone("+14155550100", channel: .whatsapp),
+        ] {
             await #expect(throws: AuthError.self) { try await provider.start(request, context: context(stub)) }
         }
         // A non-geographic number has no ISO country code.
-        let error = await #expect(throws: AuthError.self) { try await provider.start(try .phone("+800 1234 5678"), context: context(stub)) }
+        let error = await #expect(throws: AuthError.self) {
+            try await provider.start(try .phone("+800 1234 5678"), context: context(stub))
+        }
         #expect(error?.code == .invalidInput)
         #expect(stub.requests.isEmpty)
     }
 
     @Test(arguments: [
-        (422, #"{"error":"Wrong code","code":"wrong_email_verification_token"}"#, "invalidCode", "wrong_email_verification_token"),
-        (422, #"{"error":"Wrong code","code":"wrong_sms_verification_token"}"#, "invalidCode", "wrong_sms_verification_token"),
+        (
+            422, #"{"error":"Wrong code","code":"wrong_email_verification_token"}"#, "invalidCode",
+            "wrong_email_verification_token"
+        ),
+        (
+            422, #"{"error":"Wrong code","code":"wrong_sms_verification_token"}"#, "invalidCode",
+            "wrong_sms_verification_token"
+        ),
         (422, #"{"error":"Expired","code":"email_verification_expired"}"#, "expired", "email_verification_expired"),
         (422, #"{"error":"x","code":"invalid_email_verification"}"#, "expired", "invalid_email_verification"),
-        (422, #"{"error":"x","code":"too_many_email_verification_attempts"}"#, "attemptsExhausted", "too_many_email_verification_attempts"),
+        (
+            422, #"{"error":"x","code":"too_many_email_verification_attempts"}"#, "attemptsExhausted",
+            "too_many_email_verification_attempts"
+        ),
         (422, #"{"error":"x","code":"no_enabled_sms_provider"}"#, "configuration", "no_enabled_sms_provider"),
         (422, #"{"error":"x","code":"brand_new_code_2031","payload":{"a":1}}"#, "generic", "brand_new_code_2031"),
         (429, #"{"error":"Too many requests"}"#, "rateLimited", "429"),
@@ -80,7 +103,8 @@ struct DynamicWireTests {
     }
 
     @Test func rateLimitUsesRetryAfterOrTheWindow() {
-        let withHeader = provider.mapError(ScriptedTransport.json(429, #"{"error":"x"}"#, headers: ["Retry-After": "42"]), channel: .email)
+        let withHeader = provider.mapError(
+            ScriptedTransport.json(429, #"{"error":"x"}"#, headers: ["Retry-After": "42"]), channel: .email)
         #expect(withHeader.retryAfter == .seconds(42))
         let without = provider.mapError(ScriptedTransport.json(429, #"{"error":"x"}"#), channel: .email)
         #expect(without.retryAfter == .seconds(600))
@@ -100,8 +124,10 @@ struct DynamicWireTests {
         let challenge = Challenge(
             flowID: .random(), provider: .dynamic, kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),
             issuedAt: Date(timeIntervalSince1970: 1_700_000_000), providerState: state)
-        let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: " 005 924\n"), context: context(stub))
-        #expect(try json(try #require(stub.requests.first)) == ["verificationUUID": "v-1", "verificationToken": "005924"])
+        let step = try await provider.respond(
+            to: challenge, with: ChallengeAnswer(code: " 005 924\n"), context: context(stub))
+        #expect(
+            try json(try #require(stub.requests.first)) == ["verificationUUID": "v-1", "verificationToken": "005924"])
         let session = try #require(step.session)
         #expect(session.credentials.accessToken == "d.e.f")
         #expect(session.credentials.idToken == "a.b.c")
@@ -109,9 +135,10 @@ struct DynamicWireTests {
         #expect(session.user.id == "user-1")
         #expect(session.user.email?.identityKey == "me@example.com")
         #expect(session.user.phone?.e164 == "+14155550100")
-        #expect(session.user.identities == [
-            AuthUser.Identity(kind: "email", value: "vc-1", verified: true),
-            AuthUser.Identity(kind: "phone", value: "vc-2", verified: true),
-        ])
+        #expect(
+            session.user.identities == [
+                AuthUser.Identity(kind: "email", value: "vc-1", verified: true),
+                AuthUser.Identity(kind: "phone", value: "vc-2", verified: true),
+            ])
     }
 }

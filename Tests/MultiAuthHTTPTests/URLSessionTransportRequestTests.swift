@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthHTTP
+import Testing
 
 @Suite struct URLSessionTransportRequestTests {
     @Test func buildsURLRequestWithMethodHeadersBodyAndTimeout() throws {
-        let transport = URLSessionTransport(defaultTimeout: .seconds(12), defaultHeaders: ["User-Agent": "UA", "X-Default": "d"])
-        var request = try HTTPRequest.json(.post, URL(string: "https://api.example.com/v1/otp?x=1")!, body: ["email": "a@b.co"])
+        let transport = URLSessionTransport(
+            defaultTimeout: .seconds(12), defaultHeaders: ["User-Agent": "UA", "X-Default": "d"])
+        var request = try HTTPRequest.json(
+            .post, URL(string: "https://api.example.com/v1/otp?x=1")!, body: ["email": "a@b.co"])
         request.headers["X-Default"] = "override"
         let urlRequest = transport.urlRequest(for: request)
         #expect(urlRequest.httpMethod == "POST")

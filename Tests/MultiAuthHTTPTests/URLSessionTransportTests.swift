@@ -36,7 +36,8 @@ struct URLSessionTransportTests {
     }
 
     @Test func postBodyRoundTripsAsBytes() async throws {
-        let request = try HTTPRequest.json(.post, URL(string: "https://\(host)/echo")!, body: ["identity": "+15555550100"])
+        let request = try HTTPRequest.json(
+            .post, URL(string: "https://\(host)/echo")!, body: ["identity": "+15555550100"])
         let response = try await transport.send(request)
         #expect(response.status == 200)
         #expect(response.header("X-Method") == "POST")
@@ -47,7 +48,8 @@ struct URLSessionTransportTests {
 
     @Test(arguments: [400, 401, 404, 422, 429, 500, 503])
     func everyStatusPassesThrough(status: Int) async throws {
-        let response = try await transport.send(HTTPRequest(method: .get, url: URL(string: "https://\(host)/status/\(status)")!))
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: URL(string: "https://\(host)/status/\(status)")!))
         #expect(response.status == status)
         #expect(try response.decodeJSON([String: String].self) == ["code": "forced_\(status)"])
     }
@@ -84,7 +86,9 @@ struct URLSessionTransportTests {
         first.register(EchoBackend(), host: shared)
         second.register(EchoBackend(), host: shared)
         let transports = [first, second].map { sandbox in
-            URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600), defaultHeaders: sandbox.urlProtocolHeaders)
+            URLSessionTransport(
+                session: sandbox.makeURLSession(), defaultTimeout: .seconds(600),
+                defaultHeaders: sandbox.urlProtocolHeaders)
         }
         let request = HTTPRequest(method: .get, url: URL(string: "https://\(shared)/echo")!)
         #expect(try await transports[0].send(request).status == 200)

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthSandbox
+import Testing
 
 /// Scenarios 1–5 (and 8) of issue 13, each as a named test against the reference provider and
 /// its emulated backend, on the manual clock.
@@ -50,7 +50,8 @@ struct LifecycleScenarioTests {
         await world.sandbox.clock.waitForSleepers(count: 1)
         // A signs out (the remote revocation is lost, so A's refresh token still works) and B
         // signs in with the same provider.
-        world.sandbox.faults.add(.jsonStatus(503, ["code": "unavailable"]), host: host, pathPrefix: "/logout", repeat: .once)
+        world.sandbox.faults.add(
+            .jsonStatus(503, ["code": "unavailable"]), host: host, pathPrefix: "/logout", repeat: .once)
         let outcome = try await client.signOut(provider)
         #expect(outcome.remoteError?.code == .providerUnavailable)
         let b = try await world.signIn("b")
@@ -111,7 +112,8 @@ struct LifecycleScenarioTests {
         #expect(try await world.client.validSession(for: provider) == session)
         world.sandbox.faults.remove(offline)
         for (status, code) in [(429, "rate_limited"), (503, "unavailable")] {
-            world.sandbox.faults.add(.jsonStatus(status, ["code": code]), host: host, pathPrefix: "/token/refresh", repeat: .once)
+            world.sandbox.faults.add(
+                .jsonStatus(status, ["code": code]), host: host, pathPrefix: "/token/refresh", repeat: .once)
             #expect(try await world.client.validSession(for: provider) == session)
         }
         // Once it has expired, the transient error is thrown; still never a sign-out.
@@ -171,16 +173,23 @@ struct LifecycleScenarioTests {
             world.sandbox.faults.remove(latency)
             var results: [AuthSession?] = []
             for task in tasks { results.append(await task.value) }
-            let events0 = await logs[0].waitFor(count: Int(world.clients[0].events.currentSequence) - bases[0]).map(\.description)
-            let events1 = await logs[1].waitFor(count: Int(world.clients[1].events.currentSequence) - bases[1]).map(\.description)
-            let names = results.map { $0.map { ModelStore.name($0) } ?? "nil" } + world.sandbox.requestLog.suffix(4).map(\.description)
+            let events0 = await logs[0].waitFor(count: Int(world.clients[0].events.currentSequence) - bases[0]).map(
+                \.description)
+            let events1 = await logs[1].waitFor(count: Int(world.clients[1].events.currentSequence) - bases[1]).map(
+                \.description)
+            let names =
+                results.map { $0.map { ModelStore.name($0) } ?? "nil" }
+                + world.sandbox.requestLog.suffix(4).map(\.description)
             let stored = try #require(
-                try await world.store.load(for: provider), "round \(round): signed out; results \(names); events \(events0) / \(events1)")
+                try await world.store.load(for: provider),
+                "round \(round): signed out; results \(names); events \(events0) / \(events1)")
             #expect(world.backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)), "round \(round)")
             #expect(results.allSatisfy { $0 == stored }, "round \(round)")
             for (index, log) in logs.enumerated() {
-                let names = await log.waitFor(count: Int(world.clients[index].events.currentSequence) - bases[index]).map(\.kind.name)
-                #expect(!names.contains("signedOut") && !names.contains("sessionExpired"), "round \(round) client \(index)")
+                let names = await log.waitFor(count: Int(world.clients[index].events.currentSequence) - bases[index])
+                    .map(\.kind.name)
+                #expect(
+                    !names.contains("signedOut") && !names.contains("sessionExpired"), "round \(round) client \(index)")
                 log.cancel()
             }
         }
@@ -195,7 +204,9 @@ struct LifecycleScenarioTests {
         let wrong = ConformanceHarness.defaultWrongCode(code)
         var errors: [AuthError.Code] = []
         for _ in 0..<ReferenceProtocol.maximumAttempts {
-            do { _ = try await world.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch let error as AuthError {
+            do { _ = try await world.client.submit(ChallengeAnswer(code: wrong), for: challenge) } catch let error
+                as AuthError
+            {
                 errors.append(error.code)
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthSandbox
+import Testing
 
 /// The model-based randomized test of the session lifecycle (Docs/Reliability.md, "Session
 /// lifecycle"): random schedules of sign-ins (code and duplicate magic-link deliveries),
@@ -43,7 +43,10 @@ struct SessionLifecycleModelTests {
                 next += 1
                 group.addTask {
                     let schedule = ModelSchedule(seed: seed)
-                    return (seed, schedule.description, try await ModelRun(schedule: schedule, storeKind: store, mutations: mutations).run())
+                    return (
+                        seed, schedule.description,
+                        try await ModelRun(schedule: schedule, storeKind: store, mutations: mutations).run()
+                    )
                 }
             }
             for _ in 0..<min(parallel, count) { add() }
@@ -89,7 +92,9 @@ struct SessionLifecycleModelTests {
         let summary = try await Self.runSchedules(
             count: Self.memorySchedules, firstSeed: Self.baseSeed &+ 2_000_000, store: .memory,
             mutations: ClientMutations(unconditionalWrites: true), stopAtFirstFailure: true)
-        print("mutation unconditionalWrites: first violation after \(summary.schedules) schedules: \(Self.report(summary))")
+        print(
+            "mutation unconditionalWrites: first violation after \(summary.schedules) schedules: \(Self.report(summary))"
+        )
         #expect(!summary.failures.isEmpty, "no violation in \(summary.schedules) schedules")
     }
 
@@ -98,7 +103,9 @@ struct SessionLifecycleModelTests {
         let summary = try await Self.runSchedules(
             count: Self.memorySchedules, firstSeed: Self.baseSeed &+ 3_000_000, store: .memory,
             mutations: ClientMutations(noRedirectSingleFlight: true), stopAtFirstFailure: true)
-        print("mutation noRedirectSingleFlight: first violation after \(summary.schedules) schedules: \(Self.report(summary))")
+        print(
+            "mutation noRedirectSingleFlight: first violation after \(summary.schedules) schedules: \(Self.report(summary))"
+        )
         #expect(!summary.failures.isEmpty, "no violation in \(summary.schedules) schedules")
     }
 }

@@ -16,7 +16,10 @@ struct OTPlessConformanceTests {
     @Test(arguments: ConformanceCheck.allCases)
     func check(_ check: ConformanceCheck) async {
         let result = await Self.kit.run(check)
-        if [.concurrentRefreshesCoalesce, .refreshDoesNotOverwriteNewerSession, .revocationEndsSessionTransientFailureKeepsIt].contains(check) {
+        if [
+            .concurrentRefreshesCoalesce, .refreshDoesNotOverwriteNewerSession,
+            .revocationEndsSessionTransientFailureKeepsIt,
+        ].contains(check) {
             #expect(result.status == .skipped, "\(result)")
             #expect(result.detail == "refresh unsupported: " + Self.refreshReason, "\(result)")
         } else {
@@ -26,7 +29,8 @@ struct OTPlessConformanceTests {
 
     @Test func theForgedLinkKeepsTheSchemeButNotTheCode() throws {
         let link = try #require(URL(string: "otpless.sandboxapp://otpless?code=abc123"))
-        let forged = try #require(URLComponents(url: BuiltInConformance.otplessForgedLink(link), resolvingAgainstBaseURL: false))
+        let forged = try #require(
+            URLComponents(url: BuiltInConformance.otplessForgedLink(link), resolvingAgainstBaseURL: false))
         #expect(forged.scheme == "otpless.sandboxapp")
         #expect(forged.queryItems?.first { $0.name == "code" }?.value != "abc123")
     }

@@ -32,9 +32,11 @@ struct OTPlessErrorMappingTests {
         #expect(OTPlessErrorMapping.code(for: raw) == expected)
     }
 
-    @Test(arguments: [(Int, AuthError.Code, String)]([
-        (503, .providerUnavailable, "503"), (429, .rateLimited, "429"), (404, .generic, "404"), (401, .configuration, "401"),
-    ]))
+    @Test(
+        arguments: [(Int, AuthError.Code, String)]([
+            (503, .providerUnavailable, "503"), (429, .rateLimited, "429"), (404, .generic, "404"),
+            (401, .configuration, "401"),
+        ]))
     func aBodyWithoutErrorCodeIsKeyedByTheStatus(_ status: Int, _ expected: AuthError.Code, _ raw: String) {
         let error = OTPlessErrorMapping.error(status: status, body: Data("<html>".utf8), retryAfter: .seconds(7))
         #expect(error.code == expected)
@@ -43,7 +45,8 @@ struct OTPlessErrorMappingTests {
     }
 
     @Test func numericErrorCodesAreRead() {
-        let error = OTPlessErrorMapping.error(status: 400, body: Data(#"{"errorCode":7118}"#.utf8), attemptsRemaining: 2)
+        let error = OTPlessErrorMapping.error(
+            status: 400, body: Data(#"{"errorCode":7118}"#.utf8), attemptsRemaining: 2)
         #expect(error.code == .invalidCode)
         #expect(error.providerCode == "7118")
         #expect(error.attemptsRemaining == 2)
@@ -53,10 +56,14 @@ struct OTPlessErrorMappingTests {
     func serverErrorsDuringStartKeepTheirCode(_ raw: String) async throws {
         let world = try TestWorld()
         let provider = try world.provider()
-        world.inject("/transaction/intent/", HTTPResponse(
-            status: raw == "7022" ? 429 : 400, headers: ["Retry-After": "12"],
-            body: Data(#"{"errorCode":"\#(raw)","message":"Invalid Request","description":"Request error"}"#.utf8)))
-        let error = await #expect(throws: AuthError.self) { _ = try await provider.start(.phone(phone), context: world.context()) }
+        world.inject(
+            "/transaction/intent/",
+            HTTPResponse(
+                status: raw == "7022" ? 429 : 400, headers: ["Retry-After": "12"],
+                body: Data(#"{"errorCode":"\#(raw)","message":"Invalid Request","description":"Request error"}"#.utf8)))
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.phone(phone), context: world.context())
+        }
         #expect(error?.code == OTPlessErrorMapping.code(for: raw))
         #expect(error?.providerCode == raw)
         if raw == "7022" { #expect(error?.retryAfter == .seconds(12)) }
@@ -70,11 +77,15 @@ struct OTPlessErrorMappingTests {
         let code = try #require(world.latest(email.identityKey)?.code)
         let wrong = code == "000000" ? "111111" : "000000"
         for expected in [4, 3, 2, 1] {
-            let error = await #expect(throws: AuthError.self) { _ = try await client.submit(ChallengeAnswer(code: wrong), for: challenge) }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await client.submit(ChallengeAnswer(code: wrong), for: challenge)
+            }
             #expect(error?.attemptsRemaining == expected)
             challenge = try #require(await client.pendingChallenge(for: .otpless))
         }
-        let last = await #expect(throws: AuthError.self) { _ = try await client.submit(ChallengeAnswer(code: wrong), for: challenge) }
+        let last = await #expect(throws: AuthError.self) {
+            _ = try await client.submit(ChallengeAnswer(code: wrong), for: challenge)
+        }
         #expect(last?.code == .attemptsExhausted)
         #expect(last?.providerCode == "7118")
     }

@@ -52,17 +52,28 @@ struct OTPlessFlowTests {
             kinds.append(event.kind)
             if case .deliveryStatus(_, .delivered) = event.kind { break }
         }
-        #expect(kinds.map(\.name) == ["flowStarted", "deliveryStatus", "challengeIssued", "fallbackTriggered", "challengeIssued", "deliveryStatus"])
-        guard case .fallbackTriggered(let from, let to) = kinds[3] else { Issue.record("no fallback"); return }
+        #expect(
+            kinds.map(\.name) == [
+                "flowStarted", "deliveryStatus", "challengeIssued", "fallbackTriggered", "challengeIssued",
+                "deliveryStatus",
+            ])
+        guard case .fallbackTriggered(let from, let to) = kinds[3] else {
+            Issue.record("no fallback")
+            return
+        }
         #expect(from == .whatsapp && to == .sms)
-        guard case .challengeIssued(let updated) = kinds[4] else { Issue.record("no update"); return }
+        guard case .challengeIssued(let updated) = kinds[4] else {
+            Issue.record("no update")
+            return
+        }
         #expect(updated.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(updated.providerState.values["otpless"]?.contains("\"fallbackFrom\":\"whatsapp\"") == true)
-        #expect(updated.resendAvailableAt == world.clock.wallNow.addingTimeInterval(30))   // the new code restarts the cool-down
+        // the new code restarts the cool-down
+        #expect(updated.resendAvailableAt == world.clock.wallNow.addingTimeInterval(30))
         guard case .deliveryStatus(let channel, _) = kinds[5] else { return }
         #expect(channel == .sms)
         #expect(provider.currentChallenge(for: challenge.flowID)?.kind == updated.kind)
-        #expect(await client.pendingChallenge(for: .otpless)?.kind == updated.kind)   // the client follows the fallback
+        #expect(await client.pendingChallenge(for: .otpless)?.kind == updated.kind)  // the client follows the fallback
         // Docs/Cases.md, B29: WhatsApp is not offered again for this attempt.
         world.clock.advance(by: .seconds(30))
         let error = await #expect(throws: AuthError.self) { _ = try await client.resend(updated, channel: .whatsapp) }
@@ -81,7 +92,7 @@ struct OTPlessFlowTests {
         let bob = try EmailAddress("bob@example.com")
         _ = try await client.signIn(with: .otpless, .email(alice))
         let linkA = try #require(world.latest(alice.identityKey)?.link)
-        _ = try await client.signIn(with: .otpless, .email(bob))     // supersedes Alice's flow
+        _ = try await client.signIn(with: .otpless, .email(bob))  // supersedes Alice's flow
         let error = await #expect(throws: AuthError.self) { _ = try await client.handleRedirect(linkA) }
         #expect(error?.providerCode == "4000")
         #expect(try await client.session(for: .otpless) == nil)
@@ -104,8 +115,9 @@ struct OTPlessFlowTests {
 
     @Test func policyNeedingAnUnconfiguredChannelFailsWhenBuilt() throws {
         let error = #expect(throws: AuthError.self) {
-            _ = try OTPlessProvider(configuration: .sandbox(
-                appID: "SANDBOXAPP", preferredChannels: [.whatsapp, .sms], enabledChannels: [.whatsapp]))
+            _ = try OTPlessProvider(
+                configuration: .sandbox(
+                    appID: "SANDBOXAPP", preferredChannels: [.whatsapp, .sms], enabledChannels: [.whatsapp]))
         }
         #expect(error?.code == .configuration)
         #expect(error?.providerCode == "4003")
@@ -125,7 +137,8 @@ struct OTPlessFlowTests {
         #expect(error?.code == .invalidCode)
         #expect(error?.attemptsRemaining == 4)
         #expect(error?.providerCode == "7118")
-        let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
+        let session = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         #expect(session.user.email == email)
     }
 
@@ -149,10 +162,15 @@ struct OTPlessFlowTests {
         let log = RecordingSubscriber()
         let context = world.context(events: log.sink())
         let challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
-        let next = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context).challenge)
+        let next = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context).challenge)
         #expect(next.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(next.flowID == challenge.flowID)
-        guard case .fallbackTriggered(let from, let to)? = log.events.map(\.kind).first(where: { $0.name == "fallbackTriggered" }) else {
+        guard
+            case .fallbackTriggered(let from, let to)? = log.events.map(\.kind).first(where: {
+                $0.name == "fallbackTriggered"
+            })
+        else {
             Issue.record("no fallback event")
             return
         }
@@ -160,7 +178,8 @@ struct OTPlessFlowTests {
         let lapse = try #require(world.requests(containing: "silent-auth-status").last)
         #expect(lapse.url.query?.contains("lapseMeta") == true)
         let code = try #require(world.latest(phone.e164, channel: .sms)?.code)
-        #expect(try await provider.respond(to: next, with: ChallengeAnswer(code: code), context: context).session != nil)
+        #expect(
+            try await provider.respond(to: next, with: ChallengeAnswer(code: code), context: context).session != nil)
     }
 
     @Test func silentNetworkAuthWithEveryFallbackFailingEndsWith9106() async throws {
@@ -256,7 +275,10 @@ struct OTPlessFlowTests {
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let challenge = try #require(try await client.signIn(with: .otpless, .oauth(.google)).challenge)
-        guard case .oauthRedirect(let url) = challenge.kind else { Issue.record("not a redirect"); return }
+        guard case .oauthRedirect(let url) = challenge.kind else {
+            Issue.record("not a redirect")
+            return
+        }
         #expect(url.host == OTPlessBackend.issuerHost)
         let link = try #require(world.latest("oauth:google")?.link)
         let session = try #require(try await client.handleRedirect(link)?.session)
@@ -266,7 +288,8 @@ struct OTPlessFlowTests {
     @Test func otpLinkGivesACodeChallengeWithTheLinkAlsoSent() async throws {
         let world = try TestWorld(merchant: OTPlessMerchant(phoneAuthType: .otpLink))
         let provider = try world.provider()
-        let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
+        let challenge = try #require(
+            try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: true))
         let message = try #require(world.latest(phone.e164, channel: .sms))
         #expect(message.code != nil && message.link != nil)
@@ -296,7 +319,8 @@ struct OTPlessFlowTests {
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: context).challenge)
         let code = try #require(world.latest(phone.e164)?.code)
-        let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
+        let session = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         let verifier = OTPlessTokenVerifier(
             clientID: world.backend.merchant.clientID, clientSecret: world.backend.merchant.clientSecret,
             baseURL: OTPlessConfiguration.sandboxBaseURL, issuer: OTPlessTokenVerifier.sandboxIssuer,
@@ -314,12 +338,20 @@ struct OTPlessFlowTests {
 
 /// A minimal JSON value for reading request bodies in tests.
 enum AnyJSON: Decodable, Equatable {
-    case string(String), bool(Bool), number(Double), other
+    case string(String)
+    case bool(Bool)
+    case number(Double)
+    case other
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else { self = .other }
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .other
+        }
     }
 }

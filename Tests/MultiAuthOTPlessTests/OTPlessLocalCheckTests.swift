@@ -33,7 +33,9 @@ struct OTPlessLocalCheckTests {
         let world = try TestWorld()
         let provider = try world.provider { $0.enabledChannels = [.sms, .email] }
         for request in [SignInRequest.phone(phone, channel: .whatsapp), .oauth(.google)] {
-            let error = await #expect(throws: AuthError.self) { _ = try await provider.start(request, context: world.context()) }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await provider.start(request, context: world.context())
+            }
             #expect(error?.code == .configuration)
             #expect(error?.providerCode == "4003")
         }
@@ -70,7 +72,9 @@ struct OTPlessLocalCheckTests {
         let world = try TestWorld()
         let provider = try world.provider()
         let challenge = try #require(
-            try await provider.start(.phone(phone, options: ["otpLength": "4", "expiry": "60"]), context: world.context()).challenge)
+            try await provider.start(
+                .phone(phone, options: ["otpLength": "4", "expiry": "60"]), context: world.context()
+            ).challenge)
         #expect(challenge.expectedCodeLength == 4)
         #expect(challenge.expiresAt == world.clock.wallNow.addingTimeInterval(60))
         #expect(world.latest(phone.e164)?.code?.count == 4)
@@ -79,12 +83,14 @@ struct OTPlessLocalCheckTests {
     @Test func anExpiredChallengeIsRefusedWithoutANetworkCall() async throws {
         let world = try TestWorld()
         let provider = try world.provider()
-        let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
+        let challenge = try #require(
+            try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
         provider.stopAllPolling()
         world.clock.advance(by: .seconds(300))
         let before = world.requestCount
         let error = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: world.context())
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "123456"), context: world.context())
         }
         #expect(error?.code == .expired)
         #expect(world.requestCount == before)

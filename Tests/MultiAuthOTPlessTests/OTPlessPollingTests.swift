@@ -34,7 +34,7 @@ struct OTPlessPollingTests {
         _ = try await client.signIn(with: .otpless, .phone(phone))
         await world.clock.waitForSleepers(count: 1)
         #expect(provider.activePollerCount == 1)
-        await client.cancelFlow(for: .otpless)                   // AuthProvider.flowEnded stops it
+        await client.cancelFlow(for: .otpless)  // AuthProvider.flowEnded stops it
         await world.settle { world.clock.sleeperCount == 0 }
         #expect(world.clock.sleeperCount == 0)
         #expect(provider.activePollerCount == 0)

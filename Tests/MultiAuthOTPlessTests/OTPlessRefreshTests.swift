@@ -15,7 +15,8 @@ struct OTPlessRefreshTests {
         let context = world.context()
         let challenge = try #require(try await provider.start(.email(email), context: context).challenge)
         let code = try #require(world.latest(email.identityKey)?.code)
-        let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
+        let session = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         provider.stopAllPolling()
         return session
     }
@@ -38,10 +39,12 @@ struct OTPlessRefreshTests {
         #expect(request.header("appId") == "SANDBOXAPP")
         #expect(request.header("state") == session.credentials.extra["state"])
         let body = try request.decodeJSON([String: String].self)
-        #expect(body == [
-            "appId": "SANDBOXAPP", "origin": "https://otpless.com", "loginUri": "https://otpless.com/rc5/appid/SANDBOXAPP",
-            "refreshToken": session.credentials.refreshToken!,
-        ])
+        #expect(
+            body == [
+                "appId": "SANDBOXAPP", "origin": "https://otpless.com",
+                "loginUri": "https://otpless.com/rc5/appid/SANDBOXAPP",
+                "refreshToken": session.credentials.refreshToken!,
+            ])
     }
 
     @Test func aSessionLoggedOutOrRevokedOnTheServerRefreshesToSessionExpired() async throws {
@@ -49,12 +52,16 @@ struct OTPlessRefreshTests {
         let provider = try world.provider()
         let first = try await signIn(world, provider)
         try await provider.signOut(first, context: world.context())
-        let loggedOut = await #expect(throws: AuthError.self) { _ = try await provider.refresh(first, context: world.context()) }
+        let loggedOut = await #expect(throws: AuthError.self) {
+            _ = try await provider.refresh(first, context: world.context())
+        }
         #expect(loggedOut?.code == .sessionExpired)
         #expect(loggedOut?.providerCode == "401")
         let second = try await signIn(world, provider)
         world.backend.revokeSessions(of: email.identityKey)
-        let revoked = await #expect(throws: AuthError.self) { _ = try await provider.refresh(second, context: world.context()) }
+        let revoked = await #expect(throws: AuthError.self) {
+            _ = try await provider.refresh(second, context: world.context())
+        }
         #expect(revoked?.code == .sessionExpired)
     }
 
@@ -66,9 +73,14 @@ struct OTPlessRefreshTests {
         let world = try TestWorld()
         let provider = try world.provider()
         let session = try await signIn(world, provider)
-        let body = status == 400 ? #"{"errorCode":"7101","message":"Invalid Request","description":"Request error"}"# : #"{"message":"x"}"#
-        world.inject("/v4/session/refresh", HTTPResponse(status: status, headers: ["Retry-After": "9"], body: Data(body.utf8)))
-        let error = await #expect(throws: AuthError.self) { _ = try await provider.refresh(session, context: world.context()) }
+        let body =
+            status == 400
+            ? #"{"errorCode":"7101","message":"Invalid Request","description":"Request error"}"# : #"{"message":"x"}"#
+        world.inject(
+            "/v4/session/refresh", HTTPResponse(status: status, headers: ["Retry-After": "9"], body: Data(body.utf8)))
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.refresh(session, context: world.context())
+        }
         #expect(error?.code == expected)
         #expect(error?.providerCode == raw)
         if expected == .rateLimited { #expect(error?.retryAfter == .seconds(9)) }
@@ -80,15 +92,25 @@ struct OTPlessRefreshTests {
         let session = try await signIn(world, provider)
         let now = Int(world.clock.wallNow.timeIntervalSince1970)
         // Expired by the client's clock (no usable iat), or for another app: the SDK's "inactive".
-        for payload in [#"{"aud":"SANDBOXAPP","exp":\#(now - 10)}"#, #"{"aud":"OTHERAPP","iat":\#(now),"exp":\#(now + 3600)}"#] {
+        for payload in [
+            #"{"aud":"SANDBOXAPP","exp":\#(now - 10)}"#, #"{"aud":"OTHERAPP","iat":\#(now),"exp":\#(now + 3600)}"#,
+        ] {
             let token = OTPlessSessionMappingTests.jwt(payload)
-            world.inject("/v4/session/refresh", try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": token]))
-            let inactive = await #expect(throws: AuthError.self) { _ = try await provider.refresh(session, context: world.context()) }
+            world.inject(
+                "/v4/session/refresh",
+                try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": token]))
+            let inactive = await #expect(throws: AuthError.self) {
+                _ = try await provider.refresh(session, context: world.context())
+            }
             #expect(inactive?.code == .sessionExpired)
         }
         let milliseconds = OTPlessSessionMappingTests.jwt(#"{"aud":"SANDBOXAPP","exp":\#(now + 3600)000}"#)
-        world.inject("/v4/session/refresh", try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": milliseconds]))
-        let reported = await #expect(throws: AuthError.self) { _ = try await provider.refresh(session, context: world.context()) }
+        world.inject(
+            "/v4/session/refresh",
+            try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": milliseconds]))
+        let reported = await #expect(throws: AuthError.self) {
+            _ = try await provider.refresh(session, context: world.context())
+        }
         #expect(reported?.code == .malformedResponse)
     }
 
@@ -97,7 +119,9 @@ struct OTPlessRefreshTests {
         var session = try await signIn(world, try world.provider())
         session.credentials.refreshToken = nil
         let before = world.requestCount
-        let error = await #expect(throws: AuthError.self) { _ = try await world.provider().refresh(session, context: world.context()) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await world.provider().refresh(session, context: world.context())
+        }
         #expect(error?.code == .unsupported)
         #expect(world.requestCount == before)
     }
@@ -121,7 +145,9 @@ struct OTPlessRefreshTests {
             for _ in 0..<5 { group.addTask { try? await client.refresh(.otpless) } }
             // Every caller has loaded the session (its next step joins the refresh in flight),
             // and the one refresh is held on the clock.
-            for _ in 0..<100_000 where await store.callCounts[.load, default: 0] < loadsBefore + 5 { await Task.yield() }
+            for _ in 0..<100_000 where await store.callCounts[.load, default: 0] < loadsBefore + 5 {
+                await Task.yield()
+            }
             await sandbox.clock.waitForSleepers(count: 1)
             for _ in 0..<3 { _ = await client.pendingChallenge(for: .otpless) }
             sandbox.clock.advance(by: latency)

@@ -47,7 +47,8 @@ struct OTPlessSNAGatingTests {
         let challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
         #expect(challenge.kind == .silentNetworkAuth)
         #expect(try intentBody(world)["silentAuthEnabled"] == .bool(true))
-        let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context).session)
+        let session = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context).session)
         #expect(session.user.phone == phone)
         let carrier = try #require(world.requests.first { $0.url.path.hasPrefix(OTPlessBackend.carrierPath) })
         #expect(Sandbox.arrivedOverCellular(carrier))
@@ -61,13 +62,18 @@ struct OTPlessSNAGatingTests {
         let provider = try world.provider()
         let challenge = try #require(try await provider.start(.phone(phone), context: world.context()).challenge)
         let plain = AuthContext(transport: world.plainTransport, time: world.time, flowID: challenge.flowID)
-        let next = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: plain).challenge)
+        let next = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: plain).challenge)
         provider.stopAllPolling()
         #expect(next.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(world.requests.allSatisfy { !$0.url.path.hasPrefix(OTPlessBackend.carrierPath) })
         let lapse = try #require(world.requests(containing: "silent-auth-status").last)
-        let meta = URLComponents(url: lapse.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "lapseMeta" }?.value
-        #expect(Contract.parse(meta ?? "") == .object(["cause": .string("sdk_connection_error"), "brief": .string("no cellular data path")]))
+        let meta = URLComponents(url: lapse.url, resolvingAgainstBaseURL: false)?.queryItems?.first {
+            $0.name == "lapseMeta"
+        }?.value
+        #expect(
+            Contract.parse(meta ?? "")
+                == .object(["cause": .string("sdk_connection_error"), "brief": .string("no cellular data path")]))
     }
 
     @Test func anSNAOnlyMerchantWithoutACellularPathIsChannelUnavailable() async throws {
@@ -95,11 +101,14 @@ struct OTPlessSNAGatingTests {
         let viaCellular = try await transport.sendOverCellular(HTTPRequest(method: .get, url: url))
         #expect(try viaCellular.decodeJSON([String: Bool].self) == ["cellular": true])
         #expect(sandbox.requestLog.map(\.path) == ["/start", "/end"])
-        let plain = try await transport.send(HTTPRequest(method: .get, url: url.deletingLastPathComponent().appending(path: "end")))
+        let plain = try await transport.send(
+            HTTPRequest(method: .get, url: url.deletingLastPathComponent().appending(path: "end")))
         #expect(try plain.decodeJSON([String: Bool].self) == ["cellular": false])
         transport.isCellularAvailable = false
         #expect(transport.availableCellularTransport == nil)
-        await #expect(throws: AuthError.self) { _ = try await transport.sendOverCellular(HTTPRequest(method: .get, url: url)) }
+        await #expect(throws: AuthError.self) {
+            _ = try await transport.sendOverCellular(HTTPRequest(method: .get, url: url))
+        }
         let post = await #expect(throws: AuthError.self) {
             _ = try await sandbox.cellularTransport.sendOverCellular(HTTPRequest(method: .post, url: url))
         }

@@ -12,7 +12,8 @@ import Testing
 struct OTPlessSessionMappingTests {
     /// An unsigned JWT with `payload` verbatim (the device reads session JWTs without verifying).
     static func jwt(_ payload: String) -> String {
-        Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "."
+        Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+            + "."
             + Base64URL.encode(Array("sig".utf8))
     }
 
@@ -27,9 +28,11 @@ struct OTPlessSessionMappingTests {
         body["oneTap"] = .object(oneTap)
         success.body = .object(body)
         run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
-        let challenge = try #require(try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
+        let challenge = try #require(
+            try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
         run.transport.script("verify-otp-phone", success.http)
-        let step = try await run.provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
+        let step = try await run.provider.respond(
+            to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
         run.provider.stopAllPolling()
         return (try #require(step.session), run)
     }
@@ -73,7 +76,8 @@ struct OTPlessSessionMappingTests {
 
     @Test func aUsableExpiryIsExactAndRelativeToTheClientClock() async throws {
         // The server's clock is 100 s behind: exp − iat is what counts.
-        let (session, run) = try await Self.session(Self.withSessionJWT(Self.jwt(#"{"aud":"sandboxapp","iat":1699999900,"exp":1700003500}"#)))
+        let (session, run) = try await Self.session(
+            Self.withSessionJWT(Self.jwt(#"{"aud":"sandboxapp","iat":1699999900,"exp":1700003500}"#)))
         #expect(session.credentials.expiresAt == run.now.addingTimeInterval(3600))
         #expect(session.user.attributes["expiryIssue"] == nil)
     }
@@ -91,7 +95,8 @@ struct OTPlessSessionMappingTests {
     @Test func aMexicanLegacyMobileIdentityIsNeverDropped() async throws {
         let raw = "5215512345678"
         let (session, _) = try await Self.session { oneTap in
-            guard case .object(var info)? = oneTap["merchantUserInfo"], case .array(var identities)? = info["identities"],
+            guard case .object(var info)? = oneTap["merchantUserInfo"],
+                case .array(var identities)? = info["identities"],
                 case .object(var identity)? = identities.first
             else { return }
             identity["identityValue"] = .string(raw)
@@ -111,7 +116,8 @@ struct OTPlessSessionMappingTests {
 
     @Test func anUnparseablePhoneIdentityIsKeptAndReported() async throws {
         let (session, _) = try await Self.session { oneTap in
-            guard case .object(var info)? = oneTap["merchantUserInfo"], case .array(var identities)? = info["identities"],
+            guard case .object(var info)? = oneTap["merchantUserInfo"],
+                case .array(var identities)? = info["identities"],
                 case .object(var identity)? = identities.first
             else { return }
             identity["identityValue"] = .string("00012")

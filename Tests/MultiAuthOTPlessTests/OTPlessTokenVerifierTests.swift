@@ -15,10 +15,13 @@ struct OTPlessTokenVerifierTests {
         ]
     }
 
-    func verifier(_ world: TestWorld, secret: String = "sandbox-secret", milliseconds: Bool = false) -> OTPlessTokenVerifier {
+    func verifier(_ world: TestWorld, secret: String = "sandbox-secret", milliseconds: Bool = false)
+        -> OTPlessTokenVerifier
+    {
         OTPlessTokenVerifier(
             clientID: "sandbox-client", clientSecret: secret, baseURL: OTPlessConfiguration.sandboxBaseURL,
-            issuer: OTPlessTokenVerifier.sandboxIssuer, acceptsMillisecondTimestamps: milliseconds, transport: world.transport,
+            issuer: OTPlessTokenVerifier.sandboxIssuer, acceptsMillisecondTimestamps: milliseconds,
+            transport: world.transport,
             time: world.time)
     }
 
@@ -46,10 +49,13 @@ struct OTPlessTokenVerifierTests {
         let token = try world.backend.sign(claims: claims(world, exp: ms))
         let refused = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
         #expect(refused?.code == .unauthorized)
-        #expect(refused?.message == "the id token's exp has 13 or more digits (milliseconds?); NumericDates are seconds")
+        #expect(
+            refused?.message == "the id token's exp has 13 or more digits (milliseconds?); NumericDates are seconds")
         _ = try await verifier(world, milliseconds: true).verifyIDToken(token)
         world.clock.advance(by: .seconds(700))
-        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world, milliseconds: true).verifyIDToken(token) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await verifier(world, milliseconds: true).verifyIDToken(token)
+        }
         #expect(error?.code == .expired)
     }
 
@@ -71,7 +77,9 @@ struct OTPlessTokenVerifierTests {
         var payload = claims(world)
         payload["sub"] = .string("OT_attacker")
         parts[1] = Base64URL.encode(try JSONEncoder().encode(JSONValue.object(payload)))
-        let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(parts.joined(separator: ".")) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await verifier(world).verifyIDToken(parts.joined(separator: "."))
+        }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -105,7 +113,9 @@ struct OTPlessTokenVerifierTests {
 
     @Test func validateTokenNeedsTheRightCredentials() async throws {
         let world = try TestWorld()
-        let bad = await #expect(throws: AuthError.self) { _ = try await verifier(world, secret: "wrong").validate(token: "abc") }
+        let bad = await #expect(throws: AuthError.self) {
+            _ = try await verifier(world, secret: "wrong").validate(token: "abc")
+        }
         #expect(bad?.code == .unauthorized)
         #expect(bad?.providerCode == "7002")
         let unknown = await #expect(throws: AuthError.self) { _ = try await verifier(world).validate(token: "abc") }

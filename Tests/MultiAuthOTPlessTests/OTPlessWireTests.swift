@@ -27,7 +27,8 @@ struct OTPlessWireTests {
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: context).challenge)
         let code = try #require(world.latest(phone.e164)?.code)
-        let session = try #require(try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
+        let session = try #require(
+            try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         provider.stopAllPolling()
         return session
     }
@@ -55,10 +56,11 @@ struct OTPlessWireTests {
         #expect(delete.url.path == "/v4/session/" + session.credentials.extra["sessionToken"]!)
         #expect(delete.header("appId") == "SANDBOXAPP")
         #expect(delete.header("state") == session.credentials.extra["state"])
-        #expect(try body(delete) == [
-            "appId": .string("SANDBOXAPP"), "origin": .string("https://otpless.com"),
-            "loginUri": .string("https://otpless.com/rc5/appid/SANDBOXAPP"),
-        ])
+        #expect(
+            try body(delete) == [
+                "appId": .string("SANDBOXAPP"), "origin": .string("https://otpless.com"),
+                "loginUri": .string("https://otpless.com/rc5/appid/SANDBOXAPP"),
+            ])
         #expect(world.requests.count { $0.method == .delete } == 1)
         // The server forgot the session: signing out again is a no-op success (404 is "gone").
         try await provider.signOut(session, context: world.context())
@@ -68,7 +70,9 @@ struct OTPlessWireTests {
         let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms, .voice]))
         let challenge = try #require(
             try await world.provider().start(.phone(phone, channel: .voice), context: world.context()).challenge)
-        #expect(try body(world.requests(containing: "/transaction/intent/").first)["deliveryMethod"] == .string("VOICE_CALL"))
+        #expect(
+            try body(world.requests(containing: "/transaction/intent/").first)["deliveryMethod"]
+                == .string("VOICE_CALL"))
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .voice, linkAlsoSent: false))
         #expect(world.latest(phone.e164, channel: .voice)?.code != nil)
     }
@@ -138,7 +142,9 @@ struct OTPlessWireTests {
         #expect(inId.count == 36 && inId.split(separator: "-").count == 5)
         let pinned = try world.provider { $0.installationID = "PERSISTED-INSTALLATION-1" }
         _ = try await pinned.start(.email(email), context: world.context())
-        #expect(try body(world.requests(containing: "/transaction/intent/").last)["inId"] == .string("PERSISTED-INSTALLATION-1"))
+        #expect(
+            try body(world.requests(containing: "/transaction/intent/").last)["inId"]
+                == .string("PERSISTED-INSTALLATION-1"))
     }
 
     @Test(arguments: ["", "   ", "com.acme app"])

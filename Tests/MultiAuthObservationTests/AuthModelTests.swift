@@ -4,6 +4,7 @@ import MultiAuthConformance
 import MultiAuthSandbox
 import Observation
 import Testing
+
 @testable import MultiAuthObservation
 
 /// Counts the changes Observation reports for one property (re-registering synchronously in
@@ -19,7 +20,9 @@ final class ChangeCounter {
     }
 
     private func track() {
-        withObservationTracking { read() } onChange: { [weak self] in
+        withObservationTracking {
+            read()
+        } onChange: { [weak self] in
             MainActor.assumeIsolated {
                 self?.count += 1
                 self?.track()
@@ -75,7 +78,9 @@ struct AuthModelTests {
         #expect(first.pendingChallenge(for: Self.provider) == challenge)
         #expect(sessions.count == 0)
 
-        let wrong = await #expect(throws: AuthError.self) { try await first.submit(ChallengeAnswer(code: "000000"), for: challenge) }
+        let wrong = await #expect(throws: AuthError.self) {
+            try await first.submit(ChallengeAnswer(code: "000000"), for: challenge)
+        }
         await settle(first)
         #expect(wrong?.code == .invalidCode)
         #expect(first.lastError == wrong)
@@ -106,7 +111,9 @@ struct AuthModelTests {
         #expect(second.restoreStatus == .restored)
         #expect(status.count == 2, "notRestored → restoring → restored")
         #expect(second.sessions == [Self.provider: session])
-        #expect(restoredSessions.count == 1, "the restored session arrived in the initial state and again as sessionRestored: one change, not two")
+        #expect(
+            restoredSessions.count == 1,
+            "the restored session arrived in the initial state and again as sessionRestored: one change, not two")
 
         // Refresh: one change, the new tokens.
         let refreshed = try await second.refresh(Self.provider)
@@ -141,13 +148,16 @@ struct AuthModelTests {
 
         // Another client (another process's extension, say) signs in on the same store.
         let other = try makeClient()
-        let challenge = try #require(try await other.signIn(with: Self.provider, .email(try EmailAddress("bo@example.com"))).challenge)
+        let challenge = try #require(
+            try await other.signIn(with: Self.provider, .email(try EmailAddress("bo@example.com"))).challenge)
         let code = try #require(sandbox.inbox.latest(for: "bo@example.com")?.code)
         let session = try #require(try await other.submit(ChallengeAnswer(code: code), for: challenge).session)
         #expect(model.sessions.isEmpty)
 
         // A burst on the model's bus while this (main-actor) test does not yield.
-        for _ in 0..<12 { client.events.publish(.deliveryStatus(channel: .email, status: .sent), provider: Self.provider) }
+        for _ in 0..<12 {
+            client.events.publish(.deliveryStatus(channel: .email, status: .sent), provider: Self.provider)
+        }
         await settle(model)
         #expect(model.resyncCount == 1)
         #expect(model.sessions == [Self.provider: session])
@@ -162,10 +172,13 @@ struct AuthModelTests {
         let model = AuthModel(client: client, bufferCapacity: 64)
         let task = await start(model)
         let other = try makeClient()
-        let challenge = try #require(try await other.signIn(with: Self.provider, .email(try EmailAddress("cy@example.com"))).challenge)
+        let challenge = try #require(
+            try await other.signIn(with: Self.provider, .email(try EmailAddress("cy@example.com"))).challenge)
         let code = try #require(sandbox.inbox.latest(for: "cy@example.com")?.code)
         _ = try await other.submit(ChallengeAnswer(code: code), for: challenge)
-        for _ in 0..<12 { client.events.publish(.deliveryStatus(channel: .email, status: .sent), provider: Self.provider) }
+        for _ in 0..<12 {
+            client.events.publish(.deliveryStatus(channel: .email, status: .sent), provider: Self.provider)
+        }
         await settle(model)
         #expect(model.resyncCount == 0)
         #expect(model.sessions.isEmpty)
@@ -179,7 +192,9 @@ struct AuthModelTests {
         let model = AuthModel(client: client)
         let task = await start(model)
         let errors = ChangeCounter { _ = model.lastError }
-        let all = ChangeCounter { _ = (model.sessions, model.pendingChallenges, model.unavailable, model.restoreStatus) }
+        let all = ChangeCounter {
+            _ = (model.sessions, model.pendingChallenges, model.unavailable, model.restoreStatus)
+        }
         let failure = AuthError(.storageFailure, "disk full", provider: Self.provider)
         client.events.publish(.storageFailed(failure), provider: Self.provider)
         client.events.publish(.verificationStateChanged("otpReceived"), provider: Self.provider)
@@ -200,7 +215,8 @@ struct AuthModelTests {
     @Test func aSessionTheProviderEndedLeavesTheModelOnce() async throws {
         let model = AuthModel(client: try makeClient())
         let task = await start(model)
-        let challenge = try #require(try await model.signIn(with: Self.provider, .email(try EmailAddress("di@example.com"))).challenge)
+        let challenge = try #require(
+            try await model.signIn(with: Self.provider, .email(try EmailAddress("di@example.com"))).challenge)
         let code = try #require(sandbox.inbox.latest(for: "di@example.com")?.code)
         let session = try #require(try await model.submit(ChallengeAnswer(code: code), for: challenge).session)
         await settle(model)
@@ -221,12 +237,15 @@ struct AuthModelTests {
     @Test func exhaustedAttemptsEndThePendingChallenge() async throws {
         let model = AuthModel(client: try makeClient())
         let task = await start(model)
-        let challenge = try #require(try await model.signIn(with: Self.provider, .email(try EmailAddress("ed@example.com"))).challenge)
+        let challenge = try #require(
+            try await model.signIn(with: Self.provider, .email(try EmailAddress("ed@example.com"))).challenge)
         await settle(model)
         #expect(model.pendingChallenge(for: Self.provider) != nil)
         var last: AuthError?
         for _ in 0..<20 {
-            do { _ = try await model.submit(ChallengeAnswer(code: "000000"), for: challenge) } catch let error as AuthError {
+            do { _ = try await model.submit(ChallengeAnswer(code: "000000"), for: challenge) } catch let error
+                as AuthError
+            {
                 last = error
                 if error.code != .invalidCode { break }
             }

@@ -34,7 +34,8 @@ struct PortalConformanceTests {
     }
 
     @Test func theForgedLinkKeepsEverythingButTheGrant() throws {
-        let link = try #require(URL(string: "multiauth-portal://auth/callback?token=abc123&authMethod=EMAIL_MAGIC_LINK"))
+        let link = try #require(
+            URL(string: "multiauth-portal://auth/callback?token=abc123&authMethod=EMAIL_MAGIC_LINK"))
         let forged = try #require(URLComponents(url: Self.replacingToken(link), resolvingAgainstBaseURL: false))
         #expect(forged.queryItems?.first { $0.name == "authMethod" }?.value == "EMAIL_MAGIC_LINK")
         let token = try #require(forged.queryItems?.first { $0.name == "token" }?.value)

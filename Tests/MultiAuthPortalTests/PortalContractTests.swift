@@ -24,13 +24,16 @@ struct PortalContractTests {
     static let grant = "grant-4d2b"
     static let code = "123456"
     /// A `userJwt` shaped like the backend's (claims `endUserId`, `iat`, `exp`); never verified.
-    static let userJwt = [#"{"alg":"HS256","typ":"JWT"}"#, #"{"endUserId":"eu_5d1c9a7b3e2f4a60","iat":1700000000,"exp":1700000600}"#]
+    static let userJwt =
+        [#"{"alg":"HS256","typ":"JWT"}"#, #"{"endUserId":"eu_5d1c9a7b3e2f4a60","iat":1700000000,"exp":1700000600}"#]
         .map { Base64URL.encode(Array($0.utf8)) }.joined(separator: ".") + ".c2ln"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(Set(Self.fixtures.map(\.name)) == [
-            "magic-links", "magic-links-account-abstraction", "oauth-urls", "magic-link-validation", "oauth-tokens", "totp-validation",
-        ])
+        #expect(
+            Set(Self.fixtures.map(\.name)) == [
+                "magic-links", "magic-links-account-abstraction", "oauth-urls", "magic-link-validation", "oauth-tokens",
+                "totp-validation",
+            ])
     }
 
     @Test(arguments: fixtures)
@@ -42,7 +45,8 @@ struct PortalContractTests {
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
         let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
         #expect(report.renamings > 40)
-        #expect(report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
+        #expect(
+            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
         #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
     }
 
@@ -62,7 +66,8 @@ struct PortalContractTests {
     static func adapterDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
         do {
             let configuration = try PortalConfiguration.production(
-                authEnvironmentID: environment, redirectURL: URL(string: redirect)!, fromEmail: fromEmail, templateID: templateID,
+                authEnvironmentID: environment, redirectURL: URL(string: redirect)!, fromEmail: fromEmail,
+                templateID: templateID,
                 isAccountAbstracted: fixture.name.hasSuffix("account-abstraction") ? true : nil)
             let provider = PortalProvider(configuration: configuration)
             var bindings: ContractMatch.Bindings = [
@@ -74,7 +79,9 @@ struct PortalContractTests {
             let transport = ScriptedTransport { request in
                 if request.url.path == fixture.path { return answer }
                 if request.url.path.hasSuffix("/oauth/urls") {
-                    return (try? ContractFixture.named("oauth-urls", in: fixtures).response("authorize URLs").httpResponse()) ?? HTTPResponse(status: 599)
+                    return
+                        (try? ContractFixture.named("oauth-urls", in: fixtures).response("authorize URLs")
+                        .httpResponse()) ?? HTTPResponse(status: 599)
                 }
                 return HTTPResponse(status: 200, body: Data(#"{"data":{"sent":true}}"#.utf8))
             }
@@ -90,17 +97,22 @@ struct PortalContractTests {
                 case "magic-link-validation":
                     let pending = try await provider.start(.email("ada@example.com"), context: context).challenge
                     step = try await provider.handleRedirect(
-                        URL(string: "\(redirect)?token=\(grant)&authMethod=EMAIL_MAGIC_LINK")!, pending: pending, context: context)
+                        URL(string: "\(redirect)?token=\(grant)&authMethod=EMAIL_MAGIC_LINK")!, pending: pending,
+                        context: context)
                 case "oauth-tokens":
                     let pending = try await provider.start(.oauth(.google), context: context).challenge
-                    step = try await provider.handleRedirect(URL(string: "\(redirect)?token=\(grant)&login_type=GOOGLE")!, pending: pending, context: context)
+                    step = try await provider.handleRedirect(
+                        URL(string: "\(redirect)?token=\(grant)&login_type=GOOGLE")!, pending: pending, context: context
+                    )
                 case "totp-validation":
                     var state = ProviderState()
                     state["userJwt"] = userJwt
                     let challenge = Challenge(
-                        flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil), issuedAt: Date(timeIntervalSince1970: 0),
+                        flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
+                        issuedAt: Date(timeIntervalSince1970: 0),
                         providerState: state)
-                    step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context)
+                    step = try await provider.respond(
+                        to: challenge, with: ChallengeAnswer(code: code), context: context)
                 default:
                     return ["no adapter driver for \(fixture.name)"]
                 }
@@ -127,7 +139,9 @@ struct PortalContractTests {
             if let error = response.expectedError { return ["got \(step), expected \(error)"] }
             return step == response.expectedStep ? [] : ["got \(step), expected \(response.expectedStep ?? "-")"]
         case .failure(let error):
-            guard let expected = response.expectedError else { return ["threw \(error), expected \(response.expectedStep ?? "-")"] }
+            guard let expected = response.expectedError else {
+                return ["threw \(error), expected \(response.expectedStep ?? "-")"]
+            }
             var failures: [String] = []
             if error.code != expected { failures.append("code \(error.code), expected \(expected)") }
             if let raw = response.expectedProviderCode, error.providerCode != raw {
@@ -145,7 +159,8 @@ struct PortalContractTests {
         do {
             let recipe = response.sandboxRecipe ?? ""
             let sandbox = Sandbox(seed: 17)
-            let backend = try PortalBackend(totpRequired: recipe != "no-totp", accountAbstractionAvailable: recipe != "no-account-abstraction")
+            let backend = try PortalBackend(
+                totpRequired: recipe != "no-totp", accountAbstractionAvailable: recipe != "no-account-abstraction")
             sandbox.register(backend, host: PortalBackend.defaultHost)
             let configuration = try PortalConfiguration.sandbox()
             var bindings: ContractMatch.Bindings = [
@@ -155,28 +170,41 @@ struct PortalContractTests {
                 "traceId": UUID().uuidString.lowercased(),
             ]
             func send(_ name: String) async throws -> HTTPResponse {
-                try await sandbox.transport.send(ContractMatch.httpRequest(try ContractFixture.named(name, in: fixtures), base: base, bindings: bindings))
+                try await sandbox.transport.send(
+                    ContractMatch.httpRequest(
+                        try ContractFixture.named(name, in: fixtures), base: base, bindings: bindings))
             }
             func data(_ response: HTTPResponse) -> [String: JSONValue] {
-                (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue?["data"]?.objectValue ?? [:]
+                (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue?["data"]?.objectValue
+                    ?? [:]
             }
             func query(_ url: URL, _ name: String) -> String? {
                 URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.last { $0.name == name }?.value
             }
             func magicLinkGrant() async throws {
                 _ = try await send("magic-links")
-                guard let link = sandbox.inbox.latest(for: "ada@example.com")?.link else { throw ContractError("no magic link") }
+                guard let link = sandbox.inbox.latest(for: "ada@example.com")?.link else {
+                    throw ContractError("no magic link")
+                }
                 bindings["grant"] = query(link, "token")
             }
             func oauthGrant() async throws {
-                guard let google = data(try await send("oauth-urls"))["google"]?.stringValue else { throw ContractError("no OAuth URL") }
-                let consent = try await sandbox.transport.send(HTTPRequest(method: .get, url: URL(string: google + "&login_hint=ada@example.com")!))
-                guard let location = PortalBackend.redirectLocation(consent) else { throw ContractError("no consent redirect") }
+                guard let google = data(try await send("oauth-urls"))["google"]?.stringValue else {
+                    throw ContractError("no OAuth URL")
+                }
+                let consent = try await sandbox.transport.send(
+                    HTTPRequest(method: .get, url: URL(string: google + "&login_hint=ada@example.com")!))
+                guard let location = PortalBackend.redirectLocation(consent) else {
+                    throw ContractError("no consent redirect")
+                }
                 bindings["grant"] = query(location, "token")
             }
             func totpCode(offset: Int = 0) throws -> String {
-                guard let secret = backend.totpSecret(for: "ada@example.com") else { throw ContractError("no TOTP secret") }
-                return try TOTP(secret: secret).code(at: sandbox.clock.wallNow.addingTimeInterval(TimeInterval(30 * offset)))
+                guard let secret = backend.totpSecret(for: "ada@example.com") else {
+                    throw ContractError("no TOTP secret")
+                }
+                return try TOTP(secret: secret).code(
+                    at: sandbox.clock.wallNow.addingTimeInterval(TimeInterval(30 * offset)))
             }
             switch fixture.name {
             case "magic-link-validation": try await magicLinkGrant()
@@ -207,11 +235,14 @@ struct PortalContractTests {
                 bindings["userJwt"] = data(try await send("oauth-tokens"))["userJwt"]?.stringValue
             default: return ["unknown recipe \(recipe)"]
             }
-            let request = ContractMatch.httpRequest(fixture, base: base, bindings: bindings, body: body, headers: headers)
+            let request = ContractMatch.httpRequest(
+                fixture, base: base, bindings: bindings, body: body, headers: headers)
             for _ in 0..<repeats { _ = try await sandbox.transport.send(request) }
             let answer = try await sandbox.transport.send(request)
             var failures: [String] = []
-            if answer.status != response.status { failures.append("status \(answer.status), expected \(response.status)") }
+            if answer.status != response.status {
+                failures.append("status \(answer.status), expected \(response.status)")
+            }
             let actual = answer.body.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: answer.body)
             failures += ContractMatch.shape(actual, matches: response.body, optional: response.optional)
             return failures

@@ -43,7 +43,9 @@ struct PortalFlowTests {
 
         let code = try bed.code()
         let requests = bed.sandbox.requestCount
-        await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: bed.code(offsetSteps: 5)), for: challenge) }
+        await #expect(throws: AuthError.self) {
+            try await bed.client.submit(ChallengeAnswer(code: bed.code(offsetSteps: 5)), for: challenge)
+        }
         do {
             _ = try await bed.client.submit(ChallengeAnswer(code: bed.code(offsetSteps: 5)), for: challenge)
         } catch let error as AuthError {
@@ -61,14 +63,22 @@ struct PortalFlowTests {
         let redirect = try await bed.oauthRedirectURL(.google)
         #expect(redirect.absoluteString.contains("login_type=GOOGLE"))
         let challenge = try #require(try await bed.client.handleRedirect(redirect)?.challenge)
-        guard case .totp(_, let enrollment) = challenge.kind else { Issue.record("expected TOTP"); return }
+        guard case .totp(_, let enrollment) = challenge.kind else {
+            Issue.record("expected TOTP")
+            return
+        }
         #expect(enrollment != nil)
-        let session = try #require(try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge).session)
+        let session = try #require(
+            try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge).session)
         #expect(session.user.attributes["authMethod"] == "GOOGLE")
 
         bed.sandbox.clock.advance(by: .seconds(30))
-        let again = try #require(try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
-        guard case .totp(_, let second) = again.kind else { Issue.record("expected TOTP"); return }
+        let again = try #require(
+            try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
+        guard case .totp(_, let second) = again.kind else {
+            Issue.record("expected TOTP")
+            return
+        }
         #expect(second == nil, "enrollment is offered only until the first correct code")
         #expect(try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: again).session != nil)
     }
@@ -76,7 +86,10 @@ struct PortalFlowTests {
     @Test func oauthStateIsSingleUseAndForeignOrStaleStateIsRefused() async throws {
         let bed = try PortalTestBed()
         let step = try await bed.client.signIn(with: .portal, .oauth(.apple))
-        guard case .oauthRedirect(let authorize)? = step.challenge?.kind else { Issue.record("no OAuth URL"); return }
+        guard case .oauthRedirect(let authorize)? = step.challenge?.kind else {
+            Issue.record("no OAuth URL")
+            return
+        }
         let first = try await bed.browse(authorize)
         #expect(first.absoluteString.contains("login_type=APPLE"))
         let reused = try await bed.browse(authorize)
@@ -92,7 +105,10 @@ struct PortalFlowTests {
         #expect(response.status == 400 && PortalBackend.redirectLocation(response) == nil)
 
         let stale = try await bed.client.signIn(with: .portal, .oauth(.google))
-        guard case .oauthRedirect(let old)? = stale.challenge?.kind else { Issue.record("no OAuth URL"); return }
+        guard case .oauthRedirect(let old)? = stale.challenge?.kind else {
+            Issue.record("no OAuth URL")
+            return
+        }
         bed.sandbox.clock.advance(by: .seconds(601))
         #expect(try await bed.browse(old).absoluteString.hasSuffix("?error=oauth_failed"))
     }
@@ -110,7 +126,8 @@ struct PortalFlowTests {
         var state = ProviderState()
         state["userJwt"] = token
         let challenge = Challenge(
-            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil), issuedAt: bed.sandbox.clock.wallNow,
+            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
+            issuedAt: bed.sandbox.clock.wallNow,
             providerState: state)
         do {
             _ = try await bed.client.submit(ChallengeAnswer(code: "123456"), for: challenge)
@@ -133,8 +150,11 @@ struct PortalFlowTests {
         #expect(try await bed.client.submit(ChallengeAnswer(code: code), for: first).session != nil)
         // A new sign-in (OAuth, same user) in the same time step: the same code is a replay
         // (RFC 6238 §5.2, Docs/Cases.md, B08) even though the new userJwt is fresh.
-        let second = try #require(try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
-        let error = await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: code), for: second) }
+        let second = try #require(
+            try await bed.client.handleRedirect(try await bed.oauthRedirectURL(.google))?.challenge)
+        let error = await #expect(throws: AuthError.self) {
+            try await bed.client.submit(ChallengeAnswer(code: code), for: second)
+        }
         #expect(error?.code == .codeAlreadyUsed)
         #expect(error?.providerCode == "409")
         bed.sandbox.clock.advance(by: .seconds(30))
@@ -149,7 +169,9 @@ struct PortalFlowTests {
         #expect(challenge.expiresAt == bed.sandbox.clock.wallNow.addingTimeInterval(600))
         bed.sandbox.clock.advance(by: .seconds(601))
         let requests = bed.sandbox.requestCount
-        let error = await #expect(throws: AuthError.self) { try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge) }
+        let error = await #expect(throws: AuthError.self) {
+            try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge)
+        }
         #expect(error?.code == .expired)
         #expect(bed.sandbox.requestCount == requests, "refused before any network call")
     }
@@ -159,15 +181,21 @@ struct PortalFlowTests {
     @Test func sandboxRequiresFromEmailAndTemplateID() async throws {
         let bed = try PortalTestBed()
         let base = try PortalConfiguration.sandbox().authBaseURL.appending(path: "magic-links")
-        for body in [#"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback"}"#,
-                     #"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback","fromEmail":"x@y.co","templateId":" "}"#] {
+        for body in [
+            #"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback"}"#,
+            #"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback","fromEmail":"x@y.co","templateId":" "}"#,
+        ] {
             let request = HTTPRequest(
                 method: .post, url: base,
-                headers: ["x-portal-auth-environment-id": PortalBackend.defaultEnvironmentID, "Content-Type": "application/json"],
+                headers: [
+                    "x-portal-auth-environment-id": PortalBackend.defaultEnvironmentID,
+                    "Content-Type": "application/json",
+                ],
                 body: Data(body.utf8))
             let response = try await bed.sandbox.transport.send(request)
             #expect(response.status == 400)
-            #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"fromEmail and templateId are required"}"#)
+            #expect(
+                String(decoding: response.body, as: UTF8.self) == #"{"error":"fromEmail and templateId are required"}"#)
         }
         #expect(bed.sandbox.inbox.latest(for: "a@b.co") == nil)
     }
@@ -231,17 +259,23 @@ struct PortalFlowTests {
         let bed = try PortalTestBed()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
         let jwt = try #require(challenge.providerState["userJwt"])
-        guard case .totp(_, let enrollment?) = challenge.kind else { Issue.record("expected enrollment"); return }
+        guard case .totp(_, let enrollment?) = challenge.kind else {
+            Issue.record("expected enrollment")
+            return
+        }
         let secret = try #require(enrollment.totpSecret)
-        let session = try #require(try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge).session)
+        let session = try #require(
+            try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge).session)
         let cst = try #require(session.credentials.accessToken)
         var dumps = ""
         dump(challenge, to: &dumps)
         dump(session, to: &dumps)
         dump(enrollment, to: &dumps)
         dump(try enrollment.qrCode(), to: &dumps)
-        let texts = [dumps, challenge.description, session.description, enrollment.description, String(reflecting: challenge),
-                     try enrollment.qrCode().description]
+        let texts = [
+            dumps, challenge.description, session.description, enrollment.description, String(reflecting: challenge),
+            try enrollment.qrCode().description,
+        ]
         for text in texts {
             for needle in [jwt, secret, cst, enrollment.otpauthURI, "otpauth://"] { #expect(!text.contains(needle)) }
         }
@@ -252,7 +286,8 @@ struct PortalFlowTests {
 enum ConformanceForge {
     static func replacingState(_ url: URL) -> URL {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        components.queryItems = (components.queryItems ?? []).filter { $0.name != "state" } + [URLQueryItem(name: "state", value: "forged")]
+        components.queryItems =
+            (components.queryItems ?? []).filter { $0.name != "state" } + [URLQueryItem(name: "state", value: "forged")]
         return components.url!
     }
 }

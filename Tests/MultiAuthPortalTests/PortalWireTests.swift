@@ -15,17 +15,22 @@ private func json(_ status: Int, _ text: String) -> HTTPResponse { ScriptedTrans
 
 @Suite(.timeLimit(.minutes(10)))
 struct PortalWireTests {
-    static let b12 = "otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30"
+    static let b12 =
+        "otpauth://totp/Acme%20Co:user%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Co&algorithm=SHA1&digits=6&period=30"
 
     @Test func requestsCarryTheProtocolHeadersAndEncodings() async throws {
         let transport = ScriptedTransport { request in
             request.url.path.hasSuffix("/oauth/urls")
-                ? json(200, #"{"data":{"google":"https://accounts.example/auth?state=s1","apple":"https://apple.example/auth?state=s1"}}"#)
+                ? json(
+                    200,
+                    #"{"data":{"google":"https://accounts.example/auth?state=s1","apple":"https://apple.example/auth?state=s1"}}"#
+                )
                 : json(200, #"{"data":{"sent":true}}"#)
         }
-        let provider = PortalProvider(configuration: try PortalConfiguration(
-            authEnvironmentID: "env-1", redirectURL: URL(string: "myapp://auth/cb")!, apiHost: "localhost:3000",
-            fromEmail: "login@example.com", templateID: "template-1"))
+        let provider = PortalProvider(
+            configuration: try PortalConfiguration(
+                authEnvironmentID: "env-1", redirectURL: URL(string: "myapp://auth/cb")!, apiHost: "localhost:3000",
+                fromEmail: "login@example.com", templateID: "template-1"))
         _ = try await provider.start(.email(" Someone@Example.COM "), context: context(transport))
         let step = try await provider.start(.oauth(.google), context: context(transport))
         #expect(step.challenge?.providerState["oauthState"] == "s1")
@@ -44,19 +49,28 @@ struct PortalWireTests {
         #expect(body["fromEmail"] as? String == "login@example.com")
         #expect(body["templateId"] as? String == "template-1")
         #expect(urls.url.query == "redirectUrl=myapp%3A%2F%2Fauth%2Fcb")
-        #expect(try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "myapp://cb")!).authBaseURL.absoluteString
-            == "https://api.portalhq.io/api/v3/auth")
+        #expect(
+            try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "myapp://cb")!).authBaseURL
+                .absoluteString
+                == "https://api.portalhq.io/api/v3/auth")
     }
 
     @Test func unsupportedRequestsAndBadConfigurationFailLocally() async throws {
         let transport = ScriptedTransport { _ in json(500, "{}") }
         let provider = PortalTestBed.provider()
-        for request in [SignInRequest.oauth(.github), .phone(try PhoneNumber("+14155550100")), .email(try EmailAddress("a@b.co"), channel: .sms)] {
+        for request in [
+            SignInRequest.oauth(.github), .phone(try PhoneNumber("+14155550100")),
+            .email(try EmailAddress("a@b.co"), channel: .sms),
+        ] {
             await #expect(throws: AuthError.self) { try await provider.start(request, context: context(transport)) }
         }
         #expect(transport.requests.isEmpty)
-        #expect(throws: AuthError.self) { try PortalConfiguration(authEnvironmentID: " ", redirectURL: URL(string: "a://b")!) }
-        #expect(throws: AuthError.self) { try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "a://b")!, apiHost: "x/y") }
+        #expect(throws: AuthError.self) {
+            try PortalConfiguration(authEnvironmentID: " ", redirectURL: URL(string: "a://b")!)
+        }
+        #expect(throws: AuthError.self) {
+            try PortalConfiguration(authEnvironmentID: "e", redirectURL: URL(string: "a://b")!, apiHost: "x/y")
+        }
     }
 
     @Test(arguments: [
@@ -65,7 +79,9 @@ struct PortalWireTests {
     ])
     func magicLinkErrorsMapWithoutRetry(status: Int, body: String, expected: AuthError.Code) async throws {
         let transport = ScriptedTransport { _ in json(status, body) }
-        await #expect { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) } throws: {
+        await #expect {
+            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+        } throws: {
             ($0 as? AuthError)?.code == expected
         }
         #expect(transport.requests.count == 1, "never retried")
@@ -76,11 +92,14 @@ struct PortalWireTests {
     /// sign-in without them is refused before any request, naming both.
     @Test func magicLinkNeedsFromEmailAndTemplateID() async throws {
         let redirect = URL(string: "myapp://cb")!
-        for (from, template, named) in [("login@example.com", nil, "set templateID"), (nil, "t-1", "set fromEmail"),
-                                        ("  ", "t-1", "fromEmail is blank"), ("not-an-address", "t-1", "fromEmail is not an e-mail"),
-                                        ("login@example.com", " ", "templateID is blank")] as [(String?, String?, String)] {
+        for (from, template, named) in [
+            ("login@example.com", nil, "set templateID"), (nil, "t-1", "set fromEmail"),
+            ("  ", "t-1", "fromEmail is blank"), ("not-an-address", "t-1", "fromEmail is not an e-mail"),
+            ("login@example.com", " ", "templateID is blank"),
+        ] as [(String?, String?, String)] {
             let error = #expect(throws: AuthError.self) {
-                try PortalConfiguration.production(authEnvironmentID: "e", redirectURL: redirect, fromEmail: from, templateID: template)
+                try PortalConfiguration.production(
+                    authEnvironmentID: "e", redirectURL: redirect, fromEmail: from, templateID: template)
             }
             #expect(error?.code == .configuration)
             #expect(error?.message.contains(named) == true, "\(named): \(error?.message ?? "")")
@@ -88,24 +107,32 @@ struct PortalWireTests {
         let oauthOnly = PortalProvider(configuration: try .production(authEnvironmentID: "e", redirectURL: redirect))
         #expect(!oauthOnly.configuration.sendsMagicLinks)
         let transport = ScriptedTransport { _ in json(200, #"{"data":{"sent":true}}"#) }
-        let refused = await #expect(throws: AuthError.self) { try await oauthOnly.start(.email("a@b.co"), context: context(transport)) }
+        let refused = await #expect(throws: AuthError.self) {
+            try await oauthOnly.start(.email("a@b.co"), context: context(transport))
+        }
         #expect(refused?.code == .configuration)
         #expect(refused?.providerCode == PortalConfiguration.magicLinkNotConfiguredCode)
         #expect(refused?.message.contains("fromEmail") == true && refused?.message.contains("templateID") == true)
         #expect(transport.requests.isEmpty, "no request without the backend-required fields")
         #expect(try PortalConfiguration.sandbox().sendsMagicLinks)
-        #expect(try PortalConfiguration.production(authEnvironmentID: "e", redirectURL: redirect).apiHost == "api.portalhq.io")
+        #expect(
+            try PortalConfiguration.production(authEnvironmentID: "e", redirectURL: redirect).apiHost
+                == "api.portalhq.io")
     }
 
     /// A 400 on `POST /magic-links` is an account-abstraction problem only when account
     /// abstraction was asked for; otherwise it names what the request depends on.
     @Test func magicLink400IsNotMislabelledAccountAbstraction() async throws {
         let transport = ScriptedTransport { _ in json(400, #"{"error":"fromEmail and templateId are required"}"#) }
-        let plain = await #expect(throws: AuthError.self) { try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport)) }
+        let plain = await #expect(throws: AuthError.self) {
+            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+        }
         #expect(plain?.code == .configuration && plain?.providerCode == "badRequest")
         #expect(plain?.message.contains("fromEmail") == true && plain?.message.contains("account abstraction") == false)
         let abstracted = PortalProvider(configuration: try .sandbox(isAccountAbstracted: true))
-        let aa = await #expect(throws: AuthError.self) { try await abstracted.start(.email("a@b.co"), context: context(transport)) }
+        let aa = await #expect(throws: AuthError.self) {
+            try await abstracted.start(.email("a@b.co"), context: context(transport))
+        }
         #expect(aa?.providerCode == "accountAbstractionUnavailable")
     }
 
@@ -124,8 +151,12 @@ struct PortalWireTests {
         #expect(!shown.contains("731433") && !shown.contains("c2lnbmF0dXJlLWJ5dGVz"), "\(shown)")
         #expect(error?.message.contains("fromEmail missing") == true)
         #expect(AuthError.redactedServerText("code 731433, token \(token).") == "code <redacted> token <redacted>")
-        #expect(AuthError.redactedServerText("fromEmail and templateId are required") == "fromEmail and templateId are required")
-        #expect(AuthError.redactedServerText(String(repeating: "y ", count: 500)).count == AuthError.maximumServerTextLength)
+        #expect(
+            AuthError.redactedServerText("fromEmail and templateId are required")
+                == "fromEmail and templateId are required")
+        #expect(
+            AuthError.redactedServerText(String(repeating: "y ", count: 500)).count == AuthError.maximumServerTextLength
+        )
 
         let provider = PortalTestBed.provider()
         var state = ProviderState()
@@ -146,12 +177,22 @@ struct PortalWireTests {
         let provider = PortalTestBed.provider()
         var state = ProviderState()
         state["method"] = "EMAIL_MAGIC_LINK"
-        let pending = Challenge(flowID: .random(), provider: .portal, kind: .magicLink(channel: .email), issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        let pending = Challenge(
+            flowID: .random(), provider: .portal, kind: .magicLink(channel: .email),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
         let url = URL(string: PortalBackend.defaultRedirectURL + "?token=g1&authMethod=EMAIL_MAGIC_LINK")!
         let cases: [(String, (SignInStep?) -> Bool, AuthError.Code?)] = [
             (#"{"data":{"endUserId":"u1","clientSessionToken":"cst"}}"#, { $0?.session?.user.id == "u1" }, nil),
-            (#"{"data":{"userJwt":"a.b.c","totpLink":"\#(Self.b12)"}}"#, {
-                if case .totp(6, let enrollment?)? = $0?.challenge?.kind { return enrollment.issuer == "Acme Co" } else { return false } }, nil),
+            (
+                #"{"data":{"userJwt":"a.b.c","totpLink":"\#(Self.b12)"}}"#,
+                {
+                    if case .totp(6, let enrollment?)? = $0?.challenge?.kind {
+                        return enrollment.issuer == "Acme Co"
+                    } else {
+                        return false
+                    }
+                }, nil
+            ),
             (#"{"data":{"clientSessionToken":"cst"}}"#, { _ in false }, .malformedResponse),
             (#"{"data":{}}"#, { _ in false }, .malformedResponse),
             (#"{"data":null}"#, { _ in false }, .malformedResponse),
@@ -171,11 +212,15 @@ struct PortalWireTests {
             ($0 as? AuthError)?.code == .unauthorized
         }
         let incomplete = URL(string: PortalBackend.defaultRedirectURL + "?foo=1")!
-        await #expect { try await provider.handleRedirect(incomplete, pending: pending, context: context(rejected)) } throws: {
+        await #expect {
+            try await provider.handleRedirect(incomplete, pending: pending, context: context(rejected))
+        } throws: {
             ($0 as? AuthError)?.providerCode == "CALLBACK_INCOMPLETE"
         }
         let long = URL(string: PortalBackend.defaultRedirectURL + "?error=" + String(repeating: "x", count: 300))!
-        await #expect { try await provider.handleRedirect(long, pending: pending, context: context(rejected)) } throws: {
+        await #expect {
+            try await provider.handleRedirect(long, pending: pending, context: context(rejected))
+        } throws: {
             // Not a code (over 64 characters): dropped, not cut (AuthError.plausibleProviderCode).
             ($0 as? AuthError)?.code == .cancelledByProvider && ($0 as? AuthError)?.providerCode == nil
         }
@@ -185,36 +230,51 @@ struct PortalWireTests {
         let token = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
         var state = ProviderState()
         state["userJwt"] = token
-        let challenge = Challenge(flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil), issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        let challenge = Challenge(
+            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
         // Any 401 is a wrong code whatever its body (the real SDK never reads 401 bodies); 409 is
         // a code already used in its step ([ASSUMPTION]).
-        for (status, body, expected) in [(401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode), (400, "{}", .invalidCode),
-                                         (401, #"{"error":"Unauthorized"}"#, .invalidCode), (401, "", .invalidCode),
-                                         (401, "<html>nope</html>", .invalidCode), (409, #"{"error":"TOTP code already used"}"#, .codeAlreadyUsed),
-                                         (500, "{}", .providerUnavailable)] {
+        for (status, body, expected) in [
+            (401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode), (400, "{}", .invalidCode),
+            (401, #"{"error":"Unauthorized"}"#, .invalidCode), (401, "", .invalidCode),
+            (401, "<html>nope</html>", .invalidCode), (409, #"{"error":"TOTP code already used"}"#, .codeAlreadyUsed),
+            (500, "{}", .providerUnavailable),
+        ] {
             let transport = ScriptedTransport { _ in json(status, body) }
-            await #expect { try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport)) } throws: {
+            await #expect {
+                try await PortalTestBed.provider().respond(
+                    to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport))
+            } throws: {
                 ($0 as? AuthError)?.code == expected
             }
             #expect(transport.requests.first?.header("Authorization") == "Bearer \(token)")
             #expect(String(decoding: transport.requests.first?.body ?? Data(), as: UTF8.self) == #"{"code":"123456"}"#)
         }
         let ok = ScriptedTransport { _ in json(200, #"{"data":{"clientSessionToken":"cst","clientId":"c1"}}"#) }
-        let session = try #require(try await PortalTestBed.provider().respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(ok)).session)
-        #expect(session.user.id == "u1" && session.credentials.accessToken == "cst" && session.credentials.extra["clientId"] == "c1")
+        let session = try #require(
+            try await PortalTestBed.provider().respond(
+                to: challenge, with: ChallengeAnswer(code: "123456"), context: context(ok)
+            ).session)
+        #expect(
+            session.user.id == "u1" && session.credentials.accessToken == "cst"
+                && session.credentials.extra["clientId"] == "c1")
     }
 
     /// Docs/Cases.md, B12: the enrollment URI, built and parsed, and read by the Portal helpers.
     @Test func b12EnrollmentURI() throws {
-        let built = try OTPAuthURI(issuer: "Acme Co", account: "user@example.com", secret: Base32.decode("JBSWY3DPEHPK3PXP"))
+        let built = try OTPAuthURI(
+            issuer: "Acme Co", account: "user@example.com", secret: Base32.decode("JBSWY3DPEHPK3PXP"))
         #expect(built.uriString == Self.b12)
         let enrollment = TOTPEnrollment(otpauthURI: Self.b12, issuer: "Acme Co", account: "user@example.com")
         let parsed = try enrollment.parsedURI()
-        #expect(parsed.issuer == "Acme Co" && parsed.account == "user@example.com" && parsed.secret == "JBSWY3DPEHPK3PXP")
+        #expect(
+            parsed.issuer == "Acme Co" && parsed.account == "user@example.com" && parsed.secret == "JBSWY3DPEHPK3PXP")
         #expect(parsed.algorithm == .sha1 && parsed.digits == 6 && parsed.period == 30)
         #expect(parsed.uriString == Self.b12)
         #expect(enrollment.totpSecret == "JBSWY3DPEHPK3PXP")
-        let faulty = TOTPEnrollment(otpauthURI: Self.b12.replacingOccurrences(of: "algorithm=SHA1", with: "algorithm=%SHA1"))
+        let faulty = TOTPEnrollment(
+            otpauthURI: Self.b12.replacingOccurrences(of: "algorithm=SHA1", with: "algorithm=%SHA1"))
         #expect(throws: CryptoError.self) { try faulty.parsedURI() }
         #expect(try enrollment.qrCode().version == 7)
     }
@@ -228,24 +288,34 @@ struct PortalWireTests {
         #expect(TOTPEnrollment(otpauthURI: link).totpSecret == expected)
     }
 
-    @Test(arguments: ["otpauth://totp/A?issuer=X", "otpauth://totp/A?secret=JBSWY3DPEHPK3PX1", "otpauth://totp/A?secret=JB=SW",
-                      "otpauth://totp/A?secret=", "not a link"])
+    @Test(arguments: [
+        "otpauth://totp/A?issuer=X", "otpauth://totp/A?secret=JBSWY3DPEHPK3PX1", "otpauth://totp/A?secret=JB=SW",
+        "otpauth://totp/A?secret=", "not a link",
+    ])
     func totpSecretIsNilWhenAbsentOrInvalid(link: String) {
         #expect(TOTPEnrollment(otpauthURI: link).totpSecret == nil)
     }
 
     @Test func redirectMatchingFollowsTheSDKRules() throws {
-        let provider = PortalProvider(configuration: try PortalConfiguration(
-            authEnvironmentID: "e", redirectURL: URL(string: "https://App.Example.com/Auth/Callback")!))
-        for yes in ["https://app.example.com/Auth/Callback?token=t", "HTTPS://APP.EXAMPLE.COM/Auth/Callback/?x=1#f",
-                    "https://app.example.com/Auth/Callback"] {
+        let provider = PortalProvider(
+            configuration: try PortalConfiguration(
+                authEnvironmentID: "e", redirectURL: URL(string: "https://App.Example.com/Auth/Callback")!))
+        for yes in [
+            "https://app.example.com/Auth/Callback?token=t", "HTTPS://APP.EXAMPLE.COM/Auth/Callback/?x=1#f",
+            "https://app.example.com/Auth/Callback",
+        ] {
             #expect(provider.canHandle(URL(string: yes)!), "\(yes)")
         }
-        for no in ["https://app.example.com/auth/callback?token=t", "https://other.example.com/Auth/Callback",
-                   "https://app.example.com/Auth/Callback/more", "https://app.example.com/Auth/Callback?token=" + String(repeating: "a", count: 8200)] {
+        for no in [
+            "https://app.example.com/auth/callback?token=t", "https://other.example.com/Auth/Callback",
+            "https://app.example.com/Auth/Callback/more",
+            "https://app.example.com/Auth/Callback?token=" + String(repeating: "a", count: 8200),
+        ] {
             #expect(!provider.canHandle(URL(string: no)!), "\(no.prefix(60))")
         }
-        #expect(PortalRedirect(URL(string: "x://y?token=a&token=b&login_type=APPLE")!).outcome.grantToken == "b", "last one wins")
+        #expect(
+            PortalRedirect(URL(string: "x://y?token=a&token=b&login_type=APPLE")!).outcome.grantToken == "b",
+            "last one wins")
     }
 }
 

@@ -71,11 +71,14 @@ private func difference(_ ours: [String], _ reference: [String]) -> String? {
         #expect(try QRCode(encoding: String(repeating: "a", count: 14)).version == 1)
         #expect(try QRCode(encoding: String(repeating: "a", count: 15)).version == 2)
         #expect(try QRCode(encoding: String(repeating: "a", count: 2331)).version == 40)
-        #expect(throws: QRCodeError.tooLong(byteCount: 2332)) { try QRCode(encoding: String(repeating: "a", count: 2332)) }
+        #expect(throws: QRCodeError.tooLong(byteCount: 2332)) {
+            try QRCode(encoding: String(repeating: "a", count: 2332))
+        }
         #expect(throws: QRCodeError.empty) { try QRCode(encoding: "") }
         #expect(throws: QRCodeError.maskOutOfRange(8)) { try QRCode(encoding: "a", mask: 8) }
         #expect(throws: QRCodeError.versionOutOfRange(41)) { try QRCode(encoding: "a", minimumVersion: 41) }
-        #expect(QRCodeError.tooLong(byteCount: 2332).description == "2332 bytes do not fit a version 40 QR code at level M")
+        #expect(
+            QRCodeError.tooLong(byteCount: 2332).description == "2332 bytes do not fit a version 40 QR code at level M")
     }
 
     @Test func quietZoneAndRenderings() throws {

@@ -10,23 +10,29 @@ enum PublicTypeInventory {
     /// The library modules the sweep covers (executables and test-only targets excluded).
     static let modules = [
         "MultiAuthCrypto", "MultiAuth", "MultiAuthHTTP", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
-        "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthBuiltInConformance",
+        "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance",
+        "MultiAuthBuiltInConformance",
         "MultiAuthObservation",
     ]
 
     /// The repository root, found from this file's path.
     static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// Every public type's qualified name, with the file it is declared in.
     static func publicTypes() throws -> [(name: String, file: String)] {
         let declaration = try NSRegularExpression(
-            pattern: #"^( *)(?:@[\w()]+ +)*((?:public|open) +)?(?:final +)?(?:indirect +)?(struct|enum|class|actor|extension|protocol) +([A-Za-z_][A-Za-z0-9_.]*)"#)
+            pattern:
+                #"^( *)(?:@[\w()]+ +)*((?:public|open) +)?(?:final +)?(?:indirect +)?(struct|enum|class|actor|extension|protocol) +([A-Za-z_][A-Za-z0-9_.]*)"#
+        )
         var result: [(String, String)] = []
         for module in modules {
             let directory = root.appendingPathComponent("Sources").appendingPathComponent(module)
-            guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { continue }
+            guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+                continue
+            }
             for case let file as URL in files where file.pathExtension == "swift" {
                 let text = try String(contentsOf: file, encoding: .utf8)
                 var stack: [(indent: Int, name: String)] = []
@@ -38,7 +44,9 @@ enum PublicTypeInventory {
                     let isPublic = match.range(at: 2).location != NSNotFound
                     let kind = Range(match.range(at: 3), in: line).map { String(line[$0]) } ?? ""
                     var name = Range(match.range(at: 4), in: line).map { String(line[$0]) } ?? ""
-                    if kind == "extension", name.hasPrefix("MultiAuth") { name = String(name.split(separator: ".").dropFirst().joined(separator: ".")) }
+                    if kind == "extension", name.hasPrefix("MultiAuth") {
+                        name = String(name.split(separator: ".").dropFirst().joined(separator: "."))
+                    }
                     while let last = stack.last, last.indent >= indent { stack.removeLast() }
                     let qualified = stack.last.map { $0.name + "." + name } ?? name
                     stack.append((indent, qualified))

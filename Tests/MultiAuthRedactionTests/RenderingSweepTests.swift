@@ -5,8 +5,8 @@ import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthHTTP
-import MultiAuthObservation
 import MultiAuthOTPless
+import MultiAuthObservation
 import MultiAuthPortal
 import MultiAuthQR
 import MultiAuthSandbox
@@ -19,7 +19,9 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     private let lock = NSLock()
     private var items: [String: Data] = [:]
     func read(service: String, account: String) -> (status: Int32, data: Data?) {
-        lock.withLock { items[service + account].map { (KeychainStatus.success, $0) } ?? (KeychainStatus.itemNotFound, nil) }
+        lock.withLock {
+            items[service + account].map { (KeychainStatus.success, $0) } ?? (KeychainStatus.itemNotFound, nil)
+        }
     }
     func write(service: String, account: String, data: Data) -> Int32 {
         lock.withLock { items[service + account] = data }
@@ -45,21 +47,29 @@ struct RenderingSweepTests {
     /// only on Apple platforms; each with the reason.
     static let exempt: [String: String] = [
         "MultiAuthCrypto.Base32": "namespace (caseless enum)", "MultiAuthCrypto.Base64": "namespace (caseless enum)",
-        "MultiAuthCrypto.Base64URL": "namespace (caseless enum)", "MultiAuthCrypto.ConstantTime": "namespace (caseless enum)",
-        "MultiAuthCrypto.HMAC": "namespace (caseless enum)", "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
+        "MultiAuthCrypto.Base64URL": "namespace (caseless enum)",
+        "MultiAuthCrypto.ConstantTime": "namespace (caseless enum)",
+        "MultiAuthCrypto.HMAC": "namespace (caseless enum)",
+        "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
         "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
-        "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)", "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
+        "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)",
+        "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
         "MultiAuth.SessionStores": "namespace of store factories (caseless enum); the stores it returns are swept",
-        "MultiAuthHTTP.CellularTransport": "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
+        "MultiAuthHTTP.CellularTransport":
+            "Network.framework only (cellular-bound SNA transport); its request/response code is swept through HTTPRequest",
     ]
 
     /// Everything the sweep renders, labelled with the type it stands for, and the secrets it
     /// must not show (beyond the planted markers).
-    static func samples(_ world: SweepWorld, flows: [AuthProviderID: SweepWorld.FlowResult]) async throws -> (values: [(String, Any)], secrets: [String]) {
+    static func samples(_ world: SweepWorld, flows: [AuthProviderID: SweepWorld.FlowResult]) async throws -> (
+        values: [(String, Any)], secrets: [String]
+    ) {
         var values: [(String, Any)] = []
-        func add(_ value: Any, as label: String? = nil) { values.append((label ?? String(reflecting: type(of: value)), value)) }
+        func add(_ value: Any, as label: String? = nil) {
+            values.append((label ?? String(reflecting: type(of: value)), value))
+        }
         let sandbox = world.sandbox
         let now = sandbox.clock.wallNow
 
@@ -73,32 +83,46 @@ struct RenderingSweepTests {
         let email = try EmailAddress("planted.person@example.com")
         let user = AuthUser(
             id: "user-1", phone: phone, email: email, name: try PersonName(firstName: "Ana"),
-            identities: [.init(kind: "phone", value: "+919876543210", verified: true)], attributes: ["token": Plant.token])
+            identities: [.init(kind: "phone", value: "+919876543210", verified: true)],
+            attributes: ["token": Plant.token])
         let session = AuthSession(provider: .dynamic, user: user, credentials: credentials, createdAt: now)
-        let enrollment = TOTPEnrollment(otpauthURI: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)&issuer=Acme", issuer: "Acme", account: "a@b.co")
-        let redirect = URL(string: "https://accounts.example.com/authorize?state=\(Plant.state)&code_challenge=\(Plant.pkce)&nonce=\(Plant.nonce)")!
+        let enrollment = TOTPEnrollment(
+            otpauthURI: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)&issuer=Acme", issuer: "Acme",
+            account: "a@b.co")
+        let redirect = URL(
+            string:
+                "https://accounts.example.com/authorize?state=\(Plant.state)&code_challenge=\(Plant.pkce)&nonce=\(Plant.nonce)"
+        )!
         let challenge = Challenge(
-            flowID: .random(), provider: .portal, kind: .oauthRedirect(url: redirect), destination: "+91 •••• 3210", issuedAt: now,
+            flowID: .random(), provider: .portal, kind: .oauthRedirect(url: redirect), destination: "+91 •••• 3210",
+            issuedAt: now,
             expiresAt: now + 600, providerState: state)
-        let totpChallenge = Challenge(flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: enrollment), issuedAt: now, providerState: state)
-        let error = AuthError(.network, "dropped", provider: .otpless, providerCode: "7118", underlying: URLError(.timedOut))
+        let totpChallenge = Challenge(
+            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: enrollment), issuedAt: now,
+            providerState: state)
+        let error = AuthError(
+            .network, "dropped", provider: .otpless, providerCode: "7118", underlying: URLError(.timedOut))
         let bus = AuthEventBus(timeSource: sandbox.time)
         let stream = bus.subscribe(bufferCapacity: 8)
         _ = bus.publish(.signedIn(session), provider: .dynamic, flowID: nil)
         _ = bus.publish(.challengeIssued(challenge), provider: .portal, flowID: challenge.flowID)
         let event = AuthEvent(sequence: 1, timestamp: now, provider: .dynamic, flowID: nil, kind: .signedIn(session))
-        let authState = AuthState(sessions: [.dynamic: .init(session: session, isExpired: false)], unavailable: [.portal: error])
+        let authState = AuthState(
+            sessions: [.dynamic: .init(session: session, isExpired: false)], unavailable: [.portal: error])
         let memory = InMemorySessionStore(sessions: [session])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-sweep-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-sweep-\(UUID().uuidString)")
         let fileStore = try FileSessionStore(directory: directory)
         try await fileStore.save(session)
         let keychain = KeychainSessionStore(service: "sweep", keychain: FakeKeychain())
         try await keychain.save(session)
         let request = HTTPRequest(
             method: .post, base: URL(string: "https://api.example.com/v1")!, path: ["session", .secret(Plant.token)],
-            headers: ["Authorization": "Bearer \(Plant.token)", "Cookie": Plant.cookie], body: Data(#"{"code":"\#(Plant.code)"}"#.utf8))
+            headers: ["Authorization": "Bearer \(Plant.token)", "Cookie": Plant.cookie],
+            body: Data(#"{"code":"\#(Plant.code)"}"#.utf8))
         let response = HTTPResponse(
-            status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token], body: Data(Plant.body.utf8))
+            status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie); HttpOnly", "X-Token": Plant.token],
+            body: Data(Plant.body.utf8))
         let client = try sandbox.makeClient(providers: world.lanes.map(\.provider), store: memory)
         // An AuthModel following the client, so it holds the stored session and every pending
         // challenge. The task is owned here and cancelled once the model caught up.
@@ -182,7 +206,9 @@ struct RenderingSweepTests {
         add(jwks.keys[0])
         add(JWKSCache { Data(PeerFixturesCopy.jwks.utf8) })
         add(jwks)
-        let claims: [String: JSONValue] = ["sub": .string("u"), "email": .string(Plant.claim), "nested": .object(["k": .string(Plant.claim)])]
+        let claims: [String: JSONValue] = [
+            "sub": .string("u"), "email": .string(Plant.claim), "nested": .object(["k": .string(Plant.claim)]),
+        ]
         let signer = TestKeys.p256A
         let jwt = try JWT(parsing: JWT.sign(claims: claims, with: signer, algorithm: .es256, keyID: "k1"))
         add(jwt)
@@ -203,28 +229,43 @@ struct RenderingSweepTests {
         add(KeychainWriteCondition.absent)
 
         // MARK: MultiAuthHTTP
-        add(URLSessionTransport(defaultHeaders: ["Authorization": "Bearer \(Plant.token)", "User-Agent": "MultiAuth/1"]))
+        add(
+            URLSessionTransport(defaultHeaders: ["Authorization": "Bearer \(Plant.token)", "User-Agent": "MultiAuth/1"])
+        )
 
         // MARK: Adapters
         add(OTPlessConfiguration.sandbox())
         add(try OTPlessProvider(configuration: OTPlessConfiguration.sandbox()))
-        add(OTPlessTokenVerifier(clientID: "client", clientSecret: Plant.clientSecret, transport: sandbox.transport, time: sandbox.time))
-        let dynamicConfiguration = DynamicConfiguration(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        add(
+            OTPlessTokenVerifier(
+                clientID: "client", clientSecret: Plant.clientSecret, transport: sandbox.transport, time: sandbox.time))
+        let dynamicConfiguration = DynamicConfiguration(
+            environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
         add(dynamicConfiguration)
         add(DynamicProvider(configuration: dynamicConfiguration))
-        add(DynamicTokenVerifier(configuration: dynamicConfiguration, transport: sandbox.transport, time: sandbox.time, audience: .anyAudience))
-        add(DynamicVerifiedToken(
-            userID: "u", sessionID: "sid-1", environmentID: "env", scopes: ["user:basic"], expiresAt: now, issuer: "iss",
-            email: "planted.person@example.com", jwt: jwt))
+        add(
+            DynamicTokenVerifier(
+                configuration: dynamicConfiguration, transport: sandbox.transport, time: sandbox.time,
+                audience: .anyAudience))
+        add(
+            DynamicVerifiedToken(
+                userID: "u", sessionID: "sid-1", environmentID: "env", scopes: ["user:basic"], expiresAt: now,
+                issuer: "iss",
+                email: "planted.person@example.com", jwt: jwt))
         add(world.truecallerConfiguration)
         add(TruecallerProvider(configuration: world.truecallerConfiguration))
         add(TruecallerErrorCode(4290))
         add(TruecallerKeyStore(endpoint: world.truecallerConfiguration.keyEndpoint))
         add(TruecallerPhoneNumberDetail(phoneNumber: "919876543210", countryCode: "IN"))
-        add(TruecallerProfile(
-            firstName: "Ana", phoneNumber: "+919876543210", email: "planted.person@example.com", requestNonce: Plant.nonce,
-            verifier: Plant.verifier, otherFields: ["facebookID": Plant.token]))
-        add(TruecallerProfileResponse(payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA", requestNonce: Plant.nonce))
+        add(
+            TruecallerProfile(
+                firstName: "Ana", phoneNumber: "+919876543210", email: "planted.person@example.com",
+                requestNonce: Plant.nonce,
+                verifier: Plant.verifier, otherFields: ["facebookID": Plant.token]))
+        add(
+            TruecallerProfileResponse(
+                payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA",
+                requestNonce: Plant.nonce))
         add(TruecallerProfileVerifier(configuration: world.truecallerConfiguration))
         add(TruecallerTokenVerifier(credential: .appKey(Plant.appKey), transport: sandbox.transport))
         add(TruecallerTokenVerifier.Credential.clientID(Plant.appKey))
@@ -260,27 +301,41 @@ struct RenderingSweepTests {
         add(FailingSessionStore(wrapping: memory))
         add(RecordingSubscriber(client: client))
         let scripted = ScriptedTransport(forwardingTo: sandbox.transport)
-        scripted.script("POST /planted", HTTPResponse(status: 200, headers: ["Set-Cookie": Plant.cookie], body: Data(Plant.body.utf8)))
-        _ = try? await scripted.send(HTTPRequest(
-            method: .post, url: URL(string: "https://nowhere.test/v1/\(Plant.token)")!, headers: ["Authorization": "Bearer \(Plant.token)"],
-            body: Data(Plant.body.utf8)))
+        scripted.script(
+            "POST /planted",
+            HTTPResponse(status: 200, headers: ["Set-Cookie": Plant.cookie], body: Data(Plant.body.utf8)))
+        _ = try? await scripted.send(
+            HTTPRequest(
+                method: .post, url: URL(string: "https://nowhere.test/v1/\(Plant.token)")!,
+                headers: ["Authorization": "Bearer \(Plant.token)"],
+                body: Data(Plant.body.utf8)))
         add(scripted)
         add(scripted.exchanges.first as Any, as: "MultiAuthSandboxRuntime.ScriptedTransport.Exchange")
         add(OTPlessMerchant(clientSecret: Plant.clientSecret))
         add(OTPlessMerchant.AuthType.otpLink)
-        add(OTPlessBackend.Environment(now: now, digits: { _ in Plant.code }, hex: { _ in Plant.token }, deliver: { _, _, _, _ in true }))
-        add(TruecallerSignedProfile(payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA", requestNonce: Plant.nonce))
-        add(ReferenceProtocol.StartRequest(identity: "+919876543210", channel: "sms", allowFallback: true, state: Plant.state))
-        add(ReferenceProtocol.ChallengeResponse(
-            flowId: Plant.state, length: 6, expiresIn: 300, expiresAt: now, resendAfter: 30, attempts: 3, channel: "sms", fallbackFrom: nil))
+        add(
+            OTPlessBackend.Environment(
+                now: now, digits: { _ in Plant.code }, hex: { _ in Plant.token }, deliver: { _, _, _, _ in true }))
+        add(
+            TruecallerSignedProfile(
+                payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA",
+                requestNonce: Plant.nonce))
+        add(
+            ReferenceProtocol.StartRequest(
+                identity: "+919876543210", channel: "sms", allowFallback: true, state: Plant.state))
+        add(
+            ReferenceProtocol.ChallengeResponse(
+                flowId: Plant.state, length: 6, expiresIn: 300, expiresAt: now, resendAfter: 30, attempts: 3,
+                channel: "sms", fallbackFrom: nil))
         add(ReferenceProtocol.VerifyRequest(flowId: Plant.state, code: Plant.code))
         add(ReferenceProtocol.ResendRequest(flowId: Plant.state, channel: "sms"))
         add(ReferenceProtocol.RefreshRequest(refreshToken: Plant.refresh))
         add(ReferenceProtocol.LogoutRequest(refreshToken: Plant.refresh))
         add(ReferenceProtocol.User(id: "u", email: "planted.person@example.com", phone: "+919876543210"))
-        add(ReferenceProtocol.TokenResponse(
-            accessToken: Plant.token, refreshToken: Plant.refresh, expiresIn: 60, expiresAt: now,
-            user: ReferenceProtocol.User(id: "u", email: nil, phone: nil)))
+        add(
+            ReferenceProtocol.TokenResponse(
+                accessToken: Plant.token, refreshToken: Plant.refresh, expiresIn: 60, expiresAt: now,
+                user: ReferenceProtocol.User(id: "u", email: nil, phone: nil)))
         add(ReferenceProtocol.ErrorResponse(code: "invalid_code", attemptsRemaining: 2, retryAfter: 1))
 
         // MARK: MultiAuthConformance, MultiAuthBuiltInConformance
@@ -292,7 +347,9 @@ struct RenderingSweepTests {
         add(harness.errorFixtures.first as Any, as: "MultiAuthConformance.ConformanceHarness.ErrorFixture")
         add(ConformanceHarness.ErrorFixture.Stage.submit)
         add(ConformanceHarness.RedirectFixture.inboxLink())
-        add(ConformanceReport(provider: "reference", results: [ConformanceResult(id: "C14", title: "t", status: .passed)]))
+        add(
+            ConformanceReport(
+                provider: "reference", results: [ConformanceResult(id: "C14", title: "t", status: .passed)]))
         add(ConformanceResult(id: "C14", title: "t", status: .failed, detail: "d"))
         add(ConformanceResult.Status.skipped)
         add(ProviderConformance.reference())
@@ -310,7 +367,9 @@ struct RenderingSweepTests {
                 secrets += credentials.extra.values.values
             }
             for challenge in result.challenges {
-                secrets += challenge.providerState.values.filter { $0.key != "method" }.map(\.value).filter { $0.count >= 8 }
+                secrets += challenge.providerState.values.filter { $0.key != "method" }.map(\.value).filter {
+                    $0.count >= 8
+                }
             }
             if let provider = result.provider { values.append(("flow provider \(provider.id)", provider)) }
             if let client = result.client { values.append(("flow client", client)) }
@@ -340,7 +399,9 @@ struct RenderingSweepTests {
         var flows: [AuthProviderID: SweepWorld.FlowResult] = [:]
         for (offset, lane) in world.lanes.enumerated() {
             let result = await world.runFlow(lane, index: 300 + offset, transport: world.sandbox.transport)
-            #expect(result.errors.isEmpty && result.otherErrors.isEmpty, "\(lane.id): \(result.errors) \(result.otherErrors)")
+            #expect(
+                result.errors.isEmpty && result.otherErrors.isEmpty,
+                "\(lane.id): \(result.errors) \(result.otherErrors)")
             flows[lane.id] = result
         }
         let (values, secrets) = try await Self.samples(world, flows: flows)
@@ -354,11 +415,13 @@ struct RenderingSweepTests {
                 }
             }
         }
-        print("RenderingSweepTests.sweep: \(values.count) values, \(checked) renderings, \(secrets.count) issued secrets")
+        print(
+            "RenderingSweepTests.sweep: \(values.count) values, \(checked) renderings, \(secrets.count) issued secrets")
     }
 }
 
 /// The crypto tests' peer JWKS (two public keys), for values that need a key set.
 enum PeerFixturesCopy {
-    static let jwks = #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "RkSg7CfgkaZlzHiQ1Eb5-wGYKINg4Cnlf8vgarM7lys", "y": "W_bBeF1dwgNIFcg3j4NhY9KJ1WRti4mCBToQMwbA3c0", "kid": "ec-1"}]}"#
+    static let jwks =
+        #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "RkSg7CfgkaZlzHiQ1Eb5-wGYKINg4Cnlf8vgarM7lys", "y": "W_bBeF1dwgNIFcg3j4NhY9KJ1WRti4mCBToQMwbA3c0", "kid": "ec-1"}]}"#
 }

@@ -13,7 +13,7 @@ import MultiAuthTruecaller
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Secrets planted in every value the sweep builds. Each contains `PLANTED`, so one search
@@ -103,7 +103,9 @@ final class SweepWorld: Sendable {
         truecaller = TruecallerBackend(signingKey: TestKeys.rsaB)
         portal = try PortalBackend()
         otpless = OTPlessBackend(
-            merchant: OTPlessMerchant(appID: "SANDBOXAPP", clientSecret: Plant.clientSecret, phoneAuthType: .otpLink, fallbackDelay: .seconds(900)),
+            merchant: OTPlessMerchant(
+                appID: "SANDBOXAPP", clientSecret: Plant.clientSecret, phoneAuthType: .otpLink,
+                fallbackDelay: .seconds(900)),
             signingKey: TestKeys.rsaC)
         reference = ReferenceBackend()
         sandbox.register(dynamic, host: DynamicBackend.defaultHost)
@@ -135,10 +137,16 @@ final class SweepWorld: Sendable {
         return [
             Lane(id: "reference", provider: ReferenceProvider(), harness: ProviderConformance.reference().harness),
             Lane(
-                id: .dynamic, provider: DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
+                id: .dynamic,
+                provider: DynamicProvider(
+                    environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
                 harness: .dynamic()),
-            Lane(id: .truecaller, provider: TruecallerProvider(configuration: truecallerConfiguration), harness: BuiltInConformance.truecallerHarness),
-            Lane(id: .portal, provider: PortalProvider(configuration: BuiltInConformance.portalConfiguration()), harness: portalHarness),
+            Lane(
+                id: .truecaller, provider: TruecallerProvider(configuration: truecallerConfiguration),
+                harness: BuiltInConformance.truecallerHarness),
+            Lane(
+                id: .portal, provider: PortalProvider(configuration: BuiltInConformance.portalConfiguration()),
+                harness: portalHarness),
             Lane(
                 id: .otpless, provider: try! OTPlessProvider(configuration: .sandbox()),
                 harness: BuiltInConformance.otplessHarness),
@@ -164,7 +172,8 @@ final class SweepWorld: Sendable {
     func runFlow(_ lane: Lane, index: Int, transport: any HTTPTransport) async -> FlowResult {
         var result = FlowResult()
         do {
-            let client = try AuthClient(providers: [lane.provider], store: InMemorySessionStore(), transport: transport, time: sandbox.time)
+            let client = try AuthClient(
+                providers: [lane.provider], store: InMemorySessionStore(), transport: transport, time: sandbox.time)
             result.provider = lane.provider
             result.client = client
             let request = lane.harness.validRequest(index)

@@ -15,7 +15,9 @@ import Testing
 struct TransportRedactionTests {
     /// The first rendering of `value` that contains one of `secrets` or a planted marker.
     static func leak(in value: Any, secrets: [String]) -> String? {
-        SecretRenderings.firstLeak(of: value, secrets: secrets + Plant.markers).map { "\($0.rendering) shows '\($0.secret)'" }
+        SecretRenderings.firstLeak(of: value, secrets: secrets + Plant.markers).map {
+            "\($0.rendering) shows '\($0.secret)'"
+        }
     }
 
     @Test("HTTPRequest renders secret and credential-like path segments as <redacted>")
@@ -26,21 +28,28 @@ struct TransportRedactionTests {
         #expect(marked.description == "DELETE api.example.com/v4/session/<redacted>")
         #expect(marked.redactedPath == "/v4/session/<redacted>")
         // Token-like segments are redacted even when nobody marked them.
-        let plain = HTTPRequest(method: .get, url: base.appending(path: "v1/otp/installation/phoneNumberDetail/a1b2c3d4e5f6"))
+        let plain = HTTPRequest(
+            method: .get, url: base.appending(path: "v1/otp/installation/phoneNumberDetail/a1b2c3d4e5f6"))
         #expect(plain.description == "GET api.example.com/v1/otp/installation/phoneNumberDetail/<redacted>")
-        #expect(HTTPRequest.redactedPath("/sdk/6b1c2d3e-0000-4000-8000-00000000d7a1/verify") == "/sdk/<redacted>/verify")
+        #expect(
+            HTTPRequest.redactedPath("/sdk/6b1c2d3e-0000-4000-8000-00000000d7a1/verify") == "/sdk/<redacted>/verify")
         #expect(HTTPRequest.redactedPath("/v1/otp/installation/create") == "/v1/otp/installation/create")
         #expect(HTTPRequest.redactedPath("/.well-known/openid-configuration") == "/.well-known/openid-configuration")
-        #expect(!HTTPRequest.looksLikeCredential("phoneNumberDetail") && HTTPRequest.looksLikeCredential(String(repeating: "a", count: 24)))
+        #expect(
+            !HTTPRequest.looksLikeCredential("phoneNumberDetail")
+                && HTTPRequest.looksLikeCredential(String(repeating: "a", count: 24)))
         var marked2 = HTTPRequest(method: .get, url: base.appending(path: "files/report"))
         marked2.markPathSegmentSecret("report")
         #expect(marked2.description == "GET api.example.com/files/<redacted>")
         for value in [marked as Any, plain, marked2] {
             #expect(Self.leak(in: value, secrets: ["short", "a1b2c3d4e5f6", "report"]) == nil)
         }
-        let response = HTTPResponse(status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie)", "Authorization": Plant.header], body: Data(Plant.body.utf8))
+        let response = HTTPResponse(
+            status: 200, headers: ["Set-Cookie": "sid=\(Plant.cookie)", "Authorization": Plant.header],
+            body: Data(Plant.body.utf8))
         #expect(Self.leak(in: response, secrets: []) == nil)
-        #expect(String(reflecting: response) == "HTTPResponse(HTTP 200 (18 bytes), headers: [Authorization, Set-Cookie])")
+        #expect(
+            String(reflecting: response) == "HTTPResponse(HTTP 200 (18 bytes), headers: [Authorization, Set-Cookie])")
     }
 
     @Test("the real URLSessionTransport and the sandbox name a failed request by its redacted form")
@@ -48,14 +57,23 @@ struct TransportRedactionTests {
         let request = HTTPRequest(
             method: .get, base: URL(string: "https://truecaller.sandbox.test")!,
             path: ["v1/otp/installation/phoneNumberDetail", .secret(Plant.token)], headers: ["appKey": Plant.appKey])
-        let urlSession = await #expect(throws: AuthError.self) { try await RefusingURLProtocol.transport().send(request) }
-        #expect(urlSession?.message == "GET truecaller.sandbox.test/v1/otp/installation/phoneNumberDetail/<redacted>: cannot connect")
+        let urlSession = await #expect(throws: AuthError.self) {
+            try await RefusingURLProtocol.transport().send(request)
+        }
+        #expect(
+            urlSession?.message
+                == "GET truecaller.sandbox.test/v1/otp/installation/phoneNumberDetail/<redacted>: cannot connect")
         let sandbox = Sandbox(seed: 1)
         let unknownHost = await #expect(throws: AuthError.self) { try await sandbox.transport.send(request) }
         // An unknown sandbox host is a set-up mistake: `.configuration`, naming the host only.
         #expect(unknownHost?.code == .configuration)
-        #expect(unknownHost?.message.hasPrefix("no sandbox backend is registered for host 'truecaller.sandbox.test'") == true)
-        #expect(sandbox.requestLog.map(\.description) == ["#1 GET truecaller.sandbox.test/v1/otp/installation/phoneNumberDetail/<redacted> → dropped"])
+        #expect(
+            unknownHost?.message.hasPrefix("no sandbox backend is registered for host 'truecaller.sandbox.test'")
+                == true)
+        #expect(
+            sandbox.requestLog.map(\.description) == [
+                "#1 GET truecaller.sandbox.test/v1/otp/installation/phoneNumberDetail/<redacted> → dropped"
+            ])
         #expect(sandbox.requestLog.first?.path.hasSuffix(Plant.token) == true, "the log keeps the path for tests")
         for value in [urlSession as Any, unknownHost as Any, sandbox.requestLog] {
             #expect(Self.leak(in: value, secrets: [Plant.token, Plant.appKey]) == nil)
@@ -84,7 +102,8 @@ struct TransportRedactionTests {
         #expect(delete?.url.path.hasSuffix(token) == true)
         // The same sign-out through a failing transport: the outcome carries the error.
         let client = try AuthClient(
-            providers: [lane.provider], store: InMemorySessionStore(), transport: RefusingURLProtocol.transport(), time: world.sandbox.time)
+            providers: [lane.provider], store: InMemorySessionStore(), transport: RefusingURLProtocol.transport(),
+            time: world.sandbox.time)
         let session = try #require(signedIn.session)
         try await client.store.save(session)
         let outcome = try await client.signOut(.otpless)
@@ -101,16 +120,20 @@ struct TransportRedactionTests {
         let truecallerToken = "plainlettertoken"
         let sessionToken = "plainlettersession"
         #expect(!HTTPRequest.looksLikeCredential(truecallerToken) && !HTTPRequest.looksLikeCredential(sessionToken))
-        let verifier = TruecallerTokenVerifier(credential: .appKey(Plant.appKey), transport: RefusingURLProtocol.transport())
+        let verifier = TruecallerTokenVerifier(
+            credential: .appKey(Plant.appKey), transport: RefusingURLProtocol.transport())
         let error = await #expect(throws: AuthError.self) { try await verifier.verify(accessToken: truecallerToken) }
-        #expect(error?.message.hasSuffix("phoneNumberDetail/<redacted>: cannot connect") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message.hasSuffix("phoneNumberDetail/<redacted>: cannot connect") == true, "\(error?.message ?? "")")
         #expect(error.flatMap { Self.leak(in: $0, secrets: [truecallerToken]) } == nil)
         let lane = world.lanes.first { $0.id == .otpless }!
         let session = AuthSession(
-            provider: .otpless, user: AuthUser(id: "u"), credentials: Credentials(extra: ProviderState(["sessionToken": sessionToken])),
+            provider: .otpless, user: AuthUser(id: "u"),
+            credentials: Credentials(extra: ProviderState(["sessionToken": sessionToken])),
             createdAt: world.sandbox.clock.wallNow)
         let client = try AuthClient(
-            providers: [lane.provider], store: InMemorySessionStore(sessions: [session]), transport: RefusingURLProtocol.transport(),
+            providers: [lane.provider], store: InMemorySessionStore(sessions: [session]),
+            transport: RefusingURLProtocol.transport(),
             time: world.sandbox.time)
         let outcome = try await client.signOut(.otpless)
         #expect(outcome.remoteError?.message == "DELETE api.otpless.test/v4/session/<redacted>: cannot connect")
@@ -143,7 +166,9 @@ struct TransportRedactionTests {
                 secrets += credentials.map { Array($0.extra.values.values) } ?? []
                 for error in run.errors {
                     failures += 1
-                    if let leak = Self.leak(in: error, secrets: secrets) { Issue.record("\(lane.id) request #\(failAt): the error \(leak)") }
+                    if let leak = Self.leak(in: error, secrets: secrets) {
+                        Issue.record("\(lane.id) request #\(failAt): the error \(leak)")
+                    }
                 }
                 if let outcome = run.signOut, let leak = Self.leak(in: outcome, secrets: secrets) {
                     Issue.record("\(lane.id) request #\(failAt): the sign-out outcome \(leak)")
@@ -152,7 +177,9 @@ struct TransportRedactionTests {
                 if let failed = transport.requests.dropFirst(failAt - 1).first {
                     _ = world.sandbox.faults.add(.dropConnection, host: failed.url.host, repeat: .once)
                     do { _ = try await world.sandbox.transport.send(failed) } catch {
-                        if let leak = Self.leak(in: error, secrets: failed.secretValues) { Issue.record("\(lane.id) sandbox drop: \(leak)") }
+                        if let leak = Self.leak(in: error, secrets: failed.secretValues) {
+                            Issue.record("\(lane.id) sandbox drop: \(leak)")
+                        }
                     }
                 }
             }
@@ -168,25 +195,38 @@ struct TransportRedactionTests {
         let failing = RefusingURLProtocol.transport()
         var errors: [(String, any Error)] = []
         let dynamic = DynamicTokenVerifier(
-            configuration: DynamicConfiguration(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
+            configuration: DynamicConfiguration(
+                environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL()),
             transport: failing, time: world.sandbox.time, audience: .anyAudience)
-        let dynamicToken = try world.dynamic.mintToken(userID: "user-1", sessionID: "s1", issuedAt: world.sandbox.clock.wallNow)
+        let dynamicToken = try world.dynamic.mintToken(
+            userID: "user-1", sessionID: "s1", issuedAt: world.sandbox.clock.wallNow)
         do { _ = try await dynamic.verify(dynamicToken) } catch { errors.append(("dynamic", error)) }
-        let otpless = OTPlessTokenVerifier(clientID: "sandbox-client", clientSecret: Plant.clientSecret, transport: failing, time: world.sandbox.time)
+        let otpless = OTPlessTokenVerifier(
+            clientID: "sandbox-client", clientSecret: Plant.clientSecret, transport: failing, time: world.sandbox.time)
         do { _ = try await otpless.validate(token: Plant.token) } catch { errors.append(("otpless validate", error)) }
-        let idToken = try world.otpless.sign(claims: ["sub": .string("u"), "aud": .string("sandbox-client"), "iss": .string("https://otpless.com")])
+        let idToken = try world.otpless.sign(claims: [
+            "sub": .string("u"), "aud": .string("sandbox-client"), "iss": .string("https://otpless.com"),
+        ])
         do { _ = try await otpless.verifyIDToken(idToken) } catch { errors.append(("otpless id token", error)) }
         let profile = try world.truecaller.oneTapResponse(
-            e164: "+919876500001", countryCode: "IN", firstName: "A", requestNonce: Plant.nonce, requestTime: world.sandbox.clock.wallNow)
+            e164: "+919876500001", countryCode: "IN", firstName: "A", requestNonce: Plant.nonce,
+            requestTime: world.sandbox.clock.wallNow)
         let response = TruecallerProfileResponse(
-            payload: profile.payload, signature: profile.signature, signatureAlgorithm: profile.signatureAlgorithm, requestNonce: profile.requestNonce)
+            payload: profile.payload, signature: profile.signature, signatureAlgorithm: profile.signatureAlgorithm,
+            requestNonce: profile.requestNonce)
         let profileVerifier = TruecallerProfileVerifier(configuration: world.truecallerConfiguration)
-        do { _ = try await profileVerifier.verify(response, expectedNonce: Plant.nonce, context: AuthContext(transport: failing, time: world.sandbox.time)) } catch {
+        do {
+            _ = try await profileVerifier.verify(
+                response, expectedNonce: Plant.nonce, context: AuthContext(transport: failing, time: world.sandbox.time)
+            )
+        } catch {
             errors.append(("truecaller profile", error))
         }
         #expect(errors.count == 4)
         for (name, error) in errors {
-            #expect(Self.leak(in: error, secrets: [dynamicToken, idToken, profile.payload, profile.signature]) == nil, "\(name)")
+            #expect(
+                Self.leak(in: error, secrets: [dynamicToken, idToken, profile.payload, profile.signature]) == nil,
+                "\(name)")
         }
     }
 }

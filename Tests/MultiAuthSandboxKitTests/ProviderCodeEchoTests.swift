@@ -20,18 +20,24 @@ struct ProviderCodeEchoTests {
 
     @Test("the plausible-code rule: names and short numbers stay; OTPs, tokens, UUIDs and long text go")
     func plausibleProviderCode() {
-        for kept in ["wrong_email_verification_token", "too_many_email_verification_attempts", "7118", "18", "mfa_required",
-                     "invalidUserJwt", "auth:denied", "E-1"] {
+        for kept in [
+            "wrong_email_verification_token", "too_many_email_verification_attempts", "7118", "18", "mfa_required",
+            "invalidUserJwt", "auth:denied", "E-1",
+        ] {
             #expect(AuthError.plausibleProviderCode(kept) == kept, "\(kept)")
         }
-        for dropped in ["731433", "12345678", "550e8400-e29b-41d4-a716-446655440000", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
-                        "abc123def456", "bad value 731433", "", String(repeating: "a", count: 65), "code\n", "kód"] {
+        for dropped in [
+            "731433", "12345678", "550e8400-e29b-41d4-a716-446655440000", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
+            "abc123def456", "bad value 731433", "", String(repeating: "a", count: 65), "code\n", "kód",
+        ] {
             #expect(AuthError.plausibleProviderCode(dropped) == nil, "\(dropped)")
         }
     }
 
     /// One submit per adapter, its server answering `body` with `status`; returns the error.
-    static func submitError(_ provider: AuthProviderID, status: Int, body: (String) -> [String: String]) async throws -> (AuthError, String) {
+    static func submitError(_ provider: AuthProviderID, status: Int, body: (String) -> [String: String]) async throws
+        -> (AuthError, String)
+    {
         let world = try StandardSandbox(seed: 5, signingKey: TestKeys.rsaA)
         let client = try world.makeClient()
         let challenge: Challenge
@@ -61,15 +67,18 @@ struct ProviderCodeEchoTests {
         throw AuthError(.generic, "the submit did not fail")
     }
 
-    @Test("an OTP echoed as the error code is dropped: Dynamic `code`, Truecaller `code`, OTPLESS `errorCode`",
-          arguments: [(AuthProviderID.dynamic, "code", 422), (.truecaller, "code", 400), (.otpless, "errorCode", 400)])
+    @Test(
+        "an OTP echoed as the error code is dropped: Dynamic `code`, Truecaller `code`, OTPLESS `errorCode`",
+        arguments: [(AuthProviderID.dynamic, "code", 422), (.truecaller, "code", 400), (.otpless, "errorCode", 400)])
     func anEchoedOTPIsNotAProviderCode(provider: AuthProviderID, key: String, status: Int) async throws {
         let (error, code) = try await Self.submitError(provider, status: status) { [key: $0] }
         #expect(error.providerCode == nil, "\(error)")
         #expect(!Self.renderings(error).contains(code), "\(Self.renderings(error))")
     }
 
-    @Test("a token echoed as the error code is dropped, unbounded text too", arguments: [AuthProviderID.dynamic, .truecaller, .otpless])
+    @Test(
+        "a token echoed as the error code is dropped, unbounded text too",
+        arguments: [AuthProviderID.dynamic, .truecaller, .otpless])
     func anEchoedTokenIsNotAProviderCode(provider: AuthProviderID) async throws {
         let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJlLWJ5dGVz"
         let key = provider == .otpless ? "errorCode" : "code"
@@ -84,7 +93,9 @@ struct ProviderCodeEchoTests {
 
     @Test("a real code is still kept")
     func aRealCodeIsKept() async throws {
-        let (dynamic, _) = try await Self.submitError(.dynamic, status: 422) { _ in ["code": "wrong_email_verification_token"] }
+        let (dynamic, _) = try await Self.submitError(.dynamic, status: 422) { _ in
+            ["code": "wrong_email_verification_token"]
+        }
         #expect(dynamic.code == .invalidCode)
         #expect(dynamic.providerCode == "wrong_email_verification_token")
         let (otpless, _) = try await Self.submitError(.otpless, status: 400) { _ in ["errorCode": "7118"] }

@@ -15,8 +15,10 @@ struct StandardSandboxTests {
     @Test func registersEveryBackendOnItsTestHosts() throws {
         let world = try Self.world()
         let hosts = Set(world.sandbox.hosts)
-        for host in ["app.dynamic.test", "api4.truecaller.test", "outline-eu.truecaller.test", "outline-noneu.truecaller.test",
-                     "sdk-otp-verification-noneu.truecaller.test", "api.portal.test"] {
+        for host in [
+            "app.dynamic.test", "api4.truecaller.test", "outline-eu.truecaller.test", "outline-noneu.truecaller.test",
+            "sdk-otp-verification-noneu.truecaller.test", "api.portal.test",
+        ] {
             #expect(hosts.contains(host), "\(host)")
         }
         for host in OTPlessBackend.hosts { #expect(hosts.contains(host), "\(host)") }
@@ -39,7 +41,9 @@ struct StandardSandboxTests {
         let otp = try #require(world.inbox.latest(for: phone.e164, channel: .sms)?.code)
         let name = try PersonName(firstName: "Asha")
         #expect(try await client.submit(ChallengeAnswer(code: otp, name: name), for: truecaller).session != nil)
-        #expect(world.sandbox.requestLog.contains { $0.host == "outline-noneu.truecaller.test" && $0.path == "/v1/profile" })
+        #expect(
+            world.sandbox.requestLog.contains { $0.host == "outline-noneu.truecaller.test" && $0.path == "/v1/profile" }
+        )
     }
 
     /// Issue 17: a wrong code refused by Dynamic and by Truecaller (different raw codes and
@@ -57,7 +61,8 @@ struct StandardSandboxTests {
             (truecaller, world.inbox.latest(for: phone.e164, channel: .sms)?.code),
         ] {
             let code = try #require(right)
-            let wrong = String(code.dropLast()) + String(((code.last?.wholeNumberValue ?? 0) + 1) % 10)   // last digit changed
+            // last digit changed
+            let wrong = String(code.dropLast()) + String(((code.last?.wholeNumberValue ?? 0) + 1) % 10)
             let error = await #expect(throws: AuthError.self) {
                 try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge)
             }
@@ -75,7 +80,8 @@ struct StandardSandboxTests {
     @Test func productionHostInTheSandboxIsAConfigurationError() async throws {
         let world = try Self.world()
         let error = await #expect(throws: AuthError.self) {
-            try await world.transport.send(HTTPRequest(method: .post, url: URL(string: "https://app.dynamicauth.com/api/v0/sdk/x/refresh")!))
+            try await world.transport.send(
+                HTTPRequest(method: .post, url: URL(string: "https://app.dynamicauth.com/api/v0/sdk/x/refresh")!))
         }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("app.dynamicauth.com") == true)

@@ -9,10 +9,14 @@ struct InboxTests {
 
     @Test func latestIsTheNewestDeliveredMessage() {
         let inbox = Inbox()
-        inbox.record(host: "h", destination: "+15555550100", channel: .sms, code: "111111", link: nil, status: .delivered, at: at)
         inbox.record(
-            host: "h", destination: "+15555550100", channel: .whatsapp, code: "222222", link: nil, status: .failed, at: at)
-        inbox.record(host: "h", destination: "a@b.co", channel: .email, code: "333333", link: nil, status: .delivered, at: at)
+            host: "h", destination: "+15555550100", channel: .sms, code: "111111", link: nil, status: .delivered, at: at
+        )
+        inbox.record(
+            host: "h", destination: "+15555550100", channel: .whatsapp, code: "222222", link: nil, status: .failed,
+            at: at)
+        inbox.record(
+            host: "h", destination: "a@b.co", channel: .email, code: "333333", link: nil, status: .delivered, at: at)
         #expect(inbox.latest(for: "+15555550100")?.code == "111111")
         #expect(inbox.latest(for: "+15555550100", channel: .whatsapp) == nil)
         #expect(inbox.messages(for: "+15555550100").map(\.status) == [.delivered, .failed])
@@ -26,14 +30,17 @@ struct InboxTests {
             host: "h", destination: "a@b.co", channel: .email, code: "987654", link: URL(string: "x://cb?code=987654"),
             status: .delivered, at: at)
         #expect(!message.description.contains("987654"))
-        #expect(message.description == "InboxMessage(#1 email → a•••@b.co, delivered, code: <redacted>, link: <redacted>)")
+        #expect(
+            message.description == "InboxMessage(#1 email → a•••@b.co, delivered, code: <redacted>, link: <redacted>)")
     }
 
     @Test func nextWalksDeliveredMessagesInOrder() async throws {
         let inbox = Inbox()
-        inbox.record(host: "h", destination: "a@b.co", channel: .email, code: "1", link: nil, status: .delivered, at: at)
+        inbox.record(
+            host: "h", destination: "a@b.co", channel: .email, code: "1", link: nil, status: .delivered, at: at)
         inbox.record(host: "h", destination: "a@b.co", channel: .email, code: "2", link: nil, status: .failed, at: at)
-        inbox.record(host: "h", destination: "a@b.co", channel: .email, code: "3", link: nil, status: .delivered, at: at)
+        inbox.record(
+            host: "h", destination: "a@b.co", channel: .email, code: "3", link: nil, status: .delivered, at: at)
         #expect(try await inbox.next(for: "a@b.co").code == "1")
         #expect(try await inbox.next(for: "a@b.co").code == "3")
     }
@@ -42,8 +49,11 @@ struct InboxTests {
         let inbox = Inbox()
         async let waited = inbox.next(for: "+15555550100", channel: .sms)
         // Not for this waiter: other destination, other channel, or not delivered.
-        inbox.record(host: "h", destination: "+15555550199", channel: .sms, code: "0", link: nil, status: .delivered, at: at)
-        inbox.record(host: "h", destination: "+15555550100", channel: .whatsapp, code: "0", link: nil, status: .delivered, at: at)
+        inbox.record(
+            host: "h", destination: "+15555550199", channel: .sms, code: "0", link: nil, status: .delivered, at: at)
+        inbox.record(
+            host: "h", destination: "+15555550100", channel: .whatsapp, code: "0", link: nil, status: .delivered, at: at
+        )
         let sent = inbox.record(
             host: "h", destination: "+15555550100", channel: .sms, code: "424242", link: nil, status: .sent, at: at)
         inbox.updateStatus(of: sent.id, to: .delivered, at: at.addingTimeInterval(2))

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthSandbox
+import Testing
 
 @Suite(.timeLimit(.minutes(10)))
 struct ManualClockTests {
@@ -42,7 +42,9 @@ struct ManualClockTests {
     /// never satisfies `waitForSleepers`, so only cancellation ends that wait.
     @Test func backgroundSleepersAreCountedApartAndCancelledWaitsReturn() async throws {
         let clock = ManualClock()
-        let background = Task { try await BackgroundWork.$isActive.withValue(true) { try await clock.sleep(for: .seconds(5)) } }
+        let background = Task {
+            try await BackgroundWork.$isActive.withValue(true) { try await clock.sleep(for: .seconds(5)) }
+        }
         await clock.waitForBackgroundSleepers(count: 1)
         #expect(clock.backgroundSleeperCount == 1 && clock.sleeperCount == 0)
         let foregroundWait = Task { await clock.waitForSleepers(count: 1) }

@@ -15,7 +15,9 @@ struct ReferenceBackendTests {
         sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)
     }
 
-    func post<Body: Encodable>(_ path: String, _ body: Body, transport: (any HTTPTransport)? = nil) async throws -> HTTPResponse {
+    func post<Body: Encodable>(_ path: String, _ body: Body, transport: (any HTTPTransport)? = nil) async throws
+        -> HTTPResponse
+    {
         try await (transport ?? sandbox.transport).send(try .json(.post, URL(string: base + path)!, body: body))
     }
 
@@ -29,7 +31,9 @@ struct ReferenceBackendTests {
         let response = try await start("a@b.co", channel: "email")
         #expect(response.status == 200)
         let challenge = try response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
-        #expect(challenge.length == 6 && challenge.expiresIn == 300 && challenge.resendAfter == 30 && challenge.attempts == 3)
+        #expect(
+            challenge.length == 6 && challenge.expiresIn == 300 && challenge.resendAfter == 30
+                && challenge.attempts == 3)
         #expect(challenge.expiresAt == sandbox.clock.wallNow.addingTimeInterval(300))
         let message = try #require(sandbox.inbox.latest(for: "a@b.co", channel: .email))
         #expect(message.code?.count == 6)
@@ -67,19 +71,24 @@ struct ReferenceBackendTests {
         let challenge = try await start("a@b.co", channel: "email").decodeJSON(ReferenceProtocol.ChallengeResponse.self)
         let code = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         let wrong = String(code.dropLast()) + (code.hasSuffix("0") ? "1" : "0")
-        let rejected = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: wrong))
+        let rejected = try await post(
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: wrong))
         #expect(rejected.status == 401)
         #expect(try rejected.decodeJSON(ReferenceProtocol.ErrorResponse.self).attemptsRemaining == 2)
-        let tokens = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code))
-            .decodeJSON(ReferenceProtocol.TokenResponse.self)
+        let tokens = try await post(
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code)
+        )
+        .decodeJSON(ReferenceProtocol.TokenResponse.self)
         #expect(tokens.user == ReferenceProtocol.User(id: "u1", email: "a@b.co", phone: nil))
         let again = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code))
         #expect(again.status == 409)
-        let refreshed = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
+        let refreshed = try await post(
+            "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
         #expect(refreshed.status == 200)
         let newRefresh = try refreshed.decodeJSON(ReferenceProtocol.TokenResponse.self).refreshToken
         // Within the reuse interval the rotated token gets the same new tokens again…
-        let reused = try await post("/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
+        let reused = try await post(
+            "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
         #expect(reused.status == 200)
         #expect(try reused.decodeJSON(ReferenceProtocol.TokenResponse.self).refreshToken == newRefresh)
         // …after it, never.
@@ -93,17 +102,20 @@ struct ReferenceBackendTests {
     @Test func expiryAndResendFollowTheServerClock() async throws {
         let challenge = try await start("a@b.co", channel: "email").decodeJSON(ReferenceProtocol.ChallengeResponse.self)
         let first = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
-        let early = try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil))
+        let early = try await post(
+            "/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil))
         #expect(early.status == 429 && early.retryAfter == .seconds(30))
         sandbox.clock.advance(by: .seconds(30))
         #expect(
-            try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil)).status == 200)
+            try await post("/otp/resend", ReferenceProtocol.ResendRequest(flowId: challenge.flowId, channel: nil))
+                .status == 200)
         let second = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         #expect(second != first)
         let old = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: first))
         #expect(old.status == 401)
         sandbox.clock.advance(by: .seconds(300))
-        let expired = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: second))
+        let expired = try await post(
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: second))
         #expect(expired.status == 410)
     }
 
@@ -127,8 +139,10 @@ struct ReferenceBackendTests {
         let host = "ref-\(UUID().uuidString.lowercased()).sandbox.test"
         let sandbox = Sandbox(seed: 5)
         sandbox.register(ReferenceBackend(), host: host)
-        let transport = URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600))  // a hang guard only
-        let body = ReferenceProtocol.StartRequest(identity: "a@b.co", channel: "email", allowFallback: false, state: "s")
+        // a hang guard only
+        let transport = URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600))
+        let body = ReferenceProtocol.StartRequest(
+            identity: "a@b.co", channel: "email", allowFallback: false, state: "s")
         let response = try await transport.send(try .json(.post, URL(string: "https://\(host)/otp/start")!, body: body))
         #expect(response.status == 200)
         let challenge = try response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)

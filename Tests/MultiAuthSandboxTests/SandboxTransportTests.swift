@@ -31,7 +31,9 @@ struct SandboxTransportTests {
         #expect(sandbox.requestLog.first?.outcome == .dropped)
         #expect(sandbox.requestCount == 1)
         let empty = Sandbox()
-        let none = await #expect(throws: AuthError.self) { try await empty.transport.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/")!)) }
+        let none = await #expect(throws: AuthError.self) {
+            try await empty.transport.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/")!))
+        }
         #expect(none?.message.contains("registered hosts: none") == true)
     }
 

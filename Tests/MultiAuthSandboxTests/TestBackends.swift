@@ -17,7 +17,8 @@ struct EchoBackend: SandboxBackend {
             return HTTPResponse(
                 status: 200,
                 headers: [
-                    "X-Method": request.method.rawValue, "X-Server-Time": String(context.time.now.timeIntervalSince1970),
+                    "X-Method": request.method.rawValue,
+                    "X-Server-Time": String(context.time.now.timeIntervalSince1970),
                     "X-Host": context.host,
                 ],
                 body: request.body ?? Data())

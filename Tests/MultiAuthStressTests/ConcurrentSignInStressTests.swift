@@ -53,7 +53,8 @@ struct ConcurrentSignInStressTests {
         var stateStreams: [AuthEventStream] = []
         for _ in 0..<clientCount {
             let store = LedgerStore(failingFirstSaves: Double.random(in: 0..<1, using: &random) < 0.04 ? 1 : 0)
-            let client = try sandbox.makeClient(providers: try lanes.map { try $0.makeProvider(clients.count) }, store: store)
+            let client = try sandbox.makeClient(
+                providers: try lanes.map { try $0.makeProvider(clients.count) }, store: store)
             clients.append(client)
             stores.append(store)
             recorders.append(RecordingSubscriber(client: client, bufferCapacity: 8_192))
@@ -62,7 +63,12 @@ struct ConcurrentSignInStressTests {
         }
 
         // Flows: flow i is lane i % lanes.count of client i / lanes.count.
-        struct Plan { let client: Int; let lane: Int; let slot: Int; let wrongCodeFirst: Bool }
+        struct Plan {
+            let client: Int
+            let lane: Int
+            let slot: Int
+            let wrongCodeFirst: Bool
+        }
         var plans: [Plan] = []
         var deliveryRules: [FaultRuleID] = []
         for index in 0..<Self.flowCount {
@@ -73,7 +79,8 @@ struct ConcurrentSignInStressTests {
             if Double.random(in: 0..<1, using: &random) < 0.08 {
                 let lane = lanes[plan.lane]
                 let channel: DeliveryChannel = lane.destination(plan.slot).contains("@") ? .email : .sms
-                deliveryRules.append(sandbox.faults.failDelivery(on: channel, destination: lane.destination(plan.slot), repeat: .once))
+                deliveryRules.append(
+                    sandbox.faults.failDelivery(on: channel, destination: lane.destination(plan.slot), repeat: .once))
             }
         }
 
@@ -100,7 +107,9 @@ struct ConcurrentSignInStressTests {
                     let lane = lanes[plan.lane]
                     let client = clients[plan.client]
                     flows.addTask {
-                        var flow = FlowDriver(world: world, lane: lane, client: client, slot: plan.slot, wrongCodeFirst: plan.wrongCodeFirst)
+                        var flow = FlowDriver(
+                            world: world, lane: lane, client: client, slot: plan.slot,
+                            wrongCodeFirst: plan.wrongCodeFirst)
                         let report = await flow.run()
                         driver.flowEnded()
                         return report
@@ -114,7 +123,11 @@ struct ConcurrentSignInStressTests {
             raw = Array(repeating: [], count: clientCount)
             states = Array(repeating: [], count: clientCount)
             for await result in consumers {
-                if result.kind == 0 { raw[result.client] = result.events } else { states[result.client] = result.events }
+                if result.kind == 0 {
+                    raw[result.client] = result.events
+                } else {
+                    states[result.client] = result.events
+                }
             }
         }
         for recorder in recorders { recorded.append(await recorder.waitFor(count: Int.max)) }
@@ -145,14 +158,19 @@ struct ConcurrentSignInStressTests {
                 let stored = try await store.load(for: report.provider)
                 let saves = await store.saves(for: report.provider)
                 if let session = report.session {
-                    #expect(stored == session, "client \(client) \(report.provider): the stored session is the returned one")
-                    #expect(saves.count == 1, "client \(client) \(report.provider): saved once, not \(saves.count) times")
+                    #expect(
+                        stored == session, "client \(client) \(report.provider): the stored session is the returned one"
+                    )
+                    #expect(
+                        saves.count == 1, "client \(client) \(report.provider): saved once, not \(saves.count) times")
                     #expect(sessionIDs.insert(session.id).inserted, "session id used twice")
                     if let token = session.credentials.accessToken {
                         #expect(tokens.insert(token).inserted, "access token issued twice")
                     }
                 } else {
-                    #expect(stored == nil && saves.isEmpty, "client \(client) \(report.provider): a failed flow stored nothing")
+                    #expect(
+                        stored == nil && saves.isEmpty,
+                        "client \(client) \(report.provider): a failed flow stored nothing")
                 }
             }
         }
@@ -165,7 +183,8 @@ struct ConcurrentSignInStressTests {
             let expected: [UInt64] = last == 0 ? [] : Array(1...last)
             #expect(recorded[client].map(\.sequence) == expected, "client \(client): recorder sequence")
             #expect(raw[client].map(\.sequence) == expected, "client \(client): raw stream sequence")
-            #expect(states[client].first?.kind.name == "initialState", "client \(client): authStates starts with the state")
+            #expect(
+                states[client].first?.kind.name == "initialState", "client \(client): authStates starts with the state")
             #expect(states[client].dropFirst().map(\.sequence) == expected, "client \(client): authStates sequence")
             #expect(rawStreams[client].droppedCount == 0 && stateStreams[client].droppedCount == 0)
             #expect(raw[client].map(\.kind.name) == recorded[client].map(\.kind.name))
@@ -226,7 +245,9 @@ struct ConcurrentSignInStressTests {
                 if case .signedIn(let session) = event.kind, event.provider == report.provider { session } else { nil }
             }
             if let session = report.session {
-                #expect(signedIn == [session], "client \(client) \(report.provider): one signedIn with the returned session")
+                #expect(
+                    signedIn == [session], "client \(client) \(report.provider): one signedIn with the returned session"
+                )
             } else {
                 #expect(signedIn.isEmpty, "client \(client) \(report.provider): no signedIn for a failed flow")
             }

@@ -26,25 +26,32 @@ struct ProcessDeathMatrixTests {
     }
 
     static let scenarios: [Scenario] = [
-        Scenario(name: "Dynamic e-mail OTP", provider: .dynamic, slotModulus: 3, slotResidue: 0, steps: [.start, .submit]),
-        Scenario(name: "Dynamic e-mail OTP, resend", provider: .dynamic, slotModulus: 3, slotResidue: 0, steps: [.start, .resend, .submit]),
+        Scenario(
+            name: "Dynamic e-mail OTP", provider: .dynamic, slotModulus: 3, slotResidue: 0, steps: [.start, .submit]),
+        Scenario(
+            name: "Dynamic e-mail OTP, resend", provider: .dynamic, slotModulus: 3, slotResidue: 0,
+            steps: [.start, .resend, .submit]),
         Scenario(
             name: "Dynamic e-mail OTP, wrong code first", provider: .dynamic, slotModulus: 3, slotResidue: 1,
             steps: [.start, .submitWrong, .submit]),
-        Scenario(name: "Dynamic SMS OTP", provider: .dynamic, slotModulus: 3, slotResidue: 2, steps: [.start, .submit]),
-        Scenario(name: "Truecaller OTP", provider: .truecaller, slotModulus: 1, slotResidue: 0, steps: [.start, .submit]),
+        Scenario(
+            name: "Dynamic SMS OTP", provider: .dynamic, slotModulus: 3, slotResidue: 2, steps: [.start, .submit]),
+        Scenario(
+            name: "Truecaller OTP", provider: .truecaller, slotModulus: 1, slotResidue: 0, steps: [.start, .submit]),
         Scenario(
             name: "Truecaller OTP, wrong code first", provider: .truecaller, slotModulus: 1, slotResidue: 0,
             steps: [.start, .submitWrong, .submit]),
         Scenario(
-            name: "Portal magic link → TOTP", provider: .portal, slotModulus: 4, slotResidue: 1, steps: [.start, .followLink, .submit]),
+            name: "Portal magic link → TOTP", provider: .portal, slotModulus: 4, slotResidue: 1,
+            steps: [.start, .followLink, .submit]),
         Scenario(
             name: "Portal Google OAuth → TOTP", provider: .portal, slotModulus: 4, slotResidue: 0,
             steps: [.start, .browse, .redirect, .submit]),
         Scenario(
             name: "Portal Apple OAuth → wrong TOTP → TOTP", provider: .portal, slotModulus: 4, slotResidue: 2,
             steps: [.start, .browse, .redirect, .submitWrong, .submit]),
-        Scenario(name: "OTPLESS phone OTP", provider: .otpless, slotModulus: 2, slotResidue: 0, steps: [.start, .submit]),
+        Scenario(
+            name: "OTPLESS phone OTP", provider: .otpless, slotModulus: 2, slotResidue: 0, steps: [.start, .submit]),
     ]
 
     /// Where a run dies: after step `i` for each `i` in the set (`steps.count - 1` is "after
@@ -96,9 +103,11 @@ struct ProcessDeathMatrixTests {
                         let totpCode = try #require(lane.totpCode)
                         code = try totpCode(slot)
                     } else {
-                        code = try #require(world.sandbox.inbox.latest(for: destination)?.code, "\(label): a delivered code")
+                        code = try #require(
+                            world.sandbox.inbox.latest(for: destination)?.code, "\(label): a delivered code")
                     }
-                    let answer = ChallengeAnswer(code: step == .submit ? code : FlowDriver.wrongCode(code), name: lane.name)
+                    let answer = ChallengeAnswer(
+                        code: step == .submit ? code : FlowDriver.wrongCode(code), name: lane.name)
                     if step == .submitWrong {
                         do {
                             let step = try await current.submit(answer, for: pending)
@@ -113,18 +122,22 @@ struct ProcessDeathMatrixTests {
                         }
                     }
                 case .followLink:
-                    let link = try #require(world.sandbox.inbox.latest(for: destination)?.link, "\(label): a delivered link")
-                    let step = try #require(try await current.handleRedirect(link, resuming: challenge), "\(label): claimed")
+                    let link = try #require(
+                        world.sandbox.inbox.latest(for: destination)?.link, "\(label): a delivered link")
+                    let step = try #require(
+                        try await current.handleRedirect(link, resuming: challenge), "\(label): claimed")
                     if case .challenge(let next) = step { challenge = next } else { session = step.session }
                 case .browse:
                     guard case .oauthRedirect(let authorize)? = challenge?.kind else {
-                        Issue.record("\(label): expected an OAuth challenge, got \(String(describing: challenge?.kind))")
+                        Issue.record(
+                            "\(label): expected an OAuth challenge, got \(String(describing: challenge?.kind))")
                         return
                     }
                     redirect = try await FlowDriver.browse(authorize, loginHint: destination, sandbox: world.sandbox)
                 case .redirect:
                     let url = try #require(redirect)
-                    let step = try #require(try await current.handleRedirect(url, resuming: challenge), "\(label): claimed")
+                    let step = try #require(
+                        try await current.handleRedirect(url, resuming: challenge), "\(label): claimed")
                     if case .challenge(let next) = step { challenge = next } else { session = step.session }
                 }
 

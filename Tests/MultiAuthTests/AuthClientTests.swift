@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthSandbox
+import Testing
 
 @Suite(.timeLimit(.minutes(10)))
 struct AuthClientTests {
@@ -15,7 +15,8 @@ struct AuthClientTests {
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false))
         #expect(challenge.destination == "u•••@example.com")
         let code = await fixture.code(for: challenge)
-        let done = try await fixture.client.submit(ChallengeAnswer(code: " \(code.prefix(3)) \(code.dropFirst(3))\n"), for: challenge)
+        let done = try await fixture.client.submit(
+            ChallengeAnswer(code: " \(code.prefix(3)) \(code.dropFirst(3))\n"), for: challenge)
         let session = try #require(done.session)
         #expect(try await fixture.store.load(for: "fake") == session)
 
@@ -75,7 +76,8 @@ struct AuthClientTests {
     }
 
     @Test func wrongCodeKeepsChallengeUsableAndSessionUntouched() async throws {
-        let existing = FakeProvider.session(provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let existing = FakeProvider.session(
+            provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [existing])
         let stream = fixture.client.events.subscribe()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
@@ -178,7 +180,9 @@ struct AuthClientTests {
 
     @Test func unknownProviderIsAConfigurationError() async throws {
         let fixture = Fixture()
-        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.signIn(with: "nope", .email(email)) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await fixture.client.signIn(with: "nope", .email(email))
+        }
         #expect(error?.code == .configuration)
         #expect(throws: AuthError.self) {
             _ = try AuthClient(providers: [fixture.provider, fixture.provider], transport: NoNetworkTransport())
@@ -201,7 +205,8 @@ struct AuthClientTests {
     }
 
     @Test func signOutIsIdempotentAndPublishesOnce() async throws {
-        let session = FakeProvider.session(provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let session = FakeProvider.session(
+            provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [session])
         let log = RecordingSubscriber(client: fixture.client)
         let first = try await fixture.client.signOut("fake")
@@ -215,7 +220,8 @@ struct AuthClientTests {
     }
 
     @Test func signOutKeepsSessionWhenStoreFails() async throws {
-        let session = FakeProvider.session(provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let session = FakeProvider.session(
+            provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [session])
         await fixture.store.failNext(.load)
         let error = await #expect(throws: AuthError.self) { try await fixture.client.signOut("fake") }
@@ -246,7 +252,8 @@ struct AuthClientTests {
         let restored = try JSONDecoder.multiAuth.decode(Challenge.self, from: data)
         #expect(restored == challenge)
         let fresh = try AuthClient(
-            providers: [fixture.provider], store: fixture.store, transport: NoNetworkTransport(), time: fixture.clock.timeSource)
+            providers: [fixture.provider], store: fixture.store, transport: NoNetworkTransport(),
+            time: fixture.clock.timeSource)
         let code = await fixture.code(for: challenge)
         let session = try await fresh.submit(ChallengeAnswer(code: code), for: restored).session
         #expect(session != nil)
@@ -258,7 +265,9 @@ struct AuthClientTests {
         let code = await fixture.code(for: challenge)
         await fixture.client.cancelFlow(for: "fake")
         let verifies = await fixture.server.count("verify")
-        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge)
+        }
         #expect(error?.code == .challengeNotPending)
         let resend = await #expect(throws: AuthError.self) { _ = try await fixture.client.resend(challenge) }
         #expect(resend?.code == .challengeNotPending)
@@ -267,7 +276,8 @@ struct AuthClientTests {
     }
 
     @Test func signOutAbandonsEveryEarlierFlowIncludingASubmitInFlight() async throws {
-        let existing = FakeProvider.session(provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let existing = FakeProvider.session(
+            provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [existing])
         let first = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let second = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
@@ -288,7 +298,9 @@ struct AuthClientTests {
         #expect(older?.code == .challengeNotPending)
         // A new flow after the sign-out works.
         let fresh = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
-        #expect(try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: fresh)), for: fresh).session != nil)
+        #expect(
+            try await fixture.client.submit(ChallengeAnswer(code: await fixture.code(for: fresh)), for: fresh).session
+                != nil)
     }
 
     @Test func providersHearWhenTheirFlowsEnd() async throws {
@@ -317,7 +329,9 @@ struct AuthClientTests {
         let code = await fixture.code(for: challenge)
         await fixture.store.failNext(.save)
         _ = try? await fixture.client.submit(ChallengeAnswer(code: code), for: challenge)
-        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.submit(ChallengeAnswer(code: "garbage"), for: challenge) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await fixture.client.submit(ChallengeAnswer(code: "garbage"), for: challenge)
+        }
         #expect(error?.reason == .invalidCodeFormat)
         #expect(try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge).session != nil)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 /// Issue 17: user-facing error texts by code and reason, English built in, translatable.
@@ -7,7 +8,8 @@ import Testing
     /// The names of the `public static let x = <Type>("…")` constants of `AuthError.swift`, read
     /// from the source so a constant added later without text fails here.
     static func constants(of type: String) throws -> [String] {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Sources/MultiAuth/Errors/AuthError.swift")
         let text = try String(contentsOf: file, encoding: .utf8)
         let pattern = try NSRegularExpression(pattern: #"public static let \w+ = \#(type)\("(\w+)"\)"#)
@@ -22,7 +24,8 @@ import Testing
         for raw in codes {
             let error = AuthError(AuthError.Code(raw))
             let description = try #require(AuthError.englishStrings["error.\(raw)"], "no English text for code \(raw)")
-            let recovery = try #require(AuthError.englishStrings["error.\(raw).recovery"], "no English recovery for code \(raw)")
+            let recovery = try #require(
+                AuthError.englishStrings["error.\(raw).recovery"], "no English recovery for code \(raw)")
             #expect(error.errorDescription == description)
             #expect(error.recoverySuggestion == recovery)
             #expect(error.localizedDescription == description)
@@ -35,7 +38,8 @@ import Testing
         var descriptions: Set<String> = []
         for raw in reasons {
             let error = AuthError.invalidInput(AuthError.Reason(raw), "developer text")
-            let description = try #require(AuthError.englishStrings["error.invalidInput.\(raw)"], "no English text for reason \(raw)")
+            let description = try #require(
+                AuthError.englishStrings["error.invalidInput.\(raw)"], "no English text for reason \(raw)")
             #expect(AuthError.englishStrings["error.invalidInput.\(raw).recovery"] == error.recoverySuggestion)
             #expect(error.errorDescription == description)
             descriptions.insert(description)
@@ -46,7 +50,9 @@ import Testing
     /// The same code from two providers, with different developer messages and raw codes,
     /// reads the same; the developer message never shows.
     @Test func theSameCodeFromTwoProvidersReadsTheSame() {
-        let dynamic = AuthError(.invalidCode, "the code is not correct", provider: .dynamic, providerCode: "wrong_email_verification_token", attemptsRemaining: 2)
+        let dynamic = AuthError(
+            .invalidCode, "the code is not correct", provider: .dynamic, providerCode: "wrong_email_verification_token",
+            attemptsRemaining: 2)
         let truecaller = AuthError(.invalidCode, "InvalidOTP", provider: .truecaller, providerCode: "4001")
         #expect(dynamic.errorDescription == truecaller.errorDescription)
         #expect(dynamic.recoverySuggestion == truecaller.recoverySuggestion)
@@ -58,7 +64,9 @@ import Testing
     /// A reason only picks the text of `invalidInput`; unknown codes and reasons fall back.
     @Test func unknownCodesAndReasonsFallBack() {
         #expect(AuthError(AuthError.Code("somethingNew")).errorDescription == AuthError.englishStrings["error.generic"])
-        #expect(AuthError.invalidInput(AuthError.Reason("somethingNew")).errorDescription == AuthError.englishStrings["error.invalidInput"])
+        #expect(
+            AuthError.invalidInput(AuthError.Reason("somethingNew")).errorDescription
+                == AuthError.englishStrings["error.invalidInput"])
         #expect(AuthError(.network, reason: .tooShort).errorDescription == AuthError.englishStrings["error.network"])
     }
 
@@ -67,15 +75,19 @@ import Testing
     @Test func translationsComeThroughTheLocalizer() throws {
         let saved = AuthError.localizer
         defer { AuthError.localizer = saved }
-        AuthError.localizer = AuthErrorLocalizer { key, english in key == "error.invalidCode" ? "Le code est incorrect." : english }
+        AuthError.localizer = AuthErrorLocalizer { key, english in
+            key == "error.invalidCode" ? "Le code est incorrect." : english
+        }
         #expect(AuthError(.invalidCode).errorDescription == "Le code est incorrect.")
         #expect(AuthError(.invalidCode).recoverySuggestion == "Check the code and try again.")
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-l10n-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-l10n-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let lproj = directory.appendingPathComponent("Resources/en.lproj")
         try FileManager.default.createDirectory(at: lproj, withIntermediateDirectories: true)
-        try Data(#""error.expired" = "Expired (from the table).";"#.utf8).write(to: lproj.appendingPathComponent("MultiAuth.strings"))
+        try Data(#""error.expired" = "Expired (from the table).";"#.utf8).write(
+            to: lproj.appendingPathComponent("MultiAuth.strings"))
         let bundle = try #require(Bundle(path: directory.path))
         AuthError.localizer = .bundle(bundle)
         #expect(AuthError(.expired).errorDescription == "Expired (from the table).")
@@ -86,7 +98,8 @@ import Testing
 
     /// No planted value reaches the user-facing texts, whatever the message holds.
     @Test func userFacingTextsNeverShowTheMessageOrRawCode() {
-        let error = AuthError(.invalidCode, "code 482913 rejected", provider: .otpless, providerCode: "SECRET-RAW", attemptsRemaining: 1)
+        let error = AuthError(
+            .invalidCode, "code 482913 rejected", provider: .otpless, providerCode: "SECRET-RAW", attemptsRemaining: 1)
         for text in [error.errorDescription, error.recoverySuggestion, error.localizedDescription] {
             #expect(!(text ?? "").contains("482913"))
             #expect(!(text ?? "").contains("SECRET-RAW"))
@@ -95,13 +108,17 @@ import Testing
 
     /// Docs/Errors.md lists every key with its English texts, and nothing else.
     @Test func theKeysInDocsErrorsAreTheEnglishTable() throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Docs/Errors.md")
         let text = try String(contentsOf: file, encoding: .utf8)
         var documented: [String: String] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("| `error.") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 3 else { Issue.record("malformed row: \(line)"); continue }
+            guard cells.count == 3 else {
+                Issue.record("malformed row: \(line)")
+                continue
+            }
             let key = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             documented[key] = cells[1]
             documented[key + ".recovery"] = cells[2]

@@ -1,16 +1,19 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthSandbox
+import Testing
 
 @Suite(.timeLimit(.minutes(10)))
 struct AuthEventBusTests {
     static let user = AuthUser(id: "u1")
     static let challenge = Challenge(
-        flowID: FlowID(rawValue: "f-1"), provider: "p", kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false),
+        flowID: FlowID(rawValue: "f-1"), provider: "p",
+        kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false),
         issuedAt: Date(timeIntervalSince1970: 0))
     static func session(_ n: Int) -> AuthSession {
-        AuthSession(id: "s", provider: "p", user: user, credentials: Credentials(accessToken: "A\(n)"), createdAt: Date(timeIntervalSince1970: 0))
+        AuthSession(
+            id: "s", provider: "p", user: user, credentials: Credentials(accessToken: "A\(n)"),
+            createdAt: Date(timeIntervalSince1970: 0))
     }
 
     /// Docs/Cases.md, B22: events published synchronously right after `subscribe()` all arrive, in order, also
@@ -117,7 +120,10 @@ struct AuthEventBusTests {
         bus.finish()
         var events: [AuthEvent] = []
         for await event in stream { events.append(event) }
-        #expect(events.map(\.kind.name) == ["eventsDropped", "signedOut", "deliveryStatus", "deliveryStatus", "deliveryStatus"])
+        #expect(
+            events.map(\.kind.name) == [
+                "eventsDropped", "signedOut", "deliveryStatus", "deliveryStatus", "deliveryStatus",
+            ])
         #expect(events.map(\.sequence) == [0, 52, 100, 101, 102])
         guard case .eventsDropped(let count) = events.first?.kind else { return }
         #expect(count == 98)
@@ -221,7 +227,11 @@ struct AuthEventBusTests {
         var providers: [String] = []
         var markers: [Int] = []
         for await event in stream {
-            if case .eventsDropped(let count) = event.kind { markers.append(count) } else { providers.append(event.provider?.rawValue ?? "") }
+            if case .eventsDropped(let count) = event.kind {
+                markers.append(count)
+            } else {
+                providers.append(event.provider?.rawValue ?? "")
+            }
         }
         #expect(providers == (4_984..<5_000).map { "p\($0)" })
         #expect(markers == [4_984])
@@ -259,11 +269,13 @@ struct AuthEventBusTests {
     /// later subscriber gets its own initial state, and past events are not replayed.
     @Test func authStatesStartWithTheCurrentState() async throws {
         let clock = ManualClock()
-        let expired = FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: clock.wallNow.addingTimeInterval(-7200))
+        let expired = FakeProvider.session(
+            provider: "fake", access: "A1", refresh: "R1", at: clock.wallNow.addingTimeInterval(-7200))
         let store = InMemorySessionStore(sessions: [expired])
         let server = FakeServer(clock: clock)
         let client = try AuthClient(
-            providers: [FakeProvider(server: server)], store: store, transport: NoNetworkTransport(), time: clock.timeSource)
+            providers: [FakeProvider(server: server)], store: store, transport: NoNetworkTransport(),
+            time: clock.timeSource)
         await client.restoreSessions()
         let states = client.authStates()
         let refreshed = try #require(try await client.validSession(for: "fake"))
@@ -304,7 +316,8 @@ struct AuthEventBusTests {
     }
 
     @Test func authStatesReportUnavailableStorageNotSignedOut() async throws {
-        let session = FakeProvider.session(provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let session = FakeProvider.session(
+            provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
         let fixture = Fixture(sessions: [session])
         await fixture.store.setUnavailable(true)
         var iterator = fixture.client.authStates().makeAsyncIterator()

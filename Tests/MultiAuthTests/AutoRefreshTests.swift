@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuth
 import MultiAuthSandbox
+import Testing
+
+@testable import MultiAuth
 
 /// Background refresh (``AutoRefresh``): due time, back-off with jitter and `retryAfter`,
 /// stopping, and no task left behind.
@@ -11,7 +12,8 @@ struct AutoRefreshTests {
 
     func fixture(policy: AutoRefresh = AutoRefresh(jitterSeed: 7)) -> Fixture {
         Fixture(
-            sessions: [FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)], autoRefresh: policy)
+            sessions: [FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)],
+            autoRefresh: policy)
     }
 
     /// Waits (without real time) until `condition` holds.
@@ -117,9 +119,12 @@ struct AutoRefreshTests {
     @Test func releasingTheClientStopsItsScheduler() async throws {
         let clock = ManualClock()
         let server = FakeServer(clock: clock)
-        let store = InMemorySessionStore(sessions: [FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)])
+        let store = InMemorySessionStore(sessions: [
+            FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)
+        ])
         var client: AuthClient? = try AuthClient(
-            providers: [FakeProvider(server: server)], store: store, transport: NoNetworkTransport(), time: clock.timeSource)
+            providers: [FakeProvider(server: server)], store: store, transport: NoNetworkTransport(),
+            time: clock.timeSource)
         await client?.restoreSessions()
         await clock.waitForBackgroundSleepers(count: 1)
         weak let released = client
@@ -144,7 +149,8 @@ struct AutoRefreshTests {
         let fixture = fixture()
         var peak = 0
         for cycle in 0..<10_000 {
-            var session = FakeProvider.session(provider: "fake", access: "A\(cycle)", refresh: "R\(cycle)", at: fixture.clock.wallNow)
+            var session = FakeProvider.session(
+                provider: "fake", access: "A\(cycle)", refresh: "R\(cycle)", at: fixture.clock.wallNow)
             session.id = "session-\(cycle)"
             try await fixture.store.save(session)
             await fixture.client.restoreSessions()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MultiAuth
+import Testing
 
 /// Docs/Cases.md, B34 and the name rules of Truecaller-style flows.
 @Suite struct ChallengeAnswerTests {
@@ -28,7 +28,10 @@ import MultiAuth
         #expect(name.firstName == "Ana" && name.lastName == "")
         #expect(try PersonName(firstName: "José", lastName: "O'Brien-Núñez").fullName == "José O'Brien-Núñez")
         #expect(try PersonName(firstName: "李", lastName: "小龙").fullName == "李 小龙")
-        for (first, last) in [("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"), (String(repeating: "a", count: 128), ""), ("\u{301}", ""), ("1\u{301}", "")] {
+        for (first, last) in [
+            ("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"),
+            (String(repeating: "a", count: 128), ""), ("\u{301}", ""), ("1\u{301}", ""),
+        ] {
             let error = #expect(throws: AuthError.self) { try PersonName(firstName: first, lastName: last) }
             #expect(error?.reason == .invalidName)
         }
@@ -36,7 +39,8 @@ import MultiAuth
     }
 
     @Test func decodingAppliesTheNameRules() throws {
-        let name = try JSONDecoder().decode(PersonName.self, from: Data(#"{"firstName":" Ana ","lastName":"Lima"}"#.utf8))
+        let name = try JSONDecoder().decode(
+            PersonName.self, from: Data(#"{"firstName":" Ana ","lastName":"Lima"}"#.utf8))
         #expect(name.fullName == "Ana Lima")
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(PersonName.self, from: Data(#"{"firstName":"1234","lastName":""}"#.utf8))

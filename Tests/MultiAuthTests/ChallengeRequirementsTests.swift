@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 /// Issue 17: `Challenge.requirements` — what the answer needs besides the code.
@@ -10,7 +11,8 @@ import Testing
         Challenge(
             flowID: FlowID(rawValue: "flow-1"), provider: .truecaller,
             kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false), destination: "+91 •••••• 3210",
-            issuedAt: issued, expiresAt: issued + 300, providerState: ProviderState(["token": "vt-1"]), requirements: requirements)
+            issuedAt: issued, expiresAt: issued + 300, providerState: ProviderState(["token": "vt-1"]),
+            requirements: requirements)
     }
 
     /// A challenge saved by a build before `requirements` existed (no such key) decodes with

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 /// Unit tests of the plain types `AuthClient` is composed of: ``FlowTable``,

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuth
 
 /// The overflow policy of a subscriber's buffer (Docs/Events.md, "Buffers and overflow"),
@@ -20,9 +21,12 @@ struct EventBufferTests {
         }
 
         mutating func append(_ event: AuthEvent) {
-            if event.kind.isStateEvent, !Self.isInitial(event), let index = items.lastIndex(where: {
-                $0.event.kind.isStateEvent && !Self.isInitial($0.event) && $0.event.provider == event.provider && $0.supersededAt == nil
-            }) {
+            if event.kind.isStateEvent, !Self.isInitial(event),
+                let index = items.lastIndex(where: {
+                    $0.event.kind.isStateEvent && !Self.isInitial($0.event) && $0.event.provider == event.provider
+                        && $0.supersededAt == nil
+                })
+            {
                 supersessions += 1
                 items[index].supersededAt = supersessions
             }
@@ -45,11 +49,14 @@ struct EventBufferTests {
     }
 
     static let session = AuthSession(
-        id: "s", provider: "p", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"), createdAt: Date(timeIntervalSince1970: 0))
+        id: "s", provider: "p", user: AuthUser(id: "u"), credentials: Credentials(accessToken: "A"),
+        createdAt: Date(timeIntervalSince1970: 0))
 
     static func event(_ sequence: UInt64, _ kind: AuthEvent.Kind, provider: String?) -> AuthEvent {
-        AuthEvent(sequence: sequence, timestamp: Date(timeIntervalSince1970: Double(sequence)), provider: provider.map(AuthProviderID.init(rawValue:)),
-                  flowID: nil, kind: kind)
+        AuthEvent(
+            sequence: sequence, timestamp: Date(timeIntervalSince1970: Double(sequence)),
+            provider: provider.map(AuthProviderID.init(rawValue:)),
+            flowID: nil, kind: kind)
     }
 
     /// A random mix of flow events, state events of a few providers, rare initial states and
@@ -71,18 +78,22 @@ struct EventBufferTests {
                 let gap = buffer.takeGap().count
                 let got = buffer.popFirst()?.sequence
                 let want = reference.pop()?.sequence
-                #expect(gap == expectedGap && got == want, "seed \(seed), step \(step): got \(String(describing: got)) gap \(gap), want \(String(describing: want)) gap \(expectedGap)")
+                #expect(
+                    gap == expectedGap && got == want,
+                    "seed \(seed), step \(step): got \(String(describing: got)) gap \(gap), want \(String(describing: want)) gap \(expectedGap)"
+                )
                 if gap != expectedGap || got != want { return }
                 continue
             }
             sequence += 1
             let provider = ["a", "b", "c", "d", nil].randomElement(using: &random)!
-            let kind: AuthEvent.Kind = switch roll {
-            case 100 - 1: .initialState(AuthState())
-            case 60..<80: .sessionRefreshed(Self.session)
-            case 80..<85: .signedOut
-            default: .flowExpired
-            }
+            let kind: AuthEvent.Kind =
+                switch roll {
+                case 100 - 1: .initialState(AuthState())
+                case 60..<80: .sessionRefreshed(Self.session)
+                case 80..<85: .signedOut
+                default: .flowExpired
+                }
             let event = Self.event(sequence, kind, provider: provider)
             buffer.append(event)
             reference.append(event)
@@ -95,8 +106,10 @@ struct EventBufferTests {
     /// Every operation is O(1) amortised: with a 256-event buffer and a subscriber that never
     /// (or rarely) reads, the slots and positions visited stay within a small constant per
     /// operation, where a scan of the buffer per publish would visit hundreds.
-    @Test(arguments: ["flow flood", "one provider's states", "states of two providers between flow events",
-                      "distinct providers", "slow reader"])
+    @Test(arguments: [
+        "flow flood", "one provider's states", "states of two providers between flow events",
+        "distinct providers", "slow reader",
+    ])
     func everyOperationIsConstantAmortised(pattern: String) {
         var buffer = EventBuffer(capacity: 256)
         let operations = 100_000
@@ -113,7 +126,8 @@ struct EventBufferTests {
             case "distinct providers":
                 buffer.append(Self.event(sequence, .signedOut, provider: "p\(index)"))
             default:
-                buffer.append(Self.event(sequence, index % 5 == 0 ? .signedOut : .flowExpired, provider: "p\(index % 7)"))
+                buffer.append(
+                    Self.event(sequence, index % 5 == 0 ? .signedOut : .flowExpired, provider: "p\(index % 7)"))
                 if index % 3 == 0 { _ = buffer.popFirst() }
             }
         }

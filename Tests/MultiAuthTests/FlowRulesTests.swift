@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import MultiAuth
 import MultiAuthSandbox
+import Testing
 
 /// One submit in flight per challenge, finished challenges, `attemptsExhausted`, and
 /// single-flight redirects.
@@ -15,7 +15,8 @@ struct FlowRulesTests {
         let code = await fixture.code(for: challenge)
         await fixture.server.setRespondDelay(.seconds(1))
         let client = fixture.client
-        let submits = (0..<16).map { _ in Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) } }
+        let submits = (0..<16).map { _ in Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        }
         await fixture.clock.waitForSleepers(count: 1)
         for _ in 0..<50 { await Task.yield() }
         fixture.clock.advance(by: .seconds(1))

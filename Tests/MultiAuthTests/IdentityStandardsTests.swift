@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuth
 
 /// Issue 19: IDNA labels in e-mail domains (with RFC 3492 Punycode), phone extensions and
@@ -11,23 +12,39 @@ struct IdentityStandardsTests {
 
     /// RFC 3492 §7.1 sample strings: (label, code points, Punycode).
     static let rfc3492Samples: [(String, String, String)] = [
-        ("A Arabic (Egyptian)", "0644 064A 0647 0645 0627 0628 062A 0643 0644 0645 0648 0634 0639 0631 0628 064A 061F",
-         "egbpdaj6bu4bxfgehfvwxn"),
+        (
+            "A Arabic (Egyptian)",
+            "0644 064A 0647 0645 0627 0628 062A 0643 0644 0645 0648 0634 0639 0631 0628 064A 061F",
+            "egbpdaj6bu4bxfgehfvwxn"
+        ),
         ("B Chinese (simplified)", "4ED6 4EEC 4E3A 4EC0 4E48 4E0D 8BF4 4E2D 6587", "ihqwcrb4cv8a8dqg056pqjye"),
         ("C Chinese (traditional)", "4ED6 5011 7232 4EC0 9EBD 4E0D 8AAA 4E2D 6587", "ihqwctvzc91f659drss3x8bo0yb"),
-        ("D Czech", "0050 0072 006F 010D 0070 0072 006F 0073 0074 011B 006E 0065 006D 006C 0075 0076 00ED 010D 0065 0073 006B 0079",
-         "Proprostnemluvesky-uyb24dma41a"),
-        ("E Hebrew", "05DC 05DE 05D4 05D4 05DD 05E4 05E9 05D5 05D8 05DC 05D0 05DE 05D3 05D1 05E8 05D9 05DD 05E2 05D1 05E8 05D9 05EA",
-         "4dbcagdahymbxekheh6e0a7fei0b"),
-        ("F Hindi (Devanagari)",
-         "092F 0939 0932 094B 0917 0939 093F 0928 094D 0926 0940 0915 094D 092F 094B 0902 0928 0939 0940 0902 092C 094B 0932 0938 0915 0924 0947 0939 0948 0902",
-         "i1baa7eci9glrd9b2ae1bj0hfcgg6iyaf8o0a1dig0cd"),
-        ("G Japanese (kanji and hiragana)", "306A 305C 307F 3093 306A 65E5 672C 8A9E 3092 8A71 3057 3066 304F 308C 306A 3044 306E 304B",
-         "n8jok5ay5dzabd5bym9f0cm5685rrjetr6pdxa"),
+        (
+            "D Czech",
+            "0050 0072 006F 010D 0070 0072 006F 0073 0074 011B 006E 0065 006D 006C 0075 0076 00ED 010D 0065 0073 006B 0079",
+            "Proprostnemluvesky-uyb24dma41a"
+        ),
+        (
+            "E Hebrew",
+            "05DC 05DE 05D4 05D4 05DD 05E4 05E9 05D5 05D8 05DC 05D0 05DE 05D3 05D1 05E8 05D9 05DD 05E2 05D1 05E8 05D9 05EA",
+            "4dbcagdahymbxekheh6e0a7fei0b"
+        ),
+        (
+            "F Hindi (Devanagari)",
+            "092F 0939 0932 094B 0917 0939 093F 0928 094D 0926 0940 0915 094D 092F 094B 0902 0928 0939 0940 0902 092C 094B 0932 0938 0915 0924 0947 0939 0948 0902",
+            "i1baa7eci9glrd9b2ae1bj0hfcgg6iyaf8o0a1dig0cd"
+        ),
+        (
+            "G Japanese (kanji and hiragana)",
+            "306A 305C 307F 3093 306A 65E5 672C 8A9E 3092 8A71 3057 3066 304F 308C 306A 3044 306E 304B",
+            "n8jok5ay5dzabd5bym9f0cm5685rrjetr6pdxa"
+        ),
         ("L 3<nen>B<gumi><kinpachi><sensei>", "0033 5E74 0042 7D44 91D1 516B 5148 751F", "3B-ww4c5e180e575a65lsy2b"),
-        ("M <amuro><namie>-with-SUPER-MONKEYS",
-         "5B89 5BA4 5948 7F8E 6075 002D 0077 0069 0074 0068 002D 0053 0055 0050 0045 0052 002D 004D 004F 004E 004B 0045 0059 0053",
-         "-with-SUPER-MONKEYS-pc58ag80a8qai00g7n9n"),
+        (
+            "M <amuro><namie>-with-SUPER-MONKEYS",
+            "5B89 5BA4 5948 7F8E 6075 002D 0077 0069 0074 0068 002D 0053 0055 0050 0045 0052 002D 004D 004F 004E 004B 0045 0059 0053",
+            "-with-SUPER-MONKEYS-pc58ag80a8qai00g7n9n"
+        ),
         ("Q <pafii>de<runba>", "30D1 30D5 30A3 30FC 0064 0065 30EB 30F3 30D0", "de-jg4avhby1noc0d"),
         ("R <sono><supiido><de>", "305D 306E 30B9 30D4 30FC 30C9 3067", "d9juau41awczczp"),
         ("S -> $1.00 <-", "002D 003E 0020 0024 0031 002E 0030 0030 0020 003C 002D", "-> $1.00 <--"),
@@ -36,7 +53,9 @@ struct IdentityStandardsTests {
     @Test("Punycode decodes and encodes the RFC 3492 §7.1 sample strings")
     func rfc3492SampleStrings() {
         for (name, codePoints, encoded) in Self.rfc3492Samples {
-            let scalars = codePoints.split(separator: " ").compactMap { UInt32($0, radix: 16).flatMap(Unicode.Scalar.init) }
+            let scalars = codePoints.split(separator: " ").compactMap {
+                UInt32($0, radix: 16).flatMap(Unicode.Scalar.init)
+            }
             #expect(Punycode.decode(encoded) == scalars, "\(name)")
             #expect(Punycode.encode(scalars) == encoded, "\(name)")
         }
@@ -63,7 +82,8 @@ struct IdentityStandardsTests {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789-")
         var decoded = 0
         for _ in 0..<20_000 {
-            let payload = String((0..<Int.random(in: 1...10, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let payload = String(
+                (0..<Int.random(in: 1...10, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
             guard let scalars = Punycode.decode(payload) else { continue }
             decoded += 1
             #expect(Punycode.encode(scalars) == payload, "payload \(payload), seed \(seed)")
@@ -73,18 +93,22 @@ struct IdentityStandardsTests {
 
     // MARK: E-mail IDN labels (RFC 5890/5891)
 
-    private func expectInvalidEmail(_ input: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectInvalidEmail(
+        _ input: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(sourceLocation: sourceLocation) {
             _ = try EmailAddress(input)
         } throws: { error in
             guard let error = error as? AuthError else { return false }
-            return error.code == .invalidInput && error.reason == .invalidEmail && error.message == "not an e-mail address: " + message
+            return error.code == .invalidInput && error.reason == .invalidEmail
+                && error.message == "not an e-mail address: " + message
         }
     }
 
     @Test("invalid A-labels and reserved '--' labels are refused, each with the rule it breaks")
     func invalidALabels() {
-        let reserved = "domain label has '--' as its third and fourth characters, which only an IDNA 'xn--' label may have"
+        let reserved =
+            "domain label has '--' as its third and fourth characters, which only an IDNA 'xn--' label may have"
         expectInvalidEmail("user@ex--ample.com", reserved)
         expectInvalidEmail("user@ab--cd.com", reserved)
         expectInvalidEmail("user@mail.xy--z.example", reserved)
@@ -108,7 +132,8 @@ struct IdentityStandardsTests {
     @Test("valid A-labels are accepted and keyed in lower case")
     func validALabels() throws {
         for input in [
-            "user@xn--bcher-kva.example", "user@xn--mnchen-3ya.de", "user@example.xn--p1ai", "user@xn--80ak6aa92e.xn--p1ai",
+            "user@xn--bcher-kva.example", "user@xn--mnchen-3ya.de", "user@example.xn--p1ai",
+            "user@xn--80ak6aa92e.xn--p1ai",
             "user@xn--fiq228c.com", "user@xn--9ca.com", "user@xn--nxasmq6b.com", "user@xn--ca-2ia.com",
         ] {
             #expect(try EmailAddress(input).identityKey == input, "\(input)")
@@ -165,26 +190,34 @@ struct IdentityStandardsTests {
         }
     }
 
-    @Test("an extension is recognised and refused with its own reason, naming the marker", arguments: [
-        ("+1 650 253 0000 x28", "x", 2), ("+1 650 253 0000x28", "x", 2), ("+1 650 253 0000 ext. 123", "ext.", 3),
-        ("+1 650 253 0000 ext 123", "ext", 3), ("+1-650-253-0000;ext=123", "ext", 3), ("+1 650 253 0000 #123", "#", 3),
-        ("+44 20 7946 0958 extn 5", "extn", 1), ("+44 20 7946 0958, Extension: 4567", "Extension", 4),
-        ("020 7946 0958 X 12#", "X", 2),
-    ])
+    @Test(
+        "an extension is recognised and refused with its own reason, naming the marker",
+        arguments: [
+            ("+1 650 253 0000 x28", "x", 2), ("+1 650 253 0000x28", "x", 2), ("+1 650 253 0000 ext. 123", "ext.", 3),
+            ("+1 650 253 0000 ext 123", "ext", 3), ("+1-650-253-0000;ext=123", "ext", 3),
+            ("+1 650 253 0000 #123", "#", 3),
+            ("+44 20 7946 0958 extn 5", "extn", 1), ("+44 20 7946 0958, Extension: 4567", "Extension", 4),
+            ("020 7946 0958 X 12#", "X", 2),
+        ])
     func extensionsAreRefused(input: String, marker: String, digits: Int) throws {
         let error = try #require(phoneError(input, region: "GB"))
         #expect(error.code == .invalidInput)
         #expect(error.reason == .extensionNotSupported)
         let unit = digits == 1 ? "digit" : "digits"
-        #expect(error.message == "phone number has an extension (\"\(marker)\" and \(digits) \(unit)); sign-in needs the number without it")
+        #expect(
+            error.message
+                == "phone number has an extension (\"\(marker)\" and \(digits) \(unit)); sign-in needs the number without it"
+        )
         // The message never repeats the number or the extension's digits.
         #expect(!error.message.contains("123") && !error.message.contains("650"))
     }
 
-    @Test("what is not an extension stays invalidCharacters", arguments: [
-        "x28", "#31#", "+44 20 7946 0958 ext. 12 b", "+44 20 7946 0958 ext", "+44 20 7946 0958 ext 12345678",
-        "+44 20 7946 0958 xx 12", "+44 20 7946 0958 # 1 # 2",
-    ])
+    @Test(
+        "what is not an extension stays invalidCharacters",
+        arguments: [
+            "x28", "#31#", "+44 20 7946 0958 ext. 12 b", "+44 20 7946 0958 ext", "+44 20 7946 0958 ext 12345678",
+            "+44 20 7946 0958 xx 12", "+44 20 7946 0958 # 1 # 2",
+        ])
     func notAnExtension(input: String) throws {
         #expect(phoneError(input)?.reason == .invalidCharacters)
     }
@@ -194,8 +227,10 @@ struct IdentityStandardsTests {
         for input in ["+52 1 55 1234 5678", "+5215512345678", "+521 81 1234 5678", "0052 1 222 123 4567"] {
             let error = try #require(phoneError(input))
             #expect(error.reason == .tooLong, "\(input)")
-            #expect(error.message
-                == "11 digits is longer than any number of +52: \"+52 1\" before 10 digits is Mexico's retired mobile prefix; write the number without the 1")
+            #expect(
+                error.message
+                    == "11 digits is longer than any number of +52: \"+52 1\" before 10 digits is Mexico's retired mobile prefix; write the number without the 1"
+            )
         }
         #expect(phoneError("1 55 1234 5678", region: "MX")?.reason == .tooLong)
         #expect(try PhoneNumber("+52 55 1234 5678").e164 == "+525512345678")

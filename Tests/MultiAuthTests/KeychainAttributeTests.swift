@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 /// Issue 17: `KeychainSessionStore`'s access group and accessibility, checked through the
@@ -10,10 +11,14 @@ import Testing
         id: "s1", provider: "portal", user: AuthUser(id: "u1"), credentials: Credentials(accessToken: "T"),
         createdAt: Date(timeIntervalSince1970: 1_700_000_000))
 
-    func store(_ secItems: EmulatedSecItems, group: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly)
+    func store(
+        _ secItems: EmulatedSecItems, group: String? = nil,
+        accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+    )
         -> KeychainSessionStore
     {
-        KeychainSessionStore(service: "com.example.app.multiauth", accessGroup: group, accessibility: accessibility, secItems: secItems)
+        KeychainSessionStore(
+            service: "com.example.app.multiauth", accessGroup: group, accessibility: accessibility, secItems: secItems)
     }
 
     /// Every operation of the store, once.
@@ -39,7 +44,10 @@ import Testing
         #expect(item[.accessible] == .accessibility(.afterFirstUnlockThisDeviceOnly))
         #expect(item[.synchronizable] == .bool(false))
         #expect(item[.accessGroup] == .string(secItems.defaultAccessGroup))
-        guard case .data(let tag)? = item[.generic] else { Issue.record("no version tag"); return }
+        guard case .data(let tag)? = item[.generic] else {
+            Issue.record("no version tag")
+            return
+        }
         #expect(tag.count == 16)
         try await exercise(store)
         for call in secItems.calls {
@@ -99,14 +107,18 @@ import Testing
         let secItems = EmulatedSecItems()
         let store = store(secItems, group: "ABCDE12345.com.example.shared")
         // The extension's process, writing through its own keychain access (synchronous calls).
-        let other = SecItemKeychain(accessGroup: "ABCDE12345.com.example.shared", accessibility: .afterFirstUnlockThisDeviceOnly, calls: secItems)
+        let other = SecItemKeychain(
+            accessGroup: "ABCDE12345.com.example.shared", accessibility: .afterFirstUnlockThisDeviceOnly,
+            calls: secItems)
         try await store.save(session)
         var intruder = session
         intruder.credentials.accessToken = "from-the-extension"
         var mine = session
         mine.credentials.accessToken = "mine"
         let intruderData = try JSONEncoder.multiAuth.encode(intruder)
-        secItems.afterNextCopy = { _ = other.write(service: "com.example.app.multiauth", account: "portal", data: intruderData) }
+        secItems.afterNextCopy = {
+            _ = other.write(service: "com.example.app.multiauth", account: "portal", data: intruderData)
+        }
         #expect(try await store.replace(session, with: mine, for: "portal") == .conflict(current: intruder))
         #expect(try await store.load(for: "portal") == intruder)
         let tagged = secItems.calls.contains { call in

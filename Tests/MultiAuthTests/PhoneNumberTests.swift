@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 @Suite struct PhoneNumberTests {
@@ -15,14 +16,16 @@ import Testing
 
     // MARK: B31 (Docs/Cases.md)
 
-    @Test("B31: trunk zero after the calling code dropped, Italian zero kept", arguments: [
-        ("+44 (0) 20 7946 0958", "+442079460958"),
-        ("+44 0161 496 0000", "+441614960000"),
-        ("(44) 0161 496 0000", "+441614960000"),
-        ("+49 (0) 30 5555 0100", "+493055550100"),
-        ("+39 06 5555 0100", "+390655550100"),
-        ("(+44) 07700 900123", "+447700900123"),
-    ])
+    @Test(
+        "B31: trunk zero after the calling code dropped, Italian zero kept",
+        arguments: [
+            ("+44 (0) 20 7946 0958", "+442079460958"),
+            ("+44 0161 496 0000", "+441614960000"),
+            ("(44) 0161 496 0000", "+441614960000"),
+            ("+49 (0) 30 5555 0100", "+493055550100"),
+            ("+39 06 5555 0100", "+390655550100"),
+            ("(+44) 07700 900123", "+447700900123"),
+        ])
     func b31(input: String, expected: String) throws {
         let number = try PhoneNumber(input)
         #expect(number.e164 == expected)
@@ -41,47 +44,51 @@ import Testing
 
     // MARK: Formats
 
-    @Test("separators, prefixes and digit forms", arguments: [
-        ("+91 98765 43210", "+919876543210"),
-        ("+91-98765-43210", "+919876543210"),
-        ("+91.98765.43210", "+919876543210"),
-        ("+91 (98765) 43210", "+919876543210"),
-        ("+91/98765/43210", "+919876543210"),
-        ("  +919876543210\n", "+919876543210"),
-        ("0091 98765 43210", "+919876543210"),
-        ("00 44 20 7946 0958", "+442079460958"),
-        ("+44 20 7946 0958", "+442079460958"),
-        ("＋９１ ９８７６５ ４３２１０", "+919876543210"),  // full-width
-        ("+91\u{00A0}98765\u{2013}43210", "+919876543210"),  // no-break space, en dash
-        ("+800 1234 5678", "+80012345678"),  // non-geographic
-    ])
+    @Test(
+        "separators, prefixes and digit forms",
+        arguments: [
+            ("+91 98765 43210", "+919876543210"),
+            ("+91-98765-43210", "+919876543210"),
+            ("+91.98765.43210", "+919876543210"),
+            ("+91 (98765) 43210", "+919876543210"),
+            ("+91/98765/43210", "+919876543210"),
+            ("  +919876543210\n", "+919876543210"),
+            ("0091 98765 43210", "+919876543210"),
+            ("00 44 20 7946 0958", "+442079460958"),
+            ("+44 20 7946 0958", "+442079460958"),
+            ("＋９１ ９８７６５ ４３２１０", "+919876543210"),  // full-width
+            ("+91\u{00A0}98765\u{2013}43210", "+919876543210"),  // no-break space, en dash
+            ("+800 1234 5678", "+80012345678"),  // non-geographic
+        ])
     func formats(input: String, expected: String) throws {
         #expect(try PhoneNumber(input).e164 == expected)
     }
 
-    @Test("national input with a default region", arguments: [
-        ("098765 43210", "IN", "+919876543210"),
-        ("98765 43210", "IN", "+919876543210"),
-        ("081234 56789", "IN", "+918123456789"),
-        ("(201) 555-0123", "US", "+12015550123"),
-        ("1 201 555 0123", "US", "+12015550123"),
-        ("201.555.0123", "us", "+12015550123"),
-        ("020 7946 0958", "GB", "+442079460958"),
-        ("07400 123456", "GB", "+447400123456"),
-        ("0121 234 5678", "GB", "+441212345678"),
-        ("030 123456", "DE", "+4930123456"),
-        ("01512 3456789", "DE", "+4915123456789"),
-        ("02 1234 5678", "IT", "+390212345678"),
-        ("312 345 6789", "IT", "+393123456789"),
-        ("06 12 34 56 78", "FR", "+33612345678"),
-        ("01 23 45 67 89", "FR", "+33123456789"),
-        ("(11) 96123-4567", "BR", "+5511961234567"),
-        ("(11) 2345-6789", "BR", "+551123456789"),
-        ("090-1234-5678", "JP", "+819012345678"),
-        ("03-1234-5678", "JP", "+81312345678"),
-        ("011 15-2345-6789", "AR", "+5491123456789"),  // trunk 0 and mobile 15 → 9
-        ("8 (912) 345-67-89", "RU", "+79123456789"),
-    ])
+    @Test(
+        "national input with a default region",
+        arguments: [
+            ("098765 43210", "IN", "+919876543210"),
+            ("98765 43210", "IN", "+919876543210"),
+            ("081234 56789", "IN", "+918123456789"),
+            ("(201) 555-0123", "US", "+12015550123"),
+            ("1 201 555 0123", "US", "+12015550123"),
+            ("201.555.0123", "us", "+12015550123"),
+            ("020 7946 0958", "GB", "+442079460958"),
+            ("07400 123456", "GB", "+447400123456"),
+            ("0121 234 5678", "GB", "+441212345678"),
+            ("030 123456", "DE", "+4930123456"),
+            ("01512 3456789", "DE", "+4915123456789"),
+            ("02 1234 5678", "IT", "+390212345678"),
+            ("312 345 6789", "IT", "+393123456789"),
+            ("06 12 34 56 78", "FR", "+33612345678"),
+            ("01 23 45 67 89", "FR", "+33123456789"),
+            ("(11) 96123-4567", "BR", "+5511961234567"),
+            ("(11) 2345-6789", "BR", "+551123456789"),
+            ("090-1234-5678", "JP", "+819012345678"),
+            ("03-1234-5678", "JP", "+81312345678"),
+            ("011 15-2345-6789", "AR", "+5491123456789"),  // trunk 0 and mobile 15 → 9
+            ("8 (912) 345-67-89", "RU", "+79123456789"),
+        ])
     func national(input: String, region: String, expected: String) throws {
         let number = try PhoneNumber(input, defaultRegion: region)
         #expect(number.e164 == expected)
@@ -98,12 +105,14 @@ import Testing
     /// Breaker finding: with a default region a parenthesised group is an area code, never a
     /// guessed calling code (Docs/Standards.md, "Phone numbers: a default region never guesses
     /// a calling code"); python-phonenumbers gives the same national reading.
-    @Test("a default region never guesses a calling code from a parenthesised group", arguments: [
-        ("(20) 98683078", "HU"),        // was +2098683078 (Egypt)
-        ("(44) 0161 496 0000", "US"),   // was +441614960000 (UK)
-        ("(91) 98765 43210", "US"),     // was +919876543210 (India)
-        ("(1) 650 253 0000", "GB"),     // was +16502530000 (US)
-    ])
+    @Test(
+        "a default region never guesses a calling code from a parenthesised group",
+        arguments: [
+            ("(20) 98683078", "HU"),  // was +2098683078 (Egypt)
+            ("(44) 0161 496 0000", "US"),  // was +441614960000 (UK)
+            ("(91) 98765 43210", "US"),  // was +919876543210 (India)
+            ("(1) 650 253 0000", "GB"),  // was +16502530000 (US)
+        ])
     func parenthesisedGroupIsNational(input: String, region: String) throws {
         // Read as national, the digits are too long for the region (phonenumbers: TOO_LONG).
         do {
@@ -128,25 +137,27 @@ import Testing
 
     // MARK: Regions
 
-    @Test("shared calling codes: region detection", arguments: [
-        ("+1 201 555 0123", "US"),
-        ("+1 613 555 0123", "CA"),
-        ("+1 506 234 5678", "CA"),
-        ("+1 809 234 5678", "DO"),
-        ("+1 310-1234", "CA"),  // a 7-digit Canadian number: CA's lengths, not the US's
-        ("+7 912 345 67 89", "RU"),
-        ("+7 701 123 4567", "KZ"),
-        ("+44 20 7946 0958", "GB"),
-        ("+44 1534 456789", "JE"),
-        ("+44 1481 256789", "GG"),
-        ("+44 1624 756789", "IM"),
-        ("+61 412 345 678", "AU"),
-        ("+61 8 9164 1234", "CX"),
-        ("+47 21 23 45 67", "NO"),
-        ("+47 79 12 34 56", "SJ"),
-        ("+358 18 1234567", "AX"),
-        ("+358 13 1234567", "FI"),
-    ])
+    @Test(
+        "shared calling codes: region detection",
+        arguments: [
+            ("+1 201 555 0123", "US"),
+            ("+1 613 555 0123", "CA"),
+            ("+1 506 234 5678", "CA"),
+            ("+1 809 234 5678", "DO"),
+            ("+1 310-1234", "CA"),  // a 7-digit Canadian number: CA's lengths, not the US's
+            ("+7 912 345 67 89", "RU"),
+            ("+7 701 123 4567", "KZ"),
+            ("+44 20 7946 0958", "GB"),
+            ("+44 1534 456789", "JE"),
+            ("+44 1481 256789", "GG"),
+            ("+44 1624 756789", "IM"),
+            ("+61 412 345 678", "AU"),
+            ("+61 8 9164 1234", "CX"),
+            ("+47 21 23 45 67", "NO"),
+            ("+47 79 12 34 56", "SJ"),
+            ("+358 18 1234567", "AX"),
+            ("+358 13 1234567", "FI"),
+        ])
     func sharedCallingCode(input: String, region: String) throws {
         #expect(try PhoneNumber(input).regionCode == region)
     }
@@ -181,8 +192,12 @@ import Testing
 
     // MARK: Errors
 
-    @Test("invalidCharacters", arguments: ["+44 20 7946 095O", "call +44 20 7946 0958", "+44 20 7946 0958 ext. 12 b",
-        "+44*20", "44+20 7946 0958", "++44 20 7946 0958", "#31#"])
+    @Test(
+        "invalidCharacters",
+        arguments: [
+            "+44 20 7946 095O", "call +44 20 7946 0958", "+44 20 7946 0958 ext. 12 b",
+            "+44*20", "44+20 7946 0958", "++44 20 7946 0958", "#31#",
+        ])
     func invalidCharacters(input: String) {
         expectReason(.invalidCharacters, input)
     }
@@ -239,8 +254,10 @@ import Testing
     }
 
     @Test func codableRoundTrip() throws {
-        let numbers = [try PhoneNumber("+91 98765 43210"), try PhoneNumber("+1 613 555 0123"),
-                       try PhoneNumber("+39 06 5555 0100")]
+        let numbers = [
+            try PhoneNumber("+91 98765 43210"), try PhoneNumber("+1 613 555 0123"),
+            try PhoneNumber("+39 06 5555 0100"),
+        ]
         let data = try JSONEncoder().encode(numbers)
         #expect(String(decoding: data, as: UTF8.self) == #"["+919876543210","+16135550123","+390655550100"]"#)
         let decoded = try JSONDecoder().decode([PhoneNumber].self, from: data)

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuth
 
 /// `PhonePattern` (the metadata's regex subset, matched without Foundation) against
@@ -9,10 +10,13 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct PhonePatternTests {
     /// The reference: what the parser used before, `NSRegularExpression` anchored at the start.
-    static func reference(_ pattern: String, _ digits: String, whole: Bool) -> (length: Int, groups: [Range<Int>?], expression: NSRegularExpression, match: NSTextCheckingResult)? {
+    static func reference(_ pattern: String, _ digits: String, whole: Bool) -> (
+        length: Int, groups: [Range<Int>?], expression: NSRegularExpression, match: NSTextCheckingResult
+    )? {
         let source = whole ? "^(?:" + pattern + ")$" : "^(?:" + pattern + ")"
         guard let expression = try? NSRegularExpression(pattern: source),
-            let match = expression.firstMatch(in: digits, options: [.anchored], range: NSRange(location: 0, length: digits.utf16.count))
+            let match = expression.firstMatch(
+                in: digits, options: [.anchored], range: NSRange(location: 0, length: digits.utf16.count))
         else { return nil }
         let groups: [Range<Int>?] = (0..<expression.numberOfCaptureGroups).map { index in
             let range = match.range(at: index + 1)
@@ -31,7 +35,9 @@ struct PhonePatternTests {
                 if let types = territory.typesPattern { patterns.append((types, nil)) }
                 if let leading = territory.leadingDigits { patterns.append((leading, nil)) }
                 if let idd = territory.internationalPrefix { patterns.append((idd, nil)) }
-                if let parsing = territory.nationalPrefixForParsing { patterns.append((parsing, territory.nationalPrefixTransformRule)) }
+                if let parsing = territory.nationalPrefixForParsing {
+                    patterns.append((parsing, territory.nationalPrefixTransformRule))
+                }
             }
         }
         #expect(patterns.count > 500)
@@ -44,16 +50,24 @@ struct PhonePatternTests {
                 let sample = pattern.sample(using: &random)
                 inputs.append(String(decoding: sample, as: UTF8.self))
                 // Near misses: one digit more, one less, one changed.
-                inputs.append(String(decoding: sample + [UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)], as: UTF8.self))
+                inputs.append(
+                    String(
+                        decoding: sample + [UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)], as: UTF8.self)
+                )
                 if !sample.isEmpty {
                     inputs.append(String(decoding: sample.dropLast(), as: UTF8.self))
                     var changed = sample
-                    changed[Int.random(in: 0..<changed.count, using: &random)] = UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
+                    changed[Int.random(in: 0..<changed.count, using: &random)] =
+                        UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
                     inputs.append(String(decoding: changed, as: UTF8.self))
                 }
             }
             for _ in 0..<4 {
-                inputs.append(String((0..<Int.random(in: 0...17, using: &random)).map { _ in Character(String(Int.random(in: 0...9, using: &random))) }))
+                inputs.append(
+                    String(
+                        (0..<Int.random(in: 0...17, using: &random)).map { _ in
+                            Character(String(Int.random(in: 0...9, using: &random)))
+                        }))
             }
             for input in inputs {
                 compared += 1
@@ -61,11 +75,16 @@ struct PhonePatternTests {
                 #expect(pattern.fullMatch(input) == full, "seed \(seed): fullMatch \(source) on \(input)")
                 let mine = pattern.prefixMatch(input)
                 let theirs = Self.reference(source, input, whole: false)
-                #expect(mine?.length == theirs?.length && mine?.groups == theirs?.groups, "seed \(seed): prefixMatch \(source) on \(input)")
+                #expect(
+                    mine?.length == theirs?.length && mine?.groups == theirs?.groups,
+                    "seed \(seed): prefixMatch \(source) on \(input)")
                 if let mine, let theirs, let rule {
                     matched += 1
-                    let expected = theirs.expression.replacementString(for: theirs.match, in: input, offset: 0, template: rule)
-                    #expect(pattern.expand(rule, match: mine, digits: Array(input.utf8)) == expected, "template \(rule) for \(source) on \(input)")
+                    let expected = theirs.expression.replacementString(
+                        for: theirs.match, in: input, offset: 0, template: rule)
+                    #expect(
+                        pattern.expand(rule, match: mine, digits: Array(input.utf8)) == expected,
+                        "template \(rule) for \(source) on \(input)")
                 }
             }
         }
@@ -93,7 +112,9 @@ struct PhonePatternTests {
 @Suite(.timeLimit(.minutes(10)))
 struct PhoneFastPathTests {
     static func outcome(_ body: () throws -> PhoneNumberParser.Parsed) -> String {
-        do { return "\(try body())" } catch let error as AuthError { return "\(error.code) \(String(describing: error.reason)) \(error.message)" } catch {
+        do { return "\(try body())" } catch let error as AuthError {
+            return "\(error.code) \(String(describing: error.reason)) \(error.message)"
+        } catch {
             return "\(error)"
         }
     }
@@ -107,20 +128,26 @@ struct PhoneFastPathTests {
         var random = SeededRandomNumberGenerator(seed: seed)
         let alphabet = Array("0123456789012345678901234567890123456789 -./()[]~\t+ab\r\n\u{0B}\u{0C}xX#;,=:ext".utf8)
         let regions: [String?] = [nil, "US", "GB", "gb", "DE", "IN", "IT", "FR", "JP", "XX"]
-        var inputs = ["+1 650-253-0000", " (212) 555-1234 ", "\t+44 (0) 20 7946 0958\r\n", "(44) 0161 496 0000", "0044 20 7946 0958",
-                      "011 44 20 7946 0958", "+39 06 6982 1234", "++1 650", "1+650", String(repeating: "1", count: 64),
-                      String(repeating: "1", count: 65), String(repeating: "1", count: 63) + "\r\n1", "", "   ", "()", "(12)",
-                      // Extensions (refused with their own reason) and Mexico's retired "+52 1".
-                      "+1 650-253-0000 x28", "+1 650 253 0000 ext. 123", "+1 650 253 0000;ext=123", "+1 650 253 0000 #123",
-                      "+1 650 253 0000, extension 7", "650 253 0000 x", "+52 1 55 1234 5678", "+52 55 1234 5678"]
+        var inputs = [
+            "+1 650-253-0000", " (212) 555-1234 ", "\t+44 (0) 20 7946 0958\r\n", "(44) 0161 496 0000",
+            "0044 20 7946 0958",
+            "011 44 20 7946 0958", "+39 06 6982 1234", "++1 650", "1+650", String(repeating: "1", count: 64),
+            String(repeating: "1", count: 65), String(repeating: "1", count: 63) + "\r\n1", "", "   ", "()", "(12)",
+            // Extensions (refused with their own reason) and Mexico's retired "+52 1".
+            "+1 650-253-0000 x28", "+1 650 253 0000 ext. 123", "+1 650 253 0000;ext=123", "+1 650 253 0000 #123",
+            "+1 650 253 0000, extension 7", "650 253 0000 x", "+52 1 55 1234 5678", "+52 55 1234 5678",
+        ]
         for _ in 0..<3_000 {
             let length = Int.random(in: 0...24, using: &random)
-            inputs.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
+            inputs.append(
+                String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
         }
         for input in inputs {
             for region in regions {
                 let fast = Self.outcome { try PhoneNumberParser.parse(input, defaultRegion: region) }
-                let general = Self.outcome { try PhoneNumberParser.parse(input, defaultRegion: region, asciiFastPath: false) }
+                let general = Self.outcome {
+                    try PhoneNumberParser.parse(input, defaultRegion: region, asciiFastPath: false)
+                }
                 #expect(fast == general, "seed \(seed): \(input.debugDescription) in \(region ?? "nil")")
             }
         }
@@ -139,12 +166,19 @@ struct PhoneFastPathTests {
             for territory in territories {
                 let fields = try #require(expected[territory.region + "/" + String(territory.callingCode)])
                 func field(_ value: String?) -> String { value ?? "~" }
-                func lengths(_ values: [Int]) -> String { values.isEmpty ? "~" : values.map(String.init).joined(separator: ",") }
-                #expect(lengths(territory.possibleLengths) == fields[2] && lengths(territory.localOnlyLengths) == fields[3])
+                func lengths(_ values: [Int]) -> String {
+                    values.isEmpty ? "~" : values.map(String.init).joined(separator: ",")
+                }
+                #expect(
+                    lengths(territory.possibleLengths) == fields[2] && lengths(territory.localOnlyLengths) == fields[3])
                 #expect(field(territory.nationalPrefix) == fields[4])
                 #expect(territory.nationalPrefixForParsing == (fields[5] == "~" ? territory.nationalPrefix : fields[5]))
-                #expect(field(territory.nationalPrefixTransformRule) == fields[6] && field(territory.internationalPrefix) == fields[7])
-                #expect(field(territory.leadingDigits) == fields[8] && territory.generalPattern == fields[9] && field(territory.typesPattern) == fields[10])
+                #expect(
+                    field(territory.nationalPrefixTransformRule) == fields[6]
+                        && field(territory.internationalPrefix) == fields[7])
+                #expect(
+                    field(territory.leadingDigits) == fields[8] && territory.generalPattern == fields[9]
+                        && field(territory.typesPattern) == fields[10])
                 seen += 1
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MultiAuth
 
 /// Issue 17: the platform-default store and `FileSessionStore`'s data protection class.
@@ -28,7 +29,8 @@ import Testing
     @Test func everyWriteProtectsTheTemporaryFileBeforeWritingIt() async throws {
         let directory = ScratchDirectory()
         defer { directory.remove() }
-        let store = try FileSessionStore(directory: directory.url, fileProtection: .completeUntilFirstUserAuthentication)
+        let store = try FileSessionStore(
+            directory: directory.url, fileProtection: .completeUntilFirstUserAuthentication)
         #expect(store.fileProtection?.rawValue == FileProtectionType.completeUntilFirstUserAuthentication.rawValue)
         let log = ProtectionLog()
         await store.setProtectionSetter { try log.record($0, $1) }
@@ -61,7 +63,8 @@ import Testing
         let error = await #expect(throws: AuthError.self) { try await store.save(refreshed) }
         #expect(error?.code == .storageFailure)
         #expect(try await store.load(for: "portal") == session)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter(FileSessionStore.isTemporaryFileName)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter(
+            FileSessionStore.isTemporaryFileName)
         #expect(leftovers.isEmpty)
     }
 
@@ -69,7 +72,9 @@ import Testing
     /// attribute call runs (it has no effect on Linux) and the store works.
     @Test func theDefaultClassDependsOnThePlatformAndTheRealCallRuns() async throws {
         if FileSessionStore.dataProtectionIsUniversal {
-            #expect(FileSessionStore.defaultFileProtection?.rawValue == FileProtectionType.completeUntilFirstUserAuthentication.rawValue)
+            #expect(
+                FileSessionStore.defaultFileProtection?.rawValue
+                    == FileProtectionType.completeUntilFirstUserAuthentication.rawValue)
         } else {
             #expect(FileSessionStore.defaultFileProtection == nil)
         }
@@ -81,7 +86,8 @@ import Testing
         try await plain.save(session)
         #expect(log.all.isEmpty)
 
-        let protected = try FileSessionStore(directory: directory.url, fileProtection: .completeUntilFirstUserAuthentication)
+        let protected = try FileSessionStore(
+            directory: directory.url, fileProtection: .completeUntilFirstUserAuthentication)
         var refreshed = session
         refreshed.credentials.accessToken = "T2"
         try await protected.save(refreshed)
@@ -92,15 +98,24 @@ import Testing
     /// `$HOME/.local/share/<service>`; neither absolute is storageUnavailable.
     @Test func theDataDirectoryFollowsTheXDGRules() throws {
         let service = "com.example.app"
-        #expect(try SessionStores.dataDirectory(service: service, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/ada"]).path
-            == "/data/com.example.app")
-        #expect(try SessionStores.dataDirectory(service: service, environment: ["HOME": "/home/ada"]).path
-            == "/home/ada/.local/share/com.example.app")
-        for ignored in ["", "relative/data"] {
-            #expect(try SessionStores.dataDirectory(service: service, environment: ["XDG_DATA_HOME": ignored, "HOME": "/home/ada"]).path
+        #expect(
+            try SessionStores.dataDirectory(
+                service: service, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/ada"]
+            ).path
+                == "/data/com.example.app")
+        #expect(
+            try SessionStores.dataDirectory(service: service, environment: ["HOME": "/home/ada"]).path
                 == "/home/ada/.local/share/com.example.app")
+        for ignored in ["", "relative/data"] {
+            #expect(
+                try SessionStores.dataDirectory(
+                    service: service, environment: ["XDG_DATA_HOME": ignored, "HOME": "/home/ada"]
+                ).path
+                    == "/home/ada/.local/share/com.example.app")
         }
-        let error = #expect(throws: AuthError.self) { _ = try SessionStores.dataDirectory(service: service, environment: ["HOME": "home"]) }
+        let error = #expect(throws: AuthError.self) {
+            _ = try SessionStores.dataDirectory(service: service, environment: ["HOME": "home"])
+        }
         #expect(error?.code == .storageUnavailable)
     }
 
@@ -116,13 +131,16 @@ import Testing
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
         let environment = ["XDG_DATA_HOME": scratch.url.path, "HOME": "/nonexistent"]
-        let store = try SessionStores.platformDefault(service: "com.example.app", accessGroup: "TEAMID.shared", environment: environment)
+        let store = try SessionStores.platformDefault(
+            service: "com.example.app", accessGroup: "TEAMID.shared", environment: environment)
         guard !SessionStores.prefersKeychain else {
             #expect(store is KeychainSessionStore)
             return
         }
         let file = try #require(store as? FileSessionStore)
-        #expect(file.directory.standardizedFileURL == scratch.url.appendingPathComponent("com.example.app").standardizedFileURL)
+        #expect(
+            file.directory.standardizedFileURL
+                == scratch.url.appendingPathComponent("com.example.app").standardizedFileURL)
         try await file.save(session)
         #expect(try await file.load(for: "portal") == session)
         let mode = try FileManager.default.attributesOfItem(atPath: file.directory.path)[.posixPermissions] as? Int

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MultiAuth
 import MultiAuthSandbox
+import Testing
+
+@testable import MultiAuth
 
 /// The refresh rules L1–L5 (Docs/Architecture.md, "Session lifecycle"), one test each at least.
 @Suite(.timeLimit(.minutes(10)))
@@ -10,7 +11,8 @@ struct SessionLifecycleTests {
 
     /// A stored session whose access token expires in `remaining` seconds (R1, rotating).
     func fixture(remaining: TimeInterval = -7200) -> Fixture {
-        let session = FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start, lifetime: remaining)
+        let session = FakeProvider.session(
+            provider: "fake", access: "A1", refresh: "R1", at: start, lifetime: remaining)
         return Fixture(sessions: [session])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuth
 
 #if canImport(Glibc)
@@ -34,7 +35,9 @@ struct ScratchDirectory {
 
 /// Session versions of one provider: version `n` carries the counter `n` in its tokens.
 enum Versions {
-    static func session(_ counter: Int, provider: AuthProviderID = "p", id: String = "s1", writer: Int = 0) -> AuthSession {
+    static func session(_ counter: Int, provider: AuthProviderID = "p", id: String = "s1", writer: Int = 0)
+        -> AuthSession
+    {
         AuthSession(
             id: id, provider: provider, user: AuthUser(id: "u-\(id)"),
             credentials: Credentials(
@@ -44,7 +47,8 @@ enum Versions {
     }
 
     static func counter(_ session: AuthSession?) -> Int? {
-        guard let token = session?.credentials.accessToken, token.hasPrefix("A"), let dash = token.firstIndex(of: "-") else {
+        guard let token = session?.credentials.accessToken, token.hasPrefix("A"), let dash = token.firstIndex(of: "-")
+        else {
             return nil
         }
         return Int(token[token.index(after: token.startIndex)..<dash])
@@ -69,7 +73,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .failingOverFile: FailingSessionStore(wrapping: try FileSessionStore(directory: directory.url))
         case .systemKeychainLogic:
             KeychainSessionStore(
-                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly, secItems: EmulatedSecItems())
+                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly,
+                secItems: EmulatedSecItems())
         }
     }
 }
@@ -162,20 +167,26 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch kind {
         case .inMemory, .failingOverFile:
             let store = InMemorySessionStore()
-            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+            racer = Racer(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .file:
             let store = try FileSessionStore(directory: directory.url)
-            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+            racer = Racer(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .keychain:
             let store = KeychainSessionStore(service: "test", keychain: FakeKeychain())
-            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+            racer = Racer(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .systemKeychainLogic:
             let store = KeychainSessionStore(
-                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly, secItems: EmulatedSecItems())
-            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+                service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly,
+                secItems: EmulatedSecItems())
+            racer = Racer(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .failingOverInMemory:
             let store = FailingSessionStore(wrapping: InMemorySessionStore())
-            racer = Racer(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+            racer = Racer(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         }
         let (writers, attempts) = kind == .file ? (8, 12) : (16, 250)
         let won = try await Self.race([racer], writers: writers, attempts: attempts)
@@ -198,7 +209,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
 
         init(_ store: any SessionStore) {
-            self.init(load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
+            self.init(
+                load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         }
     }
 
@@ -217,7 +229,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                     for _ in 0..<attempts {
                         let current = try await racer.load()
                         let next = (Versions.counter(current) ?? 0) + 1
-                        if try await racer.replace(current, Versions.session(next, writer: writer)) == .written { won.append(next) }
+                        if try await racer.replace(current, Versions.session(next, writer: writer)) == .written {
+                            won.append(next)
+                        }
                     }
                     return won
                 }
@@ -241,7 +255,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             (.save, .storageFailure, v2), (.remove, .storageFailure, nil),
         ] {
             await failNext(operation)
-            let error = await #expect(throws: AuthError.self) { _ = try await store.replace(v1, with: replacement, for: "p") }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await store.replace(v1, with: replacement, for: "p")
+            }
             #expect(error?.code == code)
             #expect(try await store.load(for: "p") == v1)
         }
@@ -255,7 +271,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     @Test func theFailingStoreRecordsConditionalWritesAsSaves() async throws {
         let saved = SavedIDs()
-        let store = FailingSessionStore(wrapping: InMemorySessionStore()) { saved.append($0.credentials.accessToken ?? "") }
+        let store = FailingSessionStore(wrapping: InMemorySessionStore()) {
+            saved.append($0.credentials.accessToken ?? "")
+        }
         #expect(try await store.replace(nil, with: Versions.session(1), for: "p") == .written)
         #expect(try await store.replace(nil, with: Versions.session(2), for: "p") != .written)
         #expect(try await store.replace(Versions.session(1), with: nil, for: "p") == .written)
@@ -305,7 +323,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let corrupt = Data(#"{"format":"multiauth.session","version":1,"session":{"id":"#.utf8)
         try corrupt.write(to: store.fileURL(for: "p"))
         for replacement in [Versions.session(1), nil] {
-            let error = await #expect(throws: AuthError.self) { _ = try await store.replace(nil, with: replacement, for: "p") }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await store.replace(nil, with: replacement, for: "p")
+            }
             #expect(error?.code == .storageUnavailable)
         }
         #expect(try Data(contentsOf: store.fileURL(for: "p")) == corrupt)
@@ -331,7 +351,9 @@ final class SavedIDs: @unchecked Sendable {
         let intruder = Versions.session(9, writer: 9)
         let intruderData = try JSONEncoder.multiAuth.encode(intruder)
         keychain.afterNextVersionedRead = { _ = $0.write(service: "test", account: "p", data: intruderData) }
-        #expect(try await store.replace(Versions.session(1), with: Versions.session(2), for: "p") == .conflict(current: intruder))
+        #expect(
+            try await store.replace(Versions.session(1), with: Versions.session(2), for: "p")
+                == .conflict(current: intruder))
         #expect(try await store.load(for: "p") == intruder)
     }
 
@@ -339,13 +361,17 @@ final class SavedIDs: @unchecked Sendable {
     @Test func aRemovalSlippingInIsNotOverwrittenNorReportedAsWritten() async throws {
         try await store.save(Versions.session(1))
         keychain.afterNextVersionedRead = { _ = $0.delete(service: "test", account: "p") }
-        #expect(try await store.replace(Versions.session(1), with: Versions.session(2), for: "p") == .conflict(current: nil))
+        #expect(
+            try await store.replace(Versions.session(1), with: Versions.session(2), for: "p") == .conflict(current: nil)
+        )
         #expect(try await store.load(for: "p") == nil)
 
         try await store.save(Versions.session(1))
         let intruderData = try JSONEncoder.multiAuth.encode(Versions.session(5))
         keychain.afterNextVersionedRead = { _ = $0.write(service: "test", account: "p", data: intruderData) }
-        #expect(try await store.replace(Versions.session(1), with: nil, for: "p") == .conflict(current: Versions.session(5)))
+        #expect(
+            try await store.replace(Versions.session(1), with: nil, for: "p") == .conflict(current: Versions.session(5))
+        )
         #expect(try await store.load(for: "p") == Versions.session(5))
     }
 
@@ -354,7 +380,9 @@ final class SavedIDs: @unchecked Sendable {
     @Test func anAddSlippingInBeforeAnAddWins() async throws {
         let intruderData = try JSONEncoder.multiAuth.encode(Versions.session(4))
         keychain.afterNextVersionedRead = { _ = $0.write(service: "test", account: "p", data: intruderData) }
-        #expect(try await store.replace(nil, with: Versions.session(1), for: "p") == .conflict(current: Versions.session(4)))
+        #expect(
+            try await store.replace(nil, with: Versions.session(1), for: "p") == .conflict(current: Versions.session(4))
+        )
     }
 
     /// The same version rewritten meanwhile (new tag, same session): the store reads again and
@@ -404,7 +432,9 @@ final class SavedIDs: @unchecked Sendable {
     @Test func anAccessWithoutVersionedOperationsStillWorks() async throws {
         let store = KeychainSessionStore(service: "test", keychain: PlainKeychain())
         #expect(try await store.replace(nil, with: Versions.session(1), for: "p") == .written)
-        #expect(try await store.replace(nil, with: Versions.session(2), for: "p") == .conflict(current: Versions.session(1)))
+        #expect(
+            try await store.replace(nil, with: Versions.session(2), for: "p") == .conflict(current: Versions.session(1))
+        )
         #expect(try await store.replace(Versions.session(1), with: Versions.session(2), for: "p") == .written)
         #expect(try await store.replace(Versions.session(2), with: nil, for: "p") == .written)
         #expect(try await store.load(for: "p") == nil)
@@ -418,11 +448,21 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
     func read(service: String, account: String) -> (status: Int32, data: Data?) {
         lock.withLock { items[account].map { (0, $0) } ?? (KeychainStatus.itemNotFound, nil) }
     }
-    func write(service: String, account: String, data: Data) -> Int32 { lock.withLock { items[account] = data; return 0 } }
+    func write(service: String, account: String, data: Data) -> Int32 {
+        lock.withLock {
+            items[account] = data
+            return 0
+        }
+    }
     func delete(service: String, account: String) -> Int32 {
         lock.withLock { items.removeValue(forKey: account) == nil ? KeychainStatus.itemNotFound : 0 }
     }
-    func deleteAll(service: String) -> Int32 { lock.withLock { items.removeAll(); return 0 } }
+    func deleteAll(service: String) -> Int32 {
+        lock.withLock {
+            items.removeAll()
+            return 0
+        }
+    }
 }
 
 /// The file store's trust rules: what it refuses to read, what it tightens, what it cleans.
@@ -436,7 +476,8 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         let crafted = try FileSessionStore(directory: outside.url)
         try await crafted.save(Versions.session(66))
         let store = try FileSessionStore(directory: directory.url)
-        try FileManager.default.createSymbolicLink(at: store.fileURL(for: "p"), withDestinationURL: crafted.fileURL(for: "p"))
+        try FileManager.default.createSymbolicLink(
+            at: store.fileURL(for: "p"), withDestinationURL: crafted.fileURL(for: "p"))
 
         let loadError = await #expect(throws: AuthError.self) { _ = try await store.load(for: "p") }
         #expect(loadError?.code == .storageUnavailable)
@@ -445,7 +486,9 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         }
         #expect(replaceError?.code == .storageUnavailable)
         #expect(try await crafted.load(for: "p") == Versions.session(66))
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: store.fileURL(for: "p").path) == crafted.fileURL(for: "p").path)
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: store.fileURL(for: "p").path)
+                == crafted.fileURL(for: "p").path)
     }
 
     @Test func aFIFOADirectoryOrAnOversizedFileIsUnavailable() async throws {
@@ -531,7 +574,8 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
     @Test func openErrorsOtherThanNoSuchFileAreUnavailable() {
         #expect(FileSessionStore.loadError(errno: ENOENT, provider: "p") == nil)
         for code in [EACCES, EPERM, ELOOP, ENOTDIR, EIO, EMFILE, ENAMETOOLONG, EOVERFLOW] {
-            #expect(FileSessionStore.loadError(errno: code, provider: "p")?.code == .storageUnavailable, "errno \(code)")
+            #expect(
+                FileSessionStore.loadError(errno: code, provider: "p")?.code == .storageUnavailable, "errno \(code)")
         }
     }
 
@@ -550,7 +594,8 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         defer { directory.remove() }
         let store = try FileSessionStore(directory: directory.url)
         let lock = directory.url.appendingPathComponent(FileSessionStore.lockFileName)
-        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-lock-\(UUID().uuidString)")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-lock-\(UUID().uuidString)")
         try FileManager.default.removeItem(at: lock)
         try FileManager.default.createSymbolicLink(at: lock, withDestinationURL: elsewhere)
         let error = await #expect(throws: AuthError.self) { try await store.save(Versions.session(1)) }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuth
 
 #if canImport(Glibc)
@@ -14,11 +15,16 @@ import Darwin
     let session: AuthSession
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-tests-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-tests-\(UUID().uuidString)")
         session = AuthSession(
             id: "s1", provider: "dynamic",
-            user: AuthUser(id: "u1", email: try EmailAddress("User@Example.com"), identities: [.init(kind: "email", value: "user@example.com", verified: true)]),
-            credentials: Credentials(accessToken: "ACCESS", refreshToken: "REFRESH", expiresAt: Date(timeIntervalSince1970: 1_700_003_600.123)),
+            user: AuthUser(
+                id: "u1", email: try EmailAddress("User@Example.com"),
+                identities: [.init(kind: "email", value: "user@example.com", verified: true)]),
+            credentials: Credentials(
+                accessToken: "ACCESS", refreshToken: "REFRESH",
+                expiresAt: Date(timeIntervalSince1970: 1_700_003_600.123)),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.5))
     }
 
@@ -47,7 +53,10 @@ import Darwin
         updated.credentials.accessToken = "ACCESS-2"
         try await store.save(updated)
         #expect(try await store.load(for: "dynamic")?.credentials.accessToken == "ACCESS-2")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+                FileSessionStore.lockFileName, "dynamic.session.json",
+            ])
     }
 
     @Test(arguments: [
@@ -63,7 +72,10 @@ import Darwin
         #expect(try Data(contentsOf: url) == contents)
     }
 
-    @Test(.enabled(if: geteuid() != 0, "root reads everything; the permission case cannot be staged (see FileSessionStoreTrustTests)"))
+    @Test(
+        .enabled(
+            if: geteuid() != 0,
+            "root reads everything; the permission case cannot be staged (see FileSessionStoreTrustTests)"))
     func unreadableFileIsUnavailable() async throws {
         let store = try FileSessionStore(directory: directory)
         try await store.save(session)
@@ -79,7 +91,10 @@ import Darwin
         unwritable.provider = AuthProviderID(String(repeating: "p", count: 300))  // over NAME_MAX
         let error = await #expect(throws: AuthError.self) { try await store.save(unwritable) }
         #expect(error?.code == .storageFailure)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+                FileSessionStore.lockFileName, "dynamic.session.json",
+            ])
         #expect(try await store.load(for: "dynamic") == session)
     }
 
@@ -131,7 +146,10 @@ import Darwin
         }
         let loaded = try #require(try await store.load(for: "dynamic"))
         #expect(loaded.credentials.accessToken?.hasPrefix("A") == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [FileSessionStore.lockFileName, "dynamic.session.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+                FileSessionStore.lockFileName, "dynamic.session.json",
+            ])
     }
 }
 
@@ -157,7 +175,9 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     func readVersioned(service: String, account: String) -> (status: Int32, data: Data?, tag: Data?) {
         readVersioned(service: service, account: account, runHook: true)
     }
-    private func readVersioned(service: String, account: String, runHook: Bool) -> (status: Int32, data: Data?, tag: Data?) {
+    private func readVersioned(service: String, account: String, runHook: Bool) -> (
+        status: Int32, data: Data?, tag: Data?
+    ) {
         lock.lock()
         let result: (Int32, Data?, Data?)
         if let readStatus {
@@ -183,7 +203,8 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
         switch condition {
         case .always: break
         case .absent: if items[account] != nil { return KeychainStatus.duplicateItem }
-        case .tagged(let expected): if items[account] == nil || tags[account] != expected { return KeychainStatus.itemNotFound }
+        case .tagged(let expected):
+            if items[account] == nil || tags[account] != expected { return KeychainStatus.itemNotFound }
         }
         writes += 1
         items[account] = data
@@ -250,11 +271,14 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
         let keychain = FakeKeychain()
         let store = KeychainSessionStore(service: "test", keychain: keychain)
         let fixture = Fixture()
-        var expired = FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: Date(timeIntervalSince1970: 1_600_000_000))
+        var expired = FakeProvider.session(
+            provider: "fake", access: "A1", refresh: "R1", at: Date(timeIntervalSince1970: 1_600_000_000))
         expired.id = "s1"
         try await store.save(expired)
         keychain.readStatus = KeychainStatus.interactionNotAllowed
-        let client = try AuthClient(providers: [fixture.provider], store: store, transport: NoNetworkTransport(), time: fixture.clock.timeSource)
+        let client = try AuthClient(
+            providers: [fixture.provider], store: store, transport: NoNetworkTransport(), time: fixture.clock.timeSource
+        )
         let error = await #expect(throws: AuthError.self) { _ = try await client.validSession(for: "fake") }
         #expect(error?.code == .storageUnavailable)
         #expect(await fixture.server.totalCalls == 0)
@@ -276,7 +300,9 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
 /// Injected failures over the in-memory store (`FailingSessionStore`, what the client tests use).
 @Suite struct InjectedStoreFailureTests {
     @Test func injectedFailuresAreTypedAndOneShot() async throws {
-        let session = AuthSession(provider: "p", user: AuthUser(id: "u"), credentials: Credentials(), createdAt: Date(timeIntervalSince1970: 0))
+        let session = AuthSession(
+            provider: "p", user: AuthUser(id: "u"), credentials: Credentials(),
+            createdAt: Date(timeIntervalSince1970: 0))
         let store = FailingSessionStore(wrapping: InMemorySessionStore())
         await store.failNext(.save)
         let saveError = await #expect(throws: AuthError.self) { try await store.save(session) }

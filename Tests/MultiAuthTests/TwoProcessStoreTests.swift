@@ -18,7 +18,8 @@ struct TwoProcessStoreTests {
         let seed = environment["MULTIAUTH_HAMMER_SEED"].flatMap(UInt64.init) ?? 20_261_201
         let kills = environment["MULTIAUTH_HAMMER_KILLS"].flatMap(Int.init) ?? 16
         let hammer = try #require(
-            HammerRun.locate(), "MultiAuthStoreHammer is not next to the test bundle (swift build --build-tests builds it)")
+            HammerRun.locate(),
+            "MultiAuthStoreHammer is not next to the test bundle (swift build --build-tests builds it)")
         let run = HammerRun(hammer: hammer, seed: seed, kills: kills)
         let outcome = try await run.onThread()
         let seedNote = Comment(rawValue: "seed \(seed); MULTIAUTH_HAMMER_SEED=\(seed) repeats the schedule")
@@ -31,12 +32,15 @@ struct TwoProcessStoreTests {
         #expect(outcome.violations.isEmpty, "\(outcome.violations.prefix(10))")
         #expect(outcome.killed == kills, seedNote)
         #expect(outcome.operationsA > 0 && outcome.operationsB > 0, seedNote)
-        #expect(outcome.temporaryFilesAfterOpen == 0, "leftover temporary files survived opening the store; \(seedNote)")
+        #expect(
+            outcome.temporaryFilesAfterOpen == 0, "leftover temporary files survived opening the store; \(seedNote)")
 
         // No lost update: every acknowledged compare-and-set is counted, each value once; at
         // most one unacknowledged success per kill (killed after the write, before the log line).
         let final = try #require(outcome.finalCounter, seedNote)
-        #expect(Set(outcome.acknowledged).count == outcome.acknowledged.count, "a counter value was written twice; \(seedNote)")
+        #expect(
+            Set(outcome.acknowledged).count == outcome.acknowledged.count,
+            "a counter value was written twice; \(seedNote)")
         #expect(final >= outcome.acknowledged.count, "lost update; \(seedNote)")
         #expect(final <= outcome.acknowledged.count + outcome.killed, seedNote)
         #expect((outcome.acknowledged.max() ?? 0) <= final, seedNote)
@@ -92,7 +96,8 @@ struct HammerRun: Sendable {
     }
 
     func run() throws -> Outcome {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-hammer-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-hammer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let store = root.appendingPathComponent("sessions").path
@@ -137,7 +142,8 @@ struct HammerRun: Sendable {
             if victim.terminationReason == .uncaughtSignal && victim.terminationStatus == SIGKILL {
                 outcome.killed += 1
             } else {
-                outcome.violations.append("incarnation \(incarnation) ended by itself (status \(victim.terminationStatus))")
+                outcome.violations.append(
+                    "incarnation \(incarnation) ended by itself (status \(victim.terminationStatus))")
             }
             outcome.operationsB += finished
             killedLogs.append(log)
@@ -153,7 +159,9 @@ struct HammerRun: Sendable {
         }
 
         // Logs: acknowledged writes, violations, leftovers found at open, operation counts.
-        for (log, worker, completed) in [(survivorLog, 0, true), (lastLog, 1, true)] + killedLogs.map({ ($0, 1, false) }) {
+        for (log, worker, completed) in [(survivorLog, 0, true), (lastLog, 1, true)]
+            + killedLogs.map({ ($0, 1, false) })
+        {
             for line in try Self.lines(log) {
                 let fields = line.split(separator: " ").map(String.init)
                 switch fields.first {
@@ -162,7 +170,11 @@ struct HammerRun: Sendable {
                 case "V": outcome.violations.append("worker \(worker): " + line)
                 case "start": outcome.leftoversFoundAtOpen += Int(fields[2]) ?? 0
                 case "end":
-                    if worker == 0 { outcome.operationsA += Int(fields[2]) ?? 0 } else { outcome.operationsB += Int(fields[2]) ?? 0 }
+                    if worker == 0 {
+                        outcome.operationsA += Int(fields[2]) ?? 0
+                    } else {
+                        outcome.operationsB += Int(fields[2]) ?? 0
+                    }
                 default: break
                 }
             }
@@ -177,7 +189,9 @@ struct HammerRun: Sendable {
         try verify.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         verify.waitUntilExit()
-        if verify.terminationStatus != 0 { outcome.violations.append("verify exited with status \(verify.terminationStatus)") }
+        if verify.terminationStatus != 0 {
+            outcome.violations.append("verify exited with status \(verify.terminationStatus)")
+        }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasSuffix(" .") {
             let fields = line.dropLast(2).split(separator: " ").map(String.init)
             if fields.first == "V" {

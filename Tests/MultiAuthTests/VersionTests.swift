@@ -6,7 +6,8 @@ import Testing
 @Suite struct VersionTests {
     static var changelog: String {
         get throws {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
             return try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         }
     }
@@ -23,7 +24,8 @@ import Testing
             #expect(headings.first == "## [Unreleased]", "\(headings)")
             let released = headings.dropFirst().first.flatMap { heading -> SemanticVersion? in
                 let numbers = heading.dropFirst(4).prefix { $0 != "]" }.split(separator: ".").compactMap { Int($0) }
-                return numbers.count == 3 ? SemanticVersion(major: numbers[0], minor: numbers[1], patch: numbers[2]) : nil
+                return numbers.count == 3
+                    ? SemanticVersion(major: numbers[0], minor: numbers[1], patch: numbers[2]) : nil
             }
             let last = try #require(released, "no released version below Unreleased: \(headings)")
             #expect(last < version)
@@ -35,7 +37,7 @@ import Testing
         let release = SemanticVersion(major: 0, minor: 2, patch: 0)
         #expect(dev.description == "0.2.0-dev")
         #expect(release.description == "0.2.0")
-        #expect(dev < release)                                   // SemVer §11: a pre-release sorts first
+        #expect(dev < release)  // SemVer §11: a pre-release sorts first
         #expect(SemanticVersion(major: 0, minor: 1, patch: 9) < dev)
         #expect(!(release < dev))
         #expect(!dev.isRelease && release.isRelease)

@@ -4,6 +4,7 @@ import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// The provider conformance kit against `TruecallerProvider` and the emulated backend.

@@ -4,6 +4,7 @@ import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// Issue 14: the contract fixtures in `Tests/Fixtures/Contracts/Truecaller` (TrueSDK 0.1.8's
@@ -22,7 +23,10 @@ struct TruecallerContractTests {
     static let deviceID = "device-1"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(Set(Self.fixtures.map(\.name)) == ["create", "verify", "profile-update", "profile-get", "key", "phone-number-detail"])
+        #expect(
+            Set(Self.fixtures.map(\.name)) == [
+                "create", "verify", "profile-update", "profile-get", "key", "phone-number-detail",
+            ])
     }
 
     @Test(arguments: fixtures)
@@ -34,7 +38,8 @@ struct TruecallerContractTests {
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
         let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
         #expect(report.renamings > 60)
-        #expect(report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
+        #expect(
+            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
         #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
     }
 
@@ -58,15 +63,21 @@ struct TruecallerContractTests {
 
     static func adapterDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
         do {
-            let configuration = try TruecallerConfiguration.production(appKey: appKey, appLink: URL(string: appLink)!, deviceID: deviceID)
+            let configuration = try TruecallerConfiguration.production(
+                appKey: appKey, appLink: URL(string: appLink)!, deviceID: deviceID)
             var bindings: ContractMatch.Bindings = [
-                "appKey": appKey, "appLink": appLink, "deviceId": deviceID, "version": configuration.appVersion, "code": code,
+                "appKey": appKey, "appLink": appLink, "deviceId": deviceID, "version": configuration.appVersion,
+                "code": code,
             ]
             let answer = response.httpResponse()
             let endpoint = "\(fixture.method) \(fixture.path)"
             let transport = ScriptedTransport { request in
                 let key = "\(request.method.rawValue) \(request.url.path)"
-                if key == endpoint || (fixture.name == "phone-number-detail" && request.url.path.contains("phoneNumberDetail")) { return answer }
+                if key == endpoint
+                    || (fixture.name == "phone-number-detail" && request.url.path.contains("phoneNumberDetail"))
+                {
+                    return answer
+                }
                 switch key {
                 case "POST /v1/otp/installation/create": return success("create", "otp sent")
                 case "POST /v1/otp/installation/verify": return success("verify", "verified")
@@ -84,16 +95,19 @@ struct TruecallerContractTests {
                     let step = try await provider.start(.phone(Fixture.phone), context: context)
                     outcome = .success(step.session != nil ? "session" : "challenge")
                 case "verify", "profile-update", "profile-get":
-                    guard let challenge = try await provider.start(.phone(Fixture.phone), context: context).challenge else {
+                    guard let challenge = try await provider.start(.phone(Fixture.phone), context: context).challenge
+                    else {
                         throw ContractError("create gave no challenge")
                     }
                     bindings["verificationToken"] = challenge.providerState["verificationToken"]
                     bindings["accessToken"] = success("verify", "verified").bodyString("accessToken")
                     let name = try PersonName(firstName: "Asha", lastName: "Rao")
-                    let step = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code, name: name), context: context)
+                    let step = try await provider.respond(
+                        to: challenge, with: ChallengeAnswer(code: code, name: name), context: context)
                     outcome = .success(step.session != nil ? "session" : "challenge")
                 case "key":
-                    let keys = try await TruecallerKeyStore(endpoint: configuration.keyEndpoint).refetch(transport: transport)
+                    let keys = try await TruecallerKeyStore(endpoint: configuration.keyEndpoint).refetch(
+                        transport: transport)
                     outcome = .success(keys.isEmpty ? "none" : "success")
                 case "phone-number-detail":
                     bindings["accessToken"] = "4e6a8c0b-2d1f-4a3e-9c5b-7d9e1f3a5c7e"
@@ -108,7 +122,10 @@ struct TruecallerContractTests {
             }
             var failures: [String] = []
             let key = "\(fixture.method) \(fixture.path)"
-            if let sent = transport.requests.last(where: { "\($0.method.rawValue) \($0.url.path)" == key || $0.url.path.contains("phoneNumberDetail") && fixture.name == "phone-number-detail" }) {
+            if let sent = transport.requests.last(where: {
+                "\($0.method.rawValue) \($0.url.path)" == key
+                    || $0.url.path.contains("phoneNumberDetail") && fixture.name == "phone-number-detail"
+            }) {
                 failures += ContractMatch.request(sent, matches: fixture, host: fixture.host, bindings: &bindings)
             } else {
                 failures.append("the adapter sent no \(key)")
@@ -126,7 +143,9 @@ struct TruecallerContractTests {
             if let error = response.expectedError { return ["got \(step), expected \(error)"] }
             return step == response.expectedStep ? [] : ["got \(step), expected \(response.expectedStep ?? "-")"]
         case .failure(let error):
-            guard let expected = response.expectedError else { return ["threw \(error), expected \(response.expectedStep ?? "-")"] }
+            guard let expected = response.expectedError else {
+                return ["threw \(error), expected \(response.expectedStep ?? "-")"]
+            }
             var failures: [String] = []
             if error.code != expected { failures.append("code \(error.code), expected \(expected)") }
             if let raw = response.expectedProviderCode, error.providerCode != raw {
@@ -143,21 +162,27 @@ struct TruecallerContractTests {
     static func sandboxDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
         do {
             let sandbox = Sandbox(seed: 13)
-            let backend = TruecallerBackend(signingKey: BuiltInConformance.sandboxSigningKey, acceptedAppKeys: [sandboxAppKey])
+            let backend = TruecallerBackend(
+                signingKey: BuiltInConformance.sandboxSigningKey, acceptedAppKeys: [sandboxAppKey])
             backend.install(in: sandbox)
             let recipe = response.sandboxRecipe ?? ""
             var bindings: ContractMatch.Bindings = [
-                "appKey": sandboxAppKey, "appLink": TruecallerConfiguration.sandboxAppLink.absoluteString, "deviceId": "sandbox-device",
+                "appKey": sandboxAppKey, "appLink": TruecallerConfiguration.sandboxAppLink.absoluteString,
+                "deviceId": "sandbox-device",
                 "version": "1",
             ]
             let hosts = [
-                "api4.truecaller.com": TruecallerBackend.otpHost, "outline-noneu.truecaller.com": TruecallerBackend.profileHostNonEU,
+                "api4.truecaller.com": TruecallerBackend.otpHost,
+                "outline-noneu.truecaller.com": TruecallerBackend.profileHostNonEU,
                 "sdk-otp-verification-noneu.truecaller.com": TruecallerBackend.verificationHost,
             ]
-            func base(_ fixture: ContractFixture) -> URL { URL(string: "https://\(hosts[fixture.host] ?? fixture.host)")! }
+            func base(_ fixture: ContractFixture) -> URL {
+                URL(string: "https://\(hosts[fixture.host] ?? fixture.host)")!
+            }
             func send(_ name: String, body: JSONValue? = nil) async throws -> HTTPResponse {
                 let fixture = try ContractFixture.named(name, in: fixtures)
-                return try await sandbox.transport.send(ContractMatch.httpRequest(fixture, base: base(fixture), bindings: bindings, body: body))
+                return try await sandbox.transport.send(
+                    ContractMatch.httpRequest(fixture, base: base(fixture), bindings: bindings, body: body))
             }
             func object(_ response: HTTPResponse) -> [String: JSONValue] {
                 (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue ?? [:]
@@ -174,7 +199,9 @@ struct TruecallerContractTests {
             }
             switch fixture.name {
             case "verify": try await created()
-            case "profile-update": try await created(); bindings["accessToken"] = object(try await send("verify"))["accessToken"]?.stringValue
+            case "profile-update":
+                try await created()
+                bindings["accessToken"] = object(try await send("verify"))["accessToken"]?.stringValue
             case "profile-get", "phone-number-detail": try await verified()
             default: break
             }
@@ -183,7 +210,8 @@ struct TruecallerContractTests {
             switch recipe {
             case "as-is": break
             case "verified-before":
-                backend.registerVerifiedNumber("+919876543210", countryCodeName: "IN", deviceID: "sandbox-device", firstName: "Asha")
+                backend.registerVerifiedNumber(
+                    "+919876543210", countryCodeName: "IN", deviceID: "sandbox-device", firstName: "Asha")
             case "wrong-app-key": bindings["appKey"] = "not-the-partner-key"
             case "unexpected-field":
                 var object = body?.objectValue ?? [:]
@@ -206,8 +234,12 @@ struct TruecallerContractTests {
             for _ in 0..<repeats { _ = try await sandbox.transport.send(request) }
             let answer = try await sandbox.transport.send(request)
             var failures: [String] = []
-            if answer.status != response.status { failures.append("status \(answer.status), expected \(response.status)") }
-            for name in response.headers.keys where answer.header(name) == nil { failures.append("header \(name) is missing") }
+            if answer.status != response.status {
+                failures.append("status \(answer.status), expected \(response.status)")
+            }
+            for name in response.headers.keys where answer.header(name) == nil {
+                failures.append("header \(name) is missing")
+            }
             let actual = answer.body.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: answer.body)
             failures += ContractMatch.shape(actual, matches: response.body, optional: response.optional)
             return failures

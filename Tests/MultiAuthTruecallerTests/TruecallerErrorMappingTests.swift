@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// Every Truecaller code maps to one `AuthError.Code` with the raw code kept (Docs/Providers/Truecaller.md).
@@ -55,7 +56,8 @@ struct TruecallerErrorMappingTests {
         for status in [200, 400] {
             let transport = ScriptedTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
             let error = await #expect(throws: AuthError.self) {
-                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
+                    .phone(Fixture.phone), context: Fixture.context(transport))
             }
             #expect(error?.code == expected)
             #expect(error?.providerCode == String(raw))
@@ -85,7 +87,8 @@ struct TruecallerErrorMappingTests {
         for (response, expected, providerCode) in cases {
             let transport = ScriptedTransport { _ in response }
             let error = await #expect(throws: AuthError.self) {
-                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
+                    .phone(Fixture.phone), context: Fixture.context(transport))
             }
             #expect(error?.code == expected, "\(response)")
             #expect(error?.providerCode == providerCode, "\(response)")
@@ -95,7 +98,8 @@ struct TruecallerErrorMappingTests {
     @Test func transportErrorsPassThrough() async throws {
         let transport = ScriptedTransport { _ in throw AuthError(.network, "dropped") }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
+                .phone(Fixture.phone), context: Fixture.context(transport))
         }
         #expect(error?.code == .network)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// The name rules (error 18 meaning, Docs/Providers/Truecaller.md): checked before the verify call.
@@ -8,7 +9,8 @@ import Testing
 struct TruecallerNameRuleTests {
     static let valid: [(String, String)] = [
         ("Asha", ""), ("Asha", "Rao"), ("  Asha ", " Rao "), ("A", ""), ("Ōkubo", "Tōru"), ("अनन्या", "शर्मा"),
-        ("Mary-Jane", "O'Brien"), ("R2D2", ""), (String(repeating: "a", count: 127), String(repeating: "b", count: 127)),
+        ("Mary-Jane", "O'Brien"), ("R2D2", ""),
+        (String(repeating: "a", count: 127), String(repeating: "b", count: 127)),
         ("J.", "R.R."),
     ]
     static let invalid: [(String, String)] = [
@@ -21,8 +23,10 @@ struct TruecallerNameRuleTests {
         let name = try PersonName(firstName: first, lastName: last)
         let transport = TruecallerOTPFlowTests.server()
         let provider = TruecallerProvider(configuration: Fixture.configuration)
-        let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
-        _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport))
+        let challenge = try #require(
+            try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+        _ = try await provider.respond(
+            to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport))
         let sent = Stub.body(transport.requests[2])
         #expect(sent["firstName"] as? String == first.trimmingCharacters(in: .whitespaces))
         #expect(sent["lastName"] as? String == last.trimmingCharacters(in: .whitespaces))
@@ -40,21 +44,27 @@ struct TruecallerNameRuleTests {
         let provider = TruecallerProvider(configuration: Fixture.configuration)
         let transport = TruecallerOTPFlowTests.server()
         let bad = await #expect(throws: AuthError.self) {
-            _ = try await provider.start(.phone(Fixture.phone, options: ["firstName": "123"]), context: Fixture.context(transport))
+            _ = try await provider.start(
+                .phone(Fixture.phone, options: ["firstName": "123"]), context: Fixture.context(transport))
         }
         #expect(bad?.reason == .invalidName)
         #expect(bad?.providerCode == "18")
         #expect(transport.requests.isEmpty)
 
-        let request = SignInRequest.phone(Fixture.phone, options: [TruecallerProvider.firstNameOption: "Asha", TruecallerProvider.lastNameOption: "Rao"])
+        let request = SignInRequest.phone(
+            Fixture.phone,
+            options: [TruecallerProvider.firstNameOption: "Asha", TruecallerProvider.lastNameOption: "Rao"])
         let challenge = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
-        _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+        _ = try await provider.respond(
+            to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
         #expect(Stub.body(transport.requests[2])["firstName"] as? String == "Asha")
         #expect(Stub.body(transport.requests[2])["lastName"] as? String == "Rao")
 
         // The answer's name wins over the preset one.
         let second = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
-        _ = try await provider.respond(to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")), context: Fixture.context(transport))
+        _ = try await provider.respond(
+            to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")),
+            context: Fixture.context(transport))
         #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
     }
 
@@ -63,13 +73,15 @@ struct TruecallerNameRuleTests {
     @Test func theChallengeSaysANameIsRequiredUnlessTheRequestCarriedOne() async throws {
         let provider = TruecallerProvider(configuration: Fixture.configuration)
         let transport = TruecallerOTPFlowTests.server()
-        let bare = try #require(try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+        let bare = try #require(
+            try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
         #expect(bare.requirements == [.name])
         let decoded = try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(bare))
         #expect(decoded.requirements == [.name])
         #expect(decoded == bare)
         let missing = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: bare, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+            _ = try await provider.respond(
+                to: bare, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
         }
         #expect(missing?.code == .invalidInput)
         #expect(missing?.reason == .answerMismatch)

@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// The OTP flow against an in-test stub of the wire protocol (Docs/Providers/Truecaller.md).
@@ -14,12 +15,20 @@ struct TruecallerOTPFlowTests {
         ScriptedTransport { request in
             switch (request.method, request.url.path) {
             case (.post, "/v1/otp/installation/create"):
-                if verifiedBefore { return Stub.json(200, ["status": 1, "message": "verified", "accessToken": "at-before"]) }
-                return Stub.json(200, ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": ttl])
+                if verifiedBefore {
+                    return Stub.json(200, ["status": 1, "message": "verified", "accessToken": "at-before"])
+                }
+                return Stub.json(
+                    200,
+                    ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": ttl])
             case (.post, "/v1/otp/installation/verify"):
                 let body = Stub.body(request)
-                guard body["verificationToken"] as? String == "vt-1" else { return Stub.json(400, ["code": 14, "message": "bad"]) }
-                if body["secretToken"] as? String == "123456" { return Stub.json(200, ["status": 1, "accessToken": "at-1"]) }
+                guard body["verificationToken"] as? String == "vt-1" else {
+                    return Stub.json(400, ["code": 14, "message": "bad"])
+                }
+                if body["secretToken"] as? String == "123456" {
+                    return Stub.json(200, ["status": 1, "accessToken": "at-1"])
+                }
                 return Stub.json(400, ["code": 4001, "message": "Invalid OTP", "attemptsRemaining": 4])
             case (.post, "/v1/profile"): return Stub.json(200, [:])
             case (.get, "/v1/profile"):
@@ -32,8 +41,11 @@ struct TruecallerOTPFlowTests {
         }
     }
 
-    func challenge(_ transport: ScriptedTransport, clock: ManualClock, events: RecordingSubscriber = RecordingSubscriber()) async throws -> Challenge {
-        let step = try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport, clock: clock, events: events))
+    func challenge(
+        _ transport: ScriptedTransport, clock: ManualClock, events: RecordingSubscriber = RecordingSubscriber()
+    ) async throws -> Challenge {
+        let step = try await provider.start(
+            .phone(Fixture.phone), context: Fixture.context(transport, clock: clock, events: events))
         return try #require(step.challenge)
     }
 
@@ -61,7 +73,8 @@ struct TruecallerOTPFlowTests {
 
         let name = try PersonName(firstName: "Asha", lastName: "Rao")
         let step = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport, clock: clock, events: events))
+            to: challenge, with: ChallengeAnswer(code: "123456", name: name),
+            context: Fixture.context(transport, clock: clock, events: events))
         let session = try #require(step.session)
         #expect(events.verificationStates == ["otpInitiated", "otpReceived", "verificationComplete"])
         #expect(session.credentials.accessToken == "at-1")
@@ -76,9 +89,11 @@ struct TruecallerOTPFlowTests {
         #expect(session.user.attributes["countryCode"] == "in")
         #expect(session.user.attributes["isTrueName"] == "true")
         #expect(session.createdAt == clock.wallNow)
-        #expect(transport.endpoints == [
-            "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile", "GET /v1/profile",
-        ])
+        #expect(
+            transport.endpoints == [
+                "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile",
+                "GET /v1/profile",
+            ])
         let verify = Stub.body(transport.requests[1])
         #expect(verify["secretToken"] as? String == "123456")
         #expect(verify["verificationToken"] as? String == "vt-1")
@@ -104,8 +119,12 @@ struct TruecallerOTPFlowTests {
         #expect(challenge.isExpired(at: clock.wallNow))
         let before = transport.requests.count
         let name = try PersonName(firstName: "Asha")
-        await #expect(throws: AuthError(.expired, "the verification code expired; request a new one", provider: .truecaller)) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport, clock: clock))
+        await #expect(
+            throws: AuthError(.expired, "the verification code expired; request a new one", provider: .truecaller)
+        ) {
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "123456", name: name),
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(transport.requests.count == before, "an expired challenge makes no network call")
     }
@@ -126,7 +145,8 @@ struct TruecallerOTPFlowTests {
         let clock = ManualClock()
         let challenge = try await challenge(transport, clock: clock)
         let error = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport, clock: clock))
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.reason == .answerMismatch)
@@ -149,14 +169,17 @@ struct TruecallerOTPFlowTests {
         let name = try PersonName(firstName: "Asha")
         for code in ["12345", "12345a", "1234567"] {
             let error = await #expect(throws: AuthError.self) {
-                _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code, name: name), context: Fixture.context(transport, clock: clock))
+                _ = try await provider.respond(
+                    to: challenge, with: ChallengeAnswer(code: code, name: name),
+                    context: Fixture.context(transport, clock: clock))
             }
             #expect(error?.reason == .invalidCodeFormat)
         }
         #expect(transport.requests.count == 1)
         // Docs/Cases.md, B34: whitespace is removed before the length check.
         let step = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: " 123 456\n", name: name), context: Fixture.context(transport, clock: clock))
+            to: challenge, with: ChallengeAnswer(code: " 123 456\n", name: name),
+            context: Fixture.context(transport, clock: clock))
         #expect(step.session != nil)
     }
 
@@ -167,13 +190,16 @@ struct TruecallerOTPFlowTests {
         let challenge = try await challenge(transport, clock: clock, events: events)
         let name = try PersonName(firstName: "Asha")
         let error = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "000000", name: name), context: Fixture.context(transport, clock: clock, events: events))
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "000000", name: name),
+                context: Fixture.context(transport, clock: clock, events: events))
         }
         #expect(error?.code == .invalidCode)
         #expect(error?.attemptsRemaining == 4)
         #expect(error?.providerCode == "4001")
         let step = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport, clock: clock, events: events))
+            to: challenge, with: ChallengeAnswer(code: "123456", name: name),
+            context: Fixture.context(transport, clock: clock, events: events))
         #expect(step.session != nil)
         #expect(events.verificationStates == ["otpInitiated", "otpReceived", "otpReceived", "verificationComplete"])
     }
@@ -182,10 +208,14 @@ struct TruecallerOTPFlowTests {
         let clock = ManualClock()
         let transport = Self.server()
         let challenge = try await challenge(transport, clock: clock)
-        transport.setHandler { _ in Stub.json(429, ["code": 4290, "message": "Too many attempts"], headers: ["Retry-After": "300"]) }
+        transport.setHandler { _ in
+            Stub.json(429, ["code": 4290, "message": "Too many attempts"], headers: ["Retry-After": "300"])
+        }
         let name = try PersonName(firstName: "Asha")
         let error = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "000000", name: name), context: Fixture.context(transport, clock: clock))
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "000000", name: name),
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(300))
@@ -210,7 +240,8 @@ struct TruecallerOTPFlowTests {
         let restored = try JSONDecoder.multiAuth.decode(Challenge.self, from: data)
         let fresh = TruecallerProvider(configuration: Fixture.configuration)
         let step = try await fresh.respond(
-            to: restored, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")), context: Fixture.context(transport, clock: clock))
+            to: restored, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
+            context: Fixture.context(transport, clock: clock))
         #expect(step.session?.credentials.accessToken == "at-1")
         #expect(!String(describing: challenge).contains("vt-1"))
     }
@@ -247,7 +278,8 @@ struct TruecallerOTPFlowTests {
         configuration.appKey = "  "
         let transport = Self.server()
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+            _ = try await TruecallerProvider(configuration: configuration).start(
+                .phone(Fixture.phone), context: Fixture.context(transport))
         }
         #expect(error?.code == .configuration)
         #expect(error?.providerCode == "1")
@@ -261,14 +293,17 @@ struct TruecallerOTPFlowTests {
         transport.setHandler { _ in Stub.json(200, ["status": 1]) }
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
-                to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")), context: Fixture.context(transport, clock: clock))
+                to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .malformedResponse)
     }
 
     @Test func signOutIsALocalNoOp() async throws {
         let transport = ScriptedTransport { _ in HTTPResponse(status: 500) }
-        let session = AuthSession(provider: .truecaller, user: AuthUser(id: "+919876543210"), credentials: Credentials(accessToken: "x"), createdAt: Date(timeIntervalSince1970: 0))
+        let session = AuthSession(
+            provider: .truecaller, user: AuthUser(id: "+919876543210"), credentials: Credentials(accessToken: "x"),
+            createdAt: Date(timeIntervalSince1970: 0))
         try await provider.signOut(session, context: Fixture.context(transport))
         try await provider.signOut(session, context: Fixture.context(transport))
         #expect(transport.requests.isEmpty)

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// One-tap profile checks (Docs/Providers/Truecaller.md).
@@ -21,7 +22,8 @@ struct TruecallerProfileVerifierTests {
         for (k, v) in extra { profile[k] = v }
         let payload = Base64.encode(try JSONSerialization.data(withJSONObject: profile, options: [.sortedKeys]))
         let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
-        return TruecallerProfileResponse(payload: payload, signature: Base64.encode(signature), signatureAlgorithm: algorithm, requestNonce: nonce)
+        return TruecallerProfileResponse(
+            payload: payload, signature: Base64.encode(signature), signatureAlgorithm: algorithm, requestNonce: nonce)
     }
 
     /// A key endpoint serving `keys` (changeable) and failing everything else.
@@ -35,7 +37,8 @@ struct TruecallerProfileVerifierTests {
     @Test func aValidResponseVerifiesAndDecodesIntoAnAuthUser() async throws {
         let transport = keyServer([Fixture.keyA])
         let provider = TruecallerProvider(configuration: Fixture.configuration)
-        let session = try await provider.signIn(with: try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        let session = try await provider.signIn(
+            with: try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         #expect(session.user.id == TruecallerProfile.userID(forE164: "+919876543210"))
         #expect(session.user.id.hasPrefix("tc-") && session.user.id.count == 35)
         #expect(!String(describing: session).contains("9876543210"))
@@ -46,14 +49,16 @@ struct TruecallerProfileVerifierTests {
         #expect(session.credentials.extra["signatureAlgorithm"] == "SHA512withRSA")
         #expect(transport.endpoints == ["GET /v1/key"])
         // Keys are cached: a second verification makes no request.
-        _ = try await provider.signIn(with: try response(nonce: "n-2"), expectedNonce: "n-2", context: Fixture.context(transport, clock: clock))
+        _ = try await provider.signIn(
+            with: try response(nonce: "n-2"), expectedNonce: "n-2", context: Fixture.context(transport, clock: clock))
         #expect(transport.endpoints == ["GET /v1/key"])
     }
 
     @Test func everyKeyInTheListIsTried() async throws {
         let transport = keyServer([Fixture.keyB, Fixture.keyA])
         let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
-        let profile = try await verifier.verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        let profile = try await verifier.verify(
+            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         #expect(profile.firstName == "Asha")
         #expect(await verifier.keyStore.fetchCount == 1)
     }
@@ -65,7 +70,8 @@ struct TruecallerProfileVerifierTests {
         tampered.payload = Base64.encode(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
         let transport = keyServer([Fixture.keyA])
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(tampered, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+                tampered, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
@@ -77,7 +83,8 @@ struct TruecallerProfileVerifierTests {
         let transport = keyServer([Fixture.keyA])
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                try response(algorithm: algorithm), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+                try response(algorithm: algorithm), expectedNonce: "n-1",
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
@@ -87,9 +94,12 @@ struct TruecallerProfileVerifierTests {
     @Test func anUnknownKeyIsCode15AfterExactlyOneRefetch() async throws {
         let transport = keyServer([Fixture.keyA])
         let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
-        _ = try await verifier.verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        _ = try await verifier.verify(
+            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         let error = await #expect(throws: AuthError.self) {
-            _ = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await verifier.verify(
+                try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock)
+            )
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
@@ -99,10 +109,12 @@ struct TruecallerProfileVerifierTests {
     @Test func keyRotationIsPickedUpByTheRefetch() async throws {
         let transport = keyServer([Fixture.keyA])
         let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
-        _ = try await verifier.verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        _ = try await verifier.verify(
+            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         let rotated = Fixture.keyList([Fixture.keyB])
         transport.setHandler { _ in rotated }
-        let profile = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        let profile = try await verifier.verify(
+            try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         #expect(profile.phoneNumber == "+919876543210")
         #expect(await verifier.keyStore.fetchCount == 2)
     }
@@ -110,16 +122,21 @@ struct TruecallerProfileVerifierTests {
     @Test func forgedProfilesCannotMakeEveryVerificationFetchTheKeys() async throws {
         let transport = keyServer([Fixture.keyA])
         let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
-        _ = try await verifier.verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        _ = try await verifier.verify(
+            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         for _ in 0..<5 {
             await #expect(throws: AuthError.self) {
-                _ = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+                _ = try await verifier.verify(
+                    try response(key: Fixture.keyB), expectedNonce: "n-1",
+                    context: Fixture.context(transport, clock: clock))
             }
         }
-        #expect(await verifier.keyStore.fetchCount == 2)        // the first load, then one refetch
+        #expect(await verifier.keyStore.fetchCount == 2)  // the first load, then one refetch
         clock.advance(by: .seconds(61))
         await #expect(throws: AuthError.self) {
-            _ = try await verifier.verify(try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await verifier.verify(
+                try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock)
+            )
         }
         #expect(await verifier.keyStore.fetchCount == 3)
     }
@@ -139,7 +156,8 @@ struct TruecallerProfileVerifierTests {
         let transport = keyServer([Fixture.keyA])
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                try response(nonce: "n-1", payloadNonce: "n-old"), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+                try response(nonce: "n-1", payloadNonce: "n-old"), expectedNonce: "n-1",
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.providerCode == "16")
     }
@@ -152,7 +170,8 @@ struct TruecallerProfileVerifierTests {
         _ = try await verifier.verify(signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         clock.advance(by: .seconds(1))
         let error = await #expect(throws: AuthError.self) {
-            _ = try await verifier.verify(signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await verifier.verify(
+                signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .expired)
     }
@@ -162,20 +181,29 @@ struct TruecallerProfileVerifierTests {
         let bytes = try Base64.decode(signed.signature)
         signed.signature = Base64URL.encode(bytes)
         let transport = keyServer([Fixture.keyA])
-        _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+            signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
     }
 
     @Test func theVerifierFieldIsCheckedAgainstTheBundleID() async throws {
         var configuration = Fixture.configuration
         configuration.bundleID = "com.example.app"
-        let good = Base64.encode(HMAC.authenticationCode(for: Array("com.example.app".utf8), key: Array("test-app-key".utf8), algorithm: .sha256))
-        let bad = Base64.encode(HMAC.authenticationCode(for: Array("com.evil.app".utf8), key: Array("test-app-key".utf8), algorithm: .sha256))
+        let good = Base64.encode(
+            HMAC.authenticationCode(
+                for: Array("com.example.app".utf8), key: Array("test-app-key".utf8), algorithm: .sha256))
+        let bad = Base64.encode(
+            HMAC.authenticationCode(
+                for: Array("com.evil.app".utf8), key: Array("test-app-key".utf8), algorithm: .sha256))
         let transport = keyServer([Fixture.keyA])
         let verifier = TruecallerProfileVerifier(configuration: configuration)
-        let profile = try await verifier.verify(try response(extra: ["verifier": good]), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        let profile = try await verifier.verify(
+            try response(extra: ["verifier": good]), expectedNonce: "n-1",
+            context: Fixture.context(transport, clock: clock))
         #expect(profile.verifier == good)
         let error = await #expect(throws: AuthError.self) {
-            _ = try await verifier.verify(try response(extra: ["verifier": bad]), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await verifier.verify(
+                try response(extra: ["verifier": bad]), expectedNonce: "n-1",
+                context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.providerCode == "15")
     }
@@ -183,9 +211,11 @@ struct TruecallerProfileVerifierTests {
     @Test func aPayloadThatIsNotJSONIsCode13() async throws {
         let payload = Base64.encode(Array("not json".utf8))
         let signature = Base64.encode(try Fixture.keyA.signature(for: Array(payload.utf8), algorithm: .rs512))
-        let signed = TruecallerProfileResponse(payload: payload, signature: signature, signatureAlgorithm: "SHA512withRSA", requestNonce: "n-1")
+        let signed = TruecallerProfileResponse(
+            payload: payload, signature: signature, signatureAlgorithm: "SHA512withRSA", requestNonce: "n-1")
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(signed, expectedNonce: "n-1", context: Fixture.context(keyServer([Fixture.keyA]), clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+                signed, expectedNonce: "n-1", context: Fixture.context(keyServer([Fixture.keyA]), clock: clock))
         }
         #expect(error?.code == .malformedResponse)
         #expect(error?.providerCode == "13")
@@ -196,7 +226,8 @@ struct TruecallerProfileVerifierTests {
             HTTPResponse(status: 200, body: Data(#"[{"key":"AAAA","keyType":"RSA"},{"key":"x","keyType":"EC"}]"#.utf8))
         }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+                try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
         }
         #expect(error?.code == .malformedResponse)
     }

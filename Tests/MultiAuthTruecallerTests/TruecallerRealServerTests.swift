@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// Issue 14: the Truecaller mismatches against the real server — the name update's answer,
@@ -14,7 +15,9 @@ struct TruecallerRealServerTests {
         ScriptedTransport { request in
             switch (request.method, request.url.path) {
             case (.post, "/v1/otp/installation/create"):
-                return Stub.json(200, ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": 300])
+                return Stub.json(
+                    200,
+                    ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": 300])
             case (.post, "/v1/otp/installation/verify"): return Stub.json(200, ["status": 1, "accessToken": "at-1"])
             case (.post, "/v1/profile"): return profileAnswer
             case (.get, "/v1/profile"): return Stub.json(200, Stub.profile)
@@ -39,11 +42,14 @@ struct TruecallerRealServerTests {
         let context = Fixture.context(transport)
         let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: context).challenge)
         let step = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")), context: context)
+            to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
+            context: context)
         #expect(step.session?.credentials.accessToken == "at-1")
-        #expect(transport.endpoints == [
-            "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile", "GET /v1/profile",
-        ])
+        #expect(
+            transport.endpoints == [
+                "POST /v1/otp/installation/create", "POST /v1/otp/installation/verify", "POST /v1/profile",
+                "GET /v1/profile",
+            ])
     }
 
     @Test func nameUpdateFailureIsStillMapped() async throws {
@@ -52,7 +58,9 @@ struct TruecallerRealServerTests {
         let context = Fixture.context(transport)
         let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: context).challenge)
         let error = await #expect(throws: AuthError.self) {
-            try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")), context: context)
+            try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
+                context: context)
         }
         #expect(error?.code == .providerUnavailable)
     }
@@ -62,7 +70,10 @@ struct TruecallerRealServerTests {
         (400, ["code": 2, "message": "Phone number limit reached"], .rateLimited, "2"),
         (400, ["code": 2, "message": "Request id limit reached."], .rateLimited, "2"),
         (400, ["code": 2, "message": "Invalid phone number"], .invalidInput, "2"),
-        (500, ["code": 2, "message": "Something went wrong: Failed to create installation."], .providerUnavailable, "2"),
+        (
+            500, ["code": 2, "message": "Something went wrong: Failed to create installation."], .providerUnavailable,
+            "2"
+        ),
         (401, ["code": 9001, "message": "Invalid partner credentials."], .configuration, "9001"),
         // Anything else keeps its raw code and is generic (or follows the status), never a crash.
         (400, ["code": 40101, "message": "OTP mismatch"], .generic, "40101"),
@@ -81,7 +92,8 @@ struct TruecallerRealServerTests {
         let answer = Stub.json(status, body)
         let transport = ScriptedTransport { _ in answer }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(.phone(Fixture.phone), context: Fixture.context(transport))
+            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
+                .phone(Fixture.phone), context: Fixture.context(transport))
         }
         #expect(error?.code == expected, "\(body)")
         #expect(error?.providerCode == raw, "\(body)")
@@ -90,14 +102,21 @@ struct TruecallerRealServerTests {
     /// The sandbox configuration keeps the production layout on `.test` names; the backend
     /// serves each path only on its host, and an EU number's profile only on the EU host.
     @Test func sandboxKeepsTheProductionHostLayout() async throws {
-        let production = try TruecallerConfiguration.production(appKey: "k", appLink: URL(string: "https://a.example/tc")!, deviceID: "d")
+        let production = try TruecallerConfiguration.production(
+            appKey: "k", appLink: URL(string: "https://a.example/tc")!, deviceID: "d")
         let sandbox = try TruecallerConfiguration.sandbox()
-        #expect(production.otpBaseURL.host == "api4.truecaller.com" && sandbox.otpBaseURL.host == "api4.truecaller.test")
-        #expect(production.profileBaseURLEU.host == "outline-eu.truecaller.com" && sandbox.profileBaseURLEU.host == "outline-eu.truecaller.test")
+        #expect(
+            production.otpBaseURL.host == "api4.truecaller.com" && sandbox.otpBaseURL.host == "api4.truecaller.test")
+        #expect(
+            production.profileBaseURLEU.host == "outline-eu.truecaller.com"
+                && sandbox.profileBaseURLEU.host == "outline-eu.truecaller.test")
         #expect(sandbox.profileBaseURLNonEU.host == "outline-noneu.truecaller.test")
         #expect(sandbox.keyEndpoint.absoluteString == "https://api4.truecaller.test/v1/key")
         #expect(TruecallerTokenVerifier.sandboxBaseURL.host == TruecallerBackend.verificationHost)
-        #expect(throws: AuthError.self) { try TruecallerConfiguration.production(appKey: " ", appLink: URL(string: "https://a.example")!, deviceID: "d") }
+        #expect(throws: AuthError.self) {
+            try TruecallerConfiguration.production(
+                appKey: " ", appLink: URL(string: "https://a.example")!, deviceID: "d")
+        }
 
         let world = Sandbox(seed: 5)
         TruecallerBackend(signingKey: BuiltInConformance.sandboxSigningKey).install(in: world)
@@ -107,14 +126,18 @@ struct TruecallerRealServerTests {
         let phone = try PhoneNumber("+49 1512 3456789")
         let challenge = try #require(try await client.signIn(with: .truecaller, .phone(phone)).challenge)
         let code = try #require(world.inbox.latest(for: phone.e164)?.code)
-        #expect(try await client.submit(ChallengeAnswer(code: code, name: try PersonName(firstName: "Jonas")), for: challenge).session != nil)
+        #expect(
+            try await client.submit(
+                ChallengeAnswer(code: code, name: try PersonName(firstName: "Jonas")), for: challenge
+            ).session != nil)
         #expect(world.requestCount(host: "outline-eu.truecaller.test", pathPrefix: "/v1/profile") == 2)
         #expect(world.requestCount(host: "outline-noneu.truecaller.test") == 0)
 
         // The wrong region's profile host and a wrong path on a profile host are refused.
         var misrouted = try TruecallerConfiguration.sandbox(otpRegions: nil)
         misrouted.profileBaseURLEU = TruecallerConfiguration.sandboxProfileBaseURLNonEU
-        let wrong = try AuthClient(providers: [TruecallerProvider(configuration: misrouted)], transport: world.transport, time: world.time)
+        let wrong = try AuthClient(
+            providers: [TruecallerProvider(configuration: misrouted)], transport: world.transport, time: world.time)
         world.clock.advance(by: .seconds(1))
         let other = try PhoneNumber("+49 1512 3456780")
         let second = try #require(try await wrong.signIn(with: .truecaller, .phone(other)).challenge)
@@ -123,7 +146,8 @@ struct TruecallerRealServerTests {
             try await wrong.submit(ChallengeAnswer(code: otp, name: try PersonName(firstName: "Jonas")), for: second)
         }
         #expect(refused?.providerCode == "14")
-        let key = try await world.transport.send(HTTPRequest(method: .get, url: URL(string: "https://outline-eu.truecaller.test/v1/key")!))
+        let key = try await world.transport.send(
+            HTTPRequest(method: .get, url: URL(string: "https://outline-eu.truecaller.test/v1/key")!))
         #expect(key.status == 404)
     }
 }

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// The adapter driven through `AuthClient` against the emulated backend in a `Sandbox`.
@@ -41,7 +42,10 @@ struct TruecallerSandboxTests {
         let message = try #require(sandbox.inbox.latest(for: "+919876543210", channel: .sms))
         let code = try #require(message.code)
         #expect(code.count == 6)
-        let session = try #require(try await client.submit(ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha", lastName: "Rao")), for: challenge).session)
+        let session = try #require(
+            try await client.submit(
+                ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha", lastName: "Rao")), for: challenge
+            ).session)
         #expect(await states(events) == ["otpInitiated", "otpReceived", "verificationComplete"])
         #expect(session.user.name?.fullName == "Asha Rao")
         #expect(session.user.phone == phone)
@@ -76,14 +80,16 @@ struct TruecallerSandboxTests {
         sandbox.clock.advance(by: .seconds(300))
         let before = sandbox.requestCount
         let error = await #expect(throws: AuthError.self) {
-            _ = try await client.submit(ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")), for: challenge)
+            _ = try await client.submit(
+                ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")), for: challenge)
         }
         #expect(error?.code == .expired)
         #expect(sandbox.requestCount == before)
         // The provider alone (no AuthClient guard) refuses it too, without a request.
         let provider = TruecallerProvider(configuration: configuration)
         await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
+            _ = try await provider.respond(
+                to: challenge, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
                 context: sandbox.authContext())
         }
         #expect(sandbox.requestCount == before)
@@ -91,7 +97,8 @@ struct TruecallerSandboxTests {
         var stale = challenge
         stale.expiresAt = nil
         let serverError = await #expect(throws: AuthError.self) {
-            _ = try await provider.respond(to: stale, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
+            _ = try await provider.respond(
+                to: stale, with: ChallengeAnswer(code: code, name: try PersonName(firstName: "Asha")),
                 context: sandbox.authContext())
         }
         #expect(serverError?.code == .expired)
@@ -105,16 +112,22 @@ struct TruecallerSandboxTests {
         let wrong = code == "000000" ? "111111" : "000000"
         let name = try PersonName(firstName: "Asha")
         for remaining in [4, 3, 2, 1] {
-            let error = await #expect(throws: AuthError.self) { _ = try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge) }
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge)
+            }
             #expect(error?.code == .invalidCode)
             #expect(error?.attemptsRemaining == remaining)
         }
-        let limit = await #expect(throws: AuthError.self) { _ = try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge) }
+        let limit = await #expect(throws: AuthError.self) {
+            _ = try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge)
+        }
         #expect(limit?.code == .rateLimited)
         #expect(limit?.retryAfter == .seconds(300))
         #expect(limit?.providerCode == "4290")
         // The number stays locked for a new start until the lockout passes.
-        let locked = await #expect(throws: AuthError.self) { _ = try await client.signIn(with: .truecaller, .phone(phone)) }
+        let locked = await #expect(throws: AuthError.self) {
+            _ = try await client.signIn(with: .truecaller, .phone(phone))
+        }
         #expect(locked?.code == .rateLimited)
         sandbox.clock.advance(by: .seconds(300))
         #expect(try await client.signIn(with: .truecaller, .phone(phone)).challenge != nil)
@@ -127,9 +140,12 @@ struct TruecallerSandboxTests {
             let signed = try backend.oneTapResponse(
                 e164: "+919876543210", countryCode: "IN", firstName: "Asha", lastName: "Rao", requestNonce: nonce,
                 requestTime: sandbox.clock.wallNow)
-            return TruecallerProfileResponse(payload: signed.payload, signature: signed.signature, signatureAlgorithm: signed.signatureAlgorithm, requestNonce: signed.requestNonce)
+            return TruecallerProfileResponse(
+                payload: signed.payload, signature: signed.signature, signatureAlgorithm: signed.signatureAlgorithm,
+                requestNonce: signed.requestNonce)
         }
-        let session = try await provider.signIn(with: try response("nonce-1"), expectedNonce: "nonce-1", context: context)
+        let session = try await provider.signIn(
+            with: try response("nonce-1"), expectedNonce: "nonce-1", context: context)
         #expect(session.user.phone == phone)
         try backend.rotateSigningKey()
         _ = try await provider.signIn(with: try response("nonce-2"), expectedNonce: "nonce-2", context: context)
@@ -143,7 +159,9 @@ struct TruecallerSandboxTests {
     @Test func aWrongAppKeyIsInvalidPartnerCredentials() async throws {
         var wrong = configuration
         wrong.appKey = "other"
-        let error = await #expect(throws: AuthError.self) { _ = try await client(wrong).signIn(with: .truecaller, .phone(phone)) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await client(wrong).signIn(with: .truecaller, .phone(phone))
+        }
         #expect(error?.code == .configuration)
         #expect(error?.providerCode == "404")
     }
@@ -152,9 +170,13 @@ struct TruecallerSandboxTests {
         let client = try client()
         sandbox.faults.add(.jsonStatus(503), host: TruecallerBackend.defaultHost, pathPrefix: "/v1/otp", repeat: .once)
         sandbox.faults.add(.dropConnection, host: TruecallerBackend.defaultHost, pathPrefix: "/v1/otp", repeat: .once)
-        let error = await #expect(throws: AuthError.self) { _ = try await client.signIn(with: .truecaller, .phone(phone)) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await client.signIn(with: .truecaller, .phone(phone))
+        }
         #expect(error?.code == .providerUnavailable)
-        let dropped = await #expect(throws: AuthError.self) { _ = try await client.signIn(with: .truecaller, .phone(phone)) }
+        let dropped = await #expect(throws: AuthError.self) {
+            _ = try await client.signIn(with: .truecaller, .phone(phone))
+        }
         #expect(dropped?.code == .network)
         #expect(try await client.signIn(with: .truecaller, .phone(phone)).challenge != nil)
     }

@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 import Testing
+
 @testable import MultiAuthTruecaller
 
 /// Server-side access-token check (Docs/Providers/Truecaller.md).
@@ -14,7 +15,8 @@ struct TruecallerTokenVerifierTests {
                 return Stub.json(404, ["code": 404, "message": "Invalid partner credentials."])
             }
             switch token {
-            case "2d6c5c8e-6c1f-4f7a-9f1e-1d6a0c9b7e55": return Stub.json(200, ["phoneNumber": 919876543210, "countryCode": "IN"])
+            case "2d6c5c8e-6c1f-4f7a-9f1e-1d6a0c9b7e55":
+                return Stub.json(200, ["phoneNumber": 919876543210, "countryCode": "IN"])
             case "boom": return Stub.json(500, ["code": 500, "message": "error"])
             default: return Stub.json(404, ["code": 1404, "message": "Invalid access token."])
             }
@@ -26,7 +28,9 @@ struct TruecallerTokenVerifierTests {
 
     @Test func aValidTokenReturnsTheNumber() async throws {
         let transport = Self.server()
-        let detail = try await TruecallerTokenVerifier(credential: .appKey("partner"), baseURL: base, transport: transport).verify(accessToken: token)
+        let detail = try await TruecallerTokenVerifier(
+            credential: .appKey("partner"), baseURL: base, transport: transport
+        ).verify(accessToken: token)
         #expect(detail.phoneNumber == "919876543210")
         #expect(detail.countryCode == "IN")
         #expect(detail.e164 == "+919876543210")
@@ -36,7 +40,8 @@ struct TruecallerTokenVerifierTests {
 
     @Test func theClientIDVariantUsesItsPathAndHeader() async throws {
         let transport = Self.server()
-        _ = try await TruecallerTokenVerifier(credential: .clientID("client-1"), baseURL: base, transport: transport).verify(accessToken: token)
+        _ = try await TruecallerTokenVerifier(credential: .clientID("client-1"), baseURL: base, transport: transport)
+            .verify(accessToken: token)
         #expect(transport.requests[0].url.path == "/v1/otp/client/installation/phoneNumberDetail/\(token)")
         #expect(transport.requests[0].header("clientId") == "client-1")
     }
@@ -48,7 +53,8 @@ struct TruecallerTokenVerifierTests {
     ])
     func errorsMapWithTheirRawCode(key: String, token: String, expected: AuthError.Code, raw: String) async throws {
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerTokenVerifier(credential: .appKey(key), baseURL: base, transport: Self.server()).verify(accessToken: token)
+            _ = try await TruecallerTokenVerifier(credential: .appKey(key), baseURL: base, transport: Self.server())
+                .verify(accessToken: token)
         }
         #expect(error?.code == expected)
         #expect(error?.providerCode == raw)
@@ -70,7 +76,8 @@ struct TruecallerTokenVerifierTests {
     func malformedTokensAreRefusedWithoutANetworkCall(token: String) async throws {
         let transport = Self.server()
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerTokenVerifier(credential: .appKey("partner"), baseURL: base, transport: transport).verify(accessToken: token)
+            _ = try await TruecallerTokenVerifier(credential: .appKey("partner"), baseURL: base, transport: transport)
+                .verify(accessToken: token)
         }
         #expect(error?.reason == .invalidToken)
         #expect(transport.requests.isEmpty)

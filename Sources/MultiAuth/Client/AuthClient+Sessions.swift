@@ -40,7 +40,9 @@ extension AuthClient {
         case .failed(let error):
             if error.code == .unsupported { return session }
             // L4: the session is kept; a still-valid access token is still good.
-            guard !session.isExpired(at: time.now), [.network, .providerUnavailable, .rateLimited, .generic, .malformedResponse].contains(error.code) else {
+            guard !session.isExpired(at: time.now),
+                [.network, .providerUnavailable, .rateLimited, .generic, .malformedResponse].contains(error.code)
+            else {
                 throw error
             }
             guard let stored = try await store.load(for: provider) else { return nil }

@@ -106,7 +106,8 @@ public actor AuthClient {
                 load: { provider in try await store.load(for: provider) },
                 refresh: { session in
                     guard let provider = registered[session.provider] as? any RefreshableProvider else { return .stop }
-                    let context = Self.makeContext(gate: gate, transport: transport, time: time, provider: session.provider, flowID: nil)
+                    let context = Self.makeContext(
+                        gate: gate, transport: transport, time: time, provider: session.provider, flowID: nil)
                     return Self.schedulerStep(await lifecycle.refresh(session, provider: provider, context: context))
                 }))
     }
@@ -182,7 +183,12 @@ public actor AuthClient {
         flows.beginStart(flowID, task: task, provider: providerID)
         let result: Result<SignInStep, any Error>
         do {
-            result = .success(try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() })
+            result = .success(
+                try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                })
         } catch {
             result = .failure(error)
         }
@@ -228,7 +234,8 @@ public actor AuthClient {
                 return try await persist(kept.session, flowID: challenge.flowID, answer: kept.answer)
             }
             if let done = flows.finishedFlow(challenge.flowID) {
-                guard let expected = done.answer, (try? normalizedAnswer(answer, for: challenge).rawCode) == expected else {
+                guard let expected = done.answer, (try? normalizedAnswer(answer, for: challenge).rawCode) == expected
+                else {
                     throw Self.finished(providerID)
                 }
                 return .signedIn(done.session)
@@ -242,7 +249,8 @@ public actor AuthClient {
             refreshPending(providerID)
             let current = flows.pending(providerID, flow: challenge.flowID) ?? challenge
             if flows.isExhausted(challenge.flowID) || (current.attemptsRemaining.map { $0 <= 0 } ?? false) {
-                throw AuthError(.attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
+                throw AuthError(
+                    .attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
             }
             let normalized = try normalizedAnswer(answer, for: current)
             if let running = submits[challenge.flowID] {
@@ -286,7 +294,8 @@ public actor AuthClient {
             switch error.code {
             case .invalidCode:
                 flows.noteWrongCode(providerID, flow: flowID, reported: error.attemptsRemaining)
-                gate.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: flowID)
+                gate.publish(
+                    .codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: flowID)
                 if error.attemptsRemaining == 0 {
                     gate.publish(.attemptsExhausted, provider: providerID, flowID: flowID)
                 }
@@ -314,7 +323,8 @@ public actor AuthClient {
     private func normalizedAnswer(_ answer: ChallengeAnswer, for challenge: Challenge) throws -> ChallengeAnswer {
         switch challenge.kind {
         case .oneTimeCode, .totp:
-            return ChallengeAnswer(code: try answer.normalizedCode(length: challenge.expectedCodeLength), name: answer.name)
+            return ChallengeAnswer(
+                code: try answer.normalizedCode(length: challenge.expectedCodeLength), name: answer.name)
         case .silentNetworkAuth, .profileConsent:
             let code = answer.rawCode.trimmingCharacters(in: .whitespacesAndNewlines)
             return ChallengeAnswer(code: code.isEmpty ? "" : try answer.normalizedCode(length: nil), name: answer.name)
@@ -347,7 +357,8 @@ public actor AuthClient {
         }
         let updated: Challenge
         do {
-            updated = try await provider.resend(challenge, channel: channel, context: context(for: providerID, flowID: challenge.flowID))
+            updated = try await provider.resend(
+                challenge, channel: channel, context: context(for: providerID, flowID: challenge.flowID))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -384,7 +395,9 @@ public actor AuthClient {
         if let flowID = redirects.completedFlow(key) {
             // A re-delivered redirect replays its result without a network call: the session
             // (finishing an interrupted store write first), or the further step still pending.
-            if let kept = flows.unsavedSession(flowID) { return try await persist(kept.session, flowID: flowID, answer: kept.answer) }
+            if let kept = flows.unsavedSession(flowID) {
+                return try await persist(kept.session, flowID: flowID, answer: kept.answer)
+            }
             if let done = flows.finishedFlow(flowID) { return .signedIn(done.session) }
             if let next = flows.pending(providerID, flow: flowID) { return .challenge(next) }
         }
@@ -414,7 +427,8 @@ public actor AuthClient {
         let providerID = provider.id
         let step: SignInStep
         do {
-            step = try await provider.handleRedirect(url, pending: pending, context: context(for: providerID, flowID: flowID))
+            step = try await provider.handleRedirect(
+                url, pending: pending, context: context(for: providerID, flowID: flowID))
         } catch is CancellationError {
             redirects.fail(key)
             throw CancellationError()
@@ -438,7 +452,9 @@ public actor AuthClient {
 
     /// Applies a challenge the provider published for the pending flow (fallback, SNA → OTP).
     private func refreshPending(_ provider: AuthProviderID) {
-        guard let current = flows.pending(provider), let updated = gate.takeUpdatedChallenge(current.flowID) else { return }
+        guard let current = flows.pending(provider), let updated = gate.takeUpdatedChallenge(current.flowID) else {
+            return
+        }
         var challenge = updated
         challenge.provider = provider
         flows.setPending(challenge)
@@ -466,7 +482,9 @@ public actor AuthClient {
         }
     }
 
-    private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID, answer: String?) async throws -> SignInStep {
+    private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID, answer: String?) async throws
+        -> SignInStep
+    {
         switch step {
         case .challenge(var challenge):
             challenge.provider = provider
@@ -483,8 +501,13 @@ public actor AuthClient {
         do {
             try await store.save(session)
         } catch {
-            let failure = (error as? AuthError).map { $0.code == .storageFailure ? $0 : AuthError(.storageFailure, $0.message, provider: session.provider, underlying: $0) }
-                ?? AuthError(.storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
+            let failure =
+                (error as? AuthError).map {
+                    $0.code == .storageFailure
+                        ? $0 : AuthError(.storageFailure, $0.message, provider: session.provider, underlying: $0)
+                }
+                ?? AuthError(
+                    .storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
             flows.keepUnsaved(session, answer: answer, flow: flowID)
             gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
             throw failure

@@ -166,7 +166,9 @@ final class AutoRefreshScheduler: @unchecked Sendable {
     /// Sleeps on the client's clock as background work (S4); `false` when cancelled.
     private func pause(_ duration: Duration) async -> Bool {
         do {
-            try await BackgroundWork.$isActive.withValue(true) { try await time.sleep(for: max(duration, .milliseconds(1))) }
+            try await BackgroundWork.$isActive.withValue(true) {
+                try await time.sleep(for: max(duration, .milliseconds(1)))
+            }
             return !Task.isCancelled
         } catch {
             return false

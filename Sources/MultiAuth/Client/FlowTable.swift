@@ -59,7 +59,8 @@ struct FlowTable {
     func refuseIfAbandoned(_ challenge: Challenge) throws {
         if isAbandoned(challenge) {
             throw AuthError(
-                .challengeNotPending, "this sign-in was cancelled or signed out; start again", provider: challenge.provider)
+                .challengeNotPending, "this sign-in was cancelled or signed out; start again",
+                provider: challenge.provider)
         }
     }
 
@@ -127,7 +128,9 @@ struct FlowTable {
     }
 
     /// Removes and returns `provider`'s pending challenge.
-    mutating func takePending(_ provider: AuthProviderID) -> Challenge? { pendingChallenges.removeValue(forKey: provider) }
+    mutating func takePending(_ provider: AuthProviderID) -> Challenge? {
+        pendingChallenges.removeValue(forKey: provider)
+    }
 
     /// Lowers the attempts of `provider`'s pending challenge of `flowID` after a wrong code:
     /// to `reported` when the provider said, else by one.

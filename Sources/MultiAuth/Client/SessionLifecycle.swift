@@ -128,7 +128,8 @@ final class SessionLifecycle: @unchecked Sendable {
     private func end(_ session: AuthSession, rejectedWith error: AuthError) async -> Outcome {
         let providerID = session.provider
         let expired = AuthError(
-            .sessionExpired, "the provider ended the session (its refresh credential was revoked or is unknown); sign in again",
+            .sessionExpired,
+            "the provider ended the session (its refresh credential was revoked or is unknown); sign in again",
             provider: providerID, providerCode: error.providerCode, underlying: error)
         return await apply(
             session, replacement: nil, publishing: .sessionExpired(expired), outcome: .ended(expired),

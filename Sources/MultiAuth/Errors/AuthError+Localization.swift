@@ -33,7 +33,8 @@ extension AuthError: LocalizedError {
     }
 
     private static let localizerLock = NSLock()
-    nonisolated(unsafe) private static var currentLocalizer = AuthErrorLocalizer.bundle(.main, table: AuthErrorLocalizer.defaultTable)
+    nonisolated(unsafe) private static var currentLocalizer = AuthErrorLocalizer.bundle(
+        .main, table: AuthErrorLocalizer.defaultTable)
 
     /// Translates ``errorDescription`` and ``recoverySuggestion``. Default:
     /// `.bundle(.main, table: "MultiAuth")`, i.e. a `MultiAuth.strings` (or `.xcstrings`) table
@@ -88,16 +89,28 @@ extension AuthError: LocalizedError {
 
     /// English (description, recovery suggestion) per `invalidInput` reason.
     private static let englishReasonTexts: [Reason: (String, String)] = [
-        .regionRequired: ("Enter the phone number with its country code.", "Start the number with + and the country code, e.g. +44."),
+        .regionRequired: (
+            "Enter the phone number with its country code.", "Start the number with + and the country code, e.g. +44."
+        ),
         .tooShort: ("The phone number is too short.", "Check the number and enter every digit."),
         .tooLong: ("The phone number is too long.", "Check the number for extra digits."),
-        .invalidCountryCode: ("The country code of the phone number isn’t valid.", "Check the country code at the start of the number."),
-        .invalidCharacters: ("The phone number contains characters that aren’t allowed.", "Use digits only, with + at the start."),
-        .extensionNotSupported: ("A phone number with an extension can’t be used to sign in.", "Enter the number without the extension."),
+        .invalidCountryCode: (
+            "The country code of the phone number isn’t valid.", "Check the country code at the start of the number."
+        ),
+        .invalidCharacters: (
+            "The phone number contains characters that aren’t allowed.", "Use digits only, with + at the start."
+        ),
+        .extensionNotSupported: (
+            "A phone number with an extension can’t be used to sign in.", "Enter the number without the extension."
+        ),
         .invalidEmail: ("The email address isn’t valid.", "Check the address and try again."),
-        .invalidCodeFormat: ("The code doesn’t have the right format.", "Enter the digits exactly as you received them."),
+        .invalidCodeFormat: (
+            "The code doesn’t have the right format.", "Enter the digits exactly as you received them."
+        ),
         .invalidName: ("The name isn’t valid.", "Enter a first name that contains letters."),
         .invalidToken: ("The sign-in details couldn’t be read.", "Start the sign-in again."),
-        .answerMismatch: ("Some information is missing to finish signing in.", "Fill in every field shown and try again."),
+        .answerMismatch: (
+            "Some information is missing to finish signing in.", "Fill in every field shown and try again."
+        ),
     ]
 }

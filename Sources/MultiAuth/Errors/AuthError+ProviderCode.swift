@@ -15,7 +15,9 @@ extension AuthError {
     package static func plausibleProviderCode(_ raw: String?) -> String? {
         guard let raw, (1...maximumProviderCodeLength).contains(raw.count) else { return nil }
         let separators: Set<Character> = ["_", ".", ":", "-"]
-        guard raw.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || separators.contains($0)) }) else { return nil }
+        guard raw.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || separators.contains($0)) }) else {
+            return nil
+        }
         if raw.allSatisfy(\.isNumber) { return raw.count <= 5 ? raw : nil }
         let parts = raw.split(whereSeparator: { separators.contains($0) })
         return parts.contains(where: { HTTPRequest.looksLikeCredential($0) }) ? nil : raw
@@ -32,14 +34,16 @@ extension AuthError {
     package static func redactedServerText(_ text: String) -> String {
         let bounded = String(text.prefix(maximumServerTextLength))
         let words = bounded.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
-            let core = word.trimmingCharacters(in: .punctuationCharacters.union(.symbols).union(.whitespacesAndNewlines))
+            let core = word.trimmingCharacters(
+                in: .punctuationCharacters.union(.symbols).union(.whitespacesAndNewlines))
             var digitRun = 0
             var longestRun = 0
             for character in core {
                 digitRun = character.isASCIIDigit ? digitRun + 1 : 0
                 longestRun = max(longestRun, digitRun)
             }
-            return longestRun >= 4 || (!core.isEmpty && HTTPRequest.looksLikeCredential(core)) ? "<redacted>" : String(word)
+            return longestRun >= 4 || (!core.isEmpty && HTTPRequest.looksLikeCredential(core))
+                ? "<redacted>" : String(word)
         }
         return words.joined(separator: " ")
     }

@@ -199,9 +199,9 @@ extension AuthError: CustomReflectable {
             self,
             children: [
                 "code": code.rawValue, "reason": reason?.rawValue as Any, "provider": provider?.rawValue as Any,
-                "providerCode": providerCode as Any, "retryAfter": retryAfter as Any, "attemptsRemaining": attemptsRemaining as Any,
+                "providerCode": providerCode as Any, "retryAfter": retryAfter as Any,
+                "attemptsRemaining": attemptsRemaining as Any,
                 "message": message, "underlying": underlying.map { String(describing: type(of: $0)) } as Any,
             ], displayStyle: .struct)
     }
 }
-

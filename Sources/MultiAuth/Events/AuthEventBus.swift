@@ -128,7 +128,9 @@ package final class AuthEventBus: @unchecked Sendable {
     /// - Returns: How many subscribers received it, or ``PublishResult/terminated`` after
     ///   ``finish()``.
     @discardableResult
-    package func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> PublishResult {
+    package func publish(_ kind: AuthEvent.Kind, provider: AuthProviderID? = nil, flowID: FlowID? = nil)
+        -> PublishResult
+    {
         let timestamp = now()
         lock.lock()
         if isFinished {
@@ -136,7 +138,8 @@ package final class AuthEventBus: @unchecked Sendable {
             return .terminated
         }
         lastSequence += 1
-        let event = AuthEvent(sequence: lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
+        let event = AuthEvent(
+            sequence: lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
         var wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)] = []
         fanOut.withUnsafeBufferPointer { subscribers in
             for subscriber in subscribers {

@@ -31,7 +31,8 @@ public struct AuthState: Sendable, CustomStringConvertible {
 
     /// e.g. `AuthState(dynamic: valid, portal: expired)`.
     public var description: String {
-        let parts = sessions.keys.sorted().map { "\($0): \(sessions[$0]!.isExpired ? "expired" : "valid")" }
+        let parts =
+            sessions.keys.sorted().map { "\($0): \(sessions[$0]!.isExpired ? "expired" : "valid")" }
             + unavailable.keys.sorted().map { "\($0): unavailable" }
         return "AuthState(" + (parts.isEmpty ? "signed out" : parts.joined(separator: ", ")) + ")"
     }

@@ -18,7 +18,8 @@ final class EventSubscriber: @unchecked Sendable {
     @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
 
     init(
-        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock, initialLoader: (@Sendable () async -> AuthEvent)?,
+        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock,
+        initialLoader: (@Sendable () async -> AuthEvent)?,
         onTermination: (@Sendable () -> Void)?
     ) {
         self.id = id
@@ -49,7 +50,8 @@ final class EventSubscriber: @unchecked Sendable {
         if buffer.gap > 0 {
             let gap = buffer.takeGap()
             return AuthEvent(
-                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil, kind: .eventsDropped(count: gap.count))
+                sequence: lastDelivered, timestamp: gap.timestamp, provider: nil, flowID: nil,
+                kind: .eventsDropped(count: gap.count))
         }
         guard let event = buffer.popFirst() else { return nil }
         lastDelivered = event.sequence

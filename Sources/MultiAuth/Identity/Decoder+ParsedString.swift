@@ -13,7 +13,8 @@ extension Decoder {
             return try parse(string)
         } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: codingPath, debugDescription: describe(error), underlyingError: error))
+                DecodingError.Context(codingPath: codingPath, debugDescription: describe(error), underlyingError: error)
+            )
         }
     }
 }

@@ -82,8 +82,10 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
         guard local.utf8.count <= maximumLocalPartLength else {
             throw invalid("local part longer than \(maximumLocalPartLength) characters")
         }
-        for character in local where !(character.isASCIILetterOrDigit || character == "." || localPartSymbols.contains(character)) {
-            throw invalid(character.isWhitespace ? "whitespace inside the address" : "character not allowed in the local part")
+        for character in local
+        where !(character.isASCIILetterOrDigit || character == "." || localPartSymbols.contains(character)) {
+            throw invalid(
+                character.isWhitespace ? "whitespace inside the address" : "character not allowed in the local part")
         }
         guard local.first != ".", local.last != "." else { throw invalid("local part starts or ends with '.'") }
         guard !local.contains("..") else { throw invalid("consecutive dots in the local part") }
@@ -118,7 +120,8 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
         let bytes = Array(lower.utf8)
         guard bytes.count >= 4, bytes[2] == UInt8(ascii: "-"), bytes[3] == UInt8(ascii: "-") else { return }
         guard lower.hasPrefix("xn--") else {
-            throw invalid("domain label has '--' as its third and fourth characters, which only an IDNA 'xn--' label may have")
+            throw invalid(
+                "domain label has '--' as its third and fourth characters, which only an IDNA 'xn--' label may have")
         }
         let payload = String(lower.dropFirst(4))
         guard let scalars = Punycode.decode(payload), !scalars.isEmpty else {
@@ -201,7 +204,8 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
     /// Decodes the address string and validates it again.
     /// - Throws: `DecodingError.dataCorrupted` when the string is not a valid address.
     public init(from decoder: any Decoder) throws {
-        self = try decoder.decodeParsedString({ try EmailAddress($0) }, describingFailure: { _ in "not an e-mail address" })
+        self = try decoder.decodeParsedString(
+            { try EmailAddress($0) }, describingFailure: { _ in "not an e-mail address" })
     }
 
     /// Encodes ``address`` as a single string.

@@ -31,7 +31,9 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
             throw AuthError.invalidInput(.invalidName, "the \(label) must be under 128 characters")
         }
         // A letter is a scalar of a Unicode letter category (L*): combining marks alone do not count.
-        let letters: Set<Unicode.GeneralCategory> = [.uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter]
+        let letters: Set<Unicode.GeneralCategory> = [
+            .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        ]
         guard part.unicodeScalars.contains(where: { letters.contains($0.properties.generalCategory) }) else {
             throw AuthError.invalidInput(.invalidName, "the \(label) must contain a letter")
         }
@@ -48,7 +50,8 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
         let last = try container.decodeIfPresent(String.self, forKey: .lastName) ?? ""
         do { try self.init(firstName: first, lastName: last) } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "invalid person name", underlyingError: error))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "invalid person name", underlyingError: error))
         }
     }
 

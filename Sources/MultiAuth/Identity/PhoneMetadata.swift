@@ -94,7 +94,9 @@ enum PhoneMetadata {
         func fullMatch(_ pattern: Pattern, _ digits: String) -> Bool { compiled(pattern)?.fullMatch(digits) ?? false }
 
         /// The match of the field at the start of `digits`, if any.
-        func prefixMatch(_ pattern: Pattern, _ digits: String) -> PhonePattern.Match? { compiled(pattern)?.prefixMatch(digits) }
+        func prefixMatch(_ pattern: Pattern, _ digits: String) -> PhonePattern.Match? {
+            compiled(pattern)?.prefixMatch(digits)
+        }
 
         /// Whether this is a non-geographic entity (region `"001"`).
         var isNonGeographic: Bool { region == "001" }
@@ -134,7 +136,10 @@ enum PhoneMetadata {
             var lineStart = 0
             while lineStart < bytes.count {
                 let rest = UnsafeRawPointer(bytes.baseAddress! + lineStart)
-                let lineEnd = memchr(rest, Int32(UInt8(ascii: "\n")), bytes.count - lineStart).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) }
+                let lineEnd =
+                    memchr(rest, Int32(UInt8(ascii: "\n")), bytes.count - lineStart).map {
+                        $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+                    }
                     ?? bytes.count
                 if lineEnd > lineStart {
                     let territory = parseLine(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
@@ -156,8 +161,11 @@ enum PhoneMetadata {
             fields.append(start..<index)
             start = index + 1
         }
-        precondition(fields.count == 11, "malformed phone metadata line: \(String(decoding: line.prefix(20), as: UTF8.self))")
-        func text(_ index: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self) }
+        precondition(
+            fields.count == 11, "malformed phone metadata line: \(String(decoding: line.prefix(20), as: UTF8.self))")
+        func text(_ index: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self)
+        }
         func optional(_ index: Int) -> String? {
             let range = fields[index]
             return range.count == 1 && line[range.lowerBound] == UInt8(ascii: "~") ? nil : text(index)
@@ -177,7 +185,8 @@ enum PhoneMetadata {
             if range.count == 1 && line[range.lowerBound] == UInt8(ascii: "~") { return [] }
             var values: [Int] = []
             var start = range.lowerBound
-            for position in range.lowerBound...range.upperBound where position == range.upperBound || line[position] == UInt8(ascii: ",") {
+            for position in range.lowerBound...range.upperBound
+            where position == range.upperBound || line[position] == UInt8(ascii: ",") {
                 if let value = number(start..<position) { values.append(value) }
                 start = position + 1
             }

@@ -42,7 +42,8 @@ enum PhoneNumberParser {
         } else {
             let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
             guard trimmed.count <= maximumInputLength else {
-                throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+                throw AuthError.invalidInput(
+                    .tooLong, "phone number input is longer than \(maximumInputLength) characters")
             }
             scanned = try scan(trimmed)
         }
@@ -88,7 +89,8 @@ enum PhoneNumberParser {
     /// Separators people type or paste between digits (ASCII and common Unicode variants).
     private static let separators: Set<Character> = [
         " ", "-", ".", "/", "(", ")", "[", "]", "~",
-        "\u{00A0}", "\u{2007}", "\u{2009}", "\u{202F}", "\u{3000}",  // no-break, figure, thin, narrow, ideographic spaces
+        // no-break, figure, thin, narrow, ideographic spaces
+        "\u{00A0}", "\u{2007}", "\u{2009}", "\u{202F}", "\u{3000}",
         "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2015}", "\u{2212}",  // dashes, minus
         "\u{FF0D}", "\u{FF0E}", "\u{FF0F}", "\u{FF08}", "\u{FF09}", "\u{30FC}",  // full-width forms
         "\u{00AD}", "\u{200B}", "\u{2060}",  // soft hyphen, zero-width space, word joiner
@@ -116,7 +118,8 @@ enum PhoneNumberParser {
                 if byte == 0x0a, index > start, bytes[index - 1] == 0x0d { characters -= 1 }
             }
             guard characters <= maximumInputLength else {
-                throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputLength) characters")
+                throw AuthError.invalidInput(
+                    .tooLong, "phone number input is longer than \(maximumInputLength) characters")
             }
             var result = Scanned()
             var digits: [UInt8] = []
@@ -141,7 +144,9 @@ enum PhoneNumberParser {
                     if inLeadingGroup {
                         inLeadingGroup = false
                         leadingGroupDone = true
-                        if !groupDigits.isEmpty { result.leadingParenthesisedDigits = String(decoding: groupDigits, as: UTF8.self) }
+                        if !groupDigits.isEmpty {
+                            result.leadingParenthesisedDigits = String(decoding: groupDigits, as: UTF8.self)
+                        }
                     }
                 case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "["),
                     UInt8(ascii: "]"), UInt8(ascii: "~"), UInt8(ascii: "\t"):
@@ -190,9 +195,11 @@ enum PhoneNumberParser {
                     // The extension's digits are not repeated: messages never echo the number.
                     throw AuthError.invalidInput(
                         .extensionNotSupported,
-                        "phone number has an extension (\"\(marker)\" and \(digits) digit\(digits == 1 ? "" : "s")); sign-in needs the number without it")
+                        "phone number has an extension (\"\(marker)\" and \(digits) digit\(digits == 1 ? "" : "s")); sign-in needs the number without it"
+                    )
                 }
-                throw AuthError.invalidInput(.invalidCharacters, "phone number contains a character that is not a digit or separator")
+                throw AuthError.invalidInput(
+                    .invalidCharacters, "phone number contains a character that is not a digit or separator")
             }
         }
         return result
@@ -254,7 +261,8 @@ enum PhoneNumberParser {
             guard let first = rest.first, first != "0" else { return nil }
             return String(rest)
         }
-        if let match = home?.prefixMatch(.internationalPrefix, digits), match.length > 0, let rest = after(match.length) {
+        if let match = home?.prefixMatch(.internationalPrefix, digits), match.length > 0, let rest = after(match.length)
+        {
             return rest
         }
         if digits.hasPrefix("00") { return after(2) }
@@ -335,15 +343,20 @@ enum PhoneNumberParser {
                 // so "+52 1" and 10 digits is too long there too (Docs/Standards.md).
                 throw AuthError.invalidInput(
                     .tooLong,
-                    "11 digits is longer than any number of +52: \"+52 1\" before 10 digits is Mexico's retired mobile prefix; write the number without the 1")
+                    "11 digits is longer than any number of +52: \"+52 1\" before 10 digits is Mexico's retired mobile prefix; write the number without the 1"
+                )
             }
-            throw AuthError.invalidInput(.tooLong, "\(number.count) digits is longer than any number of +\(callingCode)")
+            throw AuthError.invalidInput(
+                .tooLong, "\(number.count) digits is longer than any number of +\(callingCode)")
         case .tooShort:
-            throw AuthError.invalidInput(.tooShort, "\(number.count) digits is shorter than any number of +\(callingCode)")
+            throw AuthError.invalidInput(
+                .tooShort, "\(number.count) digits is shorter than any number of +\(callingCode)")
         case .localOnly:
-            throw AuthError.invalidInput(.tooShort, "\(number.count) digits is a local number; the area code is missing")
+            throw AuthError.invalidInput(
+                .tooShort, "\(number.count) digits is a local number; the area code is missing")
         case .invalidLength:
-            throw AuthError.invalidInput(.tooShort, "no number of +\(callingCode) has \(number.count) digits; a digit is missing")
+            throw AuthError.invalidInput(
+                .tooShort, "no number of +\(callingCode) has \(number.count) digits; a digit is missing")
         }
         let region = detected ?? fallbackRegion
         return Parsed(callingCode: callingCode, nationalNumber: number, regionCode: region)
@@ -370,7 +383,8 @@ enum PhoneNumberParser {
     /// number (or the original was not); applies the region's transform rule when it has one.
     /// Italy has no national prefix, so its leading `0` always stays.
     static func stripNationalPrefix(_ number: String, territory: PhoneMetadata.Territory) -> String {
-        guard !number.isEmpty, let pattern = territory.compiled(.nationalPrefixForParsing), let match = pattern.prefixMatch(number)
+        guard !number.isEmpty, let pattern = territory.compiled(.nationalPrefixForParsing),
+            let match = pattern.prefixMatch(number)
         else { return number }
         let originalViable = territory.fullMatch(.general, number)
         let digits = Array(number.utf8)
@@ -399,7 +413,9 @@ enum PhoneNumberParser {
         for territory in territories {
             if territory.leadingDigits != nil {
                 if territory.prefixMatch(.leadingDigits, national) != nil { return territory.region }
-            } else if territory.fullMatch(.general, national), territory.typesPattern != nil, territory.fullMatch(.types, national) {
+            } else if territory.fullMatch(.general, national), territory.typesPattern != nil,
+                territory.fullMatch(.types, national)
+            {
                 return territory.region
             }
         }

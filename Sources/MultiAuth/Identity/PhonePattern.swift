@@ -68,7 +68,8 @@ final class PhonePattern: Sendable {
         var slots = [Int](repeating: -1, count: 2 * captureGroupCount)
         guard let end = run(digits, whole: false, captures: &slots) else { return nil }
         let groups: [Range<Int>?] = (0..<captureGroupCount).map { group in
-            let start = slots[2 * group], stop = slots[2 * group + 1]
+            let start = slots[2 * group]
+            let stop = slots[2 * group + 1]
             return start >= 0 && stop >= start ? start..<stop : nil
         }
         return Match(length: end, groups: groups)
@@ -112,7 +113,9 @@ final class PhonePattern: Sendable {
                 failed?[pc * (count + 1) + position] = true
                 switch program[pc] {
                 case .digit(let mask):
-                    if position < count, case let byte = input[position], byte.isASCIIDigit, mask & (1 << UInt16(byte &- UInt8(ascii: "0"))) != 0 {
+                    if position < count, case let byte = input[position], byte.isASCIIDigit,
+                        mask & (1 << UInt16(byte &- UInt8(ascii: "0"))) != 0
+                    {
                         position += 1
                         pc += 1
                     } else {

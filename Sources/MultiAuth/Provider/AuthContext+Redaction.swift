@@ -8,6 +8,8 @@ extension AuthContext: CustomReflectable {
     /// A mirror with the flow id and the transport's type name only: the transport (e.g. a
     /// sandbox with its inbox) and the event sink are not opened.
     public var customMirror: Mirror {
-        Mirror(self, children: ["flowID": flowID as Any, "transport": String(describing: type(of: transport))], displayStyle: .struct)
+        Mirror(
+            self, children: ["flowID": flowID as Any, "transport": String(describing: type(of: transport))],
+            displayStyle: .struct)
     }
 }

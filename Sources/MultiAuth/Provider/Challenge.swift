@@ -62,7 +62,8 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
     }
 
     private enum CodingKeys: String, CodingKey {
-        case flowID, provider, kind, destination, issuedAt, expiresAt, resendAvailableAt, attemptsRemaining, providerState
+        case flowID, provider, kind, destination, issuedAt, expiresAt, resendAvailableAt, attemptsRemaining,
+            providerState
         case requirements
     }
 
@@ -138,7 +139,9 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
     /// An OAuth redirect URL carries the `state` and the PKCE `code_challenge`, an enrollment
     /// the TOTP secret: `description`, `debugDescription` and the mirror show the kind, the
     /// redirect host and the enrollment's display fields only.
-    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// A one-time code of `length` digits sent on `channel`; `linkAlsoSent` when a magic
         /// link carrying the same grant was sent too.
         case oneTimeCode(length: Int, channel: DeliveryChannel, linkAlsoSent: Bool)
@@ -175,13 +178,15 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         public var customMirror: Mirror {
             switch self {
             case .oneTimeCode(let length, let channel, let link):
-                Mirror(self, children: ["length": length, "channel": channel, "linkAlsoSent": link], displayStyle: .enum)
+                Mirror(
+                    self, children: ["length": length, "channel": channel, "linkAlsoSent": link], displayStyle: .enum)
             case .totp(let digits, let enrollment):
                 Mirror(self, children: ["digits": digits, "enrollment": enrollment as Any], displayStyle: .enum)
             case .magicLink(let channel):
                 Mirror(self, children: ["channel": channel], displayStyle: .enum)
             case .oauthRedirect(let url):
-                Mirror(self, children: ["host": url.host ?? "", "url": HTTPRequest.redactionMarker], displayStyle: .enum)
+                Mirror(
+                    self, children: ["host": url.host ?? "", "url": HTTPRequest.redactionMarker], displayStyle: .enum)
             case .silentNetworkAuth, .profileConsent:
                 Mirror(self, children: [], displayStyle: .enum)
             }
@@ -194,7 +199,9 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         if let destination { parts.append("destination: \(destination)") }
         if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
         if let attemptsRemaining { parts.append("attemptsRemaining: \(attemptsRemaining)") }
-        if !requirements.isEmpty { parts.append("requires: \(requirements.sorted().map(\.rawValue).joined(separator: ", "))") }
+        if !requirements.isEmpty {
+            parts.append("requires: \(requirements.sorted().map(\.rawValue).joined(separator: ", "))")
+        }
         return "Challenge(" + parts.joined(separator: ", ") + ")"
     }
 

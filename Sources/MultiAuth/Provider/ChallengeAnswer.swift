@@ -27,13 +27,15 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     /// - Returns: The normalized code, e.g. `"123456"` for `" 123 456\n"`.
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (Docs/Cases.md, B34).
     public func normalizedCode(length: Int?) throws -> String {
-        let code = String(rawCode.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
+        let code = String(
+            rawCode.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
         guard !code.isEmpty, code.unicodeScalars.allSatisfy({ $0.value >= 48 && $0.value <= 57 }) else {
             throw AuthError.invalidInput(.invalidCodeFormat, "the code must contain digits only")
         }
         if let length {
             guard code.count == length else {
-                throw AuthError.invalidInput(.invalidCodeFormat, "the code must have \(length) digits, got \(code.count)")
+                throw AuthError.invalidInput(
+                    .invalidCodeFormat, "the code must have \(length) digits, got \(code.count)")
             }
         } else {
             guard (4...10).contains(code.count) else {

@@ -30,7 +30,9 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     }
 
     /// Sign in with a phone number.
-    public static func phone(_ number: PhoneNumber, channel: DeliveryChannel? = nil, options: [String: String] = [:]) -> SignInRequest {
+    public static func phone(_ number: PhoneNumber, channel: DeliveryChannel? = nil, options: [String: String] = [:])
+        -> SignInRequest
+    {
         SignInRequest(identity: .phone(number), channel: channel, options: options)
     }
 
@@ -48,13 +50,17 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     }
 
     /// Sign in with an e-mail address.
-    public static func email(_ address: EmailAddress, channel: DeliveryChannel? = nil, options: [String: String] = [:]) -> SignInRequest {
+    public static func email(_ address: EmailAddress, channel: DeliveryChannel? = nil, options: [String: String] = [:])
+        -> SignInRequest
+    {
         SignInRequest(identity: .email(address), channel: channel, options: options)
     }
 
     /// Sign in with an e-mail address typed by the user.
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidEmail`.
-    public static func email(_ input: String, channel: DeliveryChannel? = nil, options: [String: String] = [:]) throws -> SignInRequest {
+    public static func email(_ input: String, channel: DeliveryChannel? = nil, options: [String: String] = [:]) throws
+        -> SignInRequest
+    {
         .email(try EmailAddress(input), channel: channel, options: options)
     }
 

@@ -29,6 +29,8 @@ public struct TOTPEnrollment: Sendable, Codable, Hashable, CustomStringConvertib
     public var debugDescription: String { description }
     /// A mirror without the URI.
     public var customMirror: Mirror {
-        Mirror(self, children: ["issuer": issuer as Any, "account": account as Any, "otpauthURI": "<redacted>"], displayStyle: .struct)
+        Mirror(
+            self, children: ["issuer": issuer as Any, "account": account as Any, "otpauthURI": "<redacted>"],
+            displayStyle: .struct)
     }
 }

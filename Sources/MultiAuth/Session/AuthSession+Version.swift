@@ -15,7 +15,7 @@ extension AuthSession {
     public static func isSameVersion(_ lhs: AuthSession?, _ rhs: AuthSession?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true
-        case let (lhs?, rhs?): lhs.isSameVersion(as: rhs)
+        case (let lhs?, let rhs?): lhs.isSameVersion(as: rhs)
         default: false
         }
     }

@@ -39,9 +39,9 @@ public struct AuthSession: Sendable, Codable, Hashable, Identifiable, CustomStri
     /// token's expiry and the maximum lifetime; `nil` when neither is known.
     public var expiresAt: Date? {
         switch (credentials.expiresAt, maximumLifetimeEndsAt) {
-        case let (token?, max?): min(token, max)
-        case let (token?, nil): token
-        case let (nil, max?): max
+        case (let token?, let max?): min(token, max)
+        case (let token?, nil): token
+        case (nil, let max?): max
         case (nil, nil): nil
         }
     }

@@ -53,7 +53,9 @@ public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, Cu
             self,
             children: [
                 "id": id, "phone": phone?.masked as Any, "email": email?.masked as Any, "name": name as Any,
-                "identities": identities.map { "\($0.kind)\($0.verified ? " (verified)" : ""): \(Self.mask($0.value))" },
+                "identities": identities.map {
+                    "\($0.kind)\($0.verified ? " (verified)" : ""): \(Self.mask($0.value))"
+                },
                 "attributeKeys": attributes.keys.sorted(),
             ], displayStyle: .struct)
     }

@@ -64,7 +64,9 @@ public actor FileSessionStore: SessionStore {
 
     /// The data protection class every session file gets before its bytes are written; `nil`
     /// leaves the system's default class.
-    public nonisolated var fileProtection: FileProtectionType? { fileProtectionRawValue.map(FileProtectionType.init(rawValue:)) }
+    public nonisolated var fileProtection: FileProtectionType? {
+        fileProtectionRawValue.map(FileProtectionType.init(rawValue:))
+    }
 
     /// The class new stores use: `.completeUntilFirstUserAuthentication` on iOS, tvOS,
     /// watchOS and visionOS (readable after the first unlock since restart, so background
@@ -176,7 +178,8 @@ public actor FileSessionStore: SessionStore {
         let fault = takeWriteFault()
         let protect = protection()
         try Self.withLock(in: directory, failure: .storageFailure, provider: session.provider) {
-            try Self.atomicWrite(data, to: url, directory: directory, provider: session.provider, failingAt: fault, protect: protect)
+            try Self.atomicWrite(
+                data, to: url, directory: directory, provider: session.provider, failingAt: fault, protect: protect)
         }
     }
 
@@ -215,7 +218,8 @@ public actor FileSessionStore: SessionStore {
     ///   file cannot be read (nothing is written), `.storageFailure` when the write fails (the
     ///   stored file is unchanged), `.invalidInput` when `replacement` belongs to another
     ///   provider.
-    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+        async throws
         -> SessionStoreWriteResult
     {
         try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
@@ -227,7 +231,8 @@ public actor FileSessionStore: SessionStore {
             let current = try Self.readSession(at: url.path, provider: provider)
             guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
             if let data {
-                try Self.atomicWrite(data, to: url, directory: directory, provider: provider, failingAt: fault, protect: protect)
+                try Self.atomicWrite(
+                    data, to: url, directory: directory, provider: provider, failingAt: fault, protect: protect)
             } else {
                 try Self.unlinkSessionFile(url.path, provider: provider)
                 try Self.removeTemporaryFiles(in: directory)
@@ -286,7 +291,8 @@ public actor FileSessionStore: SessionStore {
             return try JSONEncoder.multiAuth.encode(
                 Envelope(format: "multiauth.session", version: formatVersion, session: session))
         } catch {
-            throw AuthError(.storageFailure, "the session could not be encoded", provider: session.provider, underlying: error)
+            throw AuthError(
+                .storageFailure, "the session could not be encoded", provider: session.provider, underlying: error)
         }
     }
 
@@ -312,7 +318,8 @@ public actor FileSessionStore: SessionStore {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             throw AuthError(
-                .storageUnavailable, "the session file cannot be inspected: \(String(cString: strerror(errno)))", provider: provider)
+                .storageUnavailable, "the session file cannot be inspected: \(String(cString: strerror(errno)))",
+                provider: provider)
         }
         guard isRegularFile(info) else {
             throw AuthError(.storageUnavailable, "the session file is not a regular file", provider: provider)
@@ -321,7 +328,8 @@ public actor FileSessionStore: SessionStore {
             throw AuthError(.storageUnavailable, "the session file belongs to another user", provider: provider)
         }
         guard Int(info.st_size) <= maximumFileSize else {
-            throw AuthError(.storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
+            throw AuthError(
+                .storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
@@ -331,12 +339,14 @@ public actor FileSessionStore: SessionStore {
             if count < 0 {
                 if errno == EINTR { continue }
                 throw AuthError(
-                    .storageUnavailable, "the session file cannot be read: \(String(cString: strerror(errno)))", provider: provider)
+                    .storageUnavailable, "the session file cannot be read: \(String(cString: strerror(errno)))",
+                    provider: provider)
             }
             if count == 0 { break }
             bytes.append(contentsOf: buffer[0..<count])
             guard bytes.count <= maximumFileSize else {
-                throw AuthError(.storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
+                throw AuthError(
+                    .storageUnavailable, "the session file is larger than \(maximumFileSize) bytes", provider: provider)
             }
         }
         return try decode(Data(bytes), provider: provider)
@@ -349,7 +359,8 @@ public actor FileSessionStore: SessionStore {
         }
         guard header.version == formatVersion else {
             throw AuthError(
-                .storageUnavailable, "the session file has format version \(header.version.map(String.init) ?? "?"), "
+                .storageUnavailable,
+                "the session file has format version \(header.version.map(String.init) ?? "?"), "
                     + "this build reads \(formatVersion)", provider: provider)
         }
         let session: AuthSession
@@ -359,7 +370,8 @@ public actor FileSessionStore: SessionStore {
             throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider, underlying: error)
         }
         guard session.provider == provider else {
-            throw AuthError(.storageUnavailable, "the session file holds another provider's session", provider: provider)
+            throw AuthError(
+                .storageUnavailable, "the session file holds another provider's session", provider: provider)
         }
         return session
     }
@@ -376,19 +388,24 @@ public actor FileSessionStore: SessionStore {
             throw AuthError(
                 .storageUnavailable, "the session directory cannot be inspected: \(String(cString: strerror(errno)))")
         }
-        guard isDirectory(info) else { throw AuthError(.storageUnavailable, "the session directory is not a directory") }
+        guard isDirectory(info) else {
+            throw AuthError(.storageUnavailable, "the session directory is not a directory")
+        }
         let mode = Int(info.st_mode)
         guard mode & 0o022 != 0 else { return }
         guard info.st_uid == geteuid() else {
-            throw AuthError(.storageUnavailable, "the session directory is writable by other users and belongs to another user")
+            throw AuthError(
+                .storageUnavailable, "the session directory is writable by other users and belongs to another user")
         }
         guard mode & Int(S_ISVTX) == 0 else {
-            throw AuthError(.storageUnavailable, "the session directory is a shared sticky directory; use a private subdirectory")
+            throw AuthError(
+                .storageUnavailable, "the session directory is a shared sticky directory; use a private subdirectory")
         }
         guard chmod(path, 0o700) == 0 else {
             throw AuthError(
                 .storageUnavailable,
-                "the session directory is writable by other users and cannot be tightened: \(String(cString: strerror(errno)))")
+                "the session directory is writable by other users and cannot be tightened: \(String(cString: strerror(errno)))"
+            )
         }
     }
 
@@ -402,7 +419,8 @@ public actor FileSessionStore: SessionStore {
         let path = directory.appendingPathComponent(lockFileName, isDirectory: false).path
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw AuthError(code, "the session lock file cannot be opened: \(String(cString: strerror(errno)))", provider: provider)
+            throw AuthError(
+                code, "the session lock file cannot be opened: \(String(cString: strerror(errno)))", provider: provider)
         }
         defer { close(fd) }
         var info = stat()
@@ -411,7 +429,8 @@ public actor FileSessionStore: SessionStore {
         }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw AuthError(code, "the session lock cannot be taken: \(String(cString: strerror(errno)))", provider: provider)
+                throw AuthError(
+                    code, "the session lock cannot be taken: \(String(cString: strerror(errno)))", provider: provider)
             }
         }
         return try body()
@@ -452,7 +471,8 @@ public actor FileSessionStore: SessionStore {
         if let protect {
             do { try protect(tempPath) } catch {
                 failure = AuthError(
-                    .storageFailure, "the session file's data protection class could not be set", provider: provider, underlying: error)
+                    .storageFailure, "the session file's data protection class could not be set", provider: provider,
+                    underlying: error)
             }
         }
         if failure == nil && fault == .write {
@@ -501,6 +521,7 @@ public actor FileSessionStore: SessionStore {
     }
 
     private static func writeError(_ step: String, _ code: Int32, _ provider: AuthProviderID?) -> AuthError {
-        AuthError(.storageFailure, "session file \(step) failed: \(String(cString: strerror(code)))", provider: provider)
+        AuthError(
+            .storageFailure, "session file \(step) failed: \(String(cString: strerror(code)))", provider: provider)
     }
 }

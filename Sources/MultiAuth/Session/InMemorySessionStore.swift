@@ -32,7 +32,8 @@ public actor InMemorySessionStore: SessionStore {
     /// suspension point. Declared `async` so that a call on the concrete type picks it over
     /// the protocol's non-atomic default (see ``SessionStore``).
     /// - Throws: `AuthError` `.invalidInput` for another provider's session.
-    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+    public func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+        async throws
         -> SessionStoreWriteResult
     {
         try SessionStoreWriteResult.checkReplacement(replacement, for: provider)

@@ -17,11 +17,14 @@ public enum SessionStores {
     ///   `.storageUnavailable` when there is no data directory (neither `XDG_DATA_HOME` nor
     ///   `HOME` is an absolute path) or it cannot be created.
     public static func platformDefault(service: String, accessGroup: String? = nil) throws -> any SessionStore {
-        try platformDefault(service: service, accessGroup: accessGroup, environment: ProcessInfo.processInfo.environment)
+        try platformDefault(
+            service: service, accessGroup: accessGroup, environment: ProcessInfo.processInfo.environment)
     }
 
     /// ``platformDefault(service:accessGroup:)`` with the environment given (tests).
-    package static func platformDefault(service: String, accessGroup: String?, environment: [String: String]) throws -> any SessionStore {
+    package static func platformDefault(service: String, accessGroup: String?, environment: [String: String]) throws
+        -> any SessionStore
+    {
         try checkServiceName(service)
         #if canImport(Security)
         return KeychainSessionStore(service: service, accessGroup: accessGroup)
@@ -39,10 +42,12 @@ public enum SessionStores {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent(service, isDirectory: true)
         }
         guard let home = environment["HOME"], home.hasPrefix("/") else {
-            throw AuthError(.storageUnavailable, "no data directory: neither XDG_DATA_HOME nor HOME is an absolute path")
+            throw AuthError(
+                .storageUnavailable, "no data directory: neither XDG_DATA_HOME nor HOME is an absolute path")
         }
         return URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".local/share", isDirectory: true).appendingPathComponent(service, isDirectory: true)
+            .appendingPathComponent(".local/share", isDirectory: true).appendingPathComponent(
+                service, isDirectory: true)
     }
 
     /// Whether ``platformDefault(service:accessGroup:)`` returns the keychain store here.
@@ -56,8 +61,10 @@ public enum SessionStores {
 
     /// Refuses a service name that is not one path component.
     package static func checkServiceName(_ service: String) throws {
-        guard !service.isEmpty, service != ".", service != "..", !service.contains("/"), !service.contains("\u{0}") else {
-            throw AuthError(.configuration, "the session store service name must be one path component (no '/', not '.' or '..')")
+        guard !service.isEmpty, service != ".", service != "..", !service.contains("/"), !service.contains("\u{0}")
+        else {
+            throw AuthError(
+                .configuration, "the session store service name must be one path component (no '/', not '.' or '..')")
         }
     }
 }

@@ -20,8 +20,10 @@ extension HTTPRequest {
     ///   - headers: header fields.
     ///   - body: the body bytes, if any.
     ///   - timeout: the time limit; `nil` uses the transport's default.
-    public init(method: HTTPMethod, base: URL, path: [HTTPPathSegment], headers: [String: String] = [:], body: Data? = nil,
-                timeout: Duration? = nil) {
+    public init(
+        method: HTTPMethod, base: URL, path: [HTTPPathSegment], headers: [String: String] = [:], body: Data? = nil,
+        timeout: Duration? = nil
+    ) {
         var url = base
         for segment in path { url = url.appending(path: segment.value) }
         self.init(method: method, url: url, headers: headers, body: body, timeout: timeout)

@@ -22,7 +22,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     var secretPathSegments: Set<String> = []
 
     /// Creates a request.
-    public init(method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil) {
+    public init(
+        method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -70,7 +72,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         Mirror(
             self,
             children: [
-                "method": method.rawValue, "host": url.host ?? "", "path": redactedPath, "headerNames": headers.keys.sorted(),
+                "method": method.rawValue, "host": url.host ?? "", "path": redactedPath,
+                "headerNames": headers.keys.sorted(),
                 "bodyBytes": body?.count ?? 0,
             ], displayStyle: .struct)
     }

@@ -39,7 +39,8 @@ extension HTTPResponse {
         retryAfterWhenUnavailable: Bool = true, message: ((AuthError.Code) -> String)? = nil
     ) -> AuthError? {
         guard let code = commonErrorCode else { return nil }
-        let delay = code == .rateLimited ? (retryAfter ?? rateLimitWindow) : (retryAfterWhenUnavailable ? retryAfter : nil)
+        let delay =
+            code == .rateLimited ? (retryAfter ?? rateLimitWindow) : (retryAfterWhenUnavailable ? retryAfter : nil)
         return AuthError(
             code, message?(code) ?? "HTTP \(status)", provider: provider, providerCode: providerCode ?? String(status),
             retryAfter: delay)

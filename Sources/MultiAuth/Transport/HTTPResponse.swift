@@ -22,10 +22,14 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
 
     /// Creates a JSON response with `Content-Type: application/json`.
     /// - Throws: `AuthError` `.malformedResponse` when `value` cannot be encoded.
-    public static func json<Body: Encodable>(_ status: Int, _ value: Body, headers: [String: String] = [:]) throws -> HTTPResponse {
+    public static func json<Body: Encodable>(_ status: Int, _ value: Body, headers: [String: String] = [:]) throws
+        -> HTTPResponse
+    {
         var headers = headers
         headers["Content-Type"] = "application/json"
-        do { return HTTPResponse(status: status, headers: headers, body: try JSONEncoder.multiAuth.encode(value)) } catch {
+        do {
+            return HTTPResponse(status: status, headers: headers, body: try JSONEncoder.multiAuth.encode(value))
+        } catch {
             throw AuthError(.malformedResponse, "response body could not be encoded as JSON")
         }
     }
@@ -62,6 +66,8 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
 
     /// A mirror with the status, header names and body size: no header value, cookie or body.
     public var customMirror: Mirror {
-        Mirror(self, children: ["status": status, "headerNames": headers.keys.sorted(), "bodyBytes": body.count], displayStyle: .struct)
+        Mirror(
+            self, children: ["status": status, "headerNames": headers.keys.sorted(), "bodyBytes": body.count],
+            displayStyle: .struct)
     }
 }

@@ -9,7 +9,9 @@ extension JSONDecoder {
             let container = try decoder.singleValueContainer()
             if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
             let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+                return date
+            }
             if let date = try? Date(text, strategy: .iso8601) { return date }
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a Unix time or ISO 8601 date")
         }

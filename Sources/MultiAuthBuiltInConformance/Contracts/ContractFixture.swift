@@ -44,14 +44,18 @@ package struct ContractFixture: Sendable, CustomStringConvertible {
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "json" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
         return try files.map { url in
-            ContractFixture(name: url.deletingPathExtension().lastPathComponent, document: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
+            ContractFixture(
+                name: url.deletingPathExtension().lastPathComponent,
+                document: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
         }
     }
 
     /// The fixture named `name` in `fixtures`.
     /// - Throws: `ContractError` when there is none.
     package static func named(_ name: String, in fixtures: [ContractFixture]) throws -> ContractFixture {
-        guard let fixture = fixtures.first(where: { $0.name == name }) else { throw ContractError("no fixture \(name)") }
+        guard let fixture = fixtures.first(where: { $0.name == name }) else {
+            throw ContractError("no fixture \(name)")
+        }
         return fixture
     }
 
@@ -72,12 +76,16 @@ package struct ContractFixture: Sendable, CustomStringConvertible {
     package var body: JSONValue? { request["body"] }
     /// The responses.
     package var responses: [ContractResponse] {
-        (root["responses"]?.arrayValue ?? []).enumerated().map { ContractResponse(index: $0.offset, object: $0.element.objectValue ?? [:]) }
+        (root["responses"]?.arrayValue ?? []).enumerated().map {
+            ContractResponse(index: $0.offset, object: $0.element.objectValue ?? [:])
+        }
     }
     /// The response named `name`.
     /// - Throws: `ContractError` when there is none.
     package func response(_ name: String) throws -> ContractResponse {
-        guard let response = responses.first(where: { $0.name == name }) else { throw ContractError("\(self.name): no response \(name)") }
+        guard let response = responses.first(where: { $0.name == name }) else {
+            throw ContractError("\(self.name): no response \(name)")
+        }
         return response
     }
 
@@ -121,7 +129,9 @@ package struct ContractFixture: Sendable, CustomStringConvertible {
         var fields = headers.keys.sorted().map { Field(location: .header, path: $0) }
         fields += (query ?? [:]).keys.sorted().map { Field(location: .query, path: $0) }
         fields += Self.paths(in: body).map { Field(location: .body, path: $0) }
-        for response in responses { fields += Self.paths(in: response.body).map { Field(location: .response(response.index), path: $0) } }
+        for response in responses {
+            fields += Self.paths(in: response.body).map { Field(location: .response(response.index), path: $0) }
+        }
         return fields
     }
 
@@ -234,7 +244,9 @@ package struct ContractResponse: Sendable {
     }
 
     /// The expected `AuthError.Code`, when the response is an error.
-    package var expectedError: AuthError.Code? { expect.objectValue?["error"]?.stringValue.map(AuthError.Code.init(rawValue:)) }
+    package var expectedError: AuthError.Code? {
+        expect.objectValue?["error"]?.stringValue.map(AuthError.Code.init(rawValue:))
+    }
     /// The expected raw provider code, when given.
     package var expectedProviderCode: String? { expect.objectValue?["providerCode"]?.stringValue }
     /// The expected success kind (`"challenge"`, `"session"`, `"success"`), when not an error.

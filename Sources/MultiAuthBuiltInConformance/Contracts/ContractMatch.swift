@@ -21,7 +21,9 @@ package enum ContractMatch {
         _ request: HTTPRequest, matches fixture: ContractFixture, host: String?, bindings: inout Bindings
     ) -> [String] {
         var failures: [String] = []
-        if request.method.rawValue != fixture.method { failures.append("method \(request.method.rawValue), expected \(fixture.method)") }
+        if request.method.rawValue != fixture.method {
+            failures.append("method \(request.method.rawValue), expected \(fixture.method)")
+        }
         if let host, request.url.host != host { failures.append("host \(request.url.host ?? "-"), expected \(host)") }
         failures += matchPath(request.url.path, fixture.path, bindings: &bindings)
         for (name, expected) in fixture.headers {
@@ -32,7 +34,8 @@ package enum ContractMatch {
             failures += value(.string(sent), matches: expected, at: "header \(name)", bindings: &bindings)
         }
         let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQueryItems ?? []
-        let actualQuery = JSONValue.object(Dictionary(items.map { ($0.name, JSONValue.string($0.value ?? "")) }, uniquingKeysWith: { $1 }))
+        let actualQuery = JSONValue.object(
+            Dictionary(items.map { ($0.name, JSONValue.string($0.value ?? "")) }, uniquingKeysWith: { $1 }))
         failures += value(actualQuery, matches: .object(fixture.query ?? [:]), at: "query", bindings: &bindings)
         switch (fixture.body, request.body.flatMap { $0.isEmpty ? nil : $0 }) {
         case (nil, nil), (.null?, nil):
@@ -65,17 +68,23 @@ package enum ContractMatch {
 
     /// The mismatches between `actual` and `expected` (literals equal, placeholders bound,
     /// objects key for key, arrays element by element).
-    package static func value(_ actual: JSONValue, matches expected: JSONValue, at path: String, bindings: inout Bindings) -> [String] {
+    package static func value(
+        _ actual: JSONValue, matches expected: JSONValue, at path: String, bindings: inout Bindings
+    ) -> [String] {
         switch (actual, expected) {
         case (_, .string(let pattern)) where pattern.contains("{{"):
-            guard let text = actual.stringValue else { return ["\(path): expected a string for \(pattern), got \(actual)"] }
+            guard let text = actual.stringValue else {
+                return ["\(path): expected a string for \(pattern), got \(actual)"]
+            }
             guard let captures = capture(text, pattern) else { return ["\(path): '\(text)', expected '\(pattern)'"] }
             var failures: [String] = []
             for (name, kind, value) in captures {
                 if kind == "uuid", !(UUID(uuidString: value) != nil && value == value.lowercased()) {
                     failures.append("\(path): '\(value)' is not a lower-case UUID")
                 }
-                if let bound = bindings[name], bound != value { failures.append("\(path): \(name) is '\(value)', earlier '\(bound)'") }
+                if let bound = bindings[name], bound != value {
+                    failures.append("\(path): \(name) is '\(value)', earlier '\(bound)'")
+                }
                 bindings[name] = value
             }
             return failures
@@ -92,8 +101,12 @@ package enum ContractMatch {
             }
             return failures
         case (.array(let items), .array(let wanted)):
-            guard items.count == wanted.count else { return ["\(path): \(items.count) elements, expected \(wanted.count)"] }
-            return zip(items, wanted).enumerated().flatMap { value($0.element.0, matches: $0.element.1, at: "\(path)[\($0.offset)]", bindings: &bindings) }
+            guard items.count == wanted.count else {
+                return ["\(path): \(items.count) elements, expected \(wanted.count)"]
+            }
+            return zip(items, wanted).enumerated().flatMap {
+                value($0.element.0, matches: $0.element.1, at: "\(path)[\($0.offset)]", bindings: &bindings)
+            }
         case (.number(let a), .number(let b)):
             return a == b ? [] : ["\(path): \(a), expected \(b)"]
         case (.string(let a), .string(let b)):
@@ -116,7 +129,8 @@ package enum ContractMatch {
     static func parts(_ pattern: String) -> [Part] {
         var parts: [Part] = []
         var rest = Substring(pattern)
-        while let open = rest.range(of: "{{"), let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "{{"), let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex)
+        {
             if open.lowerBound > rest.startIndex { parts.append(.literal(String(rest[..<open.lowerBound]))) }
             let inner = rest[open.upperBound..<close.lowerBound].split(separator: ":", maxSplits: 1).map(String.init)
             parts.append(.placeholder(name: inner.first ?? "", kind: inner.count > 1 ? inner[1] : nil))
@@ -156,7 +170,9 @@ package enum ContractMatch {
     /// every node, objects with the same keys (those under `optional` may be missing from
     /// `actual`), every array element of `actual` shaped like `expected`'s first one. Values
     /// are not compared.
-    package static func shape(_ actual: JSONValue?, matches expected: JSONValue?, optional: Set<String> = [], at path: String = "") -> [String] {
+    package static func shape(
+        _ actual: JSONValue?, matches expected: JSONValue?, optional: Set<String> = [], at path: String = ""
+    ) -> [String] {
         let label = path.isEmpty ? "body" : path
         switch (actual, expected) {
         case (nil, nil), (nil, .null?):
@@ -192,12 +208,13 @@ package enum ContractMatch {
     package static func substitute(_ template: JSONValue, bindings: Bindings) -> JSONValue {
         switch template {
         case .string(let text) where text.contains("{{"):
-            return .string(parts(text).map { part in
-                switch part {
-                case .literal(let literal): literal
-                case .placeholder(let name, let kind): bindings[name] ?? "{{\(name)\(kind.map { ":" + $0 } ?? "")}}"
-                }
-            }.joined())
+            return .string(
+                parts(text).map { part in
+                    switch part {
+                    case .literal(let literal): literal
+                    case .placeholder(let name, let kind): bindings[name] ?? "{{\(name)\(kind.map { ":" + $0 } ?? "")}}"
+                    }
+                }.joined())
         case .array(let items): return .array(items.map { substitute($0, bindings: bindings) })
         case .object(let members): return .object(members.mapValues { substitute($0, bindings: bindings) })
         default: return template
@@ -213,20 +230,24 @@ package enum ContractMatch {
     ///   - body: A replacement body (a recipe's variant), or `nil` for the fixture's.
     ///   - headers: Extra or replacement headers.
     package static func httpRequest(
-        _ fixture: ContractFixture, base: URL, bindings: Bindings, body: JSONValue? = nil, headers: [String: String] = [:]
+        _ fixture: ContractFixture, base: URL, bindings: Bindings, body: JSONValue? = nil,
+        headers: [String: String] = [:]
     ) -> HTTPRequest {
         let path = substitute(.string(fixture.path), bindings: bindings).stringValue ?? fixture.path
         var text = base.absoluteString + path
         if let query = fixture.query, !query.isEmpty {
-            text += "?" + query.keys.sorted().map { key in
-                "\(key)=\(substitute(query[key]!, bindings: bindings).stringValue ?? "")"
-            }.joined(separator: "&")
+            text +=
+                "?"
+                + query.keys.sorted().map { key in
+                    "\(key)=\(substitute(query[key]!, bindings: bindings).stringValue ?? "")"
+                }.joined(separator: "&")
         }
         var allHeaders: [String: String] = [:]
         for (name, value) in fixture.headers { allHeaders[name] = substitute(value, bindings: bindings).stringValue }
         for (name, value) in headers { allHeaders[name] = value }
         let payload = (body ?? fixture.body).map { substitute($0, bindings: bindings) }
         let data = payload.flatMap { $0 == .null ? nil : try? JSONEncoder.multiAuth.encode($0) }
-        return HTTPRequest(method: HTTPMethod(rawValue: fixture.method), url: URL(string: text)!, headers: allHeaders, body: data)
+        return HTTPRequest(
+            method: HTTPMethod(rawValue: fixture.method), url: URL(string: text)!, headers: allHeaders, body: data)
     }
 }

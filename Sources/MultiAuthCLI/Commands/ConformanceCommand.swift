@@ -7,7 +7,8 @@ import MultiAuthConformance
 /// provider and the built-in providers, each against its emulated backend.
 struct ConformanceCommand: Command {
     let name = "conformance"
-    let summary = "Run the provider conformance kit (\(ConformanceCheck.allCases.count) checks) against the built-in providers"
+    let summary =
+        "Run the provider conformance kit (\(ConformanceCheck.allCases.count) checks) against the built-in providers"
     let valueOptions: Set<String> = ["provider"]
     let flags: Set<String> = ["json"]
     var help: String {
@@ -39,14 +40,17 @@ struct ConformanceCommand: Command {
 
     func run(_ arguments: Arguments) async throws -> Int32 {
         guard arguments.positionals.isEmpty else {
-            throw Arguments.UsageError(description: "unexpected argument '\(arguments.positionals[0])'; use --provider NAME")
+            throw Arguments.UsageError(
+                description: "unexpected argument '\(arguments.positionals[0])'; use --provider NAME")
         }
         var kits = BuiltInConformance.all()
         if let name = arguments.options["provider"] {
             kits = kits.filter { $0.id.rawValue == name.lowercased() }
             guard !kits.isEmpty else {
-                throw Arguments.UsageError(description:
-                    "unknown provider '\(name)'; choose one of \(BuiltInConformance.all().map(\.id.rawValue).joined(separator: ", "))")
+                throw Arguments.UsageError(
+                    description:
+                        "unknown provider '\(name)'; choose one of \(BuiltInConformance.all().map(\.id.rawValue).joined(separator: ", "))"
+                )
             }
         }
         var conforming = true

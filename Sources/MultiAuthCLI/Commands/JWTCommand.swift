@@ -46,7 +46,9 @@ struct JWTCommand: Command {
     }
 
     func run(_ arguments: Arguments) async throws -> Int32 {
-        guard arguments.positionals.count == 1 else { throw Arguments.UsageError(description: "give exactly one token") }
+        guard arguments.positionals.count == 1 else {
+            throw Arguments.UsageError(description: "give exactly one token")
+        }
         let audience: JWTAudience
         switch (arguments.options["audience"], arguments.flags.contains("any-audience")) {
         case (let value?, false):
@@ -56,7 +58,9 @@ struct JWTCommand: Command {
         case (_?, true): throw Arguments.UsageError(description: "give either --audience or --any-audience, not both")
         case (nil, false):
             throw Arguments.UsageError(
-                description: "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly")
+                description:
+                    "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly"
+            )
         }
         let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
         let now: Double
@@ -111,24 +115,33 @@ struct JWTCommand: Command {
             for (key, value) in jwt.header { header[key] = Self.plain(value) }
             var claims: [String: Any] = [:]
             for (key, value) in jwt.claims.members { claims[key] = Self.plain(value) }
-            Terminal.out(Terminal.jsonLine([
-                "header": header, "claims": claims, "valid": valid, "claimsValid": claimsValid, "signatureChecked": signatureChecked,
-                "problems": problems, "signature": signature, "audience": audience.description,
-            ]))
+            Terminal.out(
+                Terminal.jsonLine([
+                    "header": header, "claims": claims, "valid": valid, "claimsValid": claimsValid,
+                    "signatureChecked": signatureChecked,
+                    "problems": problems, "signature": signature, "audience": audience.description,
+                ]))
         } else {
             Terminal.out("header")
             Terminal.out(Terminal.table(jwt.header.keys.sorted().map { ["  \($0)", Self.text(jwt.header[$0]!)] }))
             Terminal.out("claims")
-            Terminal.out(Terminal.table(jwt.claims.members.keys.sorted().map { key in
-                let value = jwt.claims.members[key]!
-                if ["exp", "nbf", "iat"].contains(key), let seconds = value.doubleValue {
-                    return ["  \(key)", "\(Self.text(value))  (\(Date(timeIntervalSince1970: seconds).formatted(.iso8601)))"]
-                }
-                return ["  \(key)", Self.text(value)]
-            }))
+            Terminal.out(
+                Terminal.table(
+                    jwt.claims.members.keys.sorted().map { key in
+                        let value = jwt.claims.members[key]!
+                        if ["exp", "nbf", "iat"].contains(key), let seconds = value.doubleValue {
+                            return [
+                                "  \(key)",
+                                "\(Self.text(value))  (\(Date(timeIntervalSince1970: seconds).formatted(.iso8601)))",
+                            ]
+                        }
+                        return ["  \(key)", Self.text(value)]
+                    }))
             Terminal.out("signature  \(signature)")
             Terminal.out("audience   \(audience)")
-            Terminal.out(valid ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
+            Terminal.out(
+                valid
+                    ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
         }
         return valid ? ExitCode.ok : ExitCode.verificationFailed
     }
@@ -153,11 +166,14 @@ struct JWTCommand: Command {
             do {
                 response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
             } catch let error as AuthError {
-                throw KeySetSourceError(sentence: "cannot fetch the key set from \(source): \(DemoConsole.sentence(error))")
+                throw KeySetSourceError(
+                    sentence: "cannot fetch the key set from \(source): \(DemoConsole.sentence(error))")
             } catch {
                 throw KeySetSourceError(sentence: "cannot fetch the key set from \(source)")
             }
-            guard response.isSuccess else { throw KeySetSourceError(sentence: "cannot fetch the key set from \(source): HTTP \(response.status)") }
+            guard response.isSuccess else {
+                throw KeySetSourceError(sentence: "cannot fetch the key set from \(source): HTTP \(response.status)")
+            }
             return response.body
         }
         var isDirectory: ObjCBool = false
@@ -175,8 +191,12 @@ struct JWTCommand: Command {
 
     /// A claim value as compact JSON text.
     static func text(_ value: JSONValue) -> String {
-        if case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
-        guard let data = try? JSONSerialization.data(withJSONObject: plain(value), options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        if case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 {
+            return String(Int64(number))
+        }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: plain(value), options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
         else { return "?" }
         return String(decoding: data, as: UTF8.self)
     }

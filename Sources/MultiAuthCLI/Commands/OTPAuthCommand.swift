@@ -47,7 +47,9 @@ struct OTPAuthCommand: Command {
                 Terminal.out(Terminal.jsonLine(["valid": false, "error": "\(error)"]))
             } else {
                 Terminal.err("multiauth otpauth: invalid URI: \(error)")
-                Terminal.err("expected otpauth://totp/Issuer:account?secret=BASE32&issuer=Issuer[&algorithm=SHA1&digits=6&period=30]")
+                Terminal.err(
+                    "expected otpauth://totp/Issuer:account?secret=BASE32&issuer=Issuer[&algorithm=SHA1&digits=6&period=30]"
+                )
             }
             return ExitCode.usage
         }
@@ -56,7 +58,9 @@ struct OTPAuthCommand: Command {
         var qr: QRCode?
         if arguments.flags.contains("qr") {
             do { qr = try QRCode(encoding: uri.uriString) } catch {
-                Terminal.err("multiauth otpauth: the canonical URI is \(uri.uriString.utf8.count) bytes, more than the \(QRCode.byteCapacity(version: 40)) bytes the largest QR code (version 40, level M) holds; shorten the issuer or account, or leave out --qr.")
+                Terminal.err(
+                    "multiauth otpauth: the canonical URI is \(uri.uriString.utf8.count) bytes, more than the \(QRCode.byteCapacity(version: 40)) bytes the largest QR code (version 40, level M) holds; shorten the issuer or account, or leave out --qr."
+                )
                 return ExitCode.usage
             }
         }
@@ -65,8 +69,10 @@ struct OTPAuthCommand: Command {
         let canonical = show ? uri.uriString : uri.uriString.replacingOccurrences(of: uri.secret, with: "••••")
         if arguments.flags.contains("json") {
             var object: [String: Any] = [
-                "type": uri.kind.rawValue, "account": uri.account, "algorithm": uri.algorithm.rawValue, "digits": uri.digits,
-                "secret": secret, "secretBytes": uri.secretBytes.count, "canonical": canonical, "issuerMismatch": uri.issuerMismatch,
+                "type": uri.kind.rawValue, "account": uri.account, "algorithm": uri.algorithm.rawValue,
+                "digits": uri.digits,
+                "secret": secret, "secretBytes": uri.secretBytes.count, "canonical": canonical,
+                "issuerMismatch": uri.issuerMismatch,
             ]
             object["issuer"] = uri.issuer
             object["labelIssuer"] = uri.labelIssuer
@@ -75,20 +81,25 @@ struct OTPAuthCommand: Command {
             Terminal.out(Terminal.jsonLine(object))
         } else {
             var rows: [[String]] = [["type", uri.kind.rawValue], ["issuer", uri.issuer ?? "-"]]
-            if let label = uri.labelIssuer, label != uri.issuer { rows.append(["label issuer", label + "  (differs from the issuer parameter; the parameter wins)"]) }
+            if let label = uri.labelIssuer, label != uri.issuer {
+                rows.append(["label issuer", label + "  (differs from the issuer parameter; the parameter wins)"])
+            }
             rows += [
                 ["account", uri.account], ["secret", show ? "\(secret)  (\(uri.secretBytes.count) bytes)" : secret],
                 ["algorithm", uri.algorithm.rawValue],
                 uri.encoding == .steam
-                    ? ["encoder", "steam (\(uri.digits)-character Steam Guard codes)"] : ["digits", String(uri.digits)],
+                    ? ["encoder", "steam (\(uri.digits)-character Steam Guard codes)"]
+                    : ["digits", String(uri.digits)],
             ]
-            rows.append(uri.kind == .totp ? ["period", "\(uri.period) s"] : ["counter", uri.counter.map(String.init) ?? "-"])
+            rows.append(
+                uri.kind == .totp ? ["period", "\(uri.period) s"] : ["counter", uri.counter.map(String.init) ?? "-"])
             rows.append(["canonical", canonical])
             Terminal.out(Terminal.table(rows))
         }
         if let qr {
             Terminal.out(qr.terminalString())
-            Terminal.out("QR version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules (it carries the secret)")
+            Terminal.out(
+                "QR version \(qr.version), error correction M, \(qr.size)×\(qr.size) modules (it carries the secret)")
         }
         return ExitCode.ok
     }

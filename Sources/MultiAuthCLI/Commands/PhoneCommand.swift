@@ -35,15 +35,19 @@ struct PhoneCommand: Command {
         do {
             let number = try PhoneNumber(input, defaultRegion: arguments.options["region"])
             if arguments.flags.contains("json") {
-                Terminal.out(Terminal.jsonLine([
-                    "e164": number.e164, "countryCallingCode": number.countryCallingCode,
-                    "nationalNumber": number.nationalNumber, "region": number.regionCode as Any, "masked": number.masked,
-                ]))
+                Terminal.out(
+                    Terminal.jsonLine([
+                        "e164": number.e164, "countryCallingCode": number.countryCallingCode,
+                        "nationalNumber": number.nationalNumber, "region": number.regionCode as Any,
+                        "masked": number.masked,
+                    ]))
             } else {
-                Terminal.out(Terminal.table([
-                    ["E.164", number.e164], ["calling code", "+\(number.countryCallingCode)"],
-                    ["national number", number.nationalNumber], ["region", number.regionCode ?? "-"], ["masked", number.masked],
-                ]))
+                Terminal.out(
+                    Terminal.table([
+                        ["E.164", number.e164], ["calling code", "+\(number.countryCallingCode)"],
+                        ["national number", number.nationalNumber], ["region", number.regionCode ?? "-"],
+                        ["masked", number.masked],
+                    ]))
             }
             return ExitCode.ok
         } catch let error as AuthError {
@@ -52,7 +56,9 @@ struct PhoneCommand: Command {
                 Terminal.out(Terminal.jsonLine(["error": reason, "message": error.message]))
             } else {
                 Terminal.err("multiauth phone: not a valid phone number (\(reason)): \(error.message)")
-                if error.reason == .regionRequired { Terminal.err("fix: add --region CC, or start the number with + and the country code") }
+                if error.reason == .regionRequired {
+                    Terminal.err("fix: add --region CC, or start the number with + and the country code")
+                }
             }
             return ExitCode.usage
         }

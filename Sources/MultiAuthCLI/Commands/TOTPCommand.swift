@@ -52,7 +52,9 @@ struct TOTPCommand: Command {
             do { uri = try OTPAuthURI(parsing: input) } catch {
                 throw Arguments.UsageError(description: "not a valid otpauth URI: \(error)")
             }
-            guard uri.kind == .totp else { throw Arguments.UsageError(description: "the URI is HOTP; this command computes TOTP") }
+            guard uri.kind == .totp else {
+                throw Arguments.UsageError(description: "the URI is HOTP; this command computes TOTP")
+            }
             secret = uri.secretBytes
             algorithm = uri.algorithm
             digits = uri.digits
@@ -60,12 +62,15 @@ struct TOTPCommand: Command {
             encoding = uri.encoding
         } else {
             do { secret = try Base32.decode(input) } catch {
-                throw Arguments.UsageError(description: "not a valid base32 secret (\(error)); use A–Z and 2–7, spaces and dashes are ignored")
+                throw Arguments.UsageError(
+                    description: "not a valid base32 secret (\(error)); use A–Z and 2–7, spaces and dashes are ignored")
             }
         }
         if let name = arguments.options["encoder"] {
             guard name.lowercased() == "steam" else {
-                throw Arguments.UsageError(description: "--encoder must be 'steam' (Steam Guard codes), got '\(name)'; leave it out for decimal codes")
+                throw Arguments.UsageError(
+                    description:
+                        "--encoder must be 'steam' (Steam Guard codes), got '\(name)'; leave it out for decimal codes")
             }
             encoding = .steam
         }
@@ -85,10 +90,12 @@ struct TOTPCommand: Command {
             throw Arguments.UsageError(description: "cannot build a TOTP generator: \(error)")
         }
         return try Self.printOrVerify(
-            arguments: arguments, details: ["algorithm": algorithm.rawValue, "digits": digits, "period": period], verifiedDetails: [:],
+            arguments: arguments, details: ["algorithm": algorithm.rawValue, "digits": digits, "period": period],
+            verifiedDetails: [:],
             formatHint: "--verify needs exactly \(digits) digits (spaces are ignored); the code was not compared",
             code: { try totp.code(at: time) }, timeStep: { try totp.timeStep(at: time) },
-            secondsRemaining: { try totp.secondsRemaining(at: time) }, verify: { try totp.verify($0, at: time, window: $1) })
+            secondsRemaining: { try totp.secondsRemaining(at: time) },
+            verify: { try totp.verify($0, at: time, window: $1) })
     }
 
     /// Prints the code at the `--time`, or with `--verify` the verdict on the given code, as a
@@ -108,9 +115,13 @@ struct TOTPCommand: Command {
                 let current = try timeStep()
                 let offset = Int64(bitPattern: step &- current)
                 if json {
-                    Terminal.out(Terminal.jsonLine(["valid": true, "timeStep": step, "offset": offset].merging(verifiedDetails) { $1 }))
+                    Terminal.out(
+                        Terminal.jsonLine(
+                            ["valid": true, "timeStep": step, "offset": offset].merging(verifiedDetails) { $1 }))
                 } else {
-                    Terminal.out("valid: matches time step \(step) (\(offset >= 0 ? "+" : "")\(offset) from now, window ±\(window))")
+                    Terminal.out(
+                        "valid: matches time step \(step) (\(offset >= 0 ? "+" : "")\(offset) from now, window ±\(window))"
+                    )
                 }
                 return ExitCode.ok
             } catch let error as CryptoError {
@@ -127,7 +138,9 @@ struct TOTPCommand: Command {
         }
         let code = try code()
         if json {
-            let fields: [String: Any] = ["code": code, "timeStep": try timeStep(), "secondsRemaining": try secondsRemaining()]
+            let fields: [String: Any] = [
+                "code": code, "timeStep": try timeStep(), "secondsRemaining": try secondsRemaining(),
+            ]
             Terminal.out(Terminal.jsonLine(fields.merging(details) { $1 }))
         } else {
             Terminal.out(code)
@@ -147,7 +160,8 @@ struct TOTPCommand: Command {
     /// Steam Guard codes (`encoder=steam`): printed or verified like decimal ones.
     private func runSteam(secret: [UInt8], period: Int64, arguments: Arguments) throws -> Int32 {
         for option in ["digits", "algorithm"] where arguments.options[option] != nil {
-            throw Arguments.UsageError(description: "--\(option) does not apply to Steam Guard codes (always 5 characters, HMAC-SHA1)")
+            throw Arguments.UsageError(
+                description: "--\(option) does not apply to Steam Guard codes (always 5 characters, HMAC-SHA1)")
         }
         var period = period
         if let value = try arguments.integer("period", in: 1...86_400) { period = Int64(value) }
@@ -157,9 +171,12 @@ struct TOTPCommand: Command {
             throw Arguments.UsageError(description: "cannot build a Steam Guard generator: \(error)")
         }
         return try Self.printOrVerify(
-            arguments: arguments, details: ["encoder": "steam", "period": period], verifiedDetails: ["encoder": "steam"],
-            formatHint: "--verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared",
+            arguments: arguments, details: ["encoder": "steam", "period": period],
+            verifiedDetails: ["encoder": "steam"],
+            formatHint:
+                "--verify needs 5 characters of 23456789BCDFGHJKMNPQRTVWXY (a Steam Guard code); the code was not compared",
             code: { try steam.code(at: time) }, timeStep: { try steam.timeStep(at: time) },
-            secondsRemaining: { try steam.secondsRemaining(at: time) }, verify: { try steam.verify($0, at: time, window: $1) })
+            secondsRemaining: { try steam.secondsRemaining(at: time) },
+            verify: { try steam.verify($0, at: time, window: $1) })
     }
 }

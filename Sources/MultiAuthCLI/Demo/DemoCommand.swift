@@ -64,8 +64,10 @@ struct DemoCommand: Command {
     static func flows(of name: String, showQR: Bool) -> [(String, @Sendable (DemoWorld) async throws -> AuthSession?)] {
         switch name {
         case "otpless":
-            [("WhatsApp → SMS OTP", { try await DemoScenarios.otplessWhatsApp($0) }),
-             ("magic link", { try await DemoScenarios.otplessMagicLink($0) })]
+            [
+                ("WhatsApp → SMS OTP", { try await DemoScenarios.otplessWhatsApp($0) }),
+                ("magic link", { try await DemoScenarios.otplessMagicLink($0) }),
+            ]
         case "dynamic": [("e-mail OTP", { try await DemoScenarios.dynamicEmail($0) })]
         case "truecaller": [("phone OTP + name", { try await DemoScenarios.truecallerOTP($0) })]
         default: [("OAuth → TOTP", { try await DemoScenarios.portalTOTP($0, showQR: showQR) })]
@@ -79,23 +81,30 @@ struct DemoCommand: Command {
         let selected: [String]
         if let name = arguments.options["provider"]?.lowercased() {
             guard Self.flowNames.contains(name) else {
-                throw Arguments.UsageError(description: "unknown provider '\(name)'; choose one of \(Self.flowNames.joined(separator: ", "))")
+                throw Arguments.UsageError(
+                    description: "unknown provider '\(name)'; choose one of \(Self.flowNames.joined(separator: ", "))")
             }
             selected = [name]
         } else {
             selected = Self.flowNames
         }
         let seed = UInt64(try arguments.integer("seed", in: 0...Int(Int32.max)) ?? 1)
-        let console = DemoConsole(interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
+        let console = DemoConsole(
+            interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
         let store: any SessionStore
         if let directory = arguments.options["store"] {
             guard !directory.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw Arguments.UsageError(description: "--store needs a directory path (an empty one would silently mean the current directory)")
+                throw Arguments.UsageError(
+                    description:
+                        "--store needs a directory path (an empty one would silently mean the current directory)")
             }
             do {
                 store = try FileSessionStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
             } catch {
-                throw Arguments.UsageError(description: "cannot use '\(directory)' as the session directory (it must be a writable folder, created if missing)")
+                throw Arguments.UsageError(
+                    description:
+                        "cannot use '\(directory)' as the session directory (it must be a writable folder, created if missing)"
+                )
             }
         } else {
             store = InMemorySessionStore()
@@ -103,7 +112,8 @@ struct DemoCommand: Command {
         let start: Date
         if let text = arguments.options["time"] {
             guard let seconds = Int64(text), seconds >= 0, seconds <= 253_402_300_799 else {
-                throw Arguments.UsageError(description: "--time must be whole Unix seconds from 0 to 253402300799, got '\(text)'")
+                throw Arguments.UsageError(
+                    description: "--time must be whole Unix seconds from 0 to 253402300799, got '\(text)'")
             }
             start = Date(timeIntervalSince1970: TimeInterval(seconds))
         } else {
@@ -117,8 +127,11 @@ struct DemoCommand: Command {
             let count = selected.reduce(0) { $0 + Self.flows(of: $1, showQR: false).count }
             Terminal.out(
                 "MultiAuth \(SemanticVersion.multiAuth) demo — \(DemoConsole.plural(count, "flow")) of "
-                    + "\(DemoConsole.plural(selected.count, "provider")) through one AuthClient, against the embedded sandbox")
-            Terminal.out("(no keys, no network: emulated backends, a sandbox inbox, a manual clock that starts at \(start.formatted(.iso8601)))\n")
+                    + "\(DemoConsole.plural(selected.count, "provider")) through one AuthClient, against the embedded sandbox"
+            )
+            Terminal.out(
+                "(no keys, no network: emulated backends, a sandbox inbox, a manual clock that starts at \(start.formatted(.iso8601)))\n"
+            )
         }
         let restored = await world.client.restoreSessions()
         await world.printer.catchUp()
@@ -132,7 +145,10 @@ struct DemoCommand: Command {
         for name in selected {
             for (flow, runner) in Self.flows(of: name, showQR: showQR) {
                 if quit {
-                    outcomes.append(DemoOutcome(provider: AuthProviderID(name), flow: flow, session: nil, events: 0, milliseconds: 0, note: "skipped (quit)"))
+                    outcomes.append(
+                        DemoOutcome(
+                            provider: AuthProviderID(name), flow: flow, session: nil, events: 0, milliseconds: 0,
+                            note: "skipped (quit)"))
                     continue
                 }
                 if !console.json {
@@ -150,7 +166,8 @@ struct DemoCommand: Command {
                     await world.client.cancelFlow(for: AuthProviderID(name))
                     quit = true
                     note = "quit"
-                    console.say("quit: the flow was cancelled" + (console.json ? "" : "; the remaining flows are skipped"))
+                    console.say(
+                        "quit: the flow was cancelled" + (console.json ? "" : "; the remaining flows are skipped"))
                 } catch let error as AuthError {
                     note = "\(error.code): \(error.message)"
                     console.say("✗ \(note)")
@@ -161,9 +178,11 @@ struct DemoCommand: Command {
                     console.say("  \(session)", kind: "session")
                 }
                 let elapsed = (ContinuousClock.now - start).timeInterval * 1000
-                outcomes.append(DemoOutcome(
-                    provider: AuthProviderID(name), flow: flow, session: session, events: world.printer.printedCount - before,
-                    milliseconds: elapsed, note: note))
+                outcomes.append(
+                    DemoOutcome(
+                        provider: AuthProviderID(name), flow: flow, session: session,
+                        events: world.printer.printedCount - before,
+                        milliseconds: elapsed, note: note))
                 if !console.json { Terminal.out("") }
             }
         }
@@ -171,23 +190,30 @@ struct DemoCommand: Command {
         let state = await world.client.currentState()
         if console.json {
             for outcome in outcomes {
-                Terminal.out(Terminal.jsonLine([
-                    "type": "summary", "provider": outcome.provider.rawValue, "flow": outcome.flow, "signedIn": outcome.session != nil,
-                    "events": outcome.events, "elapsedMs": outcome.milliseconds.rounded(), "note": outcome.note,
-                ]))
+                Terminal.out(
+                    Terminal.jsonLine([
+                        "type": "summary", "provider": outcome.provider.rawValue, "flow": outcome.flow,
+                        "signedIn": outcome.session != nil,
+                        "events": outcome.events, "elapsedMs": outcome.milliseconds.rounded(), "note": outcome.note,
+                    ]))
             }
         } else {
             Terminal.out("Summary")
-            Terminal.out(Terminal.table(
-                outcomes.map { outcome in
-                    [
-                        "  \(outcome.provider)", outcome.flow, outcome.session == nil ? "✗ not signed in" : "✔ signed in",
-                        DemoConsole.plural(outcome.events, "event"), String(format: "%.1f ms", outcome.milliseconds),
-                        outcome.session?.expiresAt.map { "expires \($0.formatted(.iso8601))" } ?? outcome.note,
-                    ]
-                }, header: ["  provider", "flow", "result", "events", "time", "session"]))
+            Terminal.out(
+                Terminal.table(
+                    outcomes.map { outcome in
+                        [
+                            "  \(outcome.provider)", outcome.flow,
+                            outcome.session == nil ? "✗ not signed in" : "✔ signed in",
+                            DemoConsole.plural(outcome.events, "event"),
+                            String(format: "%.1f ms", outcome.milliseconds),
+                            outcome.session?.expiresAt.map { "expires \($0.formatted(.iso8601))" } ?? outcome.note,
+                        ]
+                    }, header: ["  provider", "flow", "result", "events", "time", "session"]))
             Terminal.out("\nStore now holds: \(state)")
-            if arguments.options["store"] != nil { Terminal.out("Run the same command again to see the sessions restored.") }
+            if arguments.options["store"] != nil {
+                Terminal.out("Run the same command again to see the sessions restored.")
+            }
         }
         return outcomes.allSatisfy { $0.session != nil } ? ExitCode.ok : ExitCode.verificationFailed
     }

@@ -28,7 +28,9 @@ enum DemoScenarios {
             let identity = try world.console.identity(label, suggestion: suggestion, parse: parse)
             do {
                 return (identity, try await signIn(identity))
-            } catch let error as AuthError where world.console.interactive && [.invalidInput, .unsupported].contains(error.code) {
+            } catch let error as AuthError
+                where world.console.interactive && [.invalidInput, .unsupported].contains(error.code)
+            {
                 await world.printer.catchUp()
                 world.console.say("✗ \(error.code): \(DemoConsole.sentence(error)) — try another \(label)")
             }
@@ -38,19 +40,23 @@ enum DemoScenarios {
     /// OTPLESS-style WhatsApp OTP; the sandbox's WhatsApp cannot reach the number, so
     /// SmartAuth falls back to SMS (events `fallbackTriggered`, `challengeIssued`).
     static func otplessWhatsApp(_ world: DemoWorld) async throws -> AuthSession? {
-        let (phone, step) = try await start(world, "phone number", suggestion: "+91 98765 43210", parse: { try PhoneNumber($0) }) { phone in
+        let (phone, step) = try await start(
+            world, "phone number", suggestion: "+91 98765 43210", parse: { try PhoneNumber($0) }
+        ) { phone in
             world.sandbox.faults.failDelivery(on: .whatsapp, destination: phone.e164)
-            world.console.say("→ signIn(with: .otpless, .phone(\(phone.masked)))   channel chosen by the system: WhatsApp, then SMS")
+            world.console.say(
+                "→ signIn(with: .otpless, .phone(\(phone.masked)))   channel chosen by the system: WhatsApp, then SMS")
             return try await world.client.signIn(with: .otpless, .phone(phone))
         }
         guard case .challenge(let challenge) = step else { return step.session }
         await world.printer.catchUp()
-        world.console.say("📵 WhatsApp cannot reach \(phone.masked) in the sandbox; the status poll (server timer, 3 s) will see it")
+        world.console.say(
+            "📵 WhatsApp cannot reach \(phone.masked) in the sandbox; the status poll (server timer, 3 s) will see it")
         // Subscribed before the clock moves, so the fallback's events cannot be missed.
         let flowEvents = world.client.events.subscribe()
         await world.sandbox.clock.waitForSleepers(count: 1)
         world.sandbox.clock.advance(by: .seconds(3))
-        _ = try await world.sandbox.inbox.next(for: phone.e164, channel: .sms)   // resumed by the delivery, no sleeping
+        _ = try await world.sandbox.inbox.next(for: phone.e164, channel: .sms)  // resumed by the delivery, no sleeping
         // The status poller publishes the fallback once it has read the SMS status: wait for
         // that event (or the flow's end), not for a number of scheduler turns.
         for await event in flowEvents where event.flowID == challenge.flowID {
@@ -69,7 +75,9 @@ enum DemoScenarios {
     /// OTPLESS-style magic link by e-mail, completed through the deep link
     /// `otpless.{appid}://otpless?code=…`.
     static func otplessMagicLink(_ world: DemoWorld) async throws -> AuthSession? {
-        let (email, step) = try await start(world, "e-mail address", suggestion: "linus@example.com", parse: { try EmailAddress($0) }) { email in
+        let (email, step) = try await start(
+            world, "e-mail address", suggestion: "linus@example.com", parse: { try EmailAddress($0) }
+        ) { email in
             world.console.say("→ signIn(with: .otpless, .email(\(email.masked)))")
             return try await world.client.signIn(with: .otpless, .email(email))
         }
@@ -79,7 +87,8 @@ enum DemoScenarios {
             world.console.say("✗ no link was delivered")
             return nil
         }
-        world.console.say("✉️  email to \(email.identityKey): sign-in link \(link.scheme ?? "")://\(link.host ?? "")?code=…")
+        world.console.say(
+            "✉️  email to \(email.identityKey): sign-in link \(link.scheme ?? "")://\(link.host ?? "")?code=…")
         world.console.say("↩︎ the app opens the link: handleRedirect(\(link.scheme ?? "")://…)")
         guard case .signedIn(let session)? = try await world.client.handleRedirect(link) else { return nil }
         await world.printer.catchUp()
@@ -108,11 +117,17 @@ enum DemoScenarios {
             world, "phone number", suggestion: "098765 43210", parse: { try PhoneNumber($0, defaultRegion: "IN") }
         ) { phone in
             if asked == nil {
-                world.console.say("Truecaller needs the person's name to finish a sign-in by code; asking before the code is sent:")
-                let first = try world.console.identity("first name", suggestion: "Asha") { try PersonName(firstName: $0) }
-                asked = try world.console.identity("last name", suggestion: "Rao") { try PersonName(firstName: first.firstName, lastName: $0) }
+                world.console.say(
+                    "Truecaller needs the person's name to finish a sign-in by code; asking before the code is sent:")
+                let first = try world.console.identity("first name", suggestion: "Asha") {
+                    try PersonName(firstName: $0)
+                }
+                asked = try world.console.identity("last name", suggestion: "Rao") {
+                    try PersonName(firstName: first.firstName, lastName: $0)
+                }
             }
-            world.console.say("→ signIn(with: .truecaller, .phone(\(phone.masked)))   parsed from national input, region IN")
+            world.console.say(
+                "→ signIn(with: .truecaller, .phone(\(phone.masked)))   parsed from national input, region IN")
             return try await world.client.signIn(with: .truecaller, .phone(phone))
         }
         let name = asked
@@ -124,11 +139,14 @@ enum DemoScenarios {
 
     /// Portal-style OAuth → TOTP enrollment (otpauth QR) → TOTP code from an "authenticator".
     static func portalTOTP(_ world: DemoWorld, showQR: Bool) async throws -> AuthSession? {
-        let email = try world.console.identity("Google account", suggestion: "grace@example.com") { try EmailAddress($0) }
+        let email = try world.console.identity("Google account", suggestion: "grace@example.com") {
+            try EmailAddress($0)
+        }
         world.console.say("→ signIn(with: .portal, .oauth(.google))")
         let step = try await world.client.signIn(with: .portal, .oauth(.google))
         await world.printer.catchUp()
-        guard case .challenge(let oauthChallenge) = step, case .oauthRedirect(let authorize) = oauthChallenge.kind else {
+        guard case .challenge(let oauthChallenge) = step, case .oauthRedirect(let authorize) = oauthChallenge.kind
+        else {
             return step.session
         }
         world.console.say("🌐 the browser opens \(authorize.host ?? "")\(authorize.path) and \(email.masked) consents")
@@ -146,7 +164,9 @@ enum DemoScenarios {
             return nil
         }
         let uri = try enrollment.parsedURI()
-        world.console.say("🔐 enroll an authenticator: \(uri.issuer ?? "-") / \(uri.account), \(uri.algorithm.rawValue), \(uri.digits) digits, \(uri.period) s")
+        world.console.say(
+            "🔐 enroll an authenticator: \(uri.issuer ?? "-") / \(uri.account), \(uri.algorithm.rawValue), \(uri.digits) digits, \(uri.period) s"
+        )
         if showQR, !world.console.json {
             let qr = try enrollment.qrCode()
             Terminal.out(qr.terminalString().split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
@@ -170,7 +190,8 @@ enum DemoScenarios {
                     code = typed
                 case .computeCode:
                     code = try uri.makeTOTP().code(at: world.sandbox.clock.wallNow)
-                    world.console.say("📱 computed here for the demo (normally your authenticator app's job, RFC 6238): \(code)")
+                    world.console.say(
+                        "📱 computed here for the demo (normally your authenticator app's job, RFC 6238): \(code)")
                 case .quit, .resend, .wait:
                     await world.client.cancelFlow(for: .portal)
                     await world.printer.catchUp()
@@ -203,10 +224,12 @@ enum DemoScenarios {
     static func offerAuthenticatorHelp(_ world: DemoWorld, uri: OTPAuthURI) {
         let now = Int64(world.sandbox.clock.wallNow.timeIntervalSince1970.rounded(.down))
         world.console.say("No authenticator app at hand? The QR code carries this enrolment (sandbox values):")
-        world.console.say("  secret  \(uri.secret)   (base32; an authenticator keeps it — treat a real one like a password)")
+        world.console.say(
+            "  secret  \(uri.secret)   (base32; an authenticator keeps it — treat a real one like a password)")
         world.console.say("  compute the code with:")
         world.console.say("    multiauth totp '\(uri.uriString)' --time \(now)")
-        world.console.say("  (from this package: swift run multiauth totp …; without --time it uses this machine's clock)")
+        world.console.say(
+            "  (from this package: swift run multiauth totp …; without --time it uses this machine's clock)")
         world.console.say("  or type 'code' and the demo computes it — normally your authenticator app's job.")
     }
 }

@@ -25,7 +25,8 @@ struct DemoWorld {
         let clock = ManualClock(start: start)
         var world = try StandardSandbox(
             seed: seed, time: .manual(clock),
-            otplessMerchant: OTPlessMerchant(appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink))
+            otplessMerchant: OTPlessMerchant(
+                appID: Self.otplessAppID, phoneChannels: [.whatsapp, .sms], emailAuthType: .magicLink))
         console.follow(clock)
         world.otpless.preferredChannels = [.whatsapp, .sms]
         self.sandbox = world.sandbox
@@ -42,9 +43,12 @@ struct DemoWorld {
             return nil
         }
         if let code = message.code {
-            console.say("📱 \(message.channel) to \(destination): \"Your code is \(code)\"  (sandbox inbox, \(message.status))")
+            console.say(
+                "📱 \(message.channel) to \(destination): \"Your code is \(code)\"  (sandbox inbox, \(message.status))")
         } else if let link = message.link {
-            console.say("✉️  \(message.channel) to \(destination): sign-in link \(link.scheme ?? "")://…  (sandbox inbox, \(message.status))")
+            console.say(
+                "✉️  \(message.channel) to \(destination): sign-in link \(link.scheme ?? "")://…  (sandbox inbox, \(message.status))"
+            )
         }
         return message.code
     }
@@ -59,7 +63,8 @@ struct DemoWorld {
     ///   `AuthError` the flow cannot go on from: in automatic mode every submit error except
     ///   `invalidCode`, `expired` and `attemptsExhausted` (the caller prints it once).
     func answerCodes(
-        _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil, wrongFirst: Bool = false,
+        _ first: Challenge, destination: String, channel: DeliveryChannel?, name: PersonName? = nil,
+        wrongFirst: Bool = false,
         restart: (() async throws -> Challenge?)? = nil
     ) async throws -> AuthSession? {
         var challenge = first
@@ -77,7 +82,9 @@ struct DemoWorld {
             }
             if !triedWrong, case .code(let code) = action {
                 triedWrong = true
-                let wrong = String(code.reversed()) == code ? String(repeating: "0", count: code.count) : String(code.reversed())
+                let wrong =
+                    String(code.reversed()) == code
+                    ? String(repeating: "0", count: code.count) : String(code.reversed())
                 console.say("⌨️  typing a wrong code first: \(wrong)")
                 action = .code(wrong)
             }
@@ -91,7 +98,8 @@ struct DemoWorld {
                 if let expiresAt = challenge.expiresAt {
                     let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
                     sandbox.clock.advance(by: .interval(wait))
-                    console.say("⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
+                    console.say(
+                        "⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
                 } else {
                     console.say("this challenge has no expiry")
                 }
@@ -104,10 +112,12 @@ struct DemoWorld {
                         console.say("✗ resend refused: \(error.code)")
                         return nil
                     }
-                    console.say("↻ \(error.code == .expired ? "the code expired" : "no resend here"): started a new sign-in")
+                    console.say(
+                        "↻ \(error.code == .expired ? "the code expired" : "no resend here"): started a new sign-in")
                     challenge = fresh
                 } catch let error as AuthError {
-                    console.say("✗ resend refused: \(error.code)" + (error.retryAfter.map { ", retry after \($0)" } ?? ""))
+                    console.say(
+                        "✗ resend refused: \(error.code)" + (error.retryAfter.map { ", retry after \($0)" } ?? ""))
                 }
             case .code(let code):
                 console.say("→ submit(code: \(code))")
@@ -136,7 +146,9 @@ struct DemoWorld {
                         guard console.interactive, let restart,
                             try console.confirm("\(why). Send a new code?", default: false, automatic: false)
                         else {
-                            console.say("the flow has ended; no new code was sent" + (console.interactive ? "" : " (run the demo again to start over)"))
+                            console.say(
+                                "the flow has ended; no new code was sent"
+                                    + (console.interactive ? "" : " (run the demo again to start over)"))
                             return nil
                         }
                         guard let fresh = try await restart() else { return nil }

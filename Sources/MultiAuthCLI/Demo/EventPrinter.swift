@@ -41,8 +41,11 @@ final class EventPrinter: @unchecked Sendable {
 
     private func output(_ event: AuthEvent) {
         if json {
-            var object: [String: Any] = ["type": "event", "sequence": event.sequence, "event": event.kind.name,
-                "detail": Self.detail(event.kind), "elapsedMs": ((ContinuousClock.now - started).timeInterval * 1000).rounded()]
+            var object: [String: Any] = [
+                "type": "event", "sequence": event.sequence, "event": event.kind.name,
+                "detail": Self.detail(event.kind),
+                "elapsedMs": ((ContinuousClock.now - started).timeInterval * 1000).rounded(),
+            ]
             object["provider"] = event.provider?.rawValue
             object["flow"] = event.flowID?.rawValue
             Terminal.out(Terminal.jsonLine(object))
@@ -60,7 +63,8 @@ final class EventPrinter: @unchecked Sendable {
         case .flowStarted(let summary): summary
         case .challengeIssued(let challenge):
             "\(challenge.kind)" + (challenge.destination.map { " → \($0)" } ?? "")
-                + (challenge.expiresAt.map { ", valid \(Int($0.timeIntervalSince(challenge.issuedAt).rounded())) s" } ?? "")
+                + (challenge.expiresAt.map { ", valid \(Int($0.timeIntervalSince(challenge.issuedAt).rounded())) s" }
+                    ?? "")
         case .deliveryStatus(let channel, let status): "\(status) via \(channel)"
         case .fallbackTriggered(let from, let to): "\(from) → \(to)"
         case .verificationStateChanged(let state): state

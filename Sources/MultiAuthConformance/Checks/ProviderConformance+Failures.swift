@@ -56,7 +56,9 @@ extension ProviderConformance {
         let (request, challenge) = try await env.start(0)
         for (label, action) in faults {
             let rule = env.sandbox.faults.add(action, host: env.harness.host)
-            let error = try await expectAuthError("answering during \(label)") { try await env.answer(challenge, for: request) }
+            let error = try await expectAuthError("answering during \(label)") {
+                try await env.answer(challenge, for: request)
+            }
             env.sandbox.faults.remove(rule)
             try require(error.isRetryable, "submit during \(label) gave \(error.code), which is not retryable")
             try require(try await env.storedSession() == nil, "a session was stored after \(label)")
@@ -90,7 +92,8 @@ extension ProviderConformance {
         switch result {
         case .success(let step): throw ConformanceFailure("the cancelled start returned \(step)")
         case .failure(let error):
-            try require(error is CancellationError, "the cancelled start threw \(describe(error)), expected CancellationError")
+            try require(
+                error is CancellationError, "the cancelled start threw \(describe(error)), expected CancellationError")
         }
         let handled = env.sandbox.requestLog.filter { $0.status != nil }
         try require(handled.isEmpty, "the backend handled \(handled.count) request(s) after the start was cancelled")
@@ -102,7 +105,8 @@ extension ProviderConformance {
         guard let cancelled = events.firstIndex(where: { $0.kind.name == "flowCancelled" }) else {
             throw ConformanceFailure("no flowCancelled event was published")
         }
-        try require(events.filter { $0.kind.name == "flowCancelled" }.count == 1, "flowCancelled was published more than once")
+        try require(
+            events.filter { $0.kind.name == "flowCancelled" }.count == 1, "flowCancelled was published more than once")
         let after = events[(cancelled + 1)...]
         try require(after.isEmpty, "events followed flowCancelled: \(after.map(\.kind.name))")
     }
@@ -133,7 +137,8 @@ extension ProviderConformance {
             throw ConformanceFailure("the new start returned \(second), expected a challenge")
         }
         if case .failure(let error) = firstResult {
-            try require(error is CancellationError, "the superseded start threw \(describe(error)), expected CancellationError")
+            try require(
+                error is CancellationError, "the superseded start threw \(describe(error)), expected CancellationError")
         } else {
             throw ConformanceFailure("the superseded start was not cancelled")
         }
@@ -163,7 +168,9 @@ extension ProviderConformance {
         if case .failure(let error) = submitted {
             throw ConformanceFailure("the submit in flight failed when a new start began: \(describe(error))")
         }
-        if case .failure(let error) = newStart { throw ConformanceFailure("the start during a submit threw \(describe(error))") }
+        if case .failure(let error) = newStart {
+            throw ConformanceFailure("the start during a submit threw \(describe(error))")
+        }
     }
 
     /// C12: with the store failing once on save, the answer that signs in gives

@@ -24,11 +24,14 @@ extension ProviderConformance {
             throw ConformanceFailure("the stale refresh threw \(describe(error)); it should return the stored session")
         }
         try require(result == b, "the stale refresh returned another session than the one stored (the newer sign-in)")
-        try require(try await env.storedSession() == b, "the stale refresh result replaced the newer session in the store")
+        try require(
+            try await env.storedSession() == b, "the stale refresh result replaced the newer session in the store")
         let refreshed = await env.allEvents().filter { $0.sequence > sequence && $0.kind.name == "sessionRefreshed" }
         try require(refreshed.isEmpty, "the discarded refresh published sessionRefreshed")
         env.clock.advance(by: .seconds(61))
-        _ = try await expectSuccess("refreshing the newer session after the stale refresh") { try await client.refresh(b) }
+        _ = try await expectSuccess("refreshing the newer session after the stale refresh") {
+            try await client.refresh(b)
+        }
     }
 
     /// C22: a refresh answered `503` or a dropped connection throws a retryable error and keeps
@@ -48,10 +51,13 @@ extension ProviderConformance {
         ]
         for (name, action) in faults {
             let rule = env.sandbox.faults.add(action, host: env.harness.host, repeat: .once)
-            let error = try await expectAuthError("a refresh answered with \(name)") { try await client.refresh(providerID) }
+            let error = try await expectAuthError("a refresh answered with \(name)") {
+                try await client.refresh(providerID)
+            }
             env.sandbox.faults.remove(rule)
             try require(error.isRetryable, "a refresh answered with \(name) gave \(error.code), which is not retryable")
-            try require(try await env.storedSession() == session, "a refresh answered with \(name) changed the stored session")
+            try require(
+                try await env.storedSession() == session, "a refresh answered with \(name) changed the stored session")
         }
         let transientEvents = await env.allEvents().filter { $0.sequence > sequence }.map(\.kind.name)
         try require(transientEvents.isEmpty, "transient refresh failures published \(transientEvents)")
@@ -64,7 +70,8 @@ extension ProviderConformance {
             outcome = .failure(error)
         }
         guard case .failure(let error) = outcome else {
-            throw ConformanceFailure.skip("a remote sign-out does not revoke the refresh credential, so no revocation can be produced")
+            throw ConformanceFailure.skip(
+                "a remote sign-out does not revoke the refresh credential, so no revocation can be produced")
         }
         try require(
             error.code == .sessionExpired,
@@ -107,10 +114,13 @@ extension ProviderConformance {
         }
         do {
             let replay = try await provider.handleRedirect(link, pending: challenge, context: env.directContext)
-            if case .signedIn = replay { throw ConformanceFailure("the provider exchanged a spent grant again and returned a session") }
+            if case .signedIn = replay {
+                throw ConformanceFailure("the provider exchanged a spent grant again and returned a session")
+            }
         } catch let error as AuthError {
             try require(
-                [.challengeNotPending, .codeAlreadyUsed, .unauthorized, .expired, .invalidInput, .sessionExpired].contains(error.code),
+                [.challengeNotPending, .codeAlreadyUsed, .unauthorized, .expired, .invalidInput, .sessionExpired]
+                    .contains(error.code),
                 "the spent grant presented again gave \(error.code)")
         }
     }

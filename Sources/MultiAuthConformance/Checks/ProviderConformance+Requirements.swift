@@ -18,13 +18,17 @@ extension ProviderConformance {
     static func challengeAnnouncesAnswerRequirements(_ env: ConformanceEnvironment) async throws {
         try env.requireCodeEntry("answer with the code alone")
         let request = env.harness.bareRequest?(0) ?? env.harness.validRequest(0)
-        let step = try await expectSuccess("start for \(request)") { try await env.client.signIn(with: env.providerID, request) }
+        let step = try await expectSuccess("start for \(request)") {
+            try await env.client.signIn(with: env.providerID, request)
+        }
         guard case .challenge(let challenge) = step else {
-            throw ConformanceFailure("start for \(request) returned a session without a challenge; the kit needs a challenge to answer")
+            throw ConformanceFailure(
+                "start for \(request) returned a session without a challenge; the kit needs a challenge to answer")
         }
         switch challenge.kind {
         case .magicLink, .oauthRedirect:
-            throw ConformanceFailure.skip("the challenge (\(challenge.kind)) completes through a redirect, not a typed answer")
+            throw ConformanceFailure.skip(
+                "the challenge (\(challenge.kind)) completes through a redirect, not a typed answer")
         default: break
         }
         let announced = challenge.requirements.sorted().map(\.rawValue)
@@ -43,12 +47,15 @@ extension ProviderConformance {
             throw ConformanceFailure("submitting the right code alone threw \(describe(error))")
         }
         guard refusal.code == .invalidInput, refusal.reason == .answerMismatch else {
-            throw ConformanceFailure("submitting the right code alone gave \(describe(refusal)), expected success or invalidInput/answerMismatch")
+            throw ConformanceFailure(
+                "submitting the right code alone gave \(describe(refusal)), expected success or invalidInput/answerMismatch"
+            )
         }
         try require(
             !challenge.requirements.isEmpty,
             "the right code alone was refused for a missing part of the answer (invalidInput/answerMismatch), but the "
-                + "challenge announced no requirement: list it in Challenge.requirements (a name: .name) before the code is sent")
+                + "challenge announced no requirement: list it in Challenge.requirements (a name: .name) before the code is sent"
+        )
         try require(
             env.sandbox.requestCount == requestsBefore,
             "refusing the incomplete answer made \(env.sandbox.requestCount - requestsBefore) network call(s)")

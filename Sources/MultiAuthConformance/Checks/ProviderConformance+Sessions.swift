@@ -34,7 +34,8 @@ extension ProviderConformance {
         let codeEntry = env.harness.abilities.contains(.codeEntry)
         let code = codeEntry ? try env.code(for: request, challenge) : nil
         let wrong = code.map(env.harness.wrongCode)
-        var secrets: [(String, String)] = [("the delivered code", code), ("a submitted code", wrong)].compactMap { label, value in
+        var secrets: [(String, String)] = [("the delivered code", code), ("a submitted code", wrong)].compactMap {
+            label, value in
             value.map { (label, $0) }
         }
         secrets += challenge.providerState.values.filter { !env.harness.publicProviderStateKeys.contains($0.key) }
@@ -50,7 +51,8 @@ extension ProviderConformance {
                 collect("the wrong-code error", error)
                 if let error = error as? AuthError {
                     texts += [
-                        ("the wrong-code error message", error.message), ("the wrong-code error", error.localizedDescription),
+                        ("the wrong-code error message", error.message),
+                        ("the wrong-code error", error.localizedDescription),
                     ]
                 }
             }
@@ -125,7 +127,10 @@ extension ProviderConformance {
             for flow in flows {
                 group.addTask {
                     do {
-                        return (flow, .success(try await env.complete(flow.challenge, for: flow.request, client: flow.client)))
+                        return (
+                            flow,
+                            .success(try await env.complete(flow.challenge, for: flow.request, client: flow.client))
+                        )
                     } catch {
                         return (flow, .failure(ConformanceFailure(describe(error))))
                     }
@@ -145,7 +150,9 @@ extension ProviderConformance {
             switch flow.request.identity {
             case .email(let email):
                 if let user = session.user.email {
-                    try require(user.identityKey == email.identityKey, "flow #\(flow.index + 1) signed in another user's e-mail")
+                    try require(
+                        user.identityKey == email.identityKey, "flow #\(flow.index + 1) signed in another user's e-mail"
+                    )
                 }
             case .phone(let phone):
                 if let user = session.user.phone {
@@ -189,7 +196,9 @@ extension ProviderConformance {
         let valid = try fixture.validURL(env.sandbox, request, challenge)
         try require(provider.canHandle(valid), "the provider does not claim its own redirect URL")
         let forged = fixture.forge(valid)
-        let refused = try await expectAuthError("a link with an unknown state") { try await env.client.handleRedirect(forged) }
+        let refused = try await expectAuthError("a link with an unknown state") {
+            try await env.client.handleRedirect(forged)
+        }
         try require(
             [.challengeNotPending, .unauthorized, .invalidInput, .signatureInvalid].contains(refused.code),
             "a link with an unknown state gave \(refused.code)")
@@ -198,13 +207,16 @@ extension ProviderConformance {
         switch step {
         case .signedIn(let session)?:
             let before = env.sandbox.requestCount
-            let replay = try await expectSuccess("replaying the genuine link") { try await env.client.handleRedirect(valid) }
+            let replay = try await expectSuccess("replaying the genuine link") {
+                try await env.client.handleRedirect(valid)
+            }
             guard case .signedIn(let replayed) = replay else {
                 throw ConformanceFailure("the replayed link did not return the session")
             }
             try require(replayed == session, "the replayed link returned a different session")
             try require(
-                env.sandbox.requestCount == before, "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
+                env.sandbox.requestCount == before,
+                "the replayed link made \(env.sandbox.requestCount - before) network call(s)")
         case .challenge(let next)?:
             try await replayRedirectWithFurtherStep(env, link: valid, next: next, request: request)
         case nil:
@@ -224,7 +236,8 @@ extension ProviderConformance {
             try await env.client.handleRedirect(link)
         }
         try require(
-            again?.challenge == next, "re-delivering the genuine link while its further step is pending did not return that step")
+            again?.challenge == next,
+            "re-delivering the genuine link while its further step is pending did not return that step")
         try require(
             env.sandbox.requestCount == before,
             "re-delivering the genuine link made \(env.sandbox.requestCount - before) network call(s)")
@@ -259,7 +272,8 @@ extension ProviderConformance {
         let before = env.sandbox.requestCount
         let loadsBefore = await env.store.callCounts[.load, default: 0]
         let callers = 5
-        let results: [Result<AuthSession, any Error>] = await withTaskGroup(of: Result<AuthSession, any Error>.self) { group in
+        let results: [Result<AuthSession, any Error>] = await withTaskGroup(of: Result<AuthSession, any Error>.self) {
+            group in
             for _ in 0..<callers {
                 group.addTask {
                     do { return .success(try await client.refresh(providerID)) } catch { return .failure(error) }
@@ -276,7 +290,9 @@ extension ProviderConformance {
         }
         env.sandbox.faults.remove(rule)
         let refreshed = try results.map { result in
-            do { return try result.get() } catch { throw ConformanceFailure("a concurrent refresh threw \(describe(error))") }
+            do { return try result.get() } catch {
+                throw ConformanceFailure("a concurrent refresh threw \(describe(error))")
+            }
         }
         let made = env.sandbox.requestCount - before
         try require(made == 1, "\(callers) concurrent refreshes made \(made) network calls, expected 1")
@@ -286,7 +302,9 @@ extension ProviderConformance {
         // for a few seconds by providers with a reuse interval, up to 60 s at Okta), so only
         // the rotated credentials can work.
         env.clock.advance(by: .seconds(61))
-        _ = try await expectSuccess("refreshing again with the stored credentials") { try await client.refresh(providerID) }
+        _ = try await expectSuccess("refreshing again with the stored credentials") {
+            try await client.refresh(providerID)
+        }
     }
 
     /// C19: with the server clock ahead and behind by the documented tolerance, sign-in works
@@ -318,7 +336,9 @@ extension ProviderConformance {
         for offset in [tolerance, .zero - tolerance] {
             let label = offset > .zero ? "\(offset) ahead" : "\(.zero - offset) behind"
             let timing: Timing
-            do { timing = try await run(offset: offset, seed: env.sandbox.seed) } catch let failure as ConformanceFailure {
+            do { timing = try await run(offset: offset, seed: env.sandbox.seed) } catch let failure
+                as ConformanceFailure
+            {
                 throw ConformanceFailure("with the server clock \(label): \(failure.detail)")
             }
             let pairs: [(String, TimeInterval?, TimeInterval?)] = [
@@ -328,7 +348,9 @@ extension ProviderConformance {
             ]
             for (name, expected, actual) in pairs {
                 guard let expected, let actual else {
-                    try require(expected == nil && actual == nil, "with the server clock \(label), \(name) appears or disappears")
+                    try require(
+                        expected == nil && actual == nil,
+                        "with the server clock \(label), \(name) appears or disappears")
                     continue
                 }
                 try require(
@@ -343,7 +365,9 @@ extension ProviderConformance {
     /// client, one minute later, yield `initialState` first with that session, not expired.
     static func restoredSessionComesFirstAfterRestart(_ env: ConformanceEnvironment) async throws {
         let session = try await env.signIn(0)
-        guard let stored = try await env.storedSession() else { throw ConformanceFailure("nothing was stored after sign-in") }
+        guard let stored = try await env.storedSession() else {
+            throw ConformanceFailure("nothing was stored after sign-in")
+        }
         let restored = try await expectSuccess("encoding and decoding the stored session") {
             try JSONDecoder.multiAuth.decode(AuthSession.self, from: try JSONEncoder.multiAuth.encode(stored))
         }

@@ -19,7 +19,8 @@ extension ProviderConformance {
                 "invalid request #\(index + 1) \(request) gave \(error.code), expected invalidInput or unsupported")
             try require(
                 env.sandbox.requestCount == 0,
-                "invalid request #\(index + 1) \(request) made \(env.sandbox.requestCount) network call(s) before it was refused")
+                "invalid request #\(index + 1) \(request) made \(env.sandbox.requestCount) network call(s) before it was refused"
+            )
         }
         try require(try await env.storedSession() == nil, "a session was stored after invalid requests")
     }
@@ -30,14 +31,17 @@ extension ProviderConformance {
     static func happyPathStoresSessionBeforeReturning(_ env: ConformanceEnvironment) async throws {
         let (request, challenge) = try await env.start(0)
         try require(
-            challenge.provider == env.providerID, "the challenge names provider \(challenge.provider), not \(env.providerID)")
+            challenge.provider == env.providerID,
+            "the challenge names provider \(challenge.provider), not \(env.providerID)")
         let session = try await env.complete(challenge, for: request)
-        try require(session.provider == env.providerID, "the session names provider \(session.provider), not \(env.providerID)")
+        try require(
+            session.provider == env.providerID, "the session names provider \(session.provider), not \(env.providerID)")
         try require(try await env.storedSession() == session, "the store does not hold the returned session")
         let events = await env.allEvents()
         for (earlier, later) in zip(events, events.dropFirst()) {
             try require(
-                later.sequence > earlier.sequence, "sequence numbers do not rise: #\(earlier.sequence) then #\(later.sequence)")
+                later.sequence > earlier.sequence,
+                "sequence numbers do not rise: #\(earlier.sequence) then #\(later.sequence)")
         }
         let lifecycle = events.filter { ["flowStarted", "challengeIssued", "signedIn"].contains($0.kind.name) }
         let names = lifecycle.map(\.kind.name)
@@ -48,12 +52,14 @@ extension ProviderConformance {
         let flows = Set(lifecycle.map(\.flowID))
         try require(
             flows.count == 1,
-            "the lifecycle events carry \(flows.count) different flow ids; the challenge must belong to the started flow")
+            "the lifecycle events carry \(flows.count) different flow ids; the challenge must belong to the started flow"
+        )
         try require(lifecycle.allSatisfy { $0.provider == env.providerID }, "a lifecycle event names another provider")
         guard let signedIn = lifecycle.last, let saved = env.saves.sequence(ofFirstSave: session.id) else {
             throw ConformanceFailure("the session was never saved")
         }
-        try require(saved < signedIn.sequence, "signedIn (#\(signedIn.sequence)) was published before the session was stored")
+        try require(
+            saved < signedIn.sequence, "signedIn (#\(signedIn.sequence)) was published before the session was stored")
     }
 
     /// C03: codes of the wrong length, with letters or blank are refused locally (invalidInput,
@@ -64,10 +70,12 @@ extension ProviderConformance {
         let (request, challenge) = try await env.start(0)
         guard let length = challenge.expectedCodeLength else {
             throw ConformanceFailure(
-                "the challenge (\(challenge.kind)) declares no code length, so malformed codes cannot be refused locally")
+                "the challenge (\(challenge.kind)) declares no code length, so malformed codes cannot be refused locally"
+            )
         }
         let code = try env.code(for: request, challenge)
-        try require(code.count == length, "the delivered code has \(code.count) characters, the challenge announces \(length)")
+        try require(
+            code.count == length, "the delivered code has \(code.count) characters, the challenge announces \(length)")
         let attemptsBefore = await env.client.pendingChallenge(for: env.providerID)?.attemptsRemaining
         let requestsBefore = env.sandbox.requestCount
         let half = length / 2
@@ -108,7 +116,8 @@ extension ProviderConformance {
         let code = try env.code(for: request, challenge)
         let wrong = env.harness.wrongCode(code)
         try require(
-            wrong != code && wrong.count == code.count, "the harness's wrong code is not a different code of the same length")
+            wrong != code && wrong.count == code.count,
+            "the harness's wrong code is not a different code of the same length")
         let error = try await expectAuthError("a wrong code") {
             try await env.client.submit(ChallengeAnswer(code: wrong), for: challenge)
         }
@@ -151,7 +160,8 @@ extension ProviderConformance {
         }
         guard let last, last.code == .attemptsExhausted else {
             throw ConformanceFailure(
-                "after \(submits) wrong codes the error was \(last?.code.rawValue ?? "none"), expected attemptsExhausted")
+                "after \(submits) wrong codes the error was \(last?.code.rawValue ?? "none"), expected attemptsExhausted"
+            )
         }
         if let announced {
             try require(
@@ -179,10 +189,13 @@ extension ProviderConformance {
         let (requestA, challengeA) = try await env.start(0)
         guard let expiryA = challengeA.expiresAt else { throw ConformanceFailure("the challenge has no expiresAt") }
         env.advance(to: expiryA.addingTimeInterval(-1))
-        _ = try await env.complete(challengeA, for: requestA, label: "the right answer 1 s before the challenge's expiresAt")
+        _ = try await env.complete(
+            challengeA, for: requestA, label: "the right answer 1 s before the challenge's expiresAt")
 
         let (requestB, challengeB) = try await env.start(1)
-        guard let expiryB = challengeB.expiresAt else { throw ConformanceFailure("the second challenge has no expiresAt") }
+        guard let expiryB = challengeB.expiresAt else {
+            throw ConformanceFailure("the second challenge has no expiresAt")
+        }
         env.advance(to: expiryB.addingTimeInterval(1))
         let before = env.sandbox.requestCount
         let error = try await expectAuthError("the right answer 1 s after expiresAt") {
@@ -190,7 +203,8 @@ extension ProviderConformance {
         }
         try require(error.code == .expired, "an expired challenge gave \(error.code), expected expired")
         try require(
-            env.sandbox.requestCount == before, "an expired challenge made \(env.sandbox.requestCount - before) network call(s)")
+            env.sandbox.requestCount == before,
+            "an expired challenge made \(env.sandbox.requestCount - before) network call(s)")
         let events = await env.allEvents()
         try require(
             events.contains { $0.kind.name == "flowExpired" && $0.flowID == challengeB.flowID },
@@ -211,13 +225,19 @@ extension ProviderConformance {
         let wait = available.timeIntervalSince(env.clock.wallNow)
         if wait > 0 {
             let before = env.sandbox.requestCount
-            let error = try await expectAuthError("a resend before resendAvailableAt") { try await env.client.resend(challenge) }
+            let error = try await expectAuthError("a resend before resendAvailableAt") {
+                try await env.client.resend(challenge)
+            }
             try require(error.code == .rateLimited, "an early resend gave \(error.code), expected rateLimited")
-            guard let retryAfter = error.retryAfter else { throw ConformanceFailure("an early resend carried no retryAfter") }
+            guard let retryAfter = error.retryAfter else {
+                throw ConformanceFailure("an early resend carried no retryAfter")
+            }
             try require(
-                abs(retryAfter.timeInterval - wait) <= 1, "retryAfter is \(retryAfter), the challenge says \(Int(wait)) s")
+                abs(retryAfter.timeInterval - wait) <= 1,
+                "retryAfter is \(retryAfter), the challenge says \(Int(wait)) s")
             try require(
-                env.sandbox.requestCount == before, "an early resend made \(env.sandbox.requestCount - before) network call(s)")
+                env.sandbox.requestCount == before,
+                "an early resend made \(env.sandbox.requestCount - before) network call(s)")
             env.advance(to: available)
         }
         let updated = try await expectSuccess("a resend at resendAvailableAt (\(Int(max(0, wait))) s after start)") {

@@ -9,7 +9,9 @@ func expectSuccess<T>(_ label: String, _ operation: () async throws -> T) async 
 
 /// Runs `operation`, which must fail with an `AuthError`; returns it.
 func expectAuthError<T>(_ label: String, _ operation: () async throws -> T) async throws -> AuthError {
-    do { _ = try await operation() } catch let error as AuthError { return error } catch let failure as ConformanceFailure {
+    do { _ = try await operation() } catch let error as AuthError { return error } catch let failure
+        as ConformanceFailure
+    {
         throw failure
     } catch {
         throw ConformanceFailure("\(label) threw \(describe(error)), expected an AuthError")

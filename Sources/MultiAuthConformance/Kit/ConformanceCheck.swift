@@ -57,29 +57,44 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
     public var title: String {
         switch self {
         case .invalidIdentityRejectedBeforeNetwork: "invalid identity is rejected before any network call"
-        case .happyPathStoresSessionBeforeReturning: "happy path: challenge, code from the inbox, signed in; stored before returned; events in order"
+        case .happyPathStoresSessionBeforeReturning:
+            "happy path: challenge, code from the inbox, signed in; stored before returned; events in order"
         case .malformedCodesHandledLocally: "malformed codes are handled locally; no attempt spent"
-        case .wrongCodeThenRightCodeSucceeds: "a wrong code gives invalidCode with attemptsRemaining; the right code afterwards succeeds"
+        case .wrongCodeThenRightCodeSucceeds:
+            "a wrong code gives invalidCode with attemptsRemaining; the right code afterwards succeeds"
         case .exhaustedAttemptsEndTheChallenge: "attempts exhausted ends the challenge"
         case .expiredChallengeRefusedLocally: "an expired challenge is refused without a network call"
-        case .resendHonoursCooldownAndSendsNewCode: "resend before resendAvailableAt is refused with retryAfter; after it a new code arrives"
-        case .providerErrorCodesMapToAuthErrors: "provider error codes map to AuthError codes with the raw code kept; unknown → generic"
-        case .serverFailuresAreRetryable: "5xx / dropped connection: retryable error, no session, challenge still usable"
-        case .cancellingStartEndsTheFlow: "cancellation during start: CancellationError, no session, flowCancelled, nothing after it"
-        case .newStartSupersedesPendingStart: "a new start cancels the pending start; a submit in flight is not cancelled"
-        case .storageFailureOnSaveIsRetryable: "storage failure on save: storageFailure; retrying the same answer completes with no network call"
+        case .resendHonoursCooldownAndSendsNewCode:
+            "resend before resendAvailableAt is refused with retryAfter; after it a new code arrives"
+        case .providerErrorCodesMapToAuthErrors:
+            "provider error codes map to AuthError codes with the raw code kept; unknown → generic"
+        case .serverFailuresAreRetryable:
+            "5xx / dropped connection: retryable error, no session, challenge still usable"
+        case .cancellingStartEndsTheFlow:
+            "cancellation during start: CancellationError, no session, flowCancelled, nothing after it"
+        case .newStartSupersedesPendingStart:
+            "a new start cancels the pending start; a submit in flight is not cancelled"
+        case .storageFailureOnSaveIsRetryable:
+            "storage failure on save: storageFailure; retrying the same answer completes with no network call"
         case .signOutIsIdempotent: "sign-out is idempotent, removes the session, emits signedOut once"
         case .noSecretInAnyRendering: "no fixture secret appears in any description, dump, error or event"
-        case .pendingChallengeSurvivesEncoding: "a pending challenge survives encode → decode into a fresh client and can be completed"
+        case .pendingChallengeSurvivesEncoding:
+            "a pending challenge survives encode → decode into a fresh client and can be completed"
         case .concurrentFlowsDoNotCrossTalk: "concurrent flows on distinct identities all succeed with no cross-talk"
-        case .redirectsAreClaimedOnlyWhenValid: "redirects: foreign URL not claimed, unknown state refused, replayed grant returns the same result"
+        case .redirectsAreClaimedOnlyWhenValid:
+            "redirects: foreign URL not claimed, unknown state refused, replayed grant returns the same result"
         case .concurrentRefreshesCoalesce: "concurrent refreshes of one session make one network call"
-        case .serverClockOffsetIsTolerated: "a server clock offset within the documented tolerance does not break expiry checks"
+        case .serverClockOffsetIsTolerated:
+            "a server clock offset within the documented tolerance does not break expiry checks"
         case .restoredSessionComesFirstAfterRestart: "after a restart authStates() yields the stored session first"
-        case .refreshDoesNotOverwriteNewerSession: "stale refresh discarded: a refresh that returns after another sign-in changes nothing; the newer session still refreshes"
-        case .revocationEndsSessionTransientFailureKeepsIt: "revocation vs transient: 5xx/offline keep the session; a revoked refresh credential ends it once with sessionExpired"
-        case .duplicateRedirectsShareOneExchange: "duplicate redirect single-flight: concurrent deliveries share one exchange and one result; the spent grant is refused"
-        case .challengeAnnouncesAnswerRequirements: "a challenge announces what its answer needs besides the code (a name) before the code is sent"
+        case .refreshDoesNotOverwriteNewerSession:
+            "stale refresh discarded: a refresh that returns after another sign-in changes nothing; the newer session still refreshes"
+        case .revocationEndsSessionTransientFailureKeepsIt:
+            "revocation vs transient: 5xx/offline keep the session; a revoked refresh credential ends it once with sessionExpired"
+        case .duplicateRedirectsShareOneExchange:
+            "duplicate redirect single-flight: concurrent deliveries share one exchange and one result; the spent grant is refused"
+        case .challengeAnnouncesAnswerRequirements:
+            "a challenge announces what its answer needs besides the code (a name) before the code is sent"
         }
     }
 

@@ -37,7 +37,8 @@ final class ConformanceEnvironment: Sendable {
         // No background refresh: every check drives its refreshes itself, and a scheduler
         // waking on the manual clock would add requests and events a check does not expect.
         client = try AuthClient(
-            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time,
+            autoRefresh: .disabled)
         saves.events = client.events
         recorder = RecordingSubscriber(client: client)
     }
@@ -54,7 +55,8 @@ final class ConformanceEnvironment: Sendable {
             provider = self.provider
         }
         return try AuthClient(
-            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time, autoRefresh: .disabled)
+            providers: [provider], store: store, transport: sandbox.transport, time: sandbox.time,
+            autoRefresh: .disabled)
     }
 
     /// A context for calling the provider directly (outside a client).
@@ -84,13 +86,16 @@ final class ConformanceEnvironment: Sendable {
 
     /// Answers `challenge` once, rightly: the harness's code for code-like kinds, the genuine
     /// redirect URL for magic-link and OAuth kinds. Errors of the client pass through unchanged.
-    func answer(_ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil) async throws -> SignInStep {
+    func answer(_ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil) async throws
+        -> SignInStep
+    {
         let client = client ?? self.client
         switch challenge.kind {
         case .magicLink, .oauthRedirect:
             guard let redirect = harness.redirect else {
                 throw ConformanceFailure(
-                    "the challenge (\(challenge.kind)) completes through a redirect but the harness gives no redirect fixture")
+                    "the challenge (\(challenge.kind)) completes through a redirect but the harness gives no redirect fixture"
+                )
             }
             let url = try redirect.validURL(sandbox, request, challenge)
             guard let step = try await client.handleRedirect(url, resuming: challenge) else {
@@ -105,7 +110,8 @@ final class ConformanceEnvironment: Sendable {
     /// Answers `challenge` and every further challenge (a TOTP second step, say) until a
     /// session; any error fails naming `label`.
     func complete(
-        _ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil, label: String = "answering the challenge"
+        _ challenge: Challenge, for request: SignInRequest, client: AuthClient? = nil,
+        label: String = "answering the challenge"
     )
         async throws -> AuthSession
     {
@@ -121,8 +127,12 @@ final class ConformanceEnvironment: Sendable {
     }
 
     /// Submits `code` to `challenge`, then completes any further challenge.
-    func submit(_ code: String, for challenge: Challenge, request: SignInRequest, label: String) async throws -> AuthSession {
-        let step = try await expectSuccess(label) { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+    func submit(_ code: String, for challenge: Challenge, request: SignInRequest, label: String) async throws
+        -> AuthSession
+    {
+        let step = try await expectSuccess(label) {
+            try await client.submit(ChallengeAnswer(code: code), for: challenge)
+        }
         switch step {
         case .signedIn(let session): return session
         case .challenge(let next): return try await complete(next, for: request, label: label)
@@ -142,7 +152,8 @@ final class ConformanceEnvironment: Sendable {
 
     /// Requires the harness to list `ability` (named `name` in reports); otherwise skips the
     /// check with the harness's reason for its absence, if it gives one.
-    func requireAbility(_ ability: ConformanceHarness.Abilities, _ name: String, neededTo purpose: String? = nil) throws {
+    func requireAbility(_ ability: ConformanceHarness.Abilities, _ name: String, neededTo purpose: String? = nil) throws
+    {
         guard !harness.abilities.contains(ability) else { return }
         let needed = purpose.map { ", needed to \($0)" } ?? ""
         if let reason = harness.unsupportedReasons.first(where: { $0.key.contains(ability) })?.value {
@@ -163,7 +174,9 @@ final class ConformanceEnvironment: Sendable {
 
     /// Requires the harness to list `.redirect` and give a redirect fixture, and the provider to
     /// be a `RedirectHandlingProvider`; returns both.
-    func requireRedirects() throws -> (provider: any RedirectHandlingProvider, fixture: ConformanceHarness.RedirectFixture) {
+    func requireRedirects() throws -> (
+        provider: any RedirectHandlingProvider, fixture: ConformanceHarness.RedirectFixture
+    ) {
         let provider = try requireProvider(
             .redirect, "redirect", as: (any RedirectHandlingProvider).self, "RedirectHandlingProvider")
         guard let fixture = harness.redirect else {

@@ -78,7 +78,8 @@ public struct ConformanceHarness: Sendable {
 
         /// Creates a fixture with a JSON body.
         public init(
-            _ name: String, stage: Stage, pathPrefix: String = "", status: Int, json: String, headers: [String: String] = [:],
+            _ name: String, stage: Stage, pathPrefix: String = "", status: Int, json: String,
+            headers: [String: String] = [:],
             expectedCode: AuthError.Code, expectedProviderCode: String?
         ) {
             self.name = name
@@ -97,7 +98,8 @@ public struct ConformanceHarness: Sendable {
     /// How to produce redirect URLs for C17.
     public struct RedirectFixture: Sendable {
         /// The genuine redirect URL for a pending challenge (e.g. the magic link from the inbox).
-        public var validURL: @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> URL
+        public var validURL:
+            @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> URL
         /// The same URL with an unknown state (the default replaces the `state` query item).
         public var forge: @Sendable (URL) -> URL
         /// URLs of other apps and services that the provider must not claim (added to the
@@ -156,7 +158,8 @@ public struct ConformanceHarness: Sendable {
     /// (`sandbox.clock.wallNow`): C19 then also proves TOTP verification tolerates the server
     /// clock offset.
     /// - Throws: when no code was delivered.
-    public var readCode: @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> String
+    public var readCode:
+        @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> String
     /// A wrong code of the same length (default: the last digit changed).
     public var wrongCode: @Sendable (String) -> String
     /// The abilities to check.

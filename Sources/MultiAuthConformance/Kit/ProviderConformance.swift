@@ -67,7 +67,8 @@ public struct ProviderConformance: Sendable {
             return ConformanceResult(id: check.rawValue, title: check.title, status: .passed)
         } catch let failure as ConformanceFailure {
             return ConformanceResult(
-                id: check.rawValue, title: check.title, status: failure.isSkip ? .skipped : .failed, detail: failure.detail)
+                id: check.rawValue, title: check.title, status: failure.isSkip ? .skipped : .failed,
+                detail: failure.detail)
         } catch {
             return ConformanceResult(
                 id: check.rawValue, title: check.title, status: .failed, detail: "unexpected error: \(describe(error))")

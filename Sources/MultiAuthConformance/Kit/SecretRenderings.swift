@@ -23,7 +23,8 @@ public enum SecretRenderings {
         dump(value, to: &dumped)
         let debug = (value as? any CustomDebugStringConvertible)?.debugDescription ?? String(reflecting: value)
         return [
-            ("description", String(describing: value)), ("debugDescription", debug), ("String(reflecting:)", String(reflecting: value)),
+            ("description", String(describing: value)), ("debugDescription", debug),
+            ("String(reflecting:)", String(reflecting: value)),
             ("dump", dumped), ("Mirror walk", mirrorWalk(of: value)),
         ]
     }
@@ -58,7 +59,8 @@ public enum SecretRenderings {
                     guard budget > 0 else { return }
                     let childPath = path + "." + (child.label ?? "[\(index)]")
                     index += 1
-                    lines.append("\(childPath) = \(String(describing: child.value)) | \(String(reflecting: child.value))")
+                    lines.append(
+                        "\(childPath) = \(String(describing: child.value)) | \(String(reflecting: child.value))")
                     walk(child.value, path: childPath, depth: depth + 1)
                 }
                 current = level.superclassMirror

@@ -26,7 +26,8 @@ extension ConformanceHarness {
                     "expired", stage: .submit, pathPrefix: "/otp/verify", status: 410, json: #"{"code":"expired"}"#,
                     expectedCode: .expired, expectedProviderCode: "expired"),
                 ErrorFixture(
-                    "already_used", stage: .submit, pathPrefix: "/otp/verify", status: 409, json: #"{"code":"already_used"}"#,
+                    "already_used", stage: .submit, pathPrefix: "/otp/verify", status: 409,
+                    json: #"{"code":"already_used"}"#,
                     expectedCode: .codeAlreadyUsed, expectedProviderCode: "already_used"),
                 ErrorFixture(
                     "rate_limited", stage: .start, pathPrefix: "/otp/start", status: 429,

@@ -22,7 +22,9 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public let baseURL: URL
 
     /// Creates a provider talking to `baseURL`.
-    public init(id: AuthProviderID = "reference", baseURL: URL = URL(string: "https://\(ReferenceProtocol.defaultHost)")!) {
+    public init(
+        id: AuthProviderID = "reference", baseURL: URL = URL(string: "https://\(ReferenceProtocol.defaultHost)")!
+    ) {
         self.id = id
         self.baseURL = baseURL
     }
@@ -55,7 +57,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         let response: ReferenceProtocol.ChallengeResponse = try await post("/otp/start", body, context: context)
         if let from = response.fallbackFrom {
             context.emit(
-                .fallbackTriggered(from: DeliveryChannel(rawValue: from), to: DeliveryChannel(rawValue: response.channel)))
+                .fallbackTriggered(
+                    from: DeliveryChannel(rawValue: from), to: DeliveryChannel(rawValue: response.channel)))
         }
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         var providerState = ProviderState()
@@ -68,13 +71,16 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     }
 
     private func makeChallenge(
-        _ response: ReferenceProtocol.ChallengeResponse, flowID: FlowID, destination: String?, state: ProviderState, now: Date
+        _ response: ReferenceProtocol.ChallengeResponse, flowID: FlowID, destination: String?, state: ProviderState,
+        now: Date
     ) -> Challenge {
         // Relative times only: the server's absolute `expiresAt` is on its clock, which may be skewed.
         Challenge(
             flowID: flowID, provider: id,
-            kind: .oneTimeCode(length: response.length, channel: DeliveryChannel(rawValue: response.channel), linkAlsoSent: true),
-            destination: destination, issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(response.expiresIn)),
+            kind: .oneTimeCode(
+                length: response.length, channel: DeliveryChannel(rawValue: response.channel), linkAlsoSent: true),
+            destination: destination, issuedAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(response.expiresIn)),
             resendAvailableAt: now.addingTimeInterval(TimeInterval(response.resendAfter)),
             attemptsRemaining: response.attempts, providerState: state)
     }
@@ -83,7 +89,9 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     /// - Throws: `AuthError` `.invalidCode` (with `attemptsRemaining`), `.expired`,
     ///   `.attemptsExhausted`, `.challengeNotPending`, `.codeAlreadyUsed`, `.network`,
     ///   `.providerUnavailable`, or `CancellationError`.
-    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
         guard let flowID = challenge.providerState["flowId"] else {
             throw AuthError(.challengeNotPending, "the challenge carries no reference flow", provider: id)
         }
@@ -134,7 +142,9 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let state = items.first { $0.name == "state" }?.value
-        guard let pending, let state, pending.providerState["state"] == state, let flowID = pending.providerState["flowId"] else {
+        guard let pending, let state, pending.providerState["state"] == state,
+            let flowID = pending.providerState["flowId"]
+        else {
             throw AuthError(.challengeNotPending, "the link does not belong to a pending sign-in", provider: id)
         }
         guard let code = items.first(where: { $0.name == "code" })?.value, !code.isEmpty else {
@@ -171,12 +181,15 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     /// Sends a new code, on `channel` when given.
     /// - Throws: `AuthError` `.rateLimited` (with `retryAfter`), `.expired`,
     ///   `.challengeNotPending`, `.channelUnavailable`, `.network`, or `CancellationError`.
-    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
+    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws
+        -> Challenge
+    {
         guard let flowID = challenge.providerState["flowId"] else {
             throw AuthError(.challengeNotPending, "the challenge carries no reference flow", provider: id)
         }
         let response: ReferenceProtocol.ChallengeResponse = try await post(
-            "/otp/resend", ReferenceProtocol.ResendRequest(flowId: flowID, channel: channel?.rawValue), context: context)
+            "/otp/resend", ReferenceProtocol.ResendRequest(flowId: flowID, channel: channel?.rawValue), context: context
+        )
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         return makeChallenge(
             response, flowID: challenge.flowID, destination: challenge.destination, state: challenge.providerState,
@@ -217,7 +230,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         case "expired": return AuthError(.expired, "the code expired; start again", provider: id, providerCode: raw)
         case "attempts_exhausted":
             return AuthError(
-                .attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: raw, attemptsRemaining: 0)
+                .attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: raw,
+                attemptsRemaining: 0)
         case "rate_limited":
             return AuthError(
                 .rateLimited, "too many requests", provider: id, providerCode: raw,
@@ -227,14 +241,18 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         case "unsupported_channel":
             return AuthError(.unsupported, "the channel is not supported", provider: id, providerCode: raw)
         case "channel_unavailable":
-            return AuthError(.channelUnavailable, "the channel cannot reach this destination", provider: id, providerCode: raw)
+            return AuthError(
+                .channelUnavailable, "the channel cannot reach this destination", provider: id, providerCode: raw)
         case "unknown_flow":
-            return AuthError(.challengeNotPending, "the server does not know this flow", provider: id, providerCode: raw)
-        case "already_used": return AuthError(.codeAlreadyUsed, "the code was already used", provider: id, providerCode: raw)
+            return AuthError(
+                .challengeNotPending, "the server does not know this flow", provider: id, providerCode: raw)
+        case "already_used":
+            return AuthError(.codeAlreadyUsed, "the code was already used", provider: id, providerCode: raw)
         case "invalid_grant", "invalid_token":
             return AuthError(.unauthorized, "the credentials are no longer accepted", provider: id, providerCode: raw)
         default:
-            return AuthError(.generic, "the reference server answered HTTP \(response.status)", provider: id, providerCode: raw)
+            return AuthError(
+                .generic, "the reference server answered HTTP \(response.status)", provider: id, providerCode: raw)
         }
     }
 }

@@ -34,7 +34,8 @@ public struct ConformanceReport: Sendable, Codable, Hashable, CustomStringConver
     /// `titleWidth` characters are cut with `…`.
     public func renderTable(titleWidth: Int = 60) -> String {
         let rows = results.map { result -> [String] in
-            let title = result.title.count > titleWidth ? String(result.title.prefix(titleWidth - 1)) + "…" : result.title
+            let title =
+                result.title.count > titleWidth ? String(result.title.prefix(titleWidth - 1)) + "…" : result.title
             return [result.id, result.status.rawValue, title, result.detail ?? ""]
         }
         let header = ["ID", "STATUS", "TITLE", "DETAIL"]
@@ -54,7 +55,8 @@ public struct ConformanceReport: Sendable, Codable, Hashable, CustomStringConver
     public func jsonData(prettyPrinted: Bool = true) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting =
-            prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+            prettyPrinted
+            ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 

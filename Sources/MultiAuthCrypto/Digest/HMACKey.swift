@@ -37,7 +37,9 @@ public final class HMACKey: Sendable {
     /// allocating; the buffer is valid only inside `body`.
     /// Calls `body` with each counter of `counters` and the MAC of its 8-byte big-endian form
     /// (RFC 4226 §5.2), in ascending order, under one lock.
-    func forEachCounterAuthenticationCode(_ counters: ClosedRange<UInt64>, _ body: (UInt64, UnsafeRawBufferPointer) -> Void) {
+    func forEachCounterAuthenticationCode(
+        _ counters: ClosedRange<UInt64>, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+    ) {
         context.forEachCounterMAC(counters, body)
     }
 

@@ -41,7 +41,11 @@ public enum Base64 {
             let group = b0 << 16 | b1 << 8 | b2
             out.append(alphabet[Int(group >> 18 & 63)])
             out.append(alphabet[Int(group >> 12 & 63)])
-            if remaining > 1 { out.append(alphabet[Int(group >> 6 & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
+            if remaining > 1 {
+                out.append(alphabet[Int(group >> 6 & 63)])
+            } else if padded {
+                out.append(UInt8(ascii: "="))
+            }
             if remaining > 2 { out.append(alphabet[Int(group & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
             index += 3
         }
@@ -103,8 +107,10 @@ public enum Base64 {
                 if let input = buffer.baseAddress, let values = table.baseAddress, let out = output.baseAddress {
                     // Bounds are checked by the loop condition: 4 characters in, 3 bytes out.
                     while count - read >= 4 {
-                        let a = UInt32(values[Int(input[read])]), b = UInt32(values[Int(input[read + 1])])
-                        let c = UInt32(values[Int(input[read + 2])]), d = UInt32(values[Int(input[read + 3])])
+                        let a = UInt32(values[Int(input[read])])
+                        let b = UInt32(values[Int(input[read + 1])])
+                        let c = UInt32(values[Int(input[read + 2])])
+                        let d = UInt32(values[Int(input[read + 3])])
                         guard (a | b | c | d) < 64 else { throw CryptoError.invalidBase64 }
                         let group = a << 18 | b << 12 | c << 6 | d
                         out[written] = UInt8(truncatingIfNeeded: group >> 16)

@@ -8,7 +8,8 @@ enum PEM {
     static func decode(_ text: String, label: String) throws -> [UInt8] {
         let begin = "-----BEGIN \(label)-----"
         let end = "-----END \(label)-----"
-        guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else {
+        guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex)
+        else {
             throw CryptoError.invalidKey
         }
         let body = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }

@@ -105,7 +105,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .invalidPercentEscape: "invalid percent escape"
         case .invalidPeriod: "invalid period: must be a whole number of seconds above 0"
         case .invalidDigits: "invalid digits: must be 6, 7 or 8"
-        case .invalidSteamDigits: "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
+        case .invalidSteamDigits:
+            "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
         case .invalidCounter: "invalid HOTP counter"
         case .invalidTime: "time is before the TOTP start time T0"
         case .timeOutOfRange: "time is not representable: not finite or outside the Int64 range of seconds"
@@ -123,7 +124,8 @@ public enum CryptoError: Error, Sendable, Equatable, Hashable, CustomStringConve
         case .signatureInvalid: "signature does not verify"
         case .malformedKeySet: "malformed JWKS: expected {\"keys\": [...]}"
         case .libraryFailure(let operation): "crypto library failure in \(operation)"
-        case .malformedToken: "malformed JWT: expected three base64url segments of JSON objects with unique member names"
+        case .malformedToken:
+            "malformed JWT: expected three base64url segments of JSON objects with unique member names"
         case .limitExceeded(let name, let maximum): "input refused: \(name) exceeds the limit of \(maximum)"
         case .invalidHeader(let name): "invalid JOSE header parameter '\(name)'"
         case .invalidClaim(let name): "invalid claim '\(name)'"

@@ -48,8 +48,10 @@ enum JSONParser {
     ///     `bytes.count` (as `sizeName`) unless `checkSize` is false (a JWT segment, whose
     ///     token length was already checked).
     /// - Throws: ``CryptoError/limitExceeded(_:maximum:)`` or ``CryptoError/malformedToken``.
-    static func parse(_ bytes: [UInt8], limits: JSONLimits, sizeName: String = "document size",
-                      checkSize: Bool = true) throws -> Outcome {
+    static func parse(
+        _ bytes: [UInt8], limits: JSONLimits, sizeName: String = "document size",
+        checkSize: Bool = true
+    ) throws -> Outcome {
         if checkSize, bytes.count > limits.maximumBytes {
             throw CryptoError.limitExceeded(sizeName, maximum: limits.maximumBytes)
         }
@@ -96,7 +98,7 @@ enum JSONParser {
                 switch (byte, frame) {
                 case (UInt8(ascii: ","), .array):
                     stack.append(frame)
-                    // Fall through to read the next element below.
+                // Fall through to read the next element below.
                 case (UInt8(ascii: ","), .object(let members, _)):
                     let name = try scanner.memberName()
                     stack.append(.object(members, name: name))

@@ -41,7 +41,9 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     ///   name in an object, or has invalid UTF-8 or a number outside `Double`.
     /// Concurrency: pure; runs in time linear in `bytes.count` on the calling thread.
     public init(parsing bytes: some Collection<UInt8>, limits: JSONLimits = .jwks) throws {
-        if bytes.count > limits.maximumBytes { throw CryptoError.limitExceeded("document size", maximum: limits.maximumBytes) }
+        if bytes.count > limits.maximumBytes {
+            throw CryptoError.limitExceeded("document size", maximum: limits.maximumBytes)
+        }
         self = try JSONParser.parse(Array(bytes), limits: limits).value
     }
 
@@ -52,7 +54,8 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     public init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count < Self.maximumDecodingDepth else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels"))
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels"))
         }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -100,7 +103,9 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Cus
 
     /// The number as `Int64`, if this is a whole number in range.
     public var int64Value: Int64? {
-        guard case .number(let value) = self, value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else { return nil }
+        guard case .number(let value) = self, value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else {
+            return nil
+        }
         return Int64(value)
     }
 

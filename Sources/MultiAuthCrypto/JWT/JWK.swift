@@ -21,8 +21,10 @@ public struct JWK: Codable, Sendable, Hashable {
     public var y: String?
 
     /// Creates a JWK from its members.
-    public init(kty: String, kid: String? = nil, alg: String? = nil, use: String? = nil, n: String? = nil,
-                e: String? = nil, crv: String? = nil, x: String? = nil, y: String? = nil) {
+    public init(
+        kty: String, kid: String? = nil, alg: String? = nil, use: String? = nil, n: String? = nil,
+        e: String? = nil, crv: String? = nil, x: String? = nil, y: String? = nil
+    ) {
         self.kty = kty
         self.kid = kid
         self.alg = alg
@@ -55,7 +57,8 @@ public struct JWK: Codable, Sendable, Hashable {
             guard let string = value.stringValue else { return nil }
             strings[name] = string
         }
-        self.init(kty: kty, kid: strings["kid"], alg: strings["alg"], use: strings["use"], n: strings["n"], e: strings["e"],
-                  crv: strings["crv"], x: strings["x"], y: strings["y"])
+        self.init(
+            kty: kty, kid: strings["kid"], alg: strings["alg"], use: strings["use"], n: strings["n"], e: strings["e"],
+            crv: strings["crv"], x: strings["x"], y: strings["y"])
     }
 }

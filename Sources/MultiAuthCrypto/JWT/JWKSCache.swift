@@ -60,9 +60,11 @@ public actor JWKSCache {
     ///   - maximumFailureBackoff: the longest backoff, in seconds; 300 by default.
     ///   - limits: the size limits for the JWKS document; ``JSONLimits/jwks`` by default.
     ///   - fetch: returns the JWKS JSON; its errors are thrown to the caller unchanged.
-    public init(minimumRefetchInterval: TimeInterval = 30, maximumAge: TimeInterval = 3600,
-                failureBackoff: TimeInterval = 5, maximumFailureBackoff: TimeInterval = 300,
-                limits: JSONLimits = .jwks, fetch: @escaping Fetch) {
+    public init(
+        minimumRefetchInterval: TimeInterval = 30, maximumAge: TimeInterval = 3600,
+        failureBackoff: TimeInterval = 5, maximumFailureBackoff: TimeInterval = 300,
+        limits: JSONLimits = .jwks, fetch: @escaping Fetch
+    ) {
         self.fetch = fetch
         self.minimumRefetchInterval = minimumRefetchInterval
         self.maximumAge = maximumAge
@@ -87,9 +89,11 @@ public actor JWKSCache {
     ///   before any fetch); the errors of ``verifySignature(of:at:algorithms:)``; then
     ///   ``CryptoError/expired``, ``CryptoError/notYetValid``,
     ///   ``CryptoError/issuerMismatch``, ``CryptoError/audienceMismatch``.
-    public func verify(_ token: String, at now: Date, leeway: TimeInterval = 60, issuer: String? = nil,
-                       audience: JWTAudience,
-                       algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws -> JWT {
+    public func verify(
+        _ token: String, at now: Date, leeway: TimeInterval = 60, issuer: String? = nil,
+        audience: JWTAudience,
+        algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
+    ) async throws -> JWT {
         let jwt = try JWT(parsing: token)
         try await verifySignature(of: jwt, at: now, algorithms: algorithms)
         try jwt.claims.validate(at: now, leeway: leeway, issuer: issuer, audience: audience)
@@ -105,8 +109,10 @@ public actor JWKSCache {
     ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``,
     ///   ``CryptoError/limitExceeded(_:maximum:)`` (a JWKS document past its limits), or the
     ///   fetch closure's error (also while backing off from it).
-    public func verifySignature(of jwt: JWT, at now: Date,
-                                algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) async throws {
+    public func verifySignature(
+        of jwt: JWT, at now: Date,
+        algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
+    ) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
         let cached = try await freshKeys(at: now)
         var keys = cached.keys

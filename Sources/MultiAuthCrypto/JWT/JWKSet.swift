@@ -76,7 +76,9 @@ public struct JWKSet: Sendable, Hashable, Codable {
     ///   RSA keys below 2048 bits; ``CryptoError/keyNotFound`` when no usable key is a
     ///   candidate; ``CryptoError/signatureInvalid`` when candidates exist but none verifies.
     @discardableResult
-    public func verifySignature(of jwt: JWT, algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws -> JWK {
+    public func verifySignature(of jwt: JWT, algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases))
+        throws -> JWK
+    {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
         return try Self.verify(jwt, algorithm: algorithm, keys: Self.resolve(keys))
     }
@@ -135,11 +137,14 @@ public struct JWKSet: Sendable, Hashable, Codable {
     }
 
     /// The imported keys that may verify `jwt` under `algorithm`.
-    static func candidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(JWK, PublicKey)] {
+    static func candidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(
+        JWK, PublicKey
+    )] {
         let keyID = jwt.keyID
         return resolved.compactMap { entry in
             guard case .success(let key) = entry.key, key.keyType == algorithm.keyType,
-                  matches(entry.jwk, keyID: keyID, algorithm) else { return nil }
+                matches(entry.jwk, keyID: keyID, algorithm)
+            else { return nil }
             return (entry.jwk, key)
         }
     }
@@ -157,7 +162,8 @@ public struct JWKSet: Sendable, Hashable, Codable {
             }
             throw CryptoError.keyNotFound
         }
-        for (jwk, key) in candidates where key.isValidSignature(jwt.signature, for: jwt.signingInput, algorithm: algorithm) {
+        for (jwk, key) in candidates
+        where key.isValidSignature(jwt.signature, for: jwt.signingInput, algorithm: algorithm) {
             return jwk
         }
         throw CryptoError.signatureInvalid

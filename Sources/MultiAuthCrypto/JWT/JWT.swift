@@ -78,19 +78,22 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     static func parts(of token: String) -> [Substring.UTF8View] {
         let utf8 = token.utf8
         let maximumDots = 3
-        let dots = utf8.withContiguousStorageIfAvailable { bytes -> [Int] in
-            guard let base = bytes.baseAddress else { return [] }
-            var offsets: [Int] = []
-            var offset = 0
-            while offsets.count < maximumDots, offset < bytes.count,
-                let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset)
-            {
-                let position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
-                offsets.append(position)
-                offset = position + 1
+        let dots =
+            utf8.withContiguousStorageIfAvailable { bytes -> [Int] in
+                guard let base = bytes.baseAddress else { return [] }
+                var offsets: [Int] = []
+                var offset = 0
+                while offsets.count < maximumDots, offset < bytes.count,
+                    let found = memchr(base + offset, Int32(UInt8(ascii: ".")), bytes.count - offset)
+                {
+                    let position = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                    offsets.append(position)
+                    offset = position + 1
+                }
+                return offsets
             }
-            return offsets
-        } ?? Array(utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.map(\.offset).prefix(maximumDots))
+            ?? Array(
+                utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.map(\.offset).prefix(maximumDots))
         var parts: [Substring.UTF8View] = []
         parts.reserveCapacity(dots.count + 1)
         var start = utf8.startIndex
@@ -108,9 +111,12 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` for `none`, `HS*`, anything unknown or
     ///   outside `allowed`, and for a `crit` header (no extensions are understood,
     ///   RFC 7515 §4.1.11).
-    public func signatureAlgorithm(allowed: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws -> SignatureAlgorithm {
+    public func signatureAlgorithm(allowed: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws
+        -> SignatureAlgorithm
+    {
         guard header["crit"] == nil, let name = algorithm, let algorithm = SignatureAlgorithm(rawValue: name),
-              allowed.contains(algorithm) else {
+            allowed.contains(algorithm)
+        else {
             throw CryptoError.unsupportedAlgorithm
         }
         return algorithm
@@ -123,8 +129,10 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     ///   - algorithms: the `alg` values accepted; all of RS256, RS512, ES256 by default.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `alg` is not allowed or does not
     ///   fit the key type; ``CryptoError/signatureInvalid``.
-    public func verifySignature(with key: PublicKey,
-                                algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)) throws {
+    public func verifySignature(
+        with key: PublicKey,
+        algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
+    ) throws {
         let algorithm = try signatureAlgorithm(allowed: algorithms)
         try key.verify(signature, for: signingInput, algorithm: algorithm)
     }
@@ -140,12 +148,15 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     /// - Returns: the token `header.claims.signature`, each segment unpadded base64url.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit the key;
     ///   ``CryptoError/libraryFailure(_:)``.
-    public static func sign(claims: [String: JSONValue], with key: PrivateKey, algorithm: SignatureAlgorithm,
-                            keyID: String? = nil, type: String? = "JWT") throws -> String {
+    public static func sign(
+        claims: [String: JSONValue], with key: PrivateKey, algorithm: SignatureAlgorithm,
+        keyID: String? = nil, type: String? = "JWT"
+    ) throws -> String {
         var header: [String: JSONValue] = ["alg": .string(algorithm.rawValue)]
         if let keyID { header["kid"] = .string(keyID) }
         if let type { header["typ"] = .string(type) }
-        let input = Base64URL.encode(try JSONValue.object(header).jsonData()) + "."
+        let input =
+            Base64URL.encode(try JSONValue.object(header).jsonData()) + "."
             + Base64URL.encode(try JSONValue.object(claims).jsonData())
         let signature = try key.signature(for: Array(input.utf8), algorithm: algorithm)
         return input + "." + Base64URL.encode(signature)
@@ -161,7 +172,8 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
 
     /// A mirror without the signature or signing input.
     public var customMirror: Mirror {
-        Mirror(self, children: ["alg": algorithm as Any, "kid": keyID as Any, "claims": claims.description],
-               displayStyle: .struct)
+        Mirror(
+            self, children: ["alg": algorithm as Any, "kid": keyID as Any, "claims": claims.description],
+            displayStyle: .struct)
     }
 }

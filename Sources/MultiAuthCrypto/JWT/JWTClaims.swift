@@ -34,7 +34,13 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebu
     public init(_ members: [String: JSONValue]) throws {
         // One pass over the members picks out the registered claims (instead of a hash lookup
         // per name); they are then checked in a fixed order, so the error is deterministic.
-        var iss, sub, jti, exp, nbf, iat, aud: JSONValue?
+        var iss: JSONValue?
+        var sub: JSONValue?
+        var jti: JSONValue?
+        var exp: JSONValue?
+        var nbf: JSONValue?
+        var iat: JSONValue?
+        var aud: JSONValue?
         for (name, value) in members {
             switch name {
             case "iss": iss = value
@@ -128,7 +134,8 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebu
         Mirror(
             self,
             children: [
-                "claims": members.keys.sorted(), "exp": expiresAt as Any, "nbf": notBefore as Any, "iat": issuedAt as Any,
+                "claims": members.keys.sorted(), "exp": expiresAt as Any, "nbf": notBefore as Any,
+                "iat": issuedAt as Any,
             ], displayStyle: .struct)
     }
 }

@@ -52,7 +52,9 @@ enum DER {
         var result: [Element] = []
         var offset = parent.contents.lowerBound
         while offset < parent.contents.upperBound {
-            guard let child = element(in: bytes, at: offset), child.end <= parent.contents.upperBound else { return nil }
+            guard let child = element(in: bytes, at: offset), child.end <= parent.contents.upperBound else {
+                return nil
+            }
             result.append(child)
             offset = child.end
         }
@@ -62,9 +64,10 @@ enum DER {
     /// Reads a SubjectPublicKeyInfo: `SEQUENCE { SEQUENCE { OID, params }, BIT STRING }`.
     static func publicKeyInfo(_ spki: [UInt8]) -> PublicKeyInfo? {
         guard let outer = element(in: spki, at: 0), outer.tag == 0x30, outer.end == spki.count,
-              let parts = children(of: outer, in: spki), parts.count == 2,
-              parts[0].tag == 0x30, parts[1].tag == 0x03,
-              let algorithm = children(of: parts[0], in: spki), let oid = algorithm.first, oid.tag == 0x06 else {
+            let parts = children(of: outer, in: spki), parts.count == 2,
+            parts[0].tag == 0x30, parts[1].tag == 0x03,
+            let algorithm = children(of: parts[0], in: spki), let oid = algorithm.first, oid.tag == 0x06
+        else {
             return nil
         }
         let oidBytes = Array(spki[oid.contents.lowerBound - 2..<oid.end])
@@ -80,8 +83,9 @@ enum DER {
     /// The modulus and exponent of a PKCS#1 `RSAPublicKey`, big-endian without sign bytes.
     static func rsaComponents(pkcs1: [UInt8]) -> (modulus: [UInt8], exponent: [UInt8])? {
         guard let outer = element(in: pkcs1, at: 0), outer.tag == 0x30, outer.end == pkcs1.count,
-              let parts = children(of: outer, in: pkcs1), parts.count == 2,
-              parts.allSatisfy({ $0.tag == 0x02 && !$0.contents.isEmpty }) else { return nil }
+            let parts = children(of: outer, in: pkcs1), parts.count == 2,
+            parts.allSatisfy({ $0.tag == 0x02 && !$0.contents.isEmpty })
+        else { return nil }
         func unsigned(_ element: Element) -> [UInt8] {
             Array(pkcs1[element.contents].drop(while: { $0 == 0 }))
         }

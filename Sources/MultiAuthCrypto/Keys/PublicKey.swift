@@ -21,7 +21,9 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     /// - Throws: ``CryptoError/invalidKey`` for a short or malformed key, or an exponent that
     ///   is even or below 3.
     public convenience init(rsaModulus modulus: [UInt8], exponent: [UInt8]) throws {
-        self.init(handle: try Self.checked(KeyHandle.rsaPublic(modulus: Self.trimmed(modulus), exponent: Self.trimmed(exponent))))
+        self.init(
+            handle: try Self.checked(
+                KeyHandle.rsaPublic(modulus: Self.trimmed(modulus), exponent: Self.trimmed(exponent))))
     }
 
     /// A P-256 public key from its affine coordinates.
@@ -45,7 +47,8 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`, public
     ///   exponent odd and at least 3) or P-256 SPKI.
     public convenience init(derRepresentation der: some Sequence<UInt8>, minimumRSABits: Int = 2048) throws {
-        self.init(handle: try Self.checked(KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits))))
+        self.init(
+            handle: try Self.checked(KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits))))
     }
 
     /// A public key from a PEM `-----BEGIN PUBLIC KEY-----` block (RFC 7468 §13).
@@ -62,7 +65,9 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///   ``CryptoError/invalidKey`` for missing or malformed members.
     public convenience init(jwk: JWK) throws {
         func member(_ value: String?) throws -> [UInt8] {
-            guard let value, let bytes = try? Base64URL.decode(value), !bytes.isEmpty else { throw CryptoError.invalidKey }
+            guard let value, let bytes = try? Base64URL.decode(value), !bytes.isEmpty else {
+                throw CryptoError.invalidKey
+            }
             return bytes
         }
         switch jwk.kty {
@@ -97,12 +102,14 @@ public final class PublicKey: Sendable, CustomStringConvertible {
         switch keyType {
         case .rsa:
             let (modulus, exponent) = try handle.rsaComponents()
-            return JWK(kty: "RSA", kid: keyID, alg: algorithm?.rawValue, use: "sig",
-                       n: Base64URL.encode(modulus), e: Base64URL.encode(exponent))
+            return JWK(
+                kty: "RSA", kid: keyID, alg: algorithm?.rawValue, use: "sig",
+                n: Base64URL.encode(modulus), e: Base64URL.encode(exponent))
         case .p256:
             let (x, y) = try handle.p256Coordinates()
-            return JWK(kty: "EC", kid: keyID, alg: algorithm?.rawValue, use: "sig", crv: "P-256",
-                       x: Base64URL.encode(x), y: Base64URL.encode(y))
+            return JWK(
+                kty: "EC", kid: keyID, alg: algorithm?.rawValue, use: "sig", crv: "P-256",
+                x: Base64URL.encode(x), y: Base64URL.encode(y))
         }
     }
 
@@ -117,8 +124,10 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///     string, not the decoded JSON).
     ///   - algorithm: the algorithm; its key type must be this key's.
     /// - Returns: `false` for a wrong signature or an algorithm that does not fit this key.
-    public func isValidSignature(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
-                                 algorithm: SignatureAlgorithm) -> Bool {
+    public func isValidSignature(
+        _ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
+        algorithm: SignatureAlgorithm
+    ) -> Bool {
         guard algorithm.keyType == keyType else { return false }
         return verifies(Array(signature), message: Array(message), algorithm: algorithm)
     }
@@ -128,8 +137,10 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` when `algorithm` does not fit this key
     ///   type; ``CryptoError/signatureInvalid`` when the signature is wrong (an ES256 high
     ///   `s` is normalised first; see ``isValidSignature(_:for:algorithm:)``).
-    public func verify(_ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
-                       algorithm: SignatureAlgorithm) throws {
+    public func verify(
+        _ signature: some Sequence<UInt8>, for message: some Sequence<UInt8>,
+        algorithm: SignatureAlgorithm
+    ) throws {
         guard algorithm.keyType == keyType else { throw CryptoError.unsupportedAlgorithm }
         guard verifies(Array(signature), message: Array(message), algorithm: algorithm) else {
             throw CryptoError.signatureInvalid
@@ -149,7 +160,9 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     static func checked(_ handle: KeyHandle) throws -> KeyHandle {
         guard handle.keyType == .rsa else { return handle }
         let exponent = try handle.rsaComponents().exponent.drop(while: { $0 == 0 })
-        guard let last = exponent.last, last & 1 == 1, exponent.count > 1 || last >= 3 else { throw CryptoError.invalidKey }
+        guard let last = exponent.last, last & 1 == 1, exponent.count > 1 || last >= 3 else {
+            throw CryptoError.invalidKey
+        }
         return handle
     }
 

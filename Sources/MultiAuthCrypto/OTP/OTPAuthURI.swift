@@ -141,8 +141,9 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             }
         }
         guard !account.unicodeScalars.contains(":"), !Self.hasControlCharacter(account),
-              account.unicodeScalars.first?.properties.isWhitespace != true,
-              account.unicodeScalars.last?.properties.isWhitespace != true else {
+            account.unicodeScalars.first?.properties.isWhitespace != true,
+            account.unicodeScalars.last?.properties.isWhitespace != true
+        else {
             throw CryptoError.invalidParameter("account")
         }
         try validate()
@@ -171,7 +172,8 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public init(parsing string: String) throws {
         let scheme = "otpauth://"
         guard string.utf8.count > scheme.utf8.count,
-              string.prefix(scheme.count).lowercased() == scheme else { throw CryptoError.invalidURI }
+            string.prefix(scheme.count).lowercased() == scheme
+        else { throw CryptoError.invalidURI }
         let rest = string.dropFirst(scheme.count)
         guard !rest.contains("#") else { throw CryptoError.invalidURI }
         let pathAndQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -209,9 +211,12 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         secretBytes = try Base32.decode(secretParameter)
         // Decoding succeeded, so only base32 letters and digits, `=`, `-` and whitespace are
         // left; keep the data characters, upper-cased.
-        self.secretText = String(String.UnicodeScalarView(secretParameter.unicodeScalars.filter {
-            $0 != "=" && $0 != "-" && !Base32.isIgnorable($0)
-        })).uppercased()
+        self.secretText = String(
+            String.UnicodeScalarView(
+                secretParameter.unicodeScalars.filter {
+                    $0 != "=" && $0 != "-" && !Base32.isIgnorable($0)
+                })
+        ).uppercased()
         if let issuerParameter = parameters["issuer"] {
             guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
             issuer = issuerParameter
@@ -238,16 +243,22 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         default: throw CryptoError.invalidParameter("encoder")
         }
         let defaultDigits = encoding == .steam ? SteamGuardTOTP.codeLength : 6
-        digits = try parameters["digits"].map { value in
-            // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
-            // Fuzz/otpauth) is an invalid length, not a trap.
-            guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else { throw CryptoError.invalidDigits }
-            return digits
-        } ?? defaultDigits
-        period = try parameters["period"].map { value in
-            guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else { throw CryptoError.invalidPeriod }
-            return Int64(period)
-        } ?? 30
+        digits =
+            try parameters["digits"].map { value in
+                // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
+                // Fuzz/otpauth) is an invalid length, not a trap.
+                guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else {
+                    throw CryptoError.invalidDigits
+                }
+                return digits
+            } ?? defaultDigits
+        period =
+            try parameters["period"].map { value in
+                guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else {
+                    throw CryptoError.invalidPeriod
+                }
+                return Int64(period)
+            } ?? 30
         switch kind {
         case .hotp:
             guard let value = parameters["counter"] else { throw CryptoError.missingParameter("counter") }
@@ -274,7 +285,9 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         let bytes = Array(label.utf8)
         guard bytes.count >= 3 else { return nil }
         for index in 0...(bytes.count - 3)
-        where bytes[index] == UInt8(ascii: "%") && bytes[index + 1] == UInt8(ascii: "3") && bytes[index + 2] | 0x20 == UInt8(ascii: "a") {
+        where bytes[index] == UInt8(ascii: "%") && bytes[index + 1] == UInt8(ascii: "3")
+            && bytes[index + 2] | 0x20 == UInt8(ascii: "a")
+        {
             let start = label.utf8.index(label.startIndex, offsetBy: index)
             let end = label.utf8.index(start, offsetBy: 3)
             return (label[..<start], label[end...])
@@ -412,7 +425,8 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var description: String {
         var label = account
         if let prefix = labelIssuer ?? issuer { label = prefix + ":" + label }
-        var text = "otpauth://\(kind.rawValue)/\(label) (secret: <redacted>, issuer: \(issuer ?? "none"), "
+        var text =
+            "otpauth://\(kind.rawValue)/\(label) (secret: <redacted>, issuer: \(issuer ?? "none"), "
             + "algorithm: \(algorithm.rawValue), digits: \(digits)"
         switch kind {
         case .totp: text += ", period: \(period)s)"
@@ -427,10 +441,12 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// A mirror without the secret, for `dump` and debuggers.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "kind": kind, "issuer": issuer as Any, "labelIssuer": labelIssuer as Any, "account": account,
-            "secret": "<redacted>", "algorithm": algorithm, "digits": digits, "period": period,
-            "counter": counter as Any, "encoding": encoding,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "kind": kind, "issuer": issuer as Any, "labelIssuer": labelIssuer as Any, "account": account,
+                "secret": "<redacted>", "algorithm": algorithm, "digits": digits, "period": period,
+                "counter": counter as Any, "encoding": encoding,
+            ], displayStyle: .struct)
     }
 }

@@ -30,7 +30,8 @@ enum OTPCode {
     /// low nibble of the last MAC byte, reduced modulo 10^digits.
     static func truncate(_ mac: UnsafeRawBufferPointer, digits: Int) -> UInt32 {
         let offset = Int(mac[mac.count - 1] & 0x0f)
-        let binary = UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16
+        let binary =
+            UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16
             | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
         return binary % modulus(digits: digits)
     }

@@ -177,7 +177,9 @@ public struct TOTP: Sendable {
     ///   ``CryptoError/codeAlreadyUsed`` (only used steps match),
     ///   ``CryptoError/invalidTime``, ``CryptoError/invalidParameter(_:)`` (`"window"` below
     ///   0 or above ``maximumWindow``).
-    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
+    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, lastUsedStep: UInt64? = nil) throws
+        -> UInt64
+    {
         let step = try matchingStep(code, at: unixTime, window: window)
         if let lastUsedStep, step <= lastUsedStep { throw CryptoError.codeAlreadyUsed }
         return step
@@ -189,7 +191,9 @@ public struct TOTP: Sendable {
     /// - Returns: the matched time step, now `replayGuard.lastUsedStep`.
     /// - Throws: as ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)``; ``CryptoError/codeAlreadyUsed``
     ///   when another caller consumed this step first.
-    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
+    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, replayGuard: TOTPReplayGuard) throws
+        -> UInt64
+    {
         let step = try matchingStep(code, at: unixTime, window: window)
         try replayGuard.consume(step)
         return step
@@ -198,14 +202,16 @@ public struct TOTP: Sendable {
     /// Verifies `code` at `unixTime` seconds since 1970, for `Int` values; see the `Int64`
     /// overload.
     @_disfavoredOverload
-    public func verify(_ code: String, at unixTime: Int, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
+    public func verify(_ code: String, at unixTime: Int, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64
+    {
         try verify(code, at: Int64(unixTime), window: window, lastUsedStep: lastUsedStep)
     }
 
     /// Verifies `code` at `unixTime` seconds since 1970 with a replay guard; see the `Int64`
     /// overload.
     @_disfavoredOverload
-    public func verify(_ code: String, at unixTime: Int, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
+    public func verify(_ code: String, at unixTime: Int, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64
+    {
         try verify(code, at: Int64(unixTime), window: window, replayGuard: replayGuard)
     }
 

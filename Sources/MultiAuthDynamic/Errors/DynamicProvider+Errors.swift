@@ -38,16 +38,24 @@ extension DynamicProvider {
         // The server's code is kept only when it looks like one: a hostile or buggy server
         // could echo the OTP or a token there (Docs/Security.md, "Redaction").
         let kept = body?.code == nil ? raw : AuthError.plausibleProviderCode(raw)
-        func error(_ code: AuthError.Code, _ message: String, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil) -> AuthError {
-            AuthError(code, message, provider: id, providerCode: kept, retryAfter: retryAfter, attemptsRemaining: attemptsRemaining)
+        func error(
+            _ code: AuthError.Code, _ message: String, retryAfter: Duration? = nil, attemptsRemaining: Int? = nil
+        ) -> AuthError {
+            AuthError(
+                code, message, provider: id, providerCode: kept, retryAfter: retryAfter,
+                attemptsRemaining: attemptsRemaining)
         }
         if [400, 403, 422].contains(status), Self.mentions(body, anyOf: ["captcha"]) {
             return error(
                 .configuration,
-                "this Dynamic environment requires a captcha: pass the widget's token as the request option \"\(Self.captchaTokenOption)\"")
+                "this Dynamic environment requires a captcha: pass the widget's token as the request option \"\(Self.captchaTokenOption)\""
+            )
         }
-        let common = response.commonError(provider: id, providerCode: kept, rateLimitWindow: configuration.sendLimitWindow) {
-            $0 == .rateLimited ? "too many codes were requested; wait before asking again" : "Dynamic answered HTTP \(status)"
+        let common = response.commonError(
+            provider: id, providerCode: kept, rateLimitWindow: configuration.sendLimitWindow
+        ) {
+            $0 == .rateLimited
+                ? "too many codes were requested; wait before asking again" : "Dynamic answered HTTP \(status)"
         }
         if let common { return common }
         switch status {
@@ -65,19 +73,24 @@ extension DynamicProvider {
             return error(.generic, "Dynamic answered HTTP \(status)")
         }
         switch raw {
-        case "wrong_email_verification_token", "wrong_sms_verification_token", "wrong_verification_token", "mfa_invalid_code":
+        case "wrong_email_verification_token", "wrong_sms_verification_token", "wrong_verification_token",
+            "mfa_invalid_code":
             return error(.invalidCode, "the code is not correct")
         case "email_verification_expired", "sms_verification_expired", "invalid_email_verification",
             "invalid_sms_verification", "invalid_verification":
             return error(.expired, "the verification expired or is unknown; request a new code")
-        case "too_many_email_verification_attempts", "too_many_sms_verification_attempts", "too_many_verification_attempts":
+        case "too_many_email_verification_attempts", "too_many_sms_verification_attempts",
+            "too_many_verification_attempts":
             return error(.attemptsExhausted, "too many wrong codes; request a new code", attemptsRemaining: 0)
         case "too_many_requests":
-            return error(.rateLimited, "too many requests", retryAfter: response.retryAfter ?? configuration.sendLimitWindow)
+            return error(
+                .rateLimited, "too many requests", retryAfter: response.retryAfter ?? configuration.sendLimitWindow)
         case "invalid_email_address", "invalid_phone", "missing_phone_number_or_email":
             return error(.invalidInput, "Dynamic rejected the \(channel == .sms ? "phone number" : "e-mail address")")
         case "no_enabled_email_provider", "no_enabled_sms_provider":
-            return error(.configuration, "this Dynamic environment has no \(channel == .sms ? "SMS" : "e-mail") provider enabled")
+            return error(
+                .configuration, "this Dynamic environment has no \(channel == .sms ? "SMS" : "e-mail") provider enabled"
+            )
         default:
             return error(.generic, "Dynamic answered HTTP 422")
         }
@@ -96,16 +109,20 @@ extension DynamicProvider {
         switch response.status {
         case 401, 403:
             return AuthError(
-                .sessionExpired, "Dynamic refused the session token (HTTP \(response.status)); sign in again", provider: id,
+                .sessionExpired, "Dynamic refused the session token (HTTP \(response.status)); sign in again",
+                provider: id,
                 providerCode: raw)
         case 400 where Self.mentions(body, anyOf: ["session", "token", "jwt"]):
-            return AuthError(.sessionExpired, "Dynamic reports the session token invalid (HTTP 400); sign in again", provider: id, providerCode: raw)
+            return AuthError(
+                .sessionExpired, "Dynamic reports the session token invalid (HTTP 400); sign in again", provider: id,
+                providerCode: raw)
         case 400:
             return AuthError(.generic, "Dynamic refused the refresh (HTTP 400)", provider: id, providerCode: raw)
         default:
             let mapped = mapError(response, channel: nil)
             if [.rateLimited, .providerUnavailable, .configuration].contains(mapped.code) { return mapped }
-            return AuthError(.generic, "Dynamic refused the refresh (HTTP \(response.status))", provider: id, providerCode: raw)
+            return AuthError(
+                .generic, "Dynamic refused the refresh (HTTP \(response.status))", provider: id, providerCode: raw)
         }
     }
 

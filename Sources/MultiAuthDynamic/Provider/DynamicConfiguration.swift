@@ -44,7 +44,8 @@ public struct DynamicConfiguration: Sendable, Hashable {
     ///   - maximumAttempts: Wrong codes per verification (default 3).
     ///   - sendLimitWindow: The send-limit window (default 600 s).
     public init(
-        environmentID: String, baseURL: URL = DynamicConfiguration.productionBaseURL, codeLifetime: Duration = .seconds(600),
+        environmentID: String, baseURL: URL = DynamicConfiguration.productionBaseURL,
+        codeLifetime: Duration = .seconds(600),
         maximumAttempts: Int = 3, sendLimitWindow: Duration = .seconds(600)
     ) {
         self.environmentID = environmentID
@@ -93,7 +94,8 @@ public struct DynamicConfiguration: Sendable, Hashable {
         let id = environmentID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty, !id.contains("/") else {
             throw AuthError(
-                .configuration, "the Dynamic environment id is empty or malformed: set the environment id from the Dynamic dashboard",
+                .configuration,
+                "the Dynamic environment id is empty or malformed: set the environment id from the Dynamic dashboard",
                 provider: provider)
         }
     }

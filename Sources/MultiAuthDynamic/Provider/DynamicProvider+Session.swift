@@ -18,7 +18,8 @@ extension DynamicProvider {
     /// - Throws: `AuthError` `.configuration` (providerCode `"cookie_authentication"`) for that
     ///   answer; `.malformedResponse` when there is no JWT and no user, or no expiry.
     func makeSession(
-        _ verified: DynamicWire.VerifyResponse, sessionID: String?, createdAt: Date, now: Date, previous: AuthSession? = nil
+        _ verified: DynamicWire.VerifyResponse, sessionID: String?, createdAt: Date, now: Date,
+        previous: AuthSession? = nil
     ) throws -> AuthSession {
         guard let access = verified.minifiedJwt ?? verified.jwt, !access.isEmpty else {
             if verified.user != nil {
@@ -52,7 +53,8 @@ extension DynamicProvider {
         return AuthSession(
             id: sessionID ?? UUID().uuidString.lowercased(), provider: id, user: user,
             credentials: Credentials(
-                accessToken: access, idToken: verified.jwt, tokenType: "Bearer", expiresAt: expiresAt, scopes: scopes, extra: extra),
+                accessToken: access, idToken: verified.jwt, tokenType: "Bearer", expiresAt: expiresAt, scopes: scopes,
+                extra: extra),
             createdAt: createdAt)
     }
 
@@ -72,16 +74,22 @@ extension DynamicProvider {
             case "phoneNumber":
                 return AuthUser.Identity(kind: "phone", value: credential.id, verified: true)
             case "oauth":
-                return AuthUser.Identity(kind: credential.oauthProvider ?? "oauth", value: credential.id, verified: true)
+                return AuthUser.Identity(
+                    kind: credential.oauthProvider ?? "oauth", value: credential.id, verified: true)
             case "blockchain":
-                return AuthUser.Identity(kind: credential.chain.map { "blockchain:\($0)" } ?? "blockchain", value: credential.address ?? credential.id, verified: true)
+                return AuthUser.Identity(
+                    kind: credential.chain.map { "blockchain:\($0)" } ?? "blockchain",
+                    value: credential.address ?? credential.id, verified: true)
             default:
                 return AuthUser.Identity(kind: credential.format, value: credential.id, verified: true)
             }
         }
-        let email = user.email.flatMap { try? EmailAddress($0) }
-            ?? credentials.lazy.compactMap { $0.format == "email" ? $0.email.flatMap { try? EmailAddress($0) } : nil }.first
-        let phone = user.phoneNumber.flatMap { try? PhoneNumber($0.hasPrefix("+") ? $0 : "+" + $0) }
+        let email =
+            user.email.flatMap { try? EmailAddress($0) }
+            ?? credentials.lazy.compactMap { $0.format == "email" ? $0.email.flatMap { try? EmailAddress($0) } : nil }
+            .first
+        let phone =
+            user.phoneNumber.flatMap { try? PhoneNumber($0.hasPrefix("+") ? $0 : "+" + $0) }
             ?? credentials.lazy.compactMap { $0.format == "phoneNumber" ? Self.phone(from: $0) : nil }.first
         var attributes: [String: String] = [:]
         attributes["environmentId"] = user.projectEnvironmentId
@@ -90,7 +98,8 @@ extension DynamicProvider {
         attributes["username"] = user.username
         attributes["newUser"] = user.newUser.map { $0 ? "true" : "false" }
         let name = user.firstName.flatMap { try? PersonName(firstName: $0, lastName: user.lastName ?? "") }
-        return AuthUser(id: user.id, phone: phone, email: email, name: name, identities: identities, attributes: attributes)
+        return AuthUser(
+            id: user.id, phone: phone, email: email, name: name, identities: identities, attributes: attributes)
     }
 
     /// The E.164 number of a phone credential: `phoneCountryCode` + `phoneNumber`, read with

@@ -117,14 +117,19 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             let wire = try Self.smsIdentity(phone, provider: id)
             try state.encode(wire, forKey: StateKey.sms)
             httpRequest = try .json(
-                .post, configuration.endpoint("smsVerifications/create"), body: DynamicWire.SMSCreateRequest(wire, captchaToken: captcha))
+                .post, configuration.endpoint("smsVerifications/create"),
+                body: DynamicWire.SMSCreateRequest(wire, captchaToken: captcha))
         default:
-            throw AuthError(.unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
+            throw AuthError(
+                .unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
         }
         let created: DynamicWire.VerificationCreated = try await send(httpRequest, channel: channel, context: context)
         state[StateKey.verificationUUID] = created.verificationUUID
         context.emit(.deliveryStatus(channel: channel, status: .sent))
-        return .challenge(codeChallenge(flowID: context.flowID ?? .random(), channel: channel, destination: destination, state: state, now: context.now))
+        return .challenge(
+            codeChallenge(
+                flowID: context.flowID ?? .random(), channel: channel, destination: destination, state: state,
+                now: context.now))
     }
 
     /// The captcha token of `request` (option ``captchaTokenOption``), trimmed; `nil` when absent.
@@ -133,7 +138,9 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         guard let raw = request.options[captchaTokenOption] else { return nil }
         let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {
-            throw AuthError(.invalidInput, "the captcha token option is blank; pass the token the captcha widget returned", provider: provider)
+            throw AuthError(
+                .invalidInput, "the captcha token option is blank; pass the token the captcha widget returned",
+                provider: provider)
         }
         return token
     }
@@ -145,17 +152,22 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     static func smsIdentity(_ phone: PhoneNumber, provider: AuthProviderID) throws -> DynamicWire.SMSCreate {
         guard let region = phone.regionCode else {
             throw AuthError(
-                .invalidInput, "Dynamic needs an ISO country code; this number belongs to no region", provider: provider,
+                .invalidInput, "Dynamic needs an ISO country code; this number belongs to no region",
+                provider: provider,
                 reason: .invalidCountryCode)
         }
         return DynamicWire.SMSCreate(
             phoneCountryCode: "+\(phone.countryCallingCode)", phoneNumber: phone.nationalNumber, isoCountryCode: region)
     }
 
-    private func codeChallenge(flowID: FlowID, channel: DeliveryChannel, destination: String?, state: ProviderState, now: Date) -> Challenge {
+    private func codeChallenge(
+        flowID: FlowID, channel: DeliveryChannel, destination: String?, state: ProviderState, now: Date
+    ) -> Challenge {
         Challenge(
-            flowID: flowID, provider: id, kind: .oneTimeCode(length: Self.codeLength, channel: channel, linkAlsoSent: false),
-            destination: destination, issuedAt: now, expiresAt: now.addingTimeInterval(configuration.codeLifetime.timeInterval),
+            flowID: flowID, provider: id,
+            kind: .oneTimeCode(length: Self.codeLength, channel: channel, linkAlsoSent: false),
+            destination: destination, issuedAt: now,
+            expiresAt: now.addingTimeInterval(configuration.codeLifetime.timeInterval),
             resendAvailableAt: now, attemptsRemaining: configuration.maximumAttempts, providerState: state)
     }
 
@@ -174,7 +186,9 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     ///   environment: the code was accepted but no JWT came back; or a captcha is required),
     ///   `.rateLimited`, `.unauthorized` (403), `.network`, `.providerUnavailable`,
     ///   `.malformedResponse`, or `CancellationError`.
-    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
         try configuration.validate(provider: id)
         if challenge.providerState[StateKey.mfaToken] != nil {
             throw AuthError(
@@ -191,7 +205,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         let request = try HTTPRequest.json(
             .post, configuration.endpoint(path),
             body: DynamicWire.SignIn(
-                verificationUUID: uuid, verificationToken: code, captchaToken: challenge.providerState[StateKey.captchaToken]))
+                verificationUUID: uuid, verificationToken: code,
+                captchaToken: challenge.providerState[StateKey.captchaToken]))
         let verified: DynamicWire.VerifyResponse
         do {
             verified = try await send(request, channel: channel, context: context)
@@ -205,7 +220,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             state[StateKey.mfaToken] = mfaToken
             return .challenge(
                 Challenge(
-                    flowID: challenge.flowID, provider: id, kind: .totp(digits: 6, enrollment: nil), destination: challenge.destination,
+                    flowID: challenge.flowID, provider: id, kind: .totp(digits: 6, enrollment: nil),
+                    destination: challenge.destination,
                     issuedAt: context.now, providerState: state))
         }
         return .signedIn(try makeSession(verified, sessionID: nil, createdAt: context.now, now: context.now))
@@ -222,7 +238,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         guard let token = session.credentials.accessToken ?? session.credentials.idToken else { return }
         try configuration.validate(provider: id)
         let request = HTTPRequest(
-            method: .post, url: configuration.endpoint("revoke"), headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+            method: .post, url: configuration.endpoint("revoke"),
+            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
         let response = try await context.transport.send(request)
         if response.isSuccess || response.status == 401 { return }
         throw mapError(response, channel: nil)
@@ -249,14 +266,18 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         }
         try configuration.validate(provider: id)
         let request = HTTPRequest(
-            method: .post, url: configuration.endpoint("refresh"), headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+            method: .post, url: configuration.endpoint("refresh"),
+            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
         let response = try await context.transport.send(request)
         guard response.isSuccess else { throw refreshError(response) }
         let verified = try response.decodeJSON(DynamicWire.VerifyResponse.self, provider: id)
         if verified.mfaToken != nil, verified.jwt == nil, verified.minifiedJwt == nil {
-            throw AuthError(.sessionExpired, "the refresh asked for an MFA step; sign in again", provider: id, providerCode: "mfa_required")
+            throw AuthError(
+                .sessionExpired, "the refresh asked for an MFA step; sign in again", provider: id,
+                providerCode: "mfa_required")
         }
-        return try makeSession(verified, sessionID: session.id, createdAt: session.createdAt, now: context.now, previous: session)
+        return try makeSession(
+            verified, sessionID: session.id, createdAt: session.createdAt, now: context.now, previous: session)
     }
 
     /// Sends a new code for the challenge: `POST …/{email|sms}Verifications/retry` → `201`
@@ -271,13 +292,16 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// - Throws: `AuthError` `.unsupported` (another channel, or the MFA step), `.challengeNotPending`,
     ///   `.rateLimited` with `retryAfter`, `.expired`, `.network`, `.providerUnavailable`, or
     ///   `CancellationError`.
-    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
+    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws
+        -> Challenge
+    {
         try configuration.validate(provider: id)
         guard let uuid = challenge.providerState[StateKey.verificationUUID],
             let own = Self.channel(of: challenge),
             challenge.providerState[StateKey.mfaToken] == nil
         else {
-            throw AuthError(.challengeNotPending, "the challenge carries no Dynamic verification to resend", provider: id)
+            throw AuthError(
+                .challengeNotPending, "the challenge carries no Dynamic verification to resend", provider: id)
         }
         guard channel == nil || channel == own else {
             throw AuthError(.unsupported, "Dynamic resends on the verification's own channel only", provider: id)
@@ -298,25 +322,31 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             }
             request = try .json(
                 .post, configuration.endpoint("emailVerifications/retry"),
-                body: DynamicWire.EmailRetry(verificationUUID: uuid, email: email, captchaToken: challenge.providerState[StateKey.captchaToken]))
+                body: DynamicWire.EmailRetry(
+                    verificationUUID: uuid, email: email, captchaToken: challenge.providerState[StateKey.captchaToken]))
         }
         let created: DynamicWire.VerificationCreated = try await send(request, channel: own, context: context)
         var state = challenge.providerState
         state[StateKey.verificationUUID] = created.verificationUUID
         context.emit(.deliveryStatus(channel: own, status: .sent))
-        return codeChallenge(flowID: challenge.flowID, channel: own, destination: challenge.destination, state: state, now: context.now)
+        return codeChallenge(
+            flowID: challenge.flowID, channel: own, destination: challenge.destination, state: state, now: context.now)
     }
 
     /// The verification's channel, read from the challenge kind (`email` or `sms`).
     static func channel(of challenge: Challenge) -> DeliveryChannel? {
-        guard case .oneTimeCode(_, let channel, _) = challenge.kind, channel == .email || channel == .sms else { return nil }
+        guard case .oneTimeCode(_, let channel, _) = challenge.kind, channel == .email || channel == .sms else {
+            return nil
+        }
         return channel
     }
 
     // MARK: Wire
 
     /// Sends `request`; a 2xx body decodes as `Result`, anything else goes through `mapError(_:channel:)`.
-    private func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext) async throws -> Result {
+    private func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext)
+        async throws -> Result
+    {
         let response = try await context.transport.send(request)
         guard response.isSuccess else { throw mapError(response, channel: channel) }
         return try response.decodeJSON(Result.self, provider: id)

@@ -47,7 +47,8 @@ public struct DynamicTokenVerifier: Sendable {
     ///     skip the check explicitly; there is no default (Docs/Security.md).
     ///   - minimumRefetchInterval: Seconds between JWKS refetches caused by unknown `kid`s (default 30).
     public init(
-        configuration: DynamicConfiguration, transport: any HTTPTransport, time: TimeSource, leeway: Duration = .seconds(60),
+        configuration: DynamicConfiguration, transport: any HTTPTransport, time: TimeSource,
+        leeway: Duration = .seconds(60),
         issuer: String? = nil, audience: JWTAudience, minimumRefetchInterval: TimeInterval = 30
     ) {
         self.configuration = configuration
@@ -57,11 +58,13 @@ public struct DynamicTokenVerifier: Sendable {
         self.time = time
         let url = configuration.jwksURL
         self.cache = JWKSCache(minimumRefetchInterval: minimumRefetchInterval) {
-            let response = try await transport.send(HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
+            let response = try await transport.send(
+                HTTPRequest(method: .get, url: url, headers: ["Accept": "application/json"]))
             guard response.isSuccess else {
                 throw AuthError(
                     response.commonErrorCode == .providerUnavailable ? .providerUnavailable : .configuration,
-                    "the Dynamic JWKS answered HTTP \(response.status)", provider: .dynamic, providerCode: String(response.status))
+                    "the Dynamic JWKS answered HTTP \(response.status)", provider: .dynamic,
+                    providerCode: String(response.status))
             }
             return response.body
         }
@@ -84,28 +87,35 @@ public struct DynamicTokenVerifier: Sendable {
     ///   `CancellationError`. The underlying `CryptoError` is kept in `underlying`.
     public func verify(_ token: String) async throws -> DynamicVerifiedToken {
         var text = token.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.lowercased().hasPrefix("bearer ") { text = String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+        if text.lowercased().hasPrefix("bearer ") {
+            text = String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
         guard !text.isEmpty else { throw Self.invalid("the token is blank") }
         let jwt: JWT
         do {
             jwt = try await cache.verify(
-                text, at: time.now, leeway: leeway.timeInterval, issuer: issuer, audience: audience, algorithms: [.rs256])
+                text, at: time.now, leeway: leeway.timeInterval, issuer: issuer, audience: audience,
+                algorithms: [.rs256])
         } catch let error as CryptoError {
             throw Self.map(error)
         }
         let claims = jwt.claims
         guard let subject = claims.subject, !subject.isEmpty else { throw Self.invalid("the token has no sub") }
         guard claims["environment_id"]?.stringValue == configuration.environmentID else {
-            throw AuthError(.unauthorized, "the token belongs to another Dynamic environment", provider: .dynamic, providerCode: "environment_id")
+            throw AuthError(
+                .unauthorized, "the token belongs to another Dynamic environment", provider: .dynamic,
+                providerCode: "environment_id")
         }
         let scopes = claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
         guard scopes.contains(Self.requiredScope) else {
             throw AuthError(
-                .unauthorized, "the token lacks the user:basic scope: authentication is not finished", provider: .dynamic,
+                .unauthorized, "the token lacks the user:basic scope: authentication is not finished",
+                provider: .dynamic,
                 providerCode: "scope")
         }
         return DynamicVerifiedToken(
-            userID: subject, sessionID: claims["sid"]?.stringValue, environmentID: configuration.environmentID, scopes: scopes,
+            userID: subject, sessionID: claims["sid"]?.stringValue, environmentID: configuration.environmentID,
+            scopes: scopes,
             expiresAt: claims.expiresAt?.date, issuer: claims.issuer, email: claims["email"]?.stringValue, jwt: jwt)
     }
 
@@ -119,13 +129,17 @@ public struct DynamicTokenVerifier: Sendable {
         case .malformedToken, .invalidBase64, .invalidClaim, .invalidHeader, .limitExceeded:
             return invalid("the token is not a well-formed JWT (\(error))", underlying: error)
         case .unsupportedAlgorithm, .keyNotFound, .signatureInvalid, .invalidKey:
-            return AuthError(.signatureInvalid, "the token's signature does not verify (\(error))", provider: .dynamic, underlying: error)
+            return AuthError(
+                .signatureInvalid, "the token's signature does not verify (\(error))", provider: .dynamic,
+                underlying: error)
         case .expired:
             return AuthError(.expired, "the token expired", provider: .dynamic, underlying: error)
         case .notYetValid, .issuerMismatch, .audienceMismatch:
-            return AuthError(.unauthorized, "the token is not accepted (\(error))", provider: .dynamic, underlying: error)
+            return AuthError(
+                .unauthorized, "the token is not accepted (\(error))", provider: .dynamic, underlying: error)
         case .malformedKeySet:
-            return AuthError(.malformedResponse, "the Dynamic JWKS is not readable", provider: .dynamic, underlying: error)
+            return AuthError(
+                .malformedResponse, "the Dynamic JWKS is not readable", provider: .dynamic, underlying: error)
         default:
             return AuthError(.generic, "token verification failed (\(error))", provider: .dynamic, underlying: error)
         }

@@ -47,9 +47,12 @@ enum OTPlessErrorMapping {
 
     /// The `AuthError` for an error response: ``error(status:body:retryAfter:attemptsRemaining:provider:)``
     /// with the response's status, body and `Retry-After`.
-    static func error(for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless) -> AuthError {
+    static func error(for response: HTTPResponse, attemptsRemaining: Int? = nil, provider: AuthProviderID = .otpless)
+        -> AuthError
+    {
         error(
-            status: response.status, body: response.body, retryAfter: response.retryAfter, attemptsRemaining: attemptsRemaining,
+            status: response.status, body: response.body, retryAfter: response.retryAfter,
+            attemptsRemaining: attemptsRemaining,
             provider: provider)
     }
 

@@ -123,7 +123,8 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     ///   - installationID: The installation id, or `nil` to derive one.
     /// - Returns: The configuration.
     public static func sandbox(
-        appID: String = sandboxAppID, packageName: String = sandboxPackageName, preferredChannels: [DeliveryChannel] = [],
+        appID: String = sandboxAppID, packageName: String = sandboxPackageName,
+        preferredChannels: [DeliveryChannel] = [],
         enabledChannels: Set<DeliveryChannel>? = nil, hasWhatsApp: Bool = true, smartAuthTemplateID: String? = nil,
         installationID: String? = nil
     ) -> OTPlessConfiguration {
@@ -145,8 +146,10 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     ///   a delivery channel OTPLESS knows, or a preferred channel is missing from
     ///   ``enabledChannels`` (providerCode `4003`).
     public func validate() throws {
-        guard !appID.isEmpty, appID.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII }) else {
-            throw AuthError(.configuration, "the OTPLESS app id must be non-empty ASCII letters and digits", provider: .otpless)
+        guard !appID.isEmpty, appID.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII })
+        else {
+            throw AuthError(
+                .configuration, "the OTPLESS app id must be non-empty ASCII letters and digits", provider: .otpless)
         }
         let trimmed = packageName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed == packageName, !packageName.contains(where: \.isWhitespace) else {
@@ -157,7 +160,9 @@ public struct OTPlessConfiguration: Sendable, Hashable {
         }
         for channel in preferredChannels {
             guard OTPlessChannel.deliveryMode(for: channel) != nil else {
-                throw AuthError(.configuration, "preferred channel '\(channel)' is not an OTPLESS delivery channel", provider: .otpless)
+                throw AuthError(
+                    .configuration, "preferred channel '\(channel)' is not an OTPLESS delivery channel",
+                    provider: .otpless)
             }
             if let enabledChannels, !enabledChannels.contains(channel) {
                 throw AuthError(

@@ -24,7 +24,8 @@ actor OTPlessDevice {
             try await api.get("v2/state", context: context)
         }
         guard let state = stateResponse.state, !state.isEmpty else {
-            throw AuthError(.providerUnavailable, "OTPLESS returned no device state", provider: api.provider, providerCode: "5003")
+            throw AuthError(
+                .providerUnavailable, "OTPLESS returned no device state", provider: api.provider, providerCode: "5003")
         }
         let config: OTPlessWire.MerchantConfig = try await Self.fetchTwice(api: api, context: context) {
             try await api.get("v2/lp/merchant/config/\(state)", context: context)

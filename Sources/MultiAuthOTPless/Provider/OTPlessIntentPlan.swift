@@ -47,7 +47,8 @@ struct OTPlessIntentPlan: Sendable {
         if let raw = request.options["expiry"] {
             guard let seconds = Int(raw), OTPlessProvider.expiryRange.contains(seconds) else {
                 throw AuthError(
-                    .invalidInput, "expiry must be whole seconds in \(OTPlessProvider.expiryRange.lowerBound)...\(OTPlessProvider.expiryRange.upperBound)",
+                    .invalidInput,
+                    "expiry must be whole seconds in \(OTPlessProvider.expiryRange.lowerBound)...\(OTPlessProvider.expiryRange.upperBound)",
                     provider: provider, providerCode: "7113")
             }
             requestedExpiry = seconds
@@ -58,7 +59,8 @@ struct OTPlessIntentPlan: Sendable {
         switch target {
         case .phone:
             if let channel = request.channel, !Self.phoneChannels.contains(channel) {
-                throw AuthError(.unsupported, "OTPLESS cannot deliver to a phone number on '\(channel)'", provider: provider)
+                throw AuthError(
+                    .unsupported, "OTPLESS cannot deliver to a phone number on '\(channel)'", provider: provider)
             }
             forcedChannel = request.channel
         case .email:
@@ -78,7 +80,9 @@ struct OTPlessIntentPlan: Sendable {
         let missing: DeliveryChannel?
         switch target {
         case .phone:
-            if let forcedChannel { missing = enabled.contains(forcedChannel) ? nil : forcedChannel } else {
+            if let forcedChannel {
+                missing = enabled.contains(forcedChannel) ? nil : forcedChannel
+            } else {
                 missing = enabled.isDisjoint(with: Self.phoneChannels.union([.silentNetworkAuth])) ? .sms : nil
             }
         case .email:
@@ -89,7 +93,8 @@ struct OTPlessIntentPlan: Sendable {
         }
         if let missing {
             throw AuthError(
-                .configuration, "channel '\(missing)' is not enabled for this OTPLESS app", provider: provider, providerCode: "4003")
+                .configuration, "channel '\(missing)' is not enabled for this OTPLESS app", provider: provider,
+                providerCode: "4003")
         }
     }
 
@@ -233,7 +238,9 @@ struct OTPlessIntentPlan: Sendable {
     }
 
     /// Rebuilds a plan from a challenge's provider state (resend), forcing `channel`.
-    static func resuming(_ state: ProviderState, channel: DeliveryChannel, configuration: OTPlessConfiguration) -> OTPlessIntentPlan? {
+    static func resuming(_ state: ProviderState, channel: DeliveryChannel, configuration: OTPlessConfiguration)
+        -> OTPlessIntentPlan?
+    {
         let target: Target
         if let e164 = state[otpless: "e164"], let number = try? PhoneNumber(e164) {
             target = .phone(number)
@@ -243,13 +250,16 @@ struct OTPlessIntentPlan: Sendable {
             return nil
         }
         return OTPlessIntentPlan(
-            target: target, forcedChannel: channel, requestedOTPLength: state[otpless: "requestedOTPLength"].flatMap(Int.init),
-            otpLength: state[otpless: "otpLength"].flatMap(Int.init) ?? 6, requestedExpiry: state[otpless: "expiry"].flatMap(Int.init),
+            target: target, forcedChannel: channel,
+            requestedOTPLength: state[otpless: "requestedOTPLength"].flatMap(Int.init),
+            otpLength: state[otpless: "otpLength"].flatMap(Int.init) ?? 6,
+            requestedExpiry: state[otpless: "expiry"].flatMap(Int.init),
             smartAuthChannels: configuration.preferredChannels)
     }
 
     private init(
-        target: Target, forcedChannel: DeliveryChannel?, requestedOTPLength: Int?, otpLength: Int, requestedExpiry: Int?,
+        target: Target, forcedChannel: DeliveryChannel?, requestedOTPLength: Int?, otpLength: Int,
+        requestedExpiry: Int?,
         smartAuthChannels: [DeliveryChannel]
     ) {
         self.target = target

@@ -50,7 +50,9 @@ extension OTPlessProvider {
                 continue
             }
             guard !Task.isCancelled else { return }
-            guard response.isSuccess, let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self) else { continue }
+            guard response.isSuccess, let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self) else {
+                continue
+            }
             let detail = status.authDetail
             switch (detail?.status ?? "PENDING").uppercased() {
             case "SUCCESS", "FAILED":
@@ -64,7 +66,8 @@ extension OTPlessProvider {
             if let mode = detail?.communicationMode, let current {
                 let next = OTPlessChannel.deliveryChannel(forMode: mode)
                 if next != current,
-                    let updated = fallBack(flowID: flowID, from: current, to: next, asId: detail?.asId, now: context.now)
+                    let updated = fallBack(
+                        flowID: flowID, from: current, to: next, asId: detail?.asId, now: context.now)
                 {
                     context.emit(.fallbackTriggered(from: current, to: next))
                     context.emit(.challengeIssued(updated))
@@ -86,7 +89,10 @@ extension OTPlessProvider {
     /// number), `selectedCountryCode` (digits) and `value` (country code + national number);
     /// for an e-mail `email` and `value`.
     static func statusQuery(_ state: ProviderState) -> [String: String] {
-        var query = ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""]
+        var query = [
+            "asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "",
+            "uid": state[otpless: "uid"] ?? "",
+        ]
         if state[otpless: "identifierType"] == "MOBILE", let national = state[otpless: "mobile"] {
             let countryCode = state[otpless: "countryCode"] ?? ""
             query["mobile"] = national
@@ -106,11 +112,15 @@ extension OTPlessProvider {
         registry.update(flowID) { challenge in
             challenge.resendAvailableAt = now.addingTimeInterval(Self.resendCooldown.timeInterval).roundedToMilliseconds
             switch challenge.kind {
-            case .oneTimeCode(let length, _, let link): challenge.kind = .oneTimeCode(length: length, channel: to, linkAlsoSent: link)
+            case .oneTimeCode(let length, _, let link):
+                challenge.kind = .oneTimeCode(length: length, channel: to, linkAlsoSent: link)
             case .magicLink: challenge.kind = .magicLink(channel: to)
             default: break
             }
-            var failed = Set((challenge.providerState[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
+            var failed = Set(
+                (challenge.providerState[otpless: "failedChannels"] ?? "").split(separator: ",").map {
+                    DeliveryChannel(rawValue: String($0))
+                })
             failed.insert(from)
             challenge.providerState[otpless: "failedChannels"] = failed.map(\.rawValue).sorted().joined(separator: ",")
             challenge.providerState[otpless: "channel"] = to.rawValue

@@ -44,10 +44,13 @@ extension OTPlessProvider {
         var body: [String: JSONValue] = [
             "code": .string(code), "hasWhatsapp": .string(configuration.hasWhatsApp ? "true" : "false"),
         ]
-        for key in ["asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["asId", "token"] {
+            if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) }
+        }
         do {
             let response = try await api.post(
-                "v3/lp/user/transaction/code/\(state[otpless: "state"] ?? "")", body: body, uid: state[otpless: "uid"] ?? "",
+                "v3/lp/user/transaction/code/\(state[otpless: "state"] ?? "")", body: body,
+                uid: state[otpless: "uid"] ?? "",
                 context: context)
             let status = try api.decode(OTPlessWire.TransactionStatus.self, from: response)
             return try finish(status, flowID: pending.flowID, state: state[otpless: "state"], context: context)

@@ -33,7 +33,8 @@ extension OTPlessProvider {
             var error = OTPlessErrorMapping.error(for: response, provider: id)
             if (400..<500).contains(response.status), response.commonErrorCode == nil {
                 error.code = .sessionExpired
-                error.message = "OTPLESS refused the session refresh (\(error.providerCode ?? String(response.status))); sign in again"
+                error.message =
+                    "OTPLESS refused the session refresh (\(error.providerCode ?? String(response.status))); sign in again"
                 error.retryAfter = nil
                 error.attemptsRemaining = nil
             }
@@ -50,7 +51,8 @@ extension OTPlessProvider {
             expiresAt = date
         case .invalid(.expMilliseconds):
             throw AuthError(
-                .malformedResponse, "the refreshed session JWT's exp has 13 or more digits (milliseconds?); it is not rescaled",
+                .malformedResponse,
+                "the refreshed session JWT's exp has 13 or more digits (milliseconds?); it is not rescaled",
                 provider: id)
         case .valid, .invalid:
             throw AuthError(.sessionExpired, "OTPLESS answered an inactive session JWT; sign in again", provider: id)

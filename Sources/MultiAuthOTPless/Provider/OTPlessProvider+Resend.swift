@@ -18,7 +18,9 @@ extension OTPlessProvider {
     ///   `7022`), `.channelUnavailable` (a channel that already failed in this attempt),
     ///   `.configuration` (`4003`, channel not enabled), `.unsupported` (SNA / OAuth challenges),
     ///   `.challengeNotPending`, `.network`; or `CancellationError`.
-    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
+    public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws
+        -> Challenge
+    {
         try checkOwnership(challenge)
         let latest = registry.challenge(for: challenge.flowID) ?? challenge
         switch latest.kind {
@@ -31,7 +33,9 @@ extension OTPlessProvider {
                 retryAfter: .interval(available.timeIntervalSince(context.now)))
         }
         let state = latest.providerState
-        let failed = Set((state[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) })
+        let failed = Set(
+            (state[otpless: "failedChannels"] ?? "").split(separator: ",").map { DeliveryChannel(rawValue: String($0)) }
+        )
         let current = state[otpless: "channel"].map(DeliveryChannel.init(rawValue:)) ?? .sms
         let target = channel ?? current
         if failed.contains(target) {
@@ -48,7 +52,8 @@ extension OTPlessProvider {
         // The earlier transaction's id travels along, as the SDK sends `asId` when known.
         if let asId = state[otpless: "asId"], !asId.isEmpty { body["asId"] = .string(asId) }
         let response = try await api.post(
-            "v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: state[otpless: "uid"] ?? "", context: context)
+            "v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: state[otpless: "uid"] ?? "",
+            context: context)
         let intent = try api.decode(OTPlessWire.IntentResponse.self, from: response)
         let step = try issue(
             intent, plan: plan, state: ready.state, flowID: challenge.flowID, failedChannels: failed,

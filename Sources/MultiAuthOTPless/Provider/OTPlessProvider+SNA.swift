@@ -20,7 +20,10 @@ extension OTPlessProvider {
         let timer = (try? state.decode(OTPlessWire.TimerSettings.self, forKey: "snaTimer")) ?? nil
         let interval = Duration.milliseconds(Int64(max(1, timer?.interval ?? Self.defaultSNATimer.interval)))
         let timeout = Duration.milliseconds(Int64(max(0, timer?.timeout ?? Self.defaultSNATimer.timeout)))
-        let ids = ["asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "", "uid": state[otpless: "uid"] ?? ""]
+        let ids = [
+            "asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "",
+            "uid": state[otpless: "uid"] ?? "",
+        ]
         let path = "v3/lp/user/transaction/silent-auth-status/\(state[otpless: "state"] ?? "")"
 
         var lapse: [String: String]
@@ -36,7 +39,9 @@ extension OTPlessProvider {
                     let status = try? response.decodeJSON(OTPlessWire.TransactionStatus.self)
                 {
                     switch (status.authDetail?.status ?? "PENDING").uppercased() {
-                    case "SUCCESS": return try finish(status, flowID: challenge.flowID, state: state[otpless: "state"], context: context)
+                    case "SUCCESS":
+                        return try finish(
+                            status, flowID: challenge.flowID, state: state[otpless: "state"], context: context)
                     case "FAILED":
                         // The SDK takes a FAILED poll as the answer (fallback or end) at once.
                         failedStatus = status
@@ -56,26 +61,33 @@ extension OTPlessProvider {
             status = failedStatus
         } else {
             var query = ids
-            if let data = try? JSONEncoder.multiAuth.encode(lapse) { query["lapseMeta"] = String(decoding: data, as: UTF8.self) }
+            if let data = try? JSONEncoder.multiAuth.encode(lapse) {
+                query["lapseMeta"] = String(decoding: data, as: UTF8.self)
+            }
             let response: HTTPResponse
             do {
                 response = try await api.get(path, query: query, context: context)
             } catch let error as AuthError where error.code == .network {
                 registry.end(challenge.flowID)
-                throw AuthError(.channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106", underlying: error)
+                throw AuthError(
+                    .channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106",
+                    underlying: error)
             }
             guard response.isSuccess, let decoded = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
                 (decoded.authDetail?.status ?? "").uppercased() == "FAILED"
             else {
                 registry.end(challenge.flowID)
                 throw AuthError(
-                    .channelUnavailable, "silent network auth and every fallback failed", provider: id, providerCode: "9106")
+                    .channelUnavailable, "silent network auth and every fallback failed", provider: id,
+                    providerCode: "9106")
             }
             status = decoded
         }
         guard let leap = status.quantumLeap else {
             registry.end(challenge.flowID)
-            throw AuthError(.channelUnavailable, "silent network auth failed and no fallback exists", provider: id, providerCode: "7161")
+            throw AuthError(
+                .channelUnavailable, "silent network auth failed and no fallback exists", provider: id,
+                providerCode: "7161")
         }
         guard let plan = OTPlessIntentPlan.resuming(state, channel: .sms, configuration: configuration) else {
             throw AuthError(.malformedResponse, "the SNA challenge lost its phone number", provider: id)
@@ -85,7 +97,8 @@ extension OTPlessProvider {
         let to = leap.communicationMode.map(OTPlessChannel.deliveryChannel(forMode:)) ?? automatic.defaultChannel
         context.emit(.fallbackTriggered(from: .silentNetworkAuth, to: to))
         return try issue(
-            OTPlessWire.IntentResponse(quantumLeap: leap, oneTap: nil), plan: automatic, state: state[otpless: "state"] ?? "",
+            OTPlessWire.IntentResponse(quantumLeap: leap, oneTap: nil), plan: automatic,
+            state: state[otpless: "state"] ?? "",
             flowID: challenge.flowID, failedChannels: [.silentNetworkAuth], fallbackFrom: .silentNetworkAuth,
             context: context)
     }
@@ -107,11 +120,15 @@ extension OTPlessProvider {
             var request = HTTPRequest(method: .get, url: url, headers: ["Accept": "text/html,application/json,*/*"])
             request.timeout = timeout
             let response = try await cellular.sendOverCellular(request)
-            let readable = (200...202).contains(response.status) || (400...451).contains(response.status)
+            let readable =
+                (200...202).contains(response.status) || (400...451).contains(response.status)
                 || (500...511).contains(response.status)
             let answer = readable ? try? response.decodeJSON(CarrierAnswer.self) : nil
             if answer?.status?.lowercased() == "ok" { return nil }
-            return ["cause": answer?.error ?? "http_\(response.status)", "brief": answer?.error_description ?? "carrier did not verify"]
+            return [
+                "cause": answer?.error ?? "http_\(response.status)",
+                "brief": answer?.error_description ?? "carrier did not verify",
+            ]
         } catch is CancellationError {
             throw CancellationError()
         } catch {

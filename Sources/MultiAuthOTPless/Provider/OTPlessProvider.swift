@@ -117,8 +117,10 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
         try plan.check(against: ready.config, configuration: configuration, provider: id)
         plan.cellularAvailable = context.transport.availableCellularTransport != nil
         let flowID = context.flowID ?? FlowID.random()
-        let body = plan.intentBody(config: ready.config, configuration: configuration, forcedChannel: plan.forcedChannel)
-        let response = try await api.post("v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: "", context: context)
+        let body = plan.intentBody(
+            config: ready.config, configuration: configuration, forcedChannel: plan.forcedChannel)
+        let response = try await api.post(
+            "v3/lp/user/transaction/intent/\(ready.state)", body: body, uid: "", context: context)
         let intent = try api.decode(OTPlessWire.IntentResponse.self, from: response)
         try Task.checkCancellation()
         return try issue(intent, plan: plan, state: ready.state, flowID: flowID, failedChannels: [], context: context)
@@ -131,14 +133,16 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     ) throws -> SignInStep {
         guard let leap = intent.quantumLeap else {
             if let oneTap = intent.oneTap {
-                return .signedIn(try OTPlessSessionMapper.session(
-                    from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
+                return .signedIn(
+                    try OTPlessSessionMapper.session(
+                        from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
             }
             throw AuthError(.malformedResponse, "intent response has no quantumLeap", provider: id)
         }
         if let oneTap = intent.oneTap, leap.pollingRequired != true {
-            return .signedIn(try OTPlessSessionMapper.session(
-                from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
+            return .signedIn(
+                try OTPlessSessionMapper.session(
+                    from: oneTap, provider: id, appID: configuration.appID, state: state, now: context.now))
         }
         let now = context.now
         var providerState = plan.providerState(state: state)
@@ -183,7 +187,8 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
         }
         let challenge = Challenge(
             flowID: flowID, provider: id, kind: kind, destination: plan.maskedDestination, issuedAt: now,
-            expiresAt: expiresAt, resendAvailableAt: resendAt, attemptsRemaining: attempts, providerState: providerState)
+            expiresAt: expiresAt, resendAvailableAt: resendAt, attemptsRemaining: attempts, providerState: providerState
+        )
         registry.record(challenge)
         switch kind {
         case .oneTimeCode, .magicLink: context.emit(.deliveryStatus(channel: channel, status: .sent))
@@ -205,7 +210,9 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     ///   `.challengeNotPending` (a challenge of another app id), `.invalidInput`
     ///   (`.answerMismatch` for link and redirect challenges, `.invalidCodeFormat`), `.network`,
     ///   `.providerUnavailable`; or `CancellationError`.
-    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
         try checkOwnership(challenge)
         if challenge.isExpired(at: context.now) {
             throw AuthError(.expired, "the challenge expired; start again", provider: id)
@@ -233,10 +240,13 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
             body["email"] = .string(state[otpless: "email"] ?? "")
             body["value"] = .string(state[otpless: "email"] ?? "")
         }
-        for key in ["asId", "token"] { if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) } }
+        for key in ["asId", "token"] {
+            if let value = state[otpless: key], !value.isEmpty { body[key] = .string(value) }
+        }
         let remaining = max(0, (challenge.attemptsRemaining ?? Self.maximumAttempts) - 1)
         let response = try await api.post(
-            "v3/lp/user/transaction/otp/\(state[otpless: "state"] ?? "")", body: body, uid: state[otpless: "uid"] ?? "", context: context)
+            "v3/lp/user/transaction/otp/\(state[otpless: "state"] ?? "")", body: body, uid: state[otpless: "uid"] ?? "",
+            context: context)
         let status: OTPlessWire.TransactionStatus
         do {
             status = try api.decode(OTPlessWire.TransactionStatus.self, from: response, attemptsRemaining: remaining)
@@ -253,7 +263,9 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     }
 
     /// Completes a flow from a transaction status: `SUCCESS` with `oneTap` → session.
-    func finish(_ status: OTPlessWire.TransactionStatus, flowID: FlowID, state: String?, context: AuthContext) throws -> SignInStep {
+    func finish(_ status: OTPlessWire.TransactionStatus, flowID: FlowID, state: String?, context: AuthContext) throws
+        -> SignInStep
+    {
         if (status.authDetail?.status ?? "SUCCESS").uppercased() == "FAILED" {
             throw AuthError(.invalidCode, "OTPLESS reported the verification as failed", provider: id)
         }

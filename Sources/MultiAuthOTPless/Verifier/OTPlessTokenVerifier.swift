@@ -86,7 +86,9 @@ public struct OTPlessTokenVerifier: Sendable {
         let response = try await transport.send(request)
         guard response.isSuccess else {
             var error = OTPlessErrorMapping.error(for: response)
-            if [.generic, .invalidInput, .invalidCode, .expired, .codeAlreadyUsed].contains(error.code) || error.providerCode == "401" {
+            if [.generic, .invalidInput, .invalidCode, .expired, .codeAlreadyUsed].contains(error.code)
+                || error.providerCode == "401"
+            {
                 error.code = .unauthorized
             }
             throw error
@@ -115,10 +117,13 @@ public struct OTPlessTokenVerifier: Sendable {
     ///   `.providerUnavailable` / `.network` (JWKS fetch); or `CancellationError`.
     public func verifyIDToken(_ idToken: String, audience: String? = nil) async throws -> JWT {
         let jwt: JWT
-        do { jwt = try JWT(parsing: idToken.trimmingCharacters(in: .whitespacesAndNewlines)) } catch CryptoError.invalidClaim(let name)
+        do {
+            jwt = try JWT(parsing: idToken.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch CryptoError.invalidClaim(let name)
             where name == "exp"
         {
-            throw AuthError(.expired, "the id token's exp is not a number of seconds; it counts as expired", provider: .otpless)
+            throw AuthError(
+                .expired, "the id token's exp is not a number of seconds; it counts as expired", provider: .otpless)
         } catch CryptoError.invalidClaim(let name) where name == "nbf" || name == "iat" {
             throw AuthError(.unauthorized, "the id token's \(name) is not a number of seconds", provider: .otpless)
         } catch {
@@ -130,9 +135,11 @@ public struct OTPlessTokenVerifier: Sendable {
         } catch let error as CryptoError {
             switch error {
             case .malformedKeySet:
-                throw AuthError(.providerUnavailable, "the OTPLESS JWKS is not readable", provider: .otpless, underlying: error)
+                throw AuthError(
+                    .providerUnavailable, "the OTPLESS JWKS is not readable", provider: .otpless, underlying: error)
             default:
-                throw AuthError(.signatureInvalid, "the id token signature did not verify", provider: .otpless, underlying: error)
+                throw AuthError(
+                    .signatureInvalid, "the id token signature did not verify", provider: .otpless, underlying: error)
             }
         }
         let claims = jwt.claims
@@ -142,7 +149,8 @@ public struct OTPlessTokenVerifier: Sendable {
             if value >= SessionExpiry.millisecondThreshold {
                 guard acceptsMillisecondTimestamps else {
                     throw AuthError(
-                        .unauthorized, "the id token's \(name) has 13 or more digits (milliseconds?); NumericDates are seconds",
+                        .unauthorized,
+                        "the id token's \(name) has 13 or more digits (milliseconds?); NumericDates are seconds",
                         provider: .otpless)
                 }
                 readings[name] = value / 1000
@@ -175,12 +183,15 @@ public struct OTPlessTokenVerifier: Sendable {
             let discovery = try await transport.send(
                 HTTPRequest(method: .get, url: issuer.appending(path: ".well-known/openid-configuration")))
             struct Discovery: Decodable { var jwks_uri: String? }
-            guard discovery.isSuccess, let uri = try? discovery.decodeJSON(Discovery.self).jwks_uri, let url = URL(string: uri) else {
+            guard discovery.isSuccess, let uri = try? discovery.decodeJSON(Discovery.self).jwks_uri,
+                let url = URL(string: uri)
+            else {
                 throw AuthError(.providerUnavailable, "OIDC discovery failed", provider: .otpless)
             }
             target = url
         }
-        let response = try await transport.send(HTTPRequest(method: .get, url: target!, headers: ["Accept": "application/json"]))
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: target!, headers: ["Accept": "application/json"]))
         guard response.isSuccess else {
             throw AuthError(.providerUnavailable, "the JWKS fetch failed (HTTP \(response.status))", provider: .otpless)
         }

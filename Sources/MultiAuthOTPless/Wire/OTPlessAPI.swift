@@ -14,7 +14,8 @@ struct OTPlessAPI: Sendable {
     init(configuration: OTPlessConfiguration, provider: AuthProviderID) {
         self.configuration = configuration
         self.provider = provider
-        self.installationID = configuration.installationID
+        self.installationID =
+            configuration.installationID
             ?? OTPlessTracking.installationID(appID: configuration.appID, packageName: configuration.packageName)
     }
 
@@ -69,7 +70,8 @@ struct OTPlessAPI: Sendable {
 
     /// `POST {base}{path}` with `body` merged over the common parameters; `uid` is the user id
     /// the server returned for this flow, `""` when unknown.
-    func post(_ path: String, body: [String: JSONValue], uid: String, context: AuthContext) async throws -> HTTPResponse {
+    func post(_ path: String, body: [String: JSONValue], uid: String, context: AuthContext) async throws -> HTTPResponse
+    {
         var merged = commonParameters(post: true, uid: uid, context: context)
         for (key, value) in body { merged[key] = value }
         let request = try HTTPRequest.json(.post, configuration.baseURL.appending(path: path), body: merged)
@@ -77,15 +79,19 @@ struct OTPlessAPI: Sendable {
     }
 
     /// `GET {base}{path}?…` with the common parameters plus `query` (empty values omitted).
-    func get(_ path: String, query: [String: String] = [:], uid: String = "", context: AuthContext) async throws -> HTTPResponse {
+    func get(_ path: String, query: [String: String] = [:], uid: String = "", context: AuthContext) async throws
+        -> HTTPResponse
+    {
         var items: [String: String] = [:]
         for (key, value) in commonParameters(post: false, uid: uid, context: context) { items[key] = value.stringValue }
         for (key, value) in query where !value.isEmpty { items[key] = value }
-        var components = URLComponents(url: configuration.baseURL.appending(path: path), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: configuration.baseURL.appending(path: path), resolvingAgainstBaseURL: false)!
         components.queryItems = items.keys.sorted().map { URLQueryItem(name: $0, value: items[$0]) }
         // `+` would read as a space in a query; encode it (and keep `URLComponents` semantics otherwise).
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return try await context.transport.send(HTTPRequest(method: .get, url: components.url!, headers: ["Accept": "application/json"]))
+        return try await context.transport.send(
+            HTTPRequest(method: .get, url: components.url!, headers: ["Accept": "application/json"]))
     }
 
     /// The headers and JSON body of the session API (`v4/session/…`): headers `appId` and
@@ -145,7 +151,10 @@ enum OTPlessTracking {
         bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8 (custom, RFC 9562 §5.8)
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
         let hex = bytes.map { String(format: "%02X", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 }

@@ -42,14 +42,16 @@ enum OTPlessWire {
 
         /// The delivery modes of `INPUT` channels, as MultiAuth channels (`sms`, `whatsapp`, `email`).
         var deliveryChannels: Set<DeliveryChannel> {
-            Set((channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { ($0.type ?? "INPUT") == "INPUT" }
-                .compactMap(\.communicationMode).map(OTPlessChannel.deliveryChannel(forMode:)))
+            Set(
+                (channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { ($0.type ?? "INPUT") == "INPUT" }
+                    .compactMap(\.communicationMode).map(OTPlessChannel.deliveryChannel(forMode:)))
         }
 
         /// The lower-cased names of `BUTTON` (OAuth) channels (`google`, `whatsapp`, …).
         var oauthChannels: Set<DeliveryChannel> {
-            Set((channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { $0.type == "BUTTON" }
-                .compactMap(\.name).map { DeliveryChannel(rawValue: Self.oauthName(forWire: $0)) })
+            Set(
+                (channelConfig ?? []).flatMap { $0.channel ?? [] }.filter { $0.type == "BUTTON" }
+                    .compactMap(\.name).map { DeliveryChannel(rawValue: Self.oauthName(forWire: $0)) })
         }
 
         /// `GMAIL` → `google`, `APPLE_EMAIL` → `apple`, `TRUE_CALLER` → `truecaller`, else lower case.

@@ -25,7 +25,8 @@ extension PortalProvider {
             let text = (try? response.decodeJSON(PortalWire.ErrorBody.self).error).map(AuthError.redactedServerText)
             if text != nil, configuration.isAccountAbstracted != nil {
                 return AuthError(
-                    .configuration, "\(operation) failed: account abstraction unavailable\(text.map { " (\($0))" } ?? "")",
+                    .configuration,
+                    "\(operation) failed: account abstraction unavailable\(text.map { " (\($0))" } ?? "")",
                     provider: id, providerCode: "accountAbstractionUnavailable")
             }
             return AuthError(
@@ -38,8 +39,9 @@ extension PortalProvider {
                 .configuration, "\(operation) was refused: check the auth environment id and the redirect allow-list",
                 provider: id, providerCode: "401")
         default:
-            return AuthError(.generic, "Portal answered HTTP \(response.status) while \(operation)", provider: id,
-                             providerCode: "\(response.status)")
+            return AuthError(
+                .generic, "Portal answered HTTP \(response.status) while \(operation)", provider: id,
+                providerCode: "\(response.status)")
         }
     }
 }

@@ -70,7 +70,8 @@ public struct PortalConfiguration: Sendable, Hashable {
         fromEmail: String? = nil, templateID: String? = nil, isAccountAbstracted: Bool? = nil
     ) throws {
         func invalid(_ message: String) -> AuthError {
-            AuthError(.configuration, "invalid argument: \(message)", provider: .portal, providerCode: "invalidArgument")
+            AuthError(
+                .configuration, "invalid argument: \(message)", provider: .portal, providerCode: "invalidArgument")
         }
         let environment = authEnvironmentID.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !environment.isEmpty else { throw invalid("authEnvironmentId is blank") }
@@ -87,9 +88,13 @@ public struct PortalConfiguration: Sendable, Hashable {
         case (nil, nil):
             break
         case (let sender?, nil):
-            throw invalid(sender.isEmpty ? "fromEmail is blank" : "magic links need templateID as well as fromEmail: set templateID")
+            throw invalid(
+                sender.isEmpty
+                    ? "fromEmail is blank" : "magic links need templateID as well as fromEmail: set templateID")
         case (nil, let template?):
-            throw invalid(template.isEmpty ? "templateID is blank" : "magic links need fromEmail as well as templateID: set fromEmail")
+            throw invalid(
+                template.isEmpty
+                    ? "templateID is blank" : "magic links need fromEmail as well as templateID: set fromEmail")
         case (let sender?, let template?):
             guard !sender.isEmpty else { throw invalid("fromEmail is blank: set the magic-link sender address") }
             guard (try? EmailAddress(sender)) != nil else { throw invalid("fromEmail is not an e-mail address") }
@@ -118,7 +123,8 @@ public struct PortalConfiguration: Sendable, Hashable {
         isAccountAbstracted: Bool? = nil
     ) throws -> PortalConfiguration {
         try PortalConfiguration(
-            authEnvironmentID: authEnvironmentID, redirectURL: redirectURL, apiHost: defaultAPIHost, fromEmail: fromEmail,
+            authEnvironmentID: authEnvironmentID, redirectURL: redirectURL, apiHost: defaultAPIHost,
+            fromEmail: fromEmail,
             templateID: templateID, isAccountAbstracted: isAccountAbstracted)
     }
 
@@ -137,7 +143,8 @@ public struct PortalConfiguration: Sendable, Hashable {
         fromEmail: String? = sandboxFromEmail, templateID: String? = sandboxTemplateID, isAccountAbstracted: Bool? = nil
     ) throws -> PortalConfiguration {
         try PortalConfiguration(
-            authEnvironmentID: authEnvironmentID, redirectURL: redirectURL, apiHost: sandboxAPIHost, fromEmail: fromEmail,
+            authEnvironmentID: authEnvironmentID, redirectURL: redirectURL, apiHost: sandboxAPIHost,
+            fromEmail: fromEmail,
             templateID: templateID, isAccountAbstracted: isAccountAbstracted)
     }
 

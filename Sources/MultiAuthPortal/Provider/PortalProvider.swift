@@ -118,10 +118,12 @@ public struct PortalProvider: RedirectHandlingProvider {
             var state = ProviderState()
             state[StateKey.method] = Method.magicLink
             state[StateKey.email] = email.identityKey
-            return .challenge(Challenge(
-                flowID: flowID, provider: id, kind: .magicLink(channel: .email), destination: email.masked,
-                issuedAt: context.now, expiresAt: context.now.addingTimeInterval(Self.magicLinkLifetime.timeInterval),
-                providerState: state))
+            return .challenge(
+                Challenge(
+                    flowID: flowID, provider: id, kind: .magicLink(channel: .email), destination: email.masked,
+                    issuedAt: context.now,
+                    expiresAt: context.now.addingTimeInterval(Self.magicLinkLifetime.timeInterval),
+                    providerState: state))
         case .oauth(let name):
             let method: String
             switch name {
@@ -141,11 +143,13 @@ public struct PortalProvider: RedirectHandlingProvider {
             }
             var state = ProviderState()
             state[StateKey.method] = method
-            state[StateKey.oauthState] = URLComponents(url: url, resolvingAgainstBaseURL: false)?
+            state[StateKey.oauthState] =
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?
                 .queryItems?.last { $0.name == "state" }?.value
-            return .challenge(Challenge(
-                flowID: flowID, provider: id, kind: .oauthRedirect(url: url), issuedAt: context.now,
-                expiresAt: nil, providerState: state))
+            return .challenge(
+                Challenge(
+                    flowID: flowID, provider: id, kind: .oauthRedirect(url: url), issuedAt: context.now,
+                    expiresAt: nil, providerState: state))
         case .phone:
             throw AuthError(.unsupported, "Portal signs in by e-mail magic link or Google/Apple OAuth", provider: id)
         }
@@ -168,7 +172,9 @@ public struct PortalProvider: RedirectHandlingProvider {
     ///   challenge stays usable), `.codeAlreadyUsed` (`409`: the code's time step was already
     ///   used, RFC 6238 §5.2; wait for the next code), `.rateLimited`, `.network`,
     ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
-    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
         guard case .totp = challenge.kind else {
             throw AuthError(
                 .invalidInput, "only the TOTP step is answered with a code; complete links with handleRedirect",
@@ -197,12 +203,15 @@ public struct PortalProvider: RedirectHandlingProvider {
         }
         let result: PortalWire.TOTPResult = try decodeData(response, path: "/totps/validations")
         guard let cst = result.clientSessionToken, !cst.isEmpty else {
-            throw AuthError(.malformedResponse, "/totps/validations: data.clientSessionToken is missing", provider: id,
-                            providerCode: "malformedResponse")
+            throw AuthError(
+                .malformedResponse, "/totps/validations: data.clientSessionToken is missing", provider: id,
+                providerCode: "malformedResponse")
         }
-        return .signedIn(makeSession(
-            endUserID: user.endUserID, cst: cst, clientID: result.clientId, accountAbstracted: result.isAccountAbstracted,
-            state: challenge.providerState, now: context.now))
+        return .signedIn(
+            makeSession(
+                endUserID: user.endUserID, cst: cst, clientID: result.clientId,
+                accountAbstracted: result.isAccountAbstracted,
+                state: challenge.providerState, now: context.now))
     }
 
     /// Local only: Portal has no revocation endpoint (PortalSwift `clearPersistedSession`); the
@@ -264,7 +273,8 @@ public struct PortalProvider: RedirectHandlingProvider {
         switch pending.kind {
         case .magicLink:
             guard method == nil || method == Method.magicLink else {
-                throw AuthError(.challengeNotPending, "the link is not for the pending magic-link sign-in", provider: id)
+                throw AuthError(
+                    .challengeNotPending, "the link is not for the pending magic-link sign-in", provider: id)
             }
             path = "magic-links/validations"
         case .oauthRedirect:
@@ -289,11 +299,15 @@ public struct PortalProvider: RedirectHandlingProvider {
         state[StateKey.grant] = grantDigest
         if let cst = result.clientSessionToken, !cst.isEmpty {
             guard let endUser = result.endUserId, !endUser.isEmpty else {
-                throw AuthError(.malformedResponse, "/\(path): data.endUserId is missing", provider: id, providerCode: "malformedResponse")
+                throw AuthError(
+                    .malformedResponse, "/\(path): data.endUserId is missing", provider: id,
+                    providerCode: "malformedResponse")
             }
-            return .signedIn(makeSession(
-                endUserID: endUser, cst: cst, clientID: result.clientId, accountAbstracted: result.isAccountAbstracted,
-                state: state, now: context.now))
+            return .signedIn(
+                makeSession(
+                    endUserID: endUser, cst: cst, clientID: result.clientId,
+                    accountAbstracted: result.isAccountAbstracted,
+                    state: state, now: context.now))
         }
         guard let userJwt = result.userJwt, !userJwt.isEmpty else {
             throw AuthError(
@@ -312,10 +326,12 @@ public struct PortalProvider: RedirectHandlingProvider {
         // shorten it). Without both claims, or beyond an hour, there is no local expiry.
         let lifetime = (try? PortalUserJWT(userJwt, provider: id))?.lifetime
             .flatMap { $0 <= Self.maximumTOTPStepLifetime.timeInterval ? $0 : nil }
-        return .challenge(Challenge(
-            flowID: pending.flowID, provider: id, kind: .totp(digits: digits, enrollment: enrollment),
-            destination: pending.destination, issuedAt: context.now, expiresAt: lifetime.map { context.now.addingTimeInterval($0) },
-            providerState: state))
+        return .challenge(
+            Challenge(
+                flowID: pending.flowID, provider: id, kind: .totp(digits: digits, enrollment: enrollment),
+                destination: pending.destination, issuedAt: context.now,
+                expiresAt: lifetime.map { context.now.addingTimeInterval($0) },
+                providerState: state))
     }
 
     // MARK: Helpers
@@ -337,21 +353,25 @@ public struct PortalProvider: RedirectHandlingProvider {
         return AuthSession(
             provider: id, user: AuthUser(id: endUserID, email: email, identities: identities, attributes: attributes),
             credentials: Credentials(
-                accessToken: cst, tokenType: "Bearer", expiresAt: now.addingTimeInterval(Self.sessionIdleLifetime.timeInterval),
+                accessToken: cst, tokenType: "Bearer",
+                expiresAt: now.addingTimeInterval(Self.sessionIdleLifetime.timeInterval),
                 extra: extra),
             createdAt: now, maximumLifetimeEndsAt: now.addingTimeInterval(Self.sessionMaximumLifetime.timeInterval))
     }
 
     private func send(
-        _ method: HTTPMethod, _ path: String, query: String? = nil, headers extra: [String: String] = [:], context: AuthContext
+        _ method: HTTPMethod, _ path: String, query: String? = nil, headers extra: [String: String] = [:],
+        context: AuthContext
     ) async throws -> HTTPResponse {
-        try await context.transport.send(HTTPRequest(method: method, url: url(path, query: query), headers: headers(extra)))
+        try await context.transport.send(
+            HTTPRequest(method: method, url: url(path, query: query), headers: headers(extra)))
     }
 
     private func send<Body: Encodable>(
         _ method: HTTPMethod, _ path: String, body: Body, headers extra: [String: String] = [:], context: AuthContext
     ) async throws -> HTTPResponse {
-        try await context.transport.send(try HTTPRequest.json(method, url(path, query: nil), body: body, headers: headers(extra)))
+        try await context.transport.send(
+            try HTTPRequest.json(method, url(path, query: nil), body: body, headers: headers(extra)))
     }
 
     private func url(_ path: String, query: String?) -> URL {
@@ -372,7 +392,8 @@ public struct PortalProvider: RedirectHandlingProvider {
     private func decodeData<Payload: Decodable>(_ response: HTTPResponse, path: String) throws -> Payload {
         let envelope = try response.decodeJSON(PortalWire.Envelope<Payload>.self, provider: id)
         guard let data = envelope.data else {
-            throw AuthError(.malformedResponse, "\(path): data is missing", provider: id, providerCode: "malformedResponse")
+            throw AuthError(
+                .malformedResponse, "\(path): data is missing", provider: id, providerCode: "malformedResponse")
         }
         return data
     }

@@ -44,8 +44,9 @@ extension TOTPEnrollment {
         do {
             return try QRCode(encoding: otpauthURI)
         } catch {
-            throw AuthError(.unsupported, "the enrollment link cannot be shown as a QR code", provider: .portal,
-                            providerCode: "totpQrUnavailable")
+            throw AuthError(
+                .unsupported, "the enrollment link cannot be shown as a QR code", provider: .portal,
+                providerCode: "totpQrUnavailable")
         }
     }
 }

@@ -18,8 +18,9 @@ struct PortalUserJWT: Sendable {
     ///   base64url, unreadable claims, missing `endUserId`. The token is never in the message.
     init(_ token: String, provider: AuthProviderID) throws {
         func invalid(_ detail: String) -> AuthError {
-            AuthError(.invalidInput, "invalid userJwt: \(detail); start the sign-in again", provider: provider,
-                      providerCode: "invalidUserJwt", reason: .invalidToken)
+            AuthError(
+                .invalidInput, "invalid userJwt: \(detail); start the sign-in again", provider: provider,
+                providerCode: "invalidUserJwt", reason: .invalidToken)
         }
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed == token else { throw invalid("malformed") }
@@ -39,7 +40,8 @@ struct PortalUserJWT: Sendable {
             !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         else { throw invalid("missing endUserId") }
         endUserID = value
-        if let exp = jwt.claims.expiresAt?.secondsSince1970, let iat = jwt.claims.issuedAt?.secondsSince1970, exp > iat {
+        if let exp = jwt.claims.expiresAt?.secondsSince1970, let iat = jwt.claims.issuedAt?.secondsSince1970, exp > iat
+        {
             lifetime = exp - iat
         } else {
             lifetime = nil

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 extension DynamicBackend {
     /// The `SdkUser` JSON of a user (the fields of the SDK's `SdkUser` type this backend knows).
@@ -18,7 +18,11 @@ extension DynamicBackend {
             "newUser": .bool(user.signIns <= 1),
         ]
         if let sessionID { object["sessionId"] = .string(sessionID) }
-        if user.channel == .sms { object["phoneNumber"] = .string(user.destination) } else { object["email"] = .string(user.destination) }
+        if user.channel == .sms {
+            object["phoneNumber"] = .string(user.destination)
+        } else {
+            object["email"] = .string(user.destination)
+        }
         return .object(object)
     }
 
@@ -41,7 +45,8 @@ extension DynamicBackend {
     /// - Throws: `CryptoError` when signing fails.
     public func mintToken(
         userID: String, sessionID: String, scopes: [String] = [DynamicBackend.basicScope], issuedAt: Date,
-        lifetime: Duration = DynamicBackend.tokenLifetime, host: String = DynamicBackend.defaultHost, keyID: String? = nil,
+        lifetime: Duration = DynamicBackend.tokenLifetime, host: String = DynamicBackend.defaultHost,
+        keyID: String? = nil,
         extra: [String: JSONValue] = [:]
     ) throws -> String {
         var claims = extra
@@ -62,18 +67,25 @@ extension DynamicBackend {
     /// as bearers, standing in for the cookie).
     func issue(sessionID: String, context: SandboxContext) throws -> JSONValue {
         let now = context.time.now
-        guard let (session, user) = lock.withLock({ sessions[sessionID].flatMap { s in users[s.userKey].map { (s, $0) } } }) else {
+        guard
+            let (session, user) = lock.withLock({
+                sessions[sessionID].flatMap { s in users[s.userKey].map { (s, $0) } }
+            })
+        else {
             throw AuthError(.generic, "unknown session")
         }
         var minifiedExtra: [String: JSONValue] = [
             "last_verified_credential_id": .string(user.credentialID), "verified_credentials_hashes": .object([:]),
         ]
         if user.channel == .email { minifiedExtra["email"] = .string(user.destination) }
-        let minified = try mintToken(userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: minifiedExtra)
+        let minified = try mintToken(
+            userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: minifiedExtra)
         var fullExtra = minifiedExtra
-        fullExtra["verified_credentials"] = .array(userJSON(user, sessionID: session.id)["verifiedCredentials"]?.arrayValue ?? [])
+        fullExtra["verified_credentials"] = .array(
+            userJSON(user, sessionID: session.id)["verifiedCredentials"]?.arrayValue ?? [])
         if user.channel == .sms { fullExtra["phone_number"] = .string(user.destination) }
-        let jwt = try mintToken(userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: fullExtra)
+        let jwt = try mintToken(
+            userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: fullExtra)
         lock.withLock {
             tokens[minified] = sessionID
             tokens[jwt] = sessionID
@@ -96,21 +108,26 @@ extension DynamicBackend {
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         guard let sessionID = lock.withLock({ tokens[token] }),
             lock.withLock({ sessions[sessionID].map { !$0.revoked } ?? false }),
-            let exp = (try? JWT(parsing: token))?.claims.expiresAt, context.time.now.timeIntervalSince1970 < exp.secondsSince1970
+            let exp = (try? JWT(parsing: token))?.claims.expiresAt,
+            context.time.now.timeIntervalSince1970 < exp.secondsSince1970
         else { return nil }
         return (token, sessionID)
     }
 
     /// `POST refresh`: a new VerifyResponse for the bearer's session; the presented token is retired.
     func refresh(_ request: HTTPRequest, context: SandboxContext) throws -> HTTPResponse {
-        guard let (token, sessionID) = bearerSession(request, context: context) else { return try Self.error(401, "Unauthorized") }
+        guard let (token, sessionID) = bearerSession(request, context: context) else {
+            return try Self.error(401, "Unauthorized")
+        }
         lock.withLock { tokens[token] = nil }
         return try .json(200, try issue(sessionID: sessionID, context: context))
     }
 
     /// `POST revoke`: ends the bearer's session (every token of it) → `204`.
     func revoke(_ request: HTTPRequest, context: SandboxContext) throws -> HTTPResponse {
-        guard let (_, sessionID) = bearerSession(request, context: context) else { return try Self.error(401, "Unauthorized") }
+        guard let (_, sessionID) = bearerSession(request, context: context) else {
+            return try Self.error(401, "Unauthorized")
+        }
         lock.withLock {
             sessions[sessionID]?.revoked = true
             tokens = tokens.filter { $0.value != sessionID }

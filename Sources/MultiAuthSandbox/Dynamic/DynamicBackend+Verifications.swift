@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 extension DynamicBackend {
     private struct EmailBody: Decodable {
@@ -27,7 +27,9 @@ extension DynamicBackend {
 
     /// The fields of the SDK's request types (`EmailVerificationCreateRequest`, …).
     private static func allowedKeys(_ channel: DeliveryChannel, retry: Bool) -> Set<String> {
-        var keys: Set<String> = channel == .sms ? ["phoneCountryCode", "phoneNumber", "isoCountryCode", "captchaToken"] : ["email", "captchaToken"]
+        var keys: Set<String> =
+            channel == .sms
+            ? ["phoneCountryCode", "phoneNumber", "isoCountryCode", "captchaToken"] : ["email", "captchaToken"]
         if retry { keys.insert("verificationUUID") }
         return keys
     }
@@ -40,8 +42,12 @@ extension DynamicBackend {
     private static func prefix(_ channel: DeliveryChannel) -> String { channel == .sms ? "sms" : "email" }
 
     /// `create` and `retry` of either channel.
-    func create(_ request: HTTPRequest, channel: DeliveryChannel, retry: Bool, context: SandboxContext) throws -> HTTPResponse {
-        if let refusal = try Self.unexpectedKeys(in: request, allowed: Self.allowedKeys(channel, retry: retry)) { return refusal }
+    func create(_ request: HTTPRequest, channel: DeliveryChannel, retry: Bool, context: SandboxContext) throws
+        -> HTTPResponse
+    {
+        if let refusal = try Self.unexpectedKeys(in: request, allowed: Self.allowedKeys(channel, retry: retry)) {
+            return refusal
+        }
         let destination: String
         var wire: [String: JSONValue]
         let previousUUID: String?
@@ -66,7 +72,10 @@ extension DynamicBackend {
                 return try Self.error(422, "Invalid phone number", code: "invalid_phone")
             }
             destination = phone.e164
-            wire = ["phoneCountryCode": .string(code), "phoneNumber": .string(national), "isoCountryCode": .string(iso.uppercased())]
+            wire = [
+                "phoneCountryCode": .string(code), "phoneNumber": .string(national),
+                "isoCountryCode": .string(iso.uppercased()),
+            ]
             previousUUID = body.verificationUUID
         }
         if retry && previousUUID == nil { return try Self.error(400, "verificationUUID is required") }
@@ -76,14 +85,17 @@ extension DynamicBackend {
         let code = context.random.digits(Self.codeLength)
         let outcome: Result<Void, CreateFailure> = lock.withLock {
             if let previousUUID {
-                guard let old = verifications[previousUUID], old.channel == channel, old.destination == destination else {
+                guard let old = verifications[previousUUID], old.channel == channel, old.destination == destination
+                else {
                     return .failure(.invalidVerification)
                 }
             }
             let windowStart = now.addingTimeInterval(-Self.sendWindow.timeInterval)
             var recent = sends[destination, default: []].filter { $0 > windowStart }
             if recent.count >= Self.sendLimit {
-                let wait = max(1, Int(recent[0].addingTimeInterval(Self.sendWindow.timeInterval).timeIntervalSince(now).rounded(.up)))
+                let wait = max(
+                    1,
+                    Int(recent[0].addingTimeInterval(Self.sendWindow.timeInterval).timeIntervalSince(now).rounded(.up)))
                 return .failure(.rateLimited(wait))
             }
             recent.append(now)
@@ -133,11 +145,15 @@ extension DynamicBackend {
         let userID = Self.uuid(context)
         let credentialID = Self.uuid(context)
         let outcome: SignInOutcome = lock.withLock {
-            guard var verification = verifications[body.verificationUUID], verification.channel == channel, !verification.used else {
+            guard var verification = verifications[body.verificationUUID], verification.channel == channel,
+                !verification.used
+            else {
                 return .error("invalid_\(prefix)_verification")
             }
             if now >= verification.expiresAt { return .error("\(prefix)_verification_expired") }
-            if verification.wrongAttempts >= Self.maximumAttempts { return .error("too_many_\(prefix)_verification_attempts") }
+            if verification.wrongAttempts >= Self.maximumAttempts {
+                return .error("too_many_\(prefix)_verification_attempts")
+            }
             guard verification.code == body.verificationToken else {
                 verification.wrongAttempts += 1
                 verifications[body.verificationUUID] = verification
@@ -149,14 +165,16 @@ extension DynamicBackend {
             verifications[body.verificationUUID] = verification
             let key = verification.destination
             if users[key] == nil {
-                users[key] = User(id: userID, credentialID: credentialID, destination: key, channel: channel, wire: verification.wire)
+                users[key] = User(
+                    id: userID, credentialID: credentialID, destination: key, channel: channel, wire: verification.wire)
             }
             users[key]?.signIns += 1
             return .success(userKey: key, mfa: mfaDestinations.contains(key))
         }
         switch outcome {
         case .error(let code):
-            return try Self.error(422, code.hasPrefix("wrong_") ? "Wrong verification code" : "Verification failed", code: code)
+            return try Self.error(
+                422, code.hasPrefix("wrong_") ? "Wrong verification code" : "Verification failed", code: code)
         case .success(let key, let mfa):
             if mfa {
                 let user = lock.withLock { users[key] }!
@@ -164,7 +182,8 @@ extension DynamicBackend {
                     200,
                     JSONValue.object([
                         "mfaToken": .string("mfa_" + context.random.hex(bytes: 16)),
-                        "expiresAt": .number((now.addingTimeInterval(Self.codeLifetime.timeInterval)).timeIntervalSince1970.rounded()),
+                        "expiresAt": .number(
+                            (now.addingTimeInterval(Self.codeLifetime.timeInterval)).timeIntervalSince1970.rounded()),
                         "user": userJSON(user, sessionID: nil),
                     ]))
             }

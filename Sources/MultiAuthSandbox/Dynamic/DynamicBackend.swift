@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 /// The emulated Dynamic SDK API (Docs/Providers/Dynamic.md): e-mail and SMS verifications
 /// keyed by a `verificationUUID`, sign-in with a 6-digit code, RS256 JWT sessions with refresh
@@ -137,7 +137,8 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         environmentID: String = DynamicBackend.defaultEnvironmentID, keyID: String = "dynamic-sandbox-key-1",
         audience: String = "https://app.sandbox.test"
     ) throws {
-        self.init(signingKey: try SandboxSigningKeys.rsa(), environmentID: environmentID, keyID: keyID, audience: audience)
+        self.init(
+            signingKey: try SandboxSigningKeys.rsa(), environmentID: environmentID, keyID: keyID, audience: audience)
     }
 
     /// Creates a backend that signs with `signingKey` (e.g. one key shared by many test
@@ -211,10 +212,14 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         let route = parts[(prefix.count + 1)...].map { $0.lowercased() }.joined(separator: "/")
         do {
             switch (request.method, route) {
-            case (.post, "emailverifications/create"): return try create(request, channel: .email, retry: false, context: context)
-            case (.post, "emailverifications/retry"): return try create(request, channel: .email, retry: true, context: context)
-            case (.post, "smsverifications/create"): return try create(request, channel: .sms, retry: false, context: context)
-            case (.post, "smsverifications/retry"): return try create(request, channel: .sms, retry: true, context: context)
+            case (.post, "emailverifications/create"):
+                return try create(request, channel: .email, retry: false, context: context)
+            case (.post, "emailverifications/retry"):
+                return try create(request, channel: .email, retry: true, context: context)
+            case (.post, "smsverifications/create"):
+                return try create(request, channel: .sms, retry: false, context: context)
+            case (.post, "smsverifications/retry"):
+                return try create(request, channel: .sms, retry: true, context: context)
             case (.post, "emailverifications/signin"): return try signIn(request, channel: .email, context: context)
             case (.post, "smsverifications/signin"): return try signIn(request, channel: .sms, context: context)
             case (.post, "refresh"): return try refresh(request, context: context)
@@ -234,7 +239,9 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         try .json(
             403,
             JSONValue.object([
-                "error": .object(["code": .string("invalid_captcha"), "message": .string("Captcha verification failed")]),
+                "error": .object([
+                    "code": .string("invalid_captcha"), "message": .string("Captcha verification failed"),
+                ]),
                 "payload": .object([:]),
             ]))
     }
@@ -242,7 +249,8 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     /// Checks that a JSON body has only `allowed` keys (the fields of the SDK's request type).
     /// - Returns: A `400 {error}` naming the first unexpected key, or `nil` when all are known.
     static func unexpectedKeys(in request: HTTPRequest, allowed: Set<String>) throws -> HTTPResponse? {
-        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue
+        else {
             return try error(400, "Bad request: the body is not a JSON object")
         }
         if let extra = object.keys.sorted().first(where: { !allowed.contains($0) }) {
@@ -252,7 +260,9 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     }
 
     /// An error body: `{error}` or, with a code, `{error, code}` (Docs/Providers/Dynamic.md, "Errors").
-    static func error(_ status: Int, _ message: String, code: String? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
+    static func error(_ status: Int, _ message: String, code: String? = nil, headers: [String: String] = [:]) throws
+        -> HTTPResponse
+    {
         var body: [String: JSONValue] = ["error": .string(message)]
         if let code { body["code"] = .string(code) }
         return try .json(status, JSONValue.object(body), headers: headers)

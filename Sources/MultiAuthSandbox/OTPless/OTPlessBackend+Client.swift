@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 extension OTPlessBackend {
     /// The merchant config document (the SDK's `MerchantConfigResponse`). Channel names are a
@@ -10,20 +10,27 @@ extension OTPlessBackend {
     func merchantConfig() -> [String: JSONValue] {
         var mobile: [JSONValue] = merchant.phoneChannels.map { channel in
             .object([
-                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string(Self.wireMode(channel)),
+                "name": .string("PHONE"), "type": .string("INPUT"),
+                "communicationMode": .string(Self.wireMode(channel)),
                 "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL(channel.rawValue)),
             ])
         }
         if merchant.silentAuthEnabled {
             // A guess at how the dashboard lists SNA: one more phone input channel.
-            mobile.append(.object([
-                "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string("SILENT_AUTH"),
-                "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("sna")),
-            ]))
+            mobile.append(
+                .object([
+                    "name": .string("PHONE"), "type": .string("INPUT"), "communicationMode": .string("SILENT_AUTH"),
+                    "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("sna")),
+                ]))
         }
-        var email: [JSONValue] = merchant.emailEnabled
-            ? [.object(["name": .string("EMAIL"), "type": .string("INPUT"), "communicationMode": .string("EMAIL"),
-                        "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("email"))])] : []
+        var email: [JSONValue] =
+            merchant.emailEnabled
+            ? [
+                .object([
+                    "name": .string("EMAIL"), "type": .string("INPUT"), "communicationMode": .string("EMAIL"),
+                    "otpLength": .number(Double(merchant.otpLength)), "logo": .string(Self.logoURL("email")),
+                ])
+            ] : []
         for name in merchant.oauthChannels {
             let wire: String
             switch name.rawValue {
@@ -32,22 +39,31 @@ extension OTPlessBackend {
             case "truecaller": wire = "TRUE_CALLER"
             default: wire = name.rawValue.uppercased()
             }
-            let button = JSONValue.object(["name": .string(wire), "type": .string("BUTTON"), "logo": .string(Self.logoURL(name.rawValue))])
+            let button = JSONValue.object([
+                "name": .string(wire), "type": .string("BUTTON"), "logo": .string(Self.logoURL(name.rawValue)),
+            ])
             if ["WHATSAPP", "TRUE_CALLER"].contains(wire) { mobile.append(button) } else { email.append(button) }
         }
         return [
             "authType": .string(merchant.phoneAuthType.rawValue),
             "isMFAEnabled": .bool(merchant.mfaEnabled),
             "channelConfig": .array([
-                .object(["identifierType": .string("MOBILE"), "mandatory": .bool(false), "verified": .bool(false), "channel": .array(mobile)]),
-                .object(["identifierType": .string("EMAIL"), "mandatory": .bool(false), "verified": .bool(false), "channel": .array(email)]),
+                .object([
+                    "identifierType": .string("MOBILE"), "mandatory": .bool(false), "verified": .bool(false),
+                    "channel": .array(mobile),
+                ]),
+                .object([
+                    "identifierType": .string("EMAIL"), "mandatory": .bool(false), "verified": .bool(false),
+                    "channel": .array(email),
+                ]),
             ]),
             "merchant": .object([
                 "loginURI": .string("otpless.\(merchant.appID.lowercased())://otpless"),
                 "otplessId": .string(merchant.appID),
                 "config": .object([
                     "isSilentAuthEnabled": .bool(merchant.silentAuthEnabled), "isWebauthnEnabled": .bool(false),
-                    "isWebauthnRegistered": .bool(false), "isSecureSdkEnabled": .bool(false), "isPopUpDisabled": .bool(true),
+                    "isWebauthnRegistered": .bool(false), "isSecureSdkEnabled": .bool(false),
+                    "isPopUpDisabled": .bool(true),
                     "lang": .string("en"),
                 ]),
             ]),
@@ -63,7 +79,9 @@ extension OTPlessBackend {
     /// phone, `mobile` must be the country code digits followed by `value` (the national
     /// number), else `400 7102`.
     func intent(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
-        guard let body = Self.body(request) else { return Self.error(400, "7101", "Invalid Request", "body is not JSON") }
+        guard let body = Self.body(request) else {
+            return Self.error(400, "7101", "Invalid Request", "body is not JSON")
+        }
         let text = { (key: String) in body[key]?.stringValue ?? "" }
         guard text("appId") == merchant.appID else { return Self.error(401, "401", "Unauthorized", "unknown appId") }
         if merchant.mfaEnabled { return Self.error(400, "4001", "Invalid Request", "MFA is not supported headless") }
@@ -93,13 +111,21 @@ extension OTPlessBackend {
             let linkCode = environment.hex(16)
             let link = URL(string: "otpless.\(merchant.appID.lowercased())://otpless?code=\(linkCode)")!
             _ = environment.deliver(nil, link, "oauth:\(name.rawValue)", DeliveryChannel(rawValue: name.rawValue))
-            store(OTPlessTransaction(
-                token: token, asId: asId, identifierType: identifierType, destination: "oauth:\(name.rawValue)", authType: wire,
-                remainingChannels: [], primaryChannel: nil, currentChannel: nil, delivered: true, forced: false, otp: nil,
-                linkCode: linkCode, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
-            return Self.json(200, ["quantumLeap": quantumLeap(
-                token: token, asId: asId, channel: wire, mode: nil,
-                intent: "https://\(Self.issuerHost)/sandbox/oauth/\(name.rawValue)?request=\(asId)", timer: (3, 60), uid: "")])
+            store(
+                OTPlessTransaction(
+                    token: token, asId: asId, identifierType: identifierType, destination: "oauth:\(name.rawValue)",
+                    authType: wire,
+                    remainingChannels: [], primaryChannel: nil, currentChannel: nil, delivered: true, forced: false,
+                    otp: nil,
+                    linkCode: linkCode, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
+            return Self.json(
+                200,
+                [
+                    "quantumLeap": quantumLeap(
+                        token: token, asId: asId, channel: wire, mode: nil,
+                        intent: "https://\(Self.issuerHost)/sandbox/oauth/\(name.rawValue)?request=\(asId)",
+                        timer: (3, 60), uid: "")
+                ])
         }
         // Destination.
         let destination: String
@@ -129,20 +155,31 @@ extension OTPlessBackend {
         }
         // Resend cooldown for a repeated transaction (a guess).
         let previous = text("asId")
-        if !previous.isEmpty, let earlier = transaction(asId: previous), now.timeIntervalSince(earlier.sentAt) < Self.resendCooldown {
+        if !previous.isEmpty, let earlier = transaction(asId: previous),
+            now.timeIntervalSince(earlier.sentAt) < Self.resendCooldown
+        {
             let wait = Int((Self.resendCooldown - now.timeIntervalSince(earlier.sentAt)).rounded(.up))
-            return Self.error(429, "7022", "Too Many Requests", "resend too early", headers: ["Retry-After": String(max(1, wait))])
+            return Self.error(
+                429, "7022", "Too Many Requests", "resend too early", headers: ["Retry-After": String(max(1, wait))])
         }
         let uid = userID(for: destination, environment: environment)
         // Silent network auth: only when the client asked for it (it has a cellular path).
         if identifierType == "MOBILE", merchant.silentAuthEnabled, body["silentAuthEnabled"]?.boolValue == true {
-            store(OTPlessTransaction(
-                token: token, asId: asId, identifierType: identifierType, destination: destination, authType: "SILENT_AUTH",
-                remainingChannels: merchant.phoneChannels, primaryChannel: nil, currentChannel: nil, delivered: false,
-                forced: false, otp: nil, linkCode: nil, expiresAt: now.addingTimeInterval(TimeInterval(expiry)), sentAt: now))
-            return Self.json(200, ["quantumLeap": quantumLeap(
-                token: token, asId: asId, channel: "SILENT_AUTH", mode: nil,
-                intent: "http://\(Self.carrierHost)\(Self.carrierPath)\(token)", timer: (200, 7000), uid: uid)])
+            store(
+                OTPlessTransaction(
+                    token: token, asId: asId, identifierType: identifierType, destination: destination,
+                    authType: "SILENT_AUTH",
+                    remainingChannels: merchant.phoneChannels, primaryChannel: nil, currentChannel: nil,
+                    delivered: false,
+                    forced: false, otp: nil, linkCode: nil, expiresAt: now.addingTimeInterval(TimeInterval(expiry)),
+                    sentAt: now))
+            return Self.json(
+                200,
+                [
+                    "quantumLeap": quantumLeap(
+                        token: token, asId: asId, channel: "SILENT_AUTH", mode: nil,
+                        intent: "http://\(Self.carrierHost)\(Self.carrierPath)\(token)", timer: (200, 7000), uid: uid)
+                ])
         }
         // An SNA-only merchant cannot serve a client without a cellular path (a guess: 7160,
         // "SNA could not be initiated").
@@ -155,7 +192,9 @@ extension OTPlessBackend {
         if !forcedMode.isEmpty {
             let forced = Self.channel(forWire: forcedMode)
             guard available.contains(forced) else {
-                return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "delivery channel not enabled")
+                return Self.error(
+                    400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "delivery channel not enabled"
+                )
             }
             order = [forced]
         } else {
@@ -171,19 +210,28 @@ extension OTPlessBackend {
         guard !order.isEmpty else { return Self.error(400, "4003", "Invalid Request", "channel not enabled") }
         let length = otpLengthText.isEmpty ? merchant.otpLength : Int(otpLengthText)!
         var transaction = OTPlessTransaction(
-            token: token, asId: asId, identifierType: identifierType, destination: destination, authType: authType.rawValue,
+            token: token, asId: asId, identifierType: identifierType, destination: destination,
+            authType: authType.rawValue,
             remainingChannels: order, primaryChannel: order.first, currentChannel: nil, delivered: false,
             forced: !forcedMode.isEmpty, otp: authType == .magicLink ? nil : environment.digits(length),
-            linkCode: authType == .otp ? nil : environment.hex(16), expiresAt: now.addingTimeInterval(TimeInterval(expiry)),
+            linkCode: authType == .otp ? nil : environment.hex(16),
+            expiresAt: now.addingTimeInterval(TimeInterval(expiry)),
             sentAt: now)
         deliverNext(&transaction, environment: environment)
         guard transaction.delivered else {
-            return Self.error(400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request", "no channel could deliver to this recipient")
+            return Self.error(
+                400, identifierType == "MOBILE" ? "7103" : "7105", "Invalid Request",
+                "no channel could deliver to this recipient")
         }
         store(transaction)
-        return Self.json(200, ["quantumLeap": quantumLeap(
-            token: token, asId: asId, channel: authType.rawValue, mode: transaction.primaryChannel.map(Self.wireMode),
-            intent: nil, timer: (3, 60), uid: uid)])
+        return Self.json(
+            200,
+            [
+                "quantumLeap": quantumLeap(
+                    token: token, asId: asId, channel: authType.rawValue,
+                    mode: transaction.primaryChannel.map(Self.wireMode),
+                    intent: nil, timer: (3, 60), uid: uid)
+            ])
     }
 
     /// Delivers on the next channel of the order, falling back at once past failing channels
@@ -192,7 +240,9 @@ extension OTPlessBackend {
         transaction.delivered = false
         while !transaction.remainingChannels.isEmpty {
             let channel = transaction.remainingChannels.removeFirst()
-            let link = transaction.linkCode.map { URL(string: "otpless.\(merchant.appID.lowercased())://otpless?code=\($0)")! }
+            let link = transaction.linkCode.map {
+                URL(string: "otpless.\(merchant.appID.lowercased())://otpless?code=\($0)")!
+            }
             transaction.currentChannel = channel
             transaction.sentAt = environment.now
             if environment.deliver(transaction.otp, link, transaction.destination, channel) {

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 extension OTPlessBackend {
     /// `POST /v3/lp/user/transaction/otp/{state}`: the typed code.
@@ -12,25 +12,32 @@ extension OTPlessBackend {
         let otp = body["otp"]?.stringValue ?? ""
         if otp.isEmpty { return Self.error(400, "7112", "Invalid Request", "empty OTP") }
         let now = environment.now
-        enum Outcome { case unknown, used, expired, wrong, burned, ok(OTPlessTransaction) }
-        let outcome: Outcome = mutate(token: token) { transaction in
-            if transaction.consumed { return .used }
-            if transaction.wrongAttempts >= Self.maximumWrongAttempts { return transaction.otp == otp ? .expired : .burned }
-            if now >= transaction.expiresAt { return .expired }
-            guard let expected = transaction.otp, expected == otp else {
-                transaction.wrongAttempts += 1
-                return .wrong
-            }
-            transaction.consumed = true
-            transaction.status = "SUCCESS"
-            return .ok(transaction)
-        } ?? .unknown
+        enum Outcome {
+            case unknown, used, expired, wrong, burned
+            case ok(OTPlessTransaction)
+        }
+        let outcome: Outcome =
+            mutate(token: token) { transaction in
+                if transaction.consumed { return .used }
+                if transaction.wrongAttempts >= Self.maximumWrongAttempts {
+                    return transaction.otp == otp ? .expired : .burned
+                }
+                if now >= transaction.expiresAt { return .expired }
+                guard let expected = transaction.otp, expected == otp else {
+                    transaction.wrongAttempts += 1
+                    return .wrong
+                }
+                transaction.consumed = true
+                transaction.status = "SUCCESS"
+                return .ok(transaction)
+            } ?? .unknown
         switch outcome {
         case .unknown: return Self.error(400, "7101", "Invalid Request", "unknown transaction")
         case .used: return Self.error(400, "7115", "Invalid Request", "OTP already verified")
         case .expired: return Self.error(400, "7303", "Invalid Request", "OTP expired")
         case .wrong, .burned: return Self.error(400, "7118", "Invalid Request", "Incorrect OTP!")
-        case .ok(let transaction): return success(transaction, state: Self.stateSegment(request), environment: environment)
+        case .ok(let transaction):
+            return success(transaction, state: Self.stateSegment(request), environment: environment)
         }
     }
 
@@ -53,7 +60,10 @@ extension OTPlessBackend {
             return Self.error(400, "4000", "Invalid Request", "the code belongs to another transaction")
         }
         let now = environment.now
-        enum Outcome { case used, expired, ok(OTPlessTransaction) }
+        enum Outcome {
+            case used, expired
+            case ok(OTPlessTransaction)
+        }
         let outcome: Outcome? = mutate(token: token) { transaction in
             if transaction.consumed { return .used }
             if now >= transaction.expiresAt { return .expired }
@@ -63,7 +73,8 @@ extension OTPlessBackend {
         }
         switch outcome {
         case .used?: return Self.error(400, "7115", "Invalid Request", "code already used")
-        case .ok(let transaction)?: return success(transaction, state: Self.stateSegment(request), environment: environment)
+        case .ok(let transaction)?:
+            return success(transaction, state: Self.stateSegment(request), environment: environment)
         default: return Self.error(400, "7303", "Expired", "Token is expired")
         }
     }
@@ -74,15 +85,19 @@ extension OTPlessBackend {
         let token = Self.query(request)["token"] ?? ""
         let now = environment.now
         let delay = merchant.fallbackDelay.timeInterval
-        guard let transaction = mutate(token: token, { transaction -> OTPlessTransaction in
-            if transaction.status == "PENDING", !transaction.forced, !transaction.remainingChannels.isEmpty,
-                now.timeIntervalSince(transaction.sentAt) >= delay
-            {
-                deliverNext(&transaction, environment: environment)
-            }
-            if transaction.status == "PENDING", now >= transaction.expiresAt { transaction.status = "FAILED" }
-            return transaction
-        }) else {
+        guard
+            let transaction = mutate(
+                token: token,
+                { transaction -> OTPlessTransaction in
+                    if transaction.status == "PENDING", !transaction.forced, !transaction.remainingChannels.isEmpty,
+                        now.timeIntervalSince(transaction.sentAt) >= delay
+                    {
+                        deliverNext(&transaction, environment: environment)
+                    }
+                    if transaction.status == "PENDING", now >= transaction.expiresAt { transaction.status = "FAILED" }
+                    return transaction
+                })
+        else {
             return Self.error(400, "7101", "Invalid Request", "unknown transaction")
         }
         return Self.json(200, ["authDetail": authDetail(transaction)])
@@ -94,8 +109,10 @@ extension OTPlessBackend {
         var detail: [String: JSONValue] = [
             "asId": .string(transaction.asId), "channel": .string(transaction.authType),
             "communicationDelivered": .bool(transaction.delivered), "isCrossDevice": .bool(false),
-            "status": .string(transaction.status), "token": .string(transaction.token), "uiId": .string("ui-" + transaction.asId),
-            "webauthnRegistered": .bool(false), "errorDetails": .string(transaction.status == "FAILED" ? "verification failed" : ""),
+            "status": .string(transaction.status), "token": .string(transaction.token),
+            "uiId": .string("ui-" + transaction.asId),
+            "webauthnRegistered": .bool(false),
+            "errorDetails": .string(transaction.status == "FAILED" ? "verification failed" : ""),
         ]
         if let mode = transaction.currentChannel { detail["communicationMode"] = .string(Self.wireMode(mode)) }
         lock.lock()
@@ -125,13 +142,20 @@ extension OTPlessBackend {
         if !failing { transactions[token]?.snaVerified = true } else { transactions[token]?.snaFailed = true }
         lock.unlock()
         if !cellular {
-            return Self.json(200, [
-                "status": .string("error"), "error": .string("not_cellular"),
-                "error_description": .string("the request did not arrive on the mobile network"),
-            ])
+            return Self.json(
+                200,
+                [
+                    "status": .string("error"), "error": .string("not_cellular"),
+                    "error_description": .string("the request did not arrive on the mobile network"),
+                ])
         }
         if failing {
-            return Self.json(200, ["status": .string("error"), "error": .string("carrier_ip_mismatch"), "error_description": .string("7122")])
+            return Self.json(
+                200,
+                [
+                    "status": .string("error"), "error": .string("carrier_ip_mismatch"),
+                    "error_description": .string("7122"),
+                ])
         }
         return Self.json(200, ["status": .string("ok")])
     }
@@ -146,7 +170,10 @@ extension OTPlessBackend {
             return Self.error(400, "7101", "Invalid Request", "unknown transaction")
         }
         if transaction.snaVerified, !transaction.consumed {
-            _ = mutate(token: token) { $0.consumed = true; $0.status = "SUCCESS" }
+            _ = mutate(token: token) {
+                $0.consumed = true
+                $0.status = "SUCCESS"
+            }
             return success(transaction, state: Self.stateSegment(request), environment: environment)
         }
         guard query["lapseMeta"] != nil else {
@@ -223,7 +250,11 @@ extension OTPlessBackend {
             "iss": .string(Self.issuer), "sub": .string(userID), "aud": .string(merchant.clientID),
             "iat": .number(seconds), "exp": .number(seconds + 3600), "auth_time": .number(seconds),
         ]
-        if identityType == "MOBILE" { idClaims["phone_number"] = .string("+" + identityValue) } else { idClaims["email"] = .string(identityValue) }
+        if identityType == "MOBILE" {
+            idClaims["phone_number"] = .string("+" + identityValue)
+        } else {
+            idClaims["email"] = .string(identityValue)
+        }
         let idToken = (try? sign(claims: idClaims)) ?? ""
         let stamp = ISO8601DateFormatter().string(from: now)
         let identity: JSONValue = .object([
@@ -243,31 +274,36 @@ extension OTPlessBackend {
         ])
         var detail = transaction
         detail.status = "SUCCESS"
-        return Self.json(200, [
-            "authDetail": authDetail(detail),
-            "oneTap": .object([
-                "status": .string("SUCCESS"), "token": .string(appToken), "merchantUserInfo": info, "sessionInfo": sessionInfo,
-                "firebaseInfo": .object(["firebaseToken": .string("firebase-" + environment.hex(8))]),
-            ]),
-            // A guess: the SDK's model has `code` (a string) and `isOTPVerified`; the value of
-            // `code` is not documented.
-            "otpVerificationDetail": .object(["code": .string("OTP_VERIFIED"), "isOTPVerified": .bool(true)]),
-        ])
+        return Self.json(
+            200,
+            [
+                "authDetail": authDetail(detail),
+                "oneTap": .object([
+                    "status": .string("SUCCESS"), "token": .string(appToken), "merchantUserInfo": info,
+                    "sessionInfo": sessionInfo,
+                    "firebaseInfo": .object(["firebaseToken": .string("firebase-" + environment.hex(8))]),
+                ]),
+                // A guess: the SDK's model has `code` (a string) and `isOTPVerified`; the value of
+                // `code` is not documented.
+                "otpVerificationDetail": .object(["code": .string("OTP_VERIFIED"), "isOTPVerified": .bool(true)]),
+            ])
     }
 
     /// A session JWT: `aud` the app id, `sub` the user, `iat`/`exp` in seconds
     /// (``OTPlessMerchant/sessionLifetime``).
     func sessionJWT(userID: String, now: Date) -> String {
         let seconds = now.timeIntervalSince1970.rounded(.down)
-        return (try? sign(claims: [
-            "aud": .string(merchant.appID), "sub": .string(userID), "iat": .number(seconds),
-            "exp": .number(seconds + merchant.sessionLifetime.timeInterval.rounded(.down)),
-        ])) ?? ""
+        return
+            (try? sign(claims: [
+                "aud": .string(merchant.appID), "sub": .string(userID), "iat": .number(seconds),
+                "exp": .number(seconds + merchant.sessionLifetime.timeInterval.rounded(.down)),
+            ])) ?? ""
     }
 
     /// `POST /auth/v1/validate/token` (OTPLESS "Verify token" API documentation).
     func validateToken(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
-        guard request.header("clientId") == merchant.clientID, request.header("clientSecret") == merchant.clientSecret else {
+        guard request.header("clientId") == merchant.clientID, request.header("clientSecret") == merchant.clientSecret
+        else {
             return Self.error(401, "7002", "Unauthorized", "invalid clientId or clientSecret")
         }
         guard let body = Self.body(request), let token = body["token"]?.stringValue else {
@@ -277,20 +313,27 @@ extension OTPlessBackend {
         let issued = issuedTokens[token]
         lock.unlock()
         guard let issued else {
-            return Self.json(401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid token")])
+            return Self.json(
+                401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid token")])
         }
         let stamp = ISO8601DateFormatter().string(from: issued.issuedAt)
-        return Self.json(200, [
-            "token": .string(token), "status": .string("SUCCESS"), "userId": .string(issued.userID),
-            "timestamp": .string(stamp),
-            "identities": .array([.object([
-                "identityType": .string(issued.identityType), "identityValue": .string(issued.identityValue),
-                "channel": .string(issued.channel), "methods": .array([.string("OTP")]), "verified": .bool(true),
-                "verifiedAt": .string(stamp),
-            ])]),
-            "network": Self.network, "deviceInfo": .object(["platform": .string("iOS"), "vendor": .string("Apple")]),
-            "secureInfo": .object(["incognito": .bool(false)]),
-        ])
+        return Self.json(
+            200,
+            [
+                "token": .string(token), "status": .string("SUCCESS"), "userId": .string(issued.userID),
+                "timestamp": .string(stamp),
+                "identities": .array([
+                    .object([
+                        "identityType": .string(issued.identityType), "identityValue": .string(issued.identityValue),
+                        "channel": .string(issued.channel), "methods": .array([.string("OTP")]),
+                        "verified": .bool(true),
+                        "verifiedAt": .string(stamp),
+                    ])
+                ]),
+                "network": Self.network,
+                "deviceInfo": .object(["platform": .string("iOS"), "vendor": .string("Apple")]),
+                "secureInfo": .object(["incognito": .bool(false)]),
+            ])
     }
 
     /// The `network` object of a sign-in (documentation addresses, `TEST-NET-3`).
@@ -308,7 +351,8 @@ extension OTPlessBackend {
     static let deviceInfo: JSONValue = .object([
         "browser": .string("Safari"), "connection": .string("wifi"), "cookieEnabled": .bool(true),
         "cpuArchitecture": .string("arm64"), "devicePixelRatio": .number(3), "fontFamily": .string("system-ui"),
-        "language": .string("en"), "platform": .string("iOS"), "screenColorDepth": .number(24), "screenHeight": .number(844),
+        "language": .string("en"), "platform": .string("iOS"), "screenColorDepth": .number(24),
+        "screenHeight": .number(844),
         "screenWidth": .number(390), "timezoneOffset": .number(0), "userAgent": .string("MultiAuth sandbox otplesssdk"),
         "vendor": .string("Apple"),
     ])
@@ -342,17 +386,25 @@ extension OTPlessBackend {
             let record = sessions.values.first { $0.refreshToken == refreshToken && !refreshToken.isEmpty }
             lock.unlock()
             guard let record else {
-                return Self.json(401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid refresh token")])
+                return Self.json(
+                    401,
+                    [
+                        "message": .string("Unauthorized"),
+                        "description": .string("Request error: invalid refresh token"),
+                    ])
             }
-            return Self.json(200, [
-                "sessionToken": .string(record.sessionToken), "refreshToken": .string(record.refreshToken),
-                "sessionTokenJWT": .string(sessionJWT(userID: record.userID, now: environment.now)),
-            ])
+            return Self.json(
+                200,
+                [
+                    "sessionToken": .string(record.sessionToken), "refreshToken": .string(record.refreshToken),
+                    "sessionTokenJWT": .string(sessionJWT(userID: record.userID, now: environment.now)),
+                ])
         case (.delete, let token):
             lock.lock()
             let known = sessions.removeValue(forKey: token) != nil
             lock.unlock()
-            return known ? Self.json(200, ["message": .string("session deleted"), "success": .bool(true)])
+            return known
+                ? Self.json(200, ["message": .string("session deleted"), "success": .bool(true)])
                 : Self.error(404, "404", "Not Found", "unknown session")
         default:
             return Self.error(404, "404", "Not Found", "no such endpoint")
@@ -363,10 +415,12 @@ extension OTPlessBackend {
     func issuerDocument(path: String) -> HTTPResponse {
         switch path {
         case "/.well-known/openid-configuration":
-            return Self.json(200, [
-                "issuer": .string(Self.issuer), "jwks_uri": .string("https://\(Self.issuerHost)\(Self.jwksPath)"),
-                "token_endpoint": .string("https://\(Self.issuerHost)/oauth/token"),
-            ])
+            return Self.json(
+                200,
+                [
+                    "issuer": .string(Self.issuer), "jwks_uri": .string("https://\(Self.issuerHost)\(Self.jwksPath)"),
+                    "token_endpoint": .string("https://\(Self.issuerHost)/oauth/token"),
+                ])
         case Self.jwksPath:
             guard let set = try? jwks(), let data = try? set.jsonData() else {
                 return Self.error(500, "500", "Server Error", "no key")

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 /// An emulated OTPLESS server (Docs/Providers/OTPless.md, "Sandbox") with real JSON bytes in
 /// the shapes of the contract fixtures (`Tests/Fixtures/Contracts/OTPless`): the headless
@@ -43,7 +43,8 @@ public final class OTPlessBackend: @unchecked Sendable {
         /// `bytes` random bytes as lower-case hex.
         public var hex: @Sendable (_ bytes: Int) -> String
         /// Delivers a code and/or link to a destination on a channel; returns whether it was delivered.
-        public var deliver: @Sendable (_ code: String?, _ link: URL?, _ destination: String, _ channel: DeliveryChannel) -> Bool
+        public var deliver:
+            @Sendable (_ code: String?, _ link: URL?, _ destination: String, _ channel: DeliveryChannel) -> Bool
 
         /// Creates an environment.
         public init(
@@ -157,7 +158,8 @@ public final class OTPlessBackend: @unchecked Sendable {
         if request.method == .post, let missing = Self.missingCommonKeys(request), !missing.isEmpty,
             !(parts.first == "auth")
         {
-            return Self.error(400, "7101", "Invalid Request", "missing common parameter(s) " + missing.joined(separator: ", "))
+            return Self.error(
+                400, "7101", "Invalid Request", "missing common parameter(s) " + missing.joined(separator: ", "))
         }
         switch (request.method, parts.count >= 2 ? Array(parts.prefix(parts.count - 1)) : parts) {
         case (.get, ["v2"]) where parts == ["v2", "state"]:
@@ -206,8 +208,15 @@ public final class OTPlessBackend: @unchecked Sendable {
     }
 
     /// `{errorCode, message, description}` (the error body the SDK reads).
-    static func error(_ status: Int, _ code: String, _ message: String, _ description: String, headers: [String: String] = [:]) -> HTTPResponse {
-        var response = json(status, ["errorCode": .string(code), "message": .string(message), "description": .string("Request error: " + description)])
+    static func error(
+        _ status: Int, _ code: String, _ message: String, _ description: String, headers: [String: String] = [:]
+    ) -> HTTPResponse {
+        var response = json(
+            status,
+            [
+                "errorCode": .string(code), "message": .string(message),
+                "description": .string("Request error: " + description),
+            ])
         for (key, value) in headers { response.headers[key] = value }
         return response
     }
@@ -221,7 +230,9 @@ public final class OTPlessBackend: @unchecked Sendable {
     }
 
     static func body(_ request: HTTPRequest) -> [String: JSONValue]? {
-        guard let data = request.body, case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        guard let data = request.body,
+            case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: data)
+        else { return nil }
         return members
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 /// An emulated Portal Client Auth backend (Docs/Providers/Portal.md): e-mail magic links,
 /// Google/Apple OAuth with a single-use `state`, grant exchange, TOTP enrollment and
@@ -157,12 +157,16 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             return clientsMe(request, now: now)
         }
         guard path.hasPrefix(auth) else { return Self.error(404, "Not found") }
-        guard request.header("x-portal-auth-environment-id") == environmentID else { return Self.error(401, "Unauthorized") }
+        guard request.header("x-portal-auth-environment-id") == environmentID else {
+            return Self.error(401, "Unauthorized")
+        }
         switch (request.method, String(path.dropFirst(auth.count))) {
         case (.post, "/magic-links"): return sendMagicLink(request, now: now, context: context)
-        case (.post, "/magic-links/validations"): return exchange(request, methods: ["EMAIL_MAGIC_LINK"], now: now, context: context)
+        case (.post, "/magic-links/validations"):
+            return exchange(request, methods: ["EMAIL_MAGIC_LINK"], now: now, context: context)
         case (.get, "/oauth/urls"): return oauthURLs(request, now: now, context: context)
-        case (.post, "/oauth/tokens"): return exchange(request, methods: ["GOOGLE", "APPLE"], now: now, context: context)
+        case (.post, "/oauth/tokens"):
+            return exchange(request, methods: ["GOOGLE", "APPLE"], now: now, context: context)
         case (.post, "/totps/validations"): return validateTOTP(request, now: now, context: context)
         default: return Self.error(404, "Not found")
         }
@@ -179,7 +183,9 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func sendMagicLink(_ request: HTTPRequest, now: Date, context: SandboxContext) -> HTTPResponse {
-        if let refusal = Self.unexpectedKeys(request, allowed: ["email", "redirectUrl", "fromEmail", "templateId", "isAccountAbstracted"]) {
+        if let refusal = Self.unexpectedKeys(
+            request, allowed: ["email", "redirectUrl", "fromEmail", "templateId", "isAccountAbstracted"])
+        {
             return refusal
         }
         guard let body = try? request.decodeJSON(MagicLinkBody.self) else { return Self.error(400, "Invalid request") }
@@ -195,9 +201,13 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         }
         let token = context.random.hex(bytes: 24)
         let allowed: Bool = lock.withLock {
-            if let last = lastSend[body.email], now < last.addingTimeInterval(magicLinkInterval.timeInterval) { return false }
+            if let last = lastSend[body.email], now < last.addingTimeInterval(magicLinkInterval.timeInterval) {
+                return false
+            }
             lastSend[body.email] = now
-            grants[token] = Grant(email: body.email, method: "EMAIL_MAGIC_LINK", expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
+            grants[token] = Grant(
+                email: body.email, method: "EMAIL_MAGIC_LINK",
+                expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
             return true
         }
         guard allowed else { return Self.error(429, "Too many requests") }
@@ -216,7 +226,10 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             return Self.error(400, "Account abstraction is not enabled for this organization")
         }
         let state = context.random.hex(bytes: 16)
-        lock.withLock { states[state] = OAuthState(redirectURL: redirect, expiresAt: now.addingTimeInterval(oauthStateLifetime.timeInterval)) }
+        lock.withLock {
+            states[state] = OAuthState(
+                redirectURL: redirect, expiresAt: now.addingTimeInterval(oauthStateLifetime.timeInterval))
+        }
         func url(_ provider: String) -> JSONValue {
             .string("https://\(context.host)/sandbox/oauth/\(provider)?state=\(state)&response_type=code")
         }
@@ -239,7 +252,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
                 return entry.redirectURL + "#failed"
             }
             entry.used = true
-            grants[token] = Grant(email: email, method: method, expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
+            grants[token] = Grant(
+                email: email, method: method, expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
             return entry.redirectURL
         }
         guard let redirect else {
@@ -259,7 +273,9 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let token: String
     }
 
-    private func exchange(_ request: HTTPRequest, methods: Set<String>, now: Date, context: SandboxContext) -> HTTPResponse {
+    private func exchange(_ request: HTTPRequest, methods: Set<String>, now: Date, context: SandboxContext)
+        -> HTTPResponse
+    {
         if let refusal = Self.unexpectedKeys(request, allowed: ["token"]) { return refusal }
         guard let body = try? request.decodeJSON(GrantBody.self) else { return Self.error(400, "Invalid request") }
         let newSecret = (0..<20).map { _ in UInt8(context.random.int(in: 0...255)) }
@@ -268,7 +284,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let cst = context.random.hex(bytes: 32)
         let clientID = "cl_" + context.random.hex(bytes: 8)
         let outcome: (User, String)? = lock.withLock {
-            guard var grant = grants[body.token], !grant.used, now < grant.expiresAt, methods.contains(grant.method) else { return nil }
+            guard var grant = grants[body.token], !grant.used, now < grant.expiresAt, methods.contains(grant.method)
+            else { return nil }
             grant.used = true
             grants[body.token] = grant
             let user = users[grant.email] ?? User(endUserID: userID, secret: newSecret)
@@ -278,9 +295,13 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         guard let (user, email) = outcome else { return Self.error(401, "Unauthorized") }
         guard totpRequired else {
             openSession(cst, endUserID: user.endUserID, now: now)
-            return Self.data(["endUserId": .string(user.endUserID), "clientId": .string(clientID), "clientSessionToken": .string(cst)])
+            return Self.data([
+                "endUserId": .string(user.endUserID), "clientId": .string(clientID), "clientSessionToken": .string(cst),
+            ])
         }
-        var data: [String: JSONValue] = ["endUserId": .string(user.endUserID), "userJwt": .string(makeUserJWT(user.endUserID, jti: jti, now: now))]
+        var data: [String: JSONValue] = [
+            "endUserId": .string(user.endUserID), "userJwt": .string(makeUserJWT(user.endUserID, jti: jti, now: now)),
+        ]
         if !user.enrolled, let uri = try? OTPAuthURI(issuer: Self.issuer, account: email, secret: user.secret) {
             data["totpLink"] = .string(uri.uriString)
         }
@@ -302,7 +323,9 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         enum Outcome { case accepted, wrongCode, replayed, unauthorized }
         let outcome: Outcome = lock.withLock {
             guard !usedJWTs.contains(claims.jti),
-                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({ ($0.key, $0.value) }),
+                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({
+                    ($0.key, $0.value)
+                }),
                 let totp = try? TOTP(secret: user.secret)
             else { return .unauthorized }
             do {
@@ -328,7 +351,9 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func clientsMe(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        guard let bearer = request.header("Authorization"), bearer.hasPrefix("Bearer ") else { return Self.error(401, "Unauthorized") }
+        guard let bearer = request.header("Authorization"), bearer.hasPrefix("Bearer ") else {
+            return Self.error(401, "Unauthorized")
+        }
         let token = String(bearer.dropFirst(7))
         let user: String? = lock.withLock {
             guard var session = sessions[token], now < session.idleEnd, now < session.maximumEnd else { return nil }
@@ -358,13 +383,16 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             "iss": .string("https://api.portalhq.io"), "jti": .string(jti),
         ]
         let input = Self.segment(["alg": .string("HS256"), "typ": .string("JWT")]) + "." + Self.segment(claims)
-        return input + "." + Base64URL.encode(HMAC.authenticationCode(for: Array(input.utf8), key: jwtSecret, algorithm: .sha256))
+        return input + "."
+            + Base64URL.encode(HMAC.authenticationCode(for: Array(input.utf8), key: jwtSecret, algorithm: .sha256))
     }
 
     private func verifyUserJWT(_ token: String, now: Date) -> (endUserID: String, jti: String)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let mac = try? Base64URL.decode(parts[2]),
-            HMAC.isValidAuthenticationCode(mac, for: Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), key: jwtSecret, algorithm: .sha256),
+            HMAC.isValidAuthenticationCode(
+                mac, for: Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), key: jwtSecret,
+                algorithm: .sha256),
             let jwt = try? JWT(parsing: token), jwt.algorithm == "HS256",
             (try? jwt.claims.validate(at: now, leeway: 0, audience: "portal-client-auth")) != nil,
             let user = jwt.claims["endUserId"]?.stringValue, let jti = jwt.claims.jwtID
@@ -382,7 +410,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
 
     private static func append(_ items: KeyValuePairs<String, String>, to base: String) -> URL {
         var text = base + (base.contains("?") ? "&" : "?")
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         text += items.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }
             .joined(separator: "&")
         return URL(string: text)!
@@ -390,7 +419,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
 
     /// `400 {error}` when the JSON body has a key outside `allowed` (the SDK's request fields).
     private static func unexpectedKeys(_ request: HTTPRequest, allowed: Set<String>) -> HTTPResponse? {
-        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue
+        else {
             return error(400, "Invalid request")
         }
         return object.keys.allSatisfy(allowed.contains) ? nil : error(400, "Invalid request: unexpected field")
@@ -401,6 +431,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private static func error(_ status: Int, _ message: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(message)"}"#.utf8))
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(message)"}"#.utf8))
     }
 }

@@ -144,7 +144,8 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         var headers: [String: String] = [:]
         if let retryAfter { headers["Retry-After"] = String(retryAfter) }
         return try .json(
-            status, ReferenceProtocol.ErrorResponse(code: code, attemptsRemaining: attemptsRemaining, retryAfter: retryAfter),
+            status,
+            ReferenceProtocol.ErrorResponse(code: code, attemptsRemaining: attemptsRemaining, retryAfter: retryAfter),
             headers: headers)
     }
 
@@ -159,7 +160,9 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     private func start(_ body: ReferenceProtocol.StartRequest, context: SandboxContext) throws -> HTTPResponse {
         let isPhone = body.identity.hasPrefix("+")
-        guard Self.isValidIdentity(body.identity, phone: isPhone) else { return try Self.error(400, "invalid_identity") }
+        guard Self.isValidIdentity(body.identity, phone: isPhone) else {
+            return try Self.error(400, "invalid_identity")
+        }
         let allowed = isPhone ? ["sms", "whatsapp"] : ["email"]
         guard allowed.contains(body.channel) else { return try Self.error(400, "unsupported_channel") }
         var channel = body.channel
@@ -194,7 +197,9 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         return context.deliver(code: code, link: link.url, to: identity, channel: DeliveryChannel(rawValue: channel))
     }
 
-    private func challengeResponse(_ flowID: String, _ flow: Flow, fallbackFrom: String?) -> ReferenceProtocol.ChallengeResponse {
+    private func challengeResponse(_ flowID: String, _ flow: Flow, fallbackFrom: String?)
+        -> ReferenceProtocol.ChallengeResponse
+    {
         ReferenceProtocol.ChallengeResponse(
             flowId: flowID, length: ReferenceProtocol.codeLength, expiresIn: ReferenceProtocol.challengeTTL,
             expiresAt: flow.expiresAt, resendAfter: ReferenceProtocol.resendAfter, attempts: flow.attempts,
@@ -263,10 +268,12 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     private func tokenResponse(_ refresh: String, _ grant: Grant, now: Date) -> ReferenceProtocol.TokenResponse {
         let expiresAt = grant.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL))
         return ReferenceProtocol.TokenResponse(
-            accessToken: grant.accessToken, refreshToken: refresh, expiresIn: max(0, Int(expiresAt.timeIntervalSince(now))),
+            accessToken: grant.accessToken, refreshToken: refresh,
+            expiresIn: max(0, Int(expiresAt.timeIntervalSince(now))),
             expiresAt: expiresAt,
             user: ReferenceProtocol.User(
-                id: grant.userID, email: grant.isPhone ? nil : grant.identity, phone: grant.isPhone ? grant.identity : nil))
+                id: grant.userID, email: grant.isPhone ? nil : grant.identity,
+                phone: grant.isPhone ? grant.identity : nil))
     }
 
     private func resend(_ body: ReferenceProtocol.ResendRequest, context: SandboxContext) throws -> HTTPResponse {
@@ -323,7 +330,8 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
             return try Self.error(401, "invalid_grant")
         }
         revokedAccessTokens.insert(grant.accessToken)
-        let child = Grant(userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access, issuedAt: now)
+        let child = Grant(
+            userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access, issuedAt: now)
         grants[refresh] = child
         origins[refresh] = .refresh(from: body.refreshToken)
         rotations[body.refreshToken] = Rotation(child: refresh, at: now)
@@ -335,7 +343,9 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         rotations[body.refreshToken] = nil
-        guard let grant = grants.removeValue(forKey: body.refreshToken) else { return try Self.error(401, "invalid_token") }
+        guard let grant = grants.removeValue(forKey: body.refreshToken) else {
+            return try Self.error(401, "invalid_token")
+        }
         revokedAccessTokens.insert(grant.accessToken)
         return HTTPResponse(status: 204)
     }

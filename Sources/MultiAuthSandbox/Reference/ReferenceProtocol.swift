@@ -86,7 +86,8 @@ public enum ReferenceProtocol {
         public var fallbackFrom: String?
         /// Creates a response.
         public init(
-            flowId: String, length: Int, expiresIn: Int, expiresAt: Date, resendAfter: Int, attempts: Int, channel: String,
+            flowId: String, length: Int, expiresIn: Int, expiresAt: Date, resendAfter: Int, attempts: Int,
+            channel: String,
             fallbackFrom: String?
         ) {
             self.flowId = flowId

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandboxRuntime
 import MultiAuthCrypto
+import MultiAuthSandboxRuntime
 
 /// The emulated Truecaller backend (Docs/Providers/Truecaller.md): the OTP flow's create /
 /// verify / profile endpoints, the public key endpoint, the server-side `phoneNumberDetail`
@@ -172,7 +172,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
 
     /// Marks `e164` as verified on installation `deviceID`, with a name, as if an earlier OTP
     /// flow had finished: the next create answers `verifiedBefore`.
-    public func registerVerifiedNumber(_ e164: String, countryCodeName: String, deviceID: String, firstName: String, lastName: String = "") {
+    public func registerVerifiedNumber(
+        _ e164: String, countryCodeName: String, deviceID: String, firstName: String, lastName: String = ""
+    ) {
         lock.lock()
         defer { lock.unlock() }
         verifiedInstallations.insert(deviceID + "|" + e164)
@@ -190,7 +192,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     ///   - requestTime: The payload's `requestTime` (the sandbox clock's now, usually).
     /// - Throws: `CryptoError` when signing fails.
     public func oneTapResponse(
-        e164: String, countryCode: String, firstName: String, lastName: String = "", requestNonce: String, requestTime: Date
+        e164: String, countryCode: String, firstName: String, lastName: String = "", requestNonce: String,
+        requestTime: Date
     ) throws -> TruecallerSignedProfile {
         let object: [String: JSONValue] = [
             "firstName": .string(firstName), "lastName": .string(lastName), "phoneNumber": .string(e164),
@@ -216,7 +219,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     /// - Returns: The response; every error is a JSON body with a `code` key. Never throws.
     public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
         let environment = Environment(
-            now: context.time.now, digits: { context.random.digits($0) }, token: { Self.uuid(context.random.hex(bytes: 16)) },
+            now: context.time.now, digits: { context.random.digits($0) },
+            token: { Self.uuid(context.random.hex(bytes: 16)) },
             deliver: { code, destination in context.deliver(code: code, to: destination, channel: .sms) })
         if let refusal = wrongHost(context.host, request: request) { return refusal }
         return respond(to: request, environment: environment)
@@ -246,7 +250,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     /// Formats 32 hex digits as a UUID (access tokens look like UUIDs, Docs/Providers/Truecaller.md).
     private static func uuid(_ hex: String) -> String {
         let h = Array(hex)
-        return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
+        return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(
+            separator: "-")
     }
 
     func respond(to request: HTTPRequest, environment env: Environment) -> HTTPResponse {
@@ -254,10 +259,14 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         switch (request.method, path) {
         case (.get, "/v1/key"): return keyList()
         case (.post, "/v1/otp/installation/create"):
-            guard authorized(request.header("appKey")) else { return Self.error(404, 404, "Invalid partner credentials.") }
+            guard authorized(request.header("appKey")) else {
+                return Self.error(404, 404, "Invalid partner credentials.")
+            }
             return create(request, env)
         case (.post, "/v1/otp/installation/verify"):
-            guard authorized(request.header("appKey")) else { return Self.error(404, 404, "Invalid partner credentials.") }
+            guard authorized(request.header("appKey")) else {
+                return Self.error(404, 404, "Invalid partner credentials.")
+            }
             return verify(request, env)
         case (.post, "/v1/profile"), (.get, "/v1/profile"):
             return profile(request)
@@ -295,7 +304,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
 
     /// `{code: 14}` when the JSON body has a key outside `allowed` (TrueSDK's request fields).
     private static func unexpectedKeys(_ request: HTTPRequest, allowed: Set<String>) -> HTTPResponse? {
-        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue else {
+        guard let body = request.body, let object = try? JSONDecoder().decode(JSONValue.self, from: body).objectValue
+        else {
             return error(400, 14, "Bad request")
         }
         return object.keys.allSatisfy(allowed.contains) ? nil : error(400, 14, "Bad request: unexpected field")
@@ -303,7 +313,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
 
     private func create(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
         let fields: Set<String> = [
-            "countryCodeName", "phoneNumber", "clientId", "phonePermission", "os", "version", "sequence", "deviceId", "simSerial",
+            "countryCodeName", "phoneNumber", "clientId", "phonePermission", "os", "version", "sequence", "deviceId",
+            "simSerial",
         ]
         if let refusal = Self.unexpectedKeys(request, allowed: fields) { return refusal }
         guard let body = try? request.decodeJSON(CreateBody.self), !body.deviceId.isEmpty,
@@ -320,7 +331,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             let token = env.token()
             accessTokens[token] = phone.e164
             lock.unlock()
-            return Self.json(200, ["status": .number(1), "message": .string("Number already verified"), "accessToken": .string(token)])
+            return Self.json(
+                200,
+                ["status": .number(1), "message": .string("Number already verified"), "accessToken": .string(token)])
         }
         let code = env.digits(otpLength)
         let verificationToken = env.token()
@@ -329,14 +342,18 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             code: code, expiresAt: env.now.addingTimeInterval(TimeInterval(tokenTtl)))
         lock.unlock()
         env.deliver(code, phone.e164)
-        return Self.json(200, [
-            "status": .number(2), "message": .string("OTP sent"), "method": .string("sms"),
-            "verificationToken": .string(verificationToken), "tokenTtl": .number(Double(tokenTtl)),
-        ])
+        return Self.json(
+            200,
+            [
+                "status": .number(2), "message": .string("OTP sent"), "method": .string("sms"),
+                "verificationToken": .string(verificationToken), "tokenTtl": .number(Double(tokenTtl)),
+            ])
     }
 
     private func verify(_ request: HTTPRequest, _ env: Environment) -> HTTPResponse {
-        if let refusal = Self.unexpectedKeys(request, allowed: ["countryCodeName", "phoneNumber", "secretToken", "verificationToken"]) {
+        if let refusal = Self.unexpectedKeys(
+            request, allowed: ["countryCodeName", "phoneNumber", "secretToken", "verificationToken"])
+        {
             return refusal
         }
         guard let body = try? request.decodeJSON(VerifyBody.self) else { return Self.error(400, 14, "Bad request") }
@@ -367,7 +384,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         }
         pending[body.verificationToken] = nil
         verifiedInstallations.insert(flow.deviceID + "|" + flow.e164)
-        if people[flow.e164] == nil { people[flow.e164] = Person(e164: flow.e164, countryCodeName: flow.countryCodeName) }
+        if people[flow.e164] == nil {
+            people[flow.e164] = Person(e164: flow.e164, countryCodeName: flow.countryCodeName)
+        }
         let token = env.token()
         accessTokens[token] = flow.e164
         return Self.json(200, ["status": .number(1), "message": .string("Verified"), "accessToken": .string(token)])
@@ -394,11 +413,14 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             people[e164] = person
             return HTTPResponse(status: 204)
         }
-        return Self.json(200, [
-            "firstName": .string(person.firstName), "lastName": .string(person.lastName), "phoneNumber": .string(e164),
-            "countryCode": .string(person.countryCodeName.lowercased()), "gender": .string("N"),
-            "isTrueName": .bool(false), "isAmbassador": .bool(false),
-        ])
+        return Self.json(
+            200,
+            [
+                "firstName": .string(person.firstName), "lastName": .string(person.lastName),
+                "phoneNumber": .string(e164),
+                "countryCode": .string(person.countryCodeName.lowercased()), "gender": .string("N"),
+                "isTrueName": .bool(false), "isAmbassador": .bool(false),
+            ])
     }
 
     private func phoneNumberDetail(token: String, credential: String?) -> HTTPResponse {
@@ -408,14 +430,17 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         guard let e164 = accessTokens[token], let person = people[e164] else {
             return Self.error(404, 1404, "Invalid access token.")
         }
-        return Self.json(200, [
-            "phoneNumber": .number(Double(e164.dropFirst()) ?? 0), "countryCode": .string(person.countryCodeName),
-        ])
+        return Self.json(
+            200,
+            [
+                "phoneNumber": .number(Double(e164.dropFirst()) ?? 0), "countryCode": .string(person.countryCodeName),
+            ])
     }
 
     private func keyList() -> HTTPResponse {
         let keys = currentPublicKeys.compactMap { try? $0.derRepresentation() }
-        let list = JSONValue.array(keys.map { .object(["key": .string(Base64.encode($0)), "keyType": .string("RSA")]) })
+        let list = JSONValue.array(
+            keys.map { .object(["key": .string(Base64.encode($0)), "keyType": .string("RSA")]) })
         return Self.response(200, list)
     }
 

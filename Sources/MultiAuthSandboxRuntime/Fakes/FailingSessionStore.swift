@@ -38,7 +38,9 @@ public actor FailingSessionStore: SessionStore {
     ///   - base: The store that holds the sessions (default: a new `InMemorySessionStore`).
     ///   - onSave: Called synchronously after each successful save, before `save` returns
     ///     (e.g. to note the event bus's sequence number at that moment).
-    public init(wrapping base: any SessionStore = InMemorySessionStore(), onSave: (@Sendable (AuthSession) -> Void)? = nil) {
+    public init(
+        wrapping base: any SessionStore = InMemorySessionStore(), onSave: (@Sendable (AuthSession) -> Void)? = nil
+    ) {
         self.base = base
         self.onSave = onSave
     }

@@ -139,7 +139,9 @@ public final class RecordingSubscriber: @unchecked Sendable {
             guard let self else { return }
             let sequence = UInt64(self.lock.withLock { self.recorded.count } + 1)
             self.append(
-                AuthEvent(sequence: sequence, timestamp: Date(timeIntervalSince1970: 0), provider: provider, flowID: flowID, kind: kind))
+                AuthEvent(
+                    sequence: sequence, timestamp: Date(timeIntervalSince1970: 0), provider: provider, flowID: flowID,
+                    kind: kind))
         }
     }
 

@@ -18,7 +18,9 @@ public enum FaultAction: Sendable, Hashable, CustomStringConvertible {
     case rateLimit(limit: Int, window: Duration)
 
     /// A `status` action with a JSON body, e.g. `.jsonStatus(503, ["code": "maintenance"])`.
-    public static func jsonStatus(_ status: Int, _ body: [String: String] = [:], headers: [String: String] = [:]) -> FaultAction {
+    public static func jsonStatus(_ status: Int, _ body: [String: String] = [:], headers: [String: String] = [:])
+        -> FaultAction
+    {
         var headers = headers
         headers["Content-Type"] = "application/json"
         let data = (try? JSONEncoder.multiAuth.encode(body)) ?? Data("{}".utf8)

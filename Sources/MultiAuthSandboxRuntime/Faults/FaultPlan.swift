@@ -112,7 +112,8 @@ public final class FaultPlan: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let id = makeID()
-        deliveryRules.append(DeliveryRule(id: id, channel: channel, destination: destination, remaining: Self.count(`repeat`)))
+        deliveryRules.append(
+            DeliveryRule(id: id, channel: channel, destination: destination, remaining: Self.count(`repeat`)))
         return id
     }
 
@@ -175,7 +176,11 @@ public final class FaultPlan: @unchecked Sendable {
         else { return false }
         firings[deliveryRules[index].id, default: 0] += 1
         if let remaining = deliveryRules[index].remaining {
-            if remaining <= 1 { deliveryRules.remove(at: index) } else { deliveryRules[index].remaining = remaining - 1 }
+            if remaining <= 1 {
+                deliveryRules.remove(at: index)
+            } else {
+                deliveryRules[index].remaining = remaining - 1
+            }
         }
         return true
     }
@@ -221,7 +226,8 @@ public final class FaultPlan: @unchecked Sendable {
                     fired = false
                 } else {
                     let oldest = rules[index].hits.first ?? now
-                    let wait = max(1, Int((oldest.addingTimeInterval(window.timeInterval).timeIntervalSince(now)).rounded(.up)))
+                    let wait = max(
+                        1, Int((oldest.addingTimeInterval(window.timeInterval).timeIntervalSince(now)).rounded(.up)))
                     decision.outcome = .respond(Self.rateLimited(retryAfter: wait))
                     terminalChosen = true
                 }

@@ -25,11 +25,15 @@ public final class SandboxRandom: @unchecked Sendable {
 
     /// A string of `count` ASCII decimal digits (leading zeros kept), e.g. a one-time code.
     public func digits(_ count: Int) -> String {
-        lock.withLock { String((0..<count).map { _ in Character(String(UInt32.random(in: 0...9, using: &generator))) }) }
+        lock.withLock {
+            String((0..<count).map { _ in Character(String(UInt32.random(in: 0...9, using: &generator))) })
+        }
     }
 
     /// `byteCount` random bytes as lower-case hex (`2 × byteCount` characters), e.g. a token.
     public func hex(bytes byteCount: Int) -> String {
-        lock.withLock { (0..<byteCount).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined() }
+        lock.withLock {
+            (0..<byteCount).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        }
     }
 }

@@ -14,11 +14,13 @@ extension Sandbox {
     /// - Returns: A ready client.
     /// - Throws: `AuthError` `.configuration` when two providers share an id.
     public func makeClient(
-        providers: [any AuthProvider], store: any SessionStore = InMemorySessionStore(), refreshMargin: Duration = .seconds(60),
+        providers: [any AuthProvider], store: any SessionStore = InMemorySessionStore(),
+        refreshMargin: Duration = .seconds(60),
         autoRefresh: AutoRefresh = .enabled
     ) throws -> AuthClient {
         try AuthClient(
-            providers: providers, store: store, transport: transport, time: time, refreshMargin: refreshMargin, autoRefresh: autoRefresh)
+            providers: providers, store: store, transport: transport, time: time, refreshMargin: refreshMargin,
+            autoRefresh: autoRefresh)
     }
 
     /// An `AuthContext` wired to this sandbox (``transport``, ``time``), for calling a provider
@@ -27,7 +29,9 @@ extension Sandbox {
     ///   - flowID: The flow the calls belong to, if any.
     ///   - events: Receives the events the provider emits (e.g. a ``RecordingSubscriber``'s
     ///     ``RecordingSubscriber/sink(provider:flowID:)``).
-    public func authContext(flowID: FlowID? = nil, events: @escaping @Sendable (AuthEvent.Kind) -> Void = { _ in }) -> AuthContext {
+    public func authContext(flowID: FlowID? = nil, events: @escaping @Sendable (AuthEvent.Kind) -> Void = { _ in })
+        -> AuthContext
+    {
         AuthContext(transport: transport, time: time, flowID: flowID, events: events)
     }
 }

@@ -8,7 +8,9 @@ import MultiAuth
 
 extension Sandbox: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `Sandbox(seed: 7, hosts: [...], requests: 12)`.
-    public var description: String { "Sandbox(seed: \(seed), hosts: [\(hosts.joined(separator: ", "))], requests: \(requestCount))" }
+    public var description: String {
+        "Sandbox(seed: \(seed), hosts: [\(hosts.joined(separator: ", "))], requests: \(requestCount))"
+    }
 
     /// Same as ``description``.
     public var debugDescription: String { description }
@@ -16,7 +18,9 @@ extension Sandbox: CustomStringConvertible, CustomDebugStringConvertible, Custom
     /// A mirror with the seed, the hosts and the (redacted) request log; the backends, the
     /// inbox and the fault plan are not opened.
     public var customMirror: Mirror {
-        Mirror(self, children: ["seed": seed, "hosts": hosts, "requestLog": requestLog, "clock": clock], displayStyle: .class)
+        Mirror(
+            self, children: ["seed": seed, "hosts": hosts, "requestLog": requestLog, "clock": clock],
+            displayStyle: .class)
     }
 }
 
@@ -62,7 +66,8 @@ extension InboxMessage: CustomDebugStringConvertible, CustomReflectable {
         Mirror(
             self,
             children: [
-                "id": id, "host": host, "destination": maskedDestination, "channel": channel, "hasCode": code != nil, "hasLink": link != nil,
+                "id": id, "host": host, "destination": maskedDestination, "channel": channel, "hasCode": code != nil,
+                "hasLink": link != nil,
                 "status": status, "sentAt": sentAt,
             ], displayStyle: .struct)
     }
@@ -76,7 +81,9 @@ extension FaultPlan: CustomStringConvertible, CustomDebugStringConvertible, Cust
     public var debugDescription: String { description }
 
     /// A mirror with the number of active rules only (injected bodies are not shown).
-    public var customMirror: Mirror { Mirror(self, children: ["activeRuleCount": activeRuleCount], displayStyle: .class) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["activeRuleCount": activeRuleCount], displayStyle: .class)
+    }
 }
 
 extension FaultAction: CustomDebugStringConvertible, CustomReflectable {

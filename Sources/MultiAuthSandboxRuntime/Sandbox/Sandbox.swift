@@ -110,7 +110,9 @@ public final class Sandbox: @unchecked Sendable {
     /// The number of logged requests to `host` (any host when `nil`) whose path starts with
     /// `pathPrefix`.
     public func requestCount(host: String? = nil, pathPrefix: String = "") -> Int {
-        lock.withLock { log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count }
+        lock.withLock {
+            log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
+        }
     }
 
     /// Empties the request log (the count restarts at 0). Call it while no request is in
@@ -172,7 +174,8 @@ public final class Sandbox: @unchecked Sendable {
             throw AuthError(.network, "\(request): connection dropped (backend)")
         } catch {
             let failure = HTTPResponse(
-                status: 500, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"internal_error"}"#.utf8))
+                status: 500, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"code":"internal_error"}"#.utf8))
             finish(index, .response(status: 500))
             return failure
         }
@@ -196,7 +199,8 @@ public final class Sandbox: @unchecked Sendable {
         return AuthError(
             .configuration,
             "no sandbox backend is registered for host '\(host)'; registered hosts: \(known). "
-                + "Point the provider at a sandbox configuration (e.g. its .sandbox() configuration) or register a backend for this host")
+                + "Point the provider at a sandbox configuration (e.g. its .sandbox() configuration) or register a backend for this host"
+        )
     }
 
     private func logRequest(host: String, method: String, path: String, redactedPath: String, at now: Date)

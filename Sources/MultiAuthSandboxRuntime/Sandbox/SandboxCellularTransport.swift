@@ -50,7 +50,9 @@ public struct SandboxCellularTransport: CellularHTTPTransport {
     /// - Throws: `AuthError` `.network` (no cellular path, dropped, unknown host, too many
     ///   redirects), `.unsupported` (not `GET`), or `CancellationError`.
     public func sendOverCellular(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.method == .get else { throw AuthError(.unsupported, "the cellular transport sends GET requests only") }
+        guard request.method == .get else {
+            throw AuthError(.unsupported, "the cellular transport sends GET requests only")
+        }
         guard isCellularAvailable else { throw AuthError(.network, "no cellular path (sandbox)") }
         var hop = request
         for _ in 0...Self.maximumRedirects {

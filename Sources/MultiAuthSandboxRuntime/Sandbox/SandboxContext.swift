@@ -35,7 +35,9 @@ public struct SandboxContext: Sendable {
     /// - Returns: The recorded message; check its ``InboxMessage/status`` to decide on a
     ///   fallback.
     @discardableResult
-    public func deliver(code: String?, link: URL? = nil, to destination: String, channel: DeliveryChannel) -> InboxMessage {
+    public func deliver(code: String?, link: URL? = nil, to destination: String, channel: DeliveryChannel)
+        -> InboxMessage
+    {
         let failed = faults.deliveryFails(on: channel, to: destination)
         return inbox.record(
             host: host, destination: destination, channel: channel, code: code, link: link,

@@ -6,7 +6,9 @@ import MultiAuth
 /// ``path`` is the path as sent (tests count requests by it); `description`, `debugDescription`
 /// and the mirror show ``redactedPath`` instead, so a log printed in a test failure never
 /// carries a token from the URL.
-public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// How a logged request ended.
     public enum Outcome: Sendable, Hashable {
         /// Still in flight (delayed or being handled).
@@ -51,8 +53,10 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, Cust
     ///   - outcome: What the sandbox answered.
     ///   - redactedPath: the path as renderings show it; `nil` redacts `path` with
     ///     `HTTPRequest.redactedPath(_:)` (credential-like segments only).
-    public init(index: Int, host: String, method: String, path: String, receivedAt: Date, outcome: Outcome,
-                redactedPath: String? = nil) {
+    public init(
+        index: Int, host: String, method: String, path: String, receivedAt: Date, outcome: Outcome,
+        redactedPath: String? = nil
+    ) {
         self.index = index
         self.host = host
         self.method = method
@@ -82,7 +86,8 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, Cust
         Mirror(
             self,
             children: [
-                "index": index, "host": host, "method": method, "path": redactedPath, "receivedAt": receivedAt, "outcome": outcome,
+                "index": index, "host": host, "method": method, "path": redactedPath, "receivedAt": receivedAt,
+                "outcome": outcome,
             ], displayStyle: .struct)
     }
 }

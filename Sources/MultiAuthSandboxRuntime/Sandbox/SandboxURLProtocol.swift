@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A `URLProtocol` that answers requests from a ``Sandbox`` instead of the network, so tests can

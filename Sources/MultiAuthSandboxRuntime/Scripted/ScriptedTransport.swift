@@ -107,7 +107,9 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
     public func enqueue(_ responses: HTTPResponse...) { lock.withLock { anyQueue += responses } }
 
     /// Answers `endpoint` with `response` whenever nothing is queued for it.
-    public func setDefault(_ endpoint: String, _ response: HTTPResponse) { lock.withLock { defaults[endpoint] = response } }
+    public func setDefault(_ endpoint: String, _ response: HTTPResponse) {
+        lock.withLock { defaults[endpoint] = response }
+    }
 
     /// Replaces the handler that answers what the queues and standing answers do not.
     public func setHandler(_ handler: @escaping Handler) { lock.withLock { self.handler = handler } }

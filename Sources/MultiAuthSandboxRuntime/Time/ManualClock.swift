@@ -45,7 +45,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
     private let start: Date
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
-    private var sleeperWaiters: [(id: UInt64, count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWaiters:
+        [(id: UInt64, count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Creates a clock whose wall clock starts at `start`.
     /// - Parameter start: The wall-clock time at offset zero (default 2023-11-14T22:13:20Z,

@@ -143,7 +143,9 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     ///   - retryAfter: The delay before a retry, for rate limits.
     ///   - attemptsRemaining: Attempts left, for `invalidCode`.
     /// - Returns: An error whose `provider` is ``/MultiAuth/AuthProviderID/truecaller``.
-    public func authError(_ message: String = "", retryAfter: Duration? = nil, attemptsRemaining: Int? = nil) -> AuthError {
+    public func authError(_ message: String = "", retryAfter: Duration? = nil, attemptsRemaining: Int? = nil)
+        -> AuthError
+    {
         AuthError(
             authErrorCode, message.isEmpty ? (name ?? "Truecaller error \(rawValue)") : message,
             provider: .truecaller, providerCode: String(rawValue), reason: reason, retryAfter: retryAfter,

@@ -22,7 +22,8 @@ extension TruecallerWire {
             let number = codeValue.int64Value.map(Int.init) ?? codeValue.stringValue.flatMap { Int($0) }
             // The server's code is kept only when it looks like one: a hostile or buggy server
             // could echo the OTP or a token there (Docs/Security.md, "Redaction").
-            let raw = AuthError.plausibleProviderCode(number.map(String.init) ?? codeValue.stringValue ?? String(response.status))
+            let raw = AuthError.plausibleProviderCode(
+                number.map(String.init) ?? codeValue.stringValue ?? String(response.status))
             // A documented server message is the only sourced meaning: it wins over the number.
             if let message = object["message"]?.stringValue, let documented = documented(message) {
                 return AuthError(
@@ -38,13 +39,15 @@ extension TruecallerWire {
             }
             if let common = commonError(response, providerCode: raw, retryAfter: retryAfter) { return common }
             return AuthError(
-                .generic, "Truecaller error \(raw ?? "(not a code)") is not one this adapter knows", provider: .truecaller,
+                .generic, "Truecaller error \(raw ?? "(not a code)") is not one this adapter knows",
+                provider: .truecaller,
                 providerCode: raw)
         }
         if response.isSuccess { return nil }
         let status = String(response.status)
         if let common = commonError(response, providerCode: status, retryAfter: retryAfter) { return common }
-        return AuthError(.generic, "HTTP \(response.status) without an error code", provider: .truecaller, providerCode: status)
+        return AuthError(
+            .generic, "HTTP \(response.status) without an error code", provider: .truecaller, providerCode: status)
     }
 
     /// Server messages Truecaller documents for the non-Truecaller verification flow (the
@@ -54,7 +57,10 @@ extension TruecallerWire {
         ("phone number limit reached", .rateLimited, "this number reached its verification limit for 24 hours"),
         ("request id limit reached", .rateLimited, "this device reached its verification limit for 24 hours"),
         ("invalid partner credentials", .configuration, "the app key is not accepted: check the partner key"),
-        ("something went wrong: failed to create installation", .providerUnavailable, "Truecaller could not start the verification"),
+        (
+            "something went wrong: failed to create installation", .providerUnavailable,
+            "Truecaller could not start the verification"
+        ),
         ("invalid phone number", .invalidInput, "Truecaller rejected the phone number"),
     ]
 
@@ -67,8 +73,11 @@ extension TruecallerWire {
     /// The error of a status every provider reads the same way (`HTTPResponse.commonError`):
     /// `429` → `.rateLimited` with `retryAfter` (the header, else the body's `retryAfter`
     /// field), `5xx` → `.providerUnavailable` without a delay; `nil` for any other status.
-    private static func commonError(_ response: HTTPResponse, providerCode: String?, retryAfter: Duration?) -> AuthError? {
+    private static func commonError(_ response: HTTPResponse, providerCode: String?, retryAfter: Duration?)
+        -> AuthError?
+    {
         response.commonError(
-            provider: .truecaller, providerCode: providerCode, rateLimitWindow: retryAfter, retryAfterWhenUnavailable: false)
+            provider: .truecaller, providerCode: providerCode, rateLimitWindow: retryAfter,
+            retryAfterWhenUnavailable: false)
     }
 }

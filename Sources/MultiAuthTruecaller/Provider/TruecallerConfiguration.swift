@@ -106,7 +106,8 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     public static func production(
         appKey: String, appLink: URL, deviceID: String, otpRegions: Set<String>? = ["IN"]
     ) throws -> TruecallerConfiguration {
-        let configuration = TruecallerConfiguration(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        let configuration = TruecallerConfiguration(
+            appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
         try configuration.validate()
         return configuration
     }
@@ -125,7 +126,8 @@ public struct TruecallerConfiguration: Sendable, Hashable {
         appKey: String = sandboxAppKey, appLink: URL = sandboxAppLink, deviceID: String = "sandbox-device",
         otpRegions: Set<String>? = ["IN"]
     ) throws -> TruecallerConfiguration {
-        var configuration = TruecallerConfiguration(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        var configuration = TruecallerConfiguration(
+            appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
         configuration.otpBaseURL = sandboxOTPBaseURL
         configuration.profileBaseURLEU = sandboxProfileBaseURLEU
         configuration.profileBaseURLNonEU = sandboxProfileBaseURLNonEU
@@ -142,7 +144,10 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     ///   - baseURL: The one host serving `/v1/otp/installation/*`, `/v1/profile` and `/v1/key`.
     ///   - deviceID: A stable installation id.
     ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
-    public init(appKey: String, appLink: URL, baseURL: URL, deviceID: String = UUID().uuidString, otpRegions: Set<String>? = ["IN"]) {
+    public init(
+        appKey: String, appLink: URL, baseURL: URL, deviceID: String = UUID().uuidString,
+        otpRegions: Set<String>? = ["IN"]
+    ) {
         self.init(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
         self.otpBaseURL = baseURL
         self.profileBaseURLEU = baseURL

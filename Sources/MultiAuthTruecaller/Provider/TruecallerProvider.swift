@@ -92,7 +92,8 @@ public struct TruecallerProvider: AuthProvider {
             throw AuthError(.unsupported, "the number's region could not be determined", provider: id)
         }
         if let allowed = configuration.otpRegions, !allowed.contains(region) {
-            throw AuthError(.unsupported, "Truecaller OTP verification is not available in region \(region)", provider: id)
+            throw AuthError(
+                .unsupported, "Truecaller OTP verification is not available in region \(region)", provider: id)
         }
         let presetName: PersonName? = try request.options[Self.firstNameOption].map { first in
             try checkedName(first, request.options[Self.lastNameOption] ?? "")
@@ -110,7 +111,9 @@ public struct TruecallerProvider: AuthProvider {
             guard let token = object["verificationToken"]?.stringValue, !token.isEmpty else {
                 throw AuthError(.malformedResponse, "create answered sms without a verificationToken", provider: id)
             }
-            guard let ttl = object["tokenTtl"]?.doubleValue ?? object["tokenTtl"]?.stringValue.flatMap(Double.init), ttl > 0 else {
+            guard let ttl = object["tokenTtl"]?.doubleValue ?? object["tokenTtl"]?.stringValue.flatMap(Double.init),
+                ttl > 0
+            else {
                 throw AuthError(.malformedResponse, "create answered sms without a positive tokenTtl", provider: id)
             }
             let now = context.now
@@ -124,17 +127,21 @@ public struct TruecallerProvider: AuthProvider {
                 Challenge(
                     flowID: context.flowID ?? .random(), provider: id,
                     kind: .oneTimeCode(length: configuration.otpLength, channel: .sms, linkAlsoSent: false),
-                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), providerState: state,
+                    destination: phone.masked, issuedAt: now, expiresAt: now.addingTimeInterval(ttl),
+                    providerState: state,
                     // `/verify` is followed by `POST /v1/profile` with the name (error 18 without a
                     // first name): say so before the code arrives, unless the request carried it.
                     requirements: presetName == nil ? [.name] : []))
         }
-        if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty {
+        if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty
+        {
             context.emit(TruecallerVerificationState.verifiedBefore.event)
             let profile = try await fetchProfile(accessToken: accessToken, region: region, context: context)
-            return .signedIn(session(profile: profile, accessToken: accessToken, fallbackName: presetName, context: context))
+            return .signedIn(
+                session(profile: profile, accessToken: accessToken, fallbackName: presetName, context: context))
         }
-        throw AuthError(.malformedResponse, "create answered neither an SMS challenge nor a verified number", provider: id)
+        throw AuthError(
+            .malformedResponse, "create answered neither an SMS challenge nor a verified number", provider: id)
     }
 
     // MARK: Respond
@@ -154,7 +161,9 @@ public struct TruecallerProvider: AuthProvider {
     ///   `.invalidCode` with `attemptsRemaining` (4001), `.expired` (4002), `.rateLimited`
     ///   with `retryAfter` (4290), the other mapped codes, `.malformedResponse`, `.network`,
     ///   `.providerUnavailable`. Or `CancellationError`.
-    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
         try configuration.validate()
         guard challenge.provider == id, case .oneTimeCode = challenge.kind,
             let token = challenge.providerState[StateKey.verificationToken],
@@ -184,16 +193,19 @@ public struct TruecallerProvider: AuthProvider {
         let body = TruecallerWire.VerifyRequest(
             countryCodeName: region, phoneNumber: national, secretToken: code, verificationToken: token)
         let object = try await TruecallerWire.send(
-            .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)), transport: context.transport)
+            .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)),
+            transport: context.transport)
         guard let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty else {
-            throw AuthError(.malformedResponse, "verify answered without an access token or an error code", provider: id)
+            throw AuthError(
+                .malformedResponse, "verify answered without an access token or an error code", provider: id)
         }
         try Task.checkCancellation()
 
         let profileURL = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
         // TrueSDK never reads this answer: any 2xx is success, whatever the body (204, empty, `{}`).
         try await TruecallerWire.sendIgnoringBody(
-            .json(.post, profileURL, body: TruecallerWire.NameRequest(firstName: name.firstName, lastName: name.lastName),
+            .json(
+                .post, profileURL, body: TruecallerWire.NameRequest(firstName: name.firstName, lastName: name.lastName),
                 headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
             transport: context.transport)
         context.emit(TruecallerVerificationState.verificationComplete.event)
@@ -218,7 +230,9 @@ public struct TruecallerProvider: AuthProvider {
     ///   check again.
     /// - Throws: `AuthError` `.signatureInvalid` (`"15"`, `"16"`), `.malformedResponse`
     ///   (`"13"`), `.expired`, key endpoint errors; `CancellationError`.
-    public func signIn(with response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws -> AuthSession {
+    public func signIn(with response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext)
+        async throws -> AuthSession
+    {
         let profile = try await profileVerifier.verify(response, expectedNonce: expectedNonce, context: context)
         var extra = ProviderState()
         extra["payload"] = response.payload
@@ -240,15 +254,20 @@ public struct TruecallerProvider: AuthProvider {
         }
     }
 
-    private func fetchProfile(accessToken: String, region: String, context: AuthContext) async throws -> TruecallerProfile {
+    private func fetchProfile(accessToken: String, region: String, context: AuthContext) async throws
+        -> TruecallerProfile
+    {
         let url = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
         let object = try await TruecallerWire.send(
-            HTTPRequest(method: .get, url: url, headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
+            HTTPRequest(
+                method: .get, url: url, headers: TruecallerWire.headers(configuration, accessToken: accessToken)),
             transport: context.transport)
         return try TruecallerProfile(object: object)
     }
 
-    private func session(profile: TruecallerProfile, accessToken: String, fallbackName: PersonName?, context: AuthContext) -> AuthSession {
+    private func session(
+        profile: TruecallerProfile, accessToken: String, fallbackName: PersonName?, context: AuthContext
+    ) -> AuthSession {
         var user = profile.authUser
         if user.name == nil { user.name = fallbackName }
         return AuthSession(

@@ -15,7 +15,8 @@ extension TruecallerProfileResponse: CustomDebugStringConvertible, CustomReflect
         Mirror(
             self,
             children: [
-                "signatureAlgorithm": signatureAlgorithm, "payloadCharacters": payload.count, "signatureCharacters": signature.count,
+                "signatureAlgorithm": signatureAlgorithm, "payloadCharacters": payload.count,
+                "signatureCharacters": signature.count,
                 "requestNonce": HTTPRequest.redactionMarker,
             ], displayStyle: .struct)
     }
@@ -31,7 +32,8 @@ extension TruecallerProfile: CustomDebugStringConvertible, CustomReflectable {
         Mirror(
             self,
             children: [
-                "phoneNumber": (try? PhoneNumber(phoneNumber))?.masked ?? HTTPRequest.redactionMarker, "countryCode": countryCode as Any,
+                "phoneNumber": (try? PhoneNumber(phoneNumber))?.masked ?? HTTPRequest.redactionMarker,
+                "countryCode": countryCode as Any,
                 "isTrueName": isTrueName, "isAmbassador": isAmbassador, "requestTime": requestTime as Any,
                 "otherFieldNames": otherFields.keys.sorted(),
             ], displayStyle: .struct)
@@ -53,7 +55,8 @@ extension TruecallerConfiguration: CustomStringConvertible, CustomDebugStringCon
         Mirror(
             self,
             children: [
-                "appKey": HTTPRequest.redactionMarker, "appLink": appLink, "otpBaseURL": otpBaseURL, "profileBaseURLEU": profileBaseURLEU,
+                "appKey": HTTPRequest.redactionMarker, "appLink": appLink, "otpBaseURL": otpBaseURL,
+                "profileBaseURLEU": profileBaseURLEU,
                 "profileBaseURLNonEU": profileBaseURLNonEU, "keyEndpoint": keyEndpoint, "otpRegions": otpRegions as Any,
                 "otpLength": otpLength,
             ], displayStyle: .struct)

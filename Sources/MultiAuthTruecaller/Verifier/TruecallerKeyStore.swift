@@ -63,15 +63,21 @@ public actor TruecallerKeyStore {
     @discardableResult
     public func refetch(transport: any HTTPTransport) async throws -> [PublicKey] {
         fetches += 1
-        let response = try await transport.send(HTTPRequest(method: .get, url: endpoint, headers: ["Accept": "application/json"]))
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: endpoint, headers: ["Accept": "application/json"]))
         guard response.isSuccess else {
             if response.commonErrorCode != nil {
-                throw AuthError(.providerUnavailable, "key endpoint answered HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))
+                throw AuthError(
+                    .providerUnavailable, "key endpoint answered HTTP \(response.status)", provider: .truecaller,
+                    providerCode: String(response.status))
             }
-            throw AuthError(.malformedResponse, "key endpoint answered HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))
+            throw AuthError(
+                .malformedResponse, "key endpoint answered HTTP \(response.status)", provider: .truecaller,
+                providerCode: String(response.status))
         }
         guard let entries = (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.arrayValue else {
-            throw TruecallerErrorCode.userProfileContentNotValid.authError("the key endpoint did not return a JSON array")
+            throw TruecallerErrorCode.userProfileContentNotValid.authError(
+                "the key endpoint did not return a JSON array")
         }
         let keys: [PublicKey] = entries.compactMap { entry in
             guard entry["keyType"]?.stringValue?.uppercased() == "RSA", let text = entry["key"]?.stringValue,
@@ -82,7 +88,8 @@ public actor TruecallerKeyStore {
             return try? PublicKey(derRepresentation: der, minimumRSABits: 1024)
         }
         guard !keys.isEmpty else {
-            throw TruecallerErrorCode.userProfileContentNotValid.authError("the key endpoint returned no usable RSA key")
+            throw TruecallerErrorCode.userProfileContentNotValid.authError(
+                "the key endpoint returned no usable RSA key")
         }
         cached = keys
         return keys

@@ -35,7 +35,8 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a profile.
     public init(
-        firstName: String, lastName: String = "", phoneNumber: String, countryCode: String? = nil, gender: String? = nil,
+        firstName: String, lastName: String = "", phoneNumber: String, countryCode: String? = nil,
+        gender: String? = nil,
         email: String? = nil, isTrueName: Bool = false, isAmbassador: Bool = false, requestTime: Date? = nil,
         requestNonce: String? = nil, verifier: String? = nil, otherFields: [String: String] = [:]
     ) {
@@ -53,7 +54,9 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
         self.otherFields = otherFields
     }
 
-    static let otherFieldNames = ["street", "city", "zipcode", "facebookID", "twitterID", "url", "avatarUrl", "jobTitle", "companyName"]
+    static let otherFieldNames = [
+        "street", "city", "zipcode", "facebookID", "twitterID", "url", "avatarUrl", "jobTitle", "companyName",
+    ]
 
     /// Decodes a profile from its JSON object; `phoneNumber` may be a string or a number.
     /// - Throws: `AuthError` `.malformedResponse` with provider code `"13"`
@@ -83,7 +86,8 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
             isAmbassador: bool("isAmbassador"),
             requestTime: object["requestTime"]?.doubleValue.map { Date(timeIntervalSince1970: $0) },
             requestNonce: string("requestNonce"), verifier: string("verifier"),
-            otherFields: Dictionary(uniqueKeysWithValues: Self.otherFieldNames.compactMap { key in string(key).map { (key, $0) } }))
+            otherFields: Dictionary(
+                uniqueKeysWithValues: Self.otherFieldNames.compactMap { key in string(key).map { (key, $0) } }))
     }
 
     /// The profile as an ``/MultiAuth/AuthUser``: id = ``userID(forE164:)`` (Truecaller has no
@@ -99,7 +103,8 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
         attributes["isTrueName"] = String(isTrueName)
         attributes["isAmbassador"] = String(isAmbassador)
         return AuthUser(
-            id: Self.userID(forE164: phone?.e164 ?? phoneNumber), phone: phone, email: email.flatMap { try? EmailAddress($0) },
+            id: Self.userID(forE164: phone?.e164 ?? phoneNumber), phone: phone,
+            email: email.flatMap { try? EmailAddress($0) },
             name: try? PersonName(firstName: firstName, lastName: lastName), attributes: attributes)
     }
 

@@ -51,7 +51,9 @@ public struct TruecallerProfileVerifier: Sendable {
     ///   signature, verifier) or `"16"` (nonce); `.malformedResponse` with `"13"` (payload not
     ///   base64 JSON); `.expired` (stale `requestTime`); `.invalidInput` (blank expected
     ///   nonce); the key endpoint's errors; `CancellationError`.
-    public func verify(_ response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws -> TruecallerProfile {
+    public func verify(_ response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws
+        -> TruecallerProfile
+    {
         guard !expectedNonce.isEmpty else {
             throw AuthError(.invalidInput, "the expected nonce is empty", provider: .truecaller)
         }
@@ -64,12 +66,15 @@ public struct TruecallerProfileVerifier: Sendable {
         let message = Array(response.payload.utf8)
         var (keys, fetched) = try await keyStore.keys(transport: context.transport)
         var verified = Self.anyVerifies(keys, signature: signature, message: message)
-        if !verified && !fetched, let fresh = try await keyStore.refetchAfterFailure(transport: context.transport, now: context.now) {
+        if !verified && !fetched,
+            let fresh = try await keyStore.refetchAfterFailure(transport: context.transport, now: context.now)
+        {
             keys = fresh
             verified = Self.anyVerifies(keys, signature: signature, message: message)
         }
         guard verified else {
-            throw TruecallerErrorCode.verificationFailed.authError("the profile signature does not verify with any Truecaller key")
+            throw TruecallerErrorCode.verificationFailed.authError(
+                "the profile signature does not verify with any Truecaller key")
         }
         guard ConstantTime.equals(Array(response.requestNonce.utf8), Array(expectedNonce.utf8)) else {
             throw TruecallerErrorCode.requestNonceMismatch.authError("the response nonce is not the request nonce")
@@ -78,7 +83,9 @@ public struct TruecallerProfileVerifier: Sendable {
             throw TruecallerErrorCode.userProfileContentNotValid.authError("the payload is not base64")
         }
         let profile = try TruecallerProfile(json: Data(json))
-        guard let payloadNonce = profile.requestNonce, ConstantTime.equals(Array(payloadNonce.utf8), Array(expectedNonce.utf8)) else {
+        guard let payloadNonce = profile.requestNonce,
+            ConstantTime.equals(Array(payloadNonce.utf8), Array(expectedNonce.utf8))
+        else {
             throw TruecallerErrorCode.requestNonceMismatch.authError("the payload nonce is not the request nonce")
         }
         if let requestTime = profile.requestTime,
@@ -88,10 +95,12 @@ public struct TruecallerProfileVerifier: Sendable {
         }
         if let verifier = profile.verifier, let bundleID = configuration.bundleID {
             let valid = (try? Base64.decode(verifier)).map {
-                HMAC.isValidAuthenticationCode($0, for: Array(bundleID.utf8), key: Array(configuration.appKey.utf8), algorithm: .sha256)
+                HMAC.isValidAuthenticationCode(
+                    $0, for: Array(bundleID.utf8), key: Array(configuration.appKey.utf8), algorithm: .sha256)
             }
             guard valid == true else {
-                throw TruecallerErrorCode.verificationFailed.authError("the payload verifier does not match the bundle id")
+                throw TruecallerErrorCode.verificationFailed.authError(
+                    "the payload verifier does not match the bundle id")
             }
         }
         return profile

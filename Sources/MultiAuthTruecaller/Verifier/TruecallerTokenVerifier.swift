@@ -57,7 +57,8 @@ public struct TruecallerTokenVerifier: Sendable {
     public func verify(accessToken: String) async throws -> TruecallerPhoneNumberDetail {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         guard !accessToken.isEmpty, accessToken.allSatisfy({ allowed.contains($0) }) else {
-            throw AuthError(.invalidInput, "the access token is blank or malformed", provider: .truecaller, reason: .invalidToken)
+            throw AuthError(
+                .invalidInput, "the access token is blank or malformed", provider: .truecaller, reason: .invalidToken)
         }
         let path: String
         var headers = ["Accept": "application/json"]
@@ -71,13 +72,15 @@ public struct TruecallerTokenVerifier: Sendable {
         }
         // The protocol puts the token in the path: mark it secret so no rendering or transport
         // error shows it (Docs/Security.md, "Redaction").
-        let request = HTTPRequest(method: .get, base: baseURL, path: [.plain(path), .secret(accessToken)], headers: headers)
+        let request = HTTPRequest(
+            method: .get, base: baseURL, path: [.plain(path), .secret(accessToken)], headers: headers)
         let object = try await TruecallerWire.send(request, transport: transport)
         let number = object["phoneNumber"]?.int64Value.map(String.init) ?? object["phoneNumber"]?.stringValue
         guard let number, !number.isEmpty, number.allSatisfy(\.isASCIIDigit),
             let country = object["countryCode"]?.stringValue, !country.isEmpty
         else {
-            throw AuthError(.malformedResponse, "phoneNumberDetail lacks phoneNumber or countryCode", provider: .truecaller)
+            throw AuthError(
+                .malformedResponse, "phoneNumberDetail lacks phoneNumber or countryCode", provider: .truecaller)
         }
         return TruecallerPhoneNumberDetail(phoneNumber: number, countryCode: country.uppercased())
     }

@@ -57,7 +57,8 @@ enum TruecallerWire {
         let object = (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue
         if let error = failure(response, object: object) { throw error }
         guard let object else {
-            throw AuthError(.malformedResponse, "HTTP \(response.status) body is not a JSON object", provider: .truecaller)
+            throw AuthError(
+                .malformedResponse, "HTTP \(response.status) body is not a JSON object", provider: .truecaller)
         }
         return object
     }
@@ -71,6 +72,7 @@ enum TruecallerWire {
         if response.isSuccess { return }
         let object = (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue
         throw failure(response, object: object)
-            ?? AuthError(.generic, "HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))
+            ?? AuthError(
+                .generic, "HTTP \(response.status)", provider: .truecaller, providerCode: String(response.status))
     }
 }

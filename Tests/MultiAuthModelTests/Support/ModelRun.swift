@@ -38,7 +38,8 @@ struct ModelRun {
         case .memory:
             stores = [InMemorySessionStore()]
         case .file:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-model-\(UUID().uuidString)")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "multiauth-model-\(UUID().uuidString)")
             directory = dir
             stores = [try FileSessionStore(directory: dir), try FileSessionStore(directory: dir)]
         }
@@ -47,7 +48,9 @@ struct ModelRun {
         var clients: [AuthClient] = []
         var recorders: [(RecordingSubscriber, AuthClient)] = []
         for index in 0..<2 {
-            let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: model.view(index), autoRefresh: AutoRefresh(jitterSeed: schedule.seed &+ UInt64(index)))
+            let client = try sandbox.makeClient(
+                providers: [ReferenceProvider()], store: model.view(index),
+                autoRefresh: AutoRefresh(jitterSeed: schedule.seed &+ UInt64(index)))
             await client.setMutations(mutations)
             clients.append(client)
             recorders.append((RecordingSubscriber(client: client, bufferCapacity: 4096), client))
@@ -57,12 +60,17 @@ struct ModelRun {
         for (round, (faults, operations)) in schedule.rounds.enumerated() {
             var rules: [FaultRuleID] = []
             for (path, seconds) in faults.latency {
-                rules.append(sandbox.faults.add(.latency(.seconds(seconds)), host: ReferenceProtocol.defaultHost, pathPrefix: path))
+                rules.append(
+                    sandbox.faults.add(
+                        .latency(.seconds(seconds)), host: ReferenceProtocol.defaultHost, pathPrefix: path))
             }
             if let fault = faults.refreshFault {
                 let action: FaultAction =
-                    fault == 0 ? .dropConnection : .jsonStatus(fault, ["code": fault == 429 ? "rate_limited" : "unavailable"])
-                rules.append(sandbox.faults.add(action, host: ReferenceProtocol.defaultHost, pathPrefix: "/token/refresh", repeat: .once))
+                    fault == 0
+                    ? .dropConnection : .jsonStatus(fault, ["code": fault == 429 ? "rate_limited" : "unavailable"])
+                rules.append(
+                    sandbox.faults.add(
+                        action, host: ReferenceProtocol.defaultHost, pathPrefix: "/token/refresh", repeat: .once))
             }
             var tasks: [Task<Void, Never>] = []
             for (index, operation) in operations.enumerated() {
@@ -70,7 +78,8 @@ struct ModelRun {
                 let label = "round \(round) op \(index) \(operation)"
                 let identity = try EmailAddress("user\(user)@example.com")
                 let context = OperationContext(
-                    sandbox: sandbox, backend: backend, model: model, clients: clients, observations: observations, label: label,
+                    sandbox: sandbox, backend: backend, model: model, clients: clients, observations: observations,
+                    label: label,
                     identity: identity)
                 // Owned by this loop; awaited below before the round ends.
                 tasks.append(Task { await context.perform(operation) })
@@ -83,7 +92,9 @@ struct ModelRun {
         var violations = await model.violations + observations.violations
         // The store holds the last legitimately written session.
         let final = try await model.view(0).load(for: Self.provider)
-        if !AuthSession.isSameVersion(final, await model.expected) { violations.append("the final store differs from the model") }
+        if !AuthSession.isSameVersion(final, await model.expected) {
+            violations.append("the final store differs from the model")
+        }
         // Events: signedOut only after a user sign-out, sessionExpired only after a revocation.
         var expiredEvents = 0
         for (index, (recorder, client)) in recorders.enumerated() {
@@ -91,7 +102,8 @@ struct ModelRun {
             let signedOut = events.filter { $0.kind.name == "signedOut" }.count
             let userSignOuts = await observations.userSignOuts[index]
             if signedOut != userSignOuts {
-                violations.append("client \(index) published signedOut \(signedOut) times for \(userSignOuts) user sign-outs")
+                violations.append(
+                    "client \(index) published signedOut \(signedOut) times for \(userSignOuts) user sign-outs")
             }
             for event in events {
                 switch event.kind {
@@ -99,7 +111,9 @@ struct ModelRun {
                     expiredEvents += 1
                     if error.code != .sessionExpired { violations.append("sessionExpired carried \(error.code)") }
                 case .sessionRefreshed(let session):
-                    if !(await model.wasWritten(session)) { violations.append("client \(index) published a refresh it never wrote") }
+                    if !(await model.wasWritten(session)) {
+                        violations.append("client \(index) published a refresh it never wrote")
+                    }
                 default: break
                 }
             }
@@ -110,7 +124,9 @@ struct ModelRun {
             violations.append("\(expiredEvents) sessionExpired events for \(revocations) removals after a revocation")
         }
         // Every grant is exchanged at most once.
-        if backend.reusedGrantCount > 0 { violations.append("\(backend.reusedGrantCount) grant(s) were exchanged twice") }
+        if backend.reusedGrantCount > 0 {
+            violations.append("\(backend.reusedGrantCount) grant(s) were exchanged twice")
+        }
         for client in clients { client.stopAutoRefresh() }
         return violations
     }
@@ -118,7 +134,9 @@ struct ModelRun {
     /// Advances the manual clock one second at a time whenever the running operations (and
     /// background refreshes) are all asleep on it, until `tasks` have finished and nothing
     /// sleeps in the foreground.
-    private func drive(_ clock: ManualClock, until tasks: [Task<Void, Never>], model: ModelStore, sandbox: Sandbox) async {
+    private func drive(_ clock: ManualClock, until tasks: [Task<Void, Never>], model: ModelStore, sandbox: Sandbox)
+        async
+    {
         let finished = Finished(tasks)
         var last = (-1, -1, -1, -1)
         var idle = 0
@@ -170,7 +188,8 @@ struct OperationContext: Sendable {
         guard let session else { return }
         let end = await model.seq
         if !(await model.wasStored(session, from: start, to: end)) {
-            await observations.note("\(label): \(what) returned \(ModelStore.name(session)), never stored during the call")
+            await observations.note(
+                "\(label): \(what) returned \(ModelStore.name(session)), never stored during the call")
         }
     }
 
@@ -204,24 +223,34 @@ struct OperationContext: Sendable {
             // Concurrent deliveries of one link share one exchange: never two sessions, and never
             // a delivery told the grant was already used. (Local refusals may differ: a delivery
             // after the flow expired or was signed out gets `expired` or `challengeNotPending`.)
-            let sessions = Set(results.compactMap { result -> String? in
-                if case .success(.signedIn(let session)?) = result { return session.id }
-                return nil
-            })
-            let spent = results.contains { if case .failure(let error) = $0 { error.code == .codeAlreadyUsed } else { false } }
-            if sessions.count > 1 || spent {
-                await observations.note("\(label): concurrent deliveries got \(sessions.count) sessions\(spent ? " and codeAlreadyUsed" : "")")
+            let sessions = Set(
+                results.compactMap { result -> String? in
+                    if case .success(.signedIn(let session)?) = result { return session.id }
+                    return nil
+                })
+            let spent = results.contains {
+                if case .failure(let error) = $0 { error.code == .codeAlreadyUsed } else { false }
             }
-            for case .success(.signedIn(let session)?) in results { await checkReturned(session, from: start, "handleRedirect") }
+            if sessions.count > 1 || spent {
+                await observations.note(
+                    "\(label): concurrent deliveries got \(sessions.count) sessions\(spent ? " and codeAlreadyUsed" : "")"
+                )
+            }
+            for case .success(.signedIn(let session)?) in results {
+                await checkReturned(session, from: start, "handleRedirect")
+            }
         case .signOut(let index, let remoteLost):
             var rule: FaultRuleID?
             if remoteLost {
                 rule = sandbox.faults.add(
-                    .jsonStatus(503, ["code": "unavailable"]), host: ReferenceProtocol.defaultHost, pathPrefix: "/logout",
+                    .jsonStatus(503, ["code": "unavailable"]), host: ReferenceProtocol.defaultHost,
+                    pathPrefix: "/logout",
                     repeat: .once)
             }
             await model.beginSignOut()
-            if let outcome = try? await clients[index].signOut(ModelRun.provider), outcome.wasSignedIn, !outcome.keptNewerSession {
+            if let outcome = try? await clients[index].signOut(ModelRun.provider), outcome.wasSignedIn,
+                !outcome.keptNewerSession
+            {
                 await observations.signedOut(index)
             }
             await model.endSignOut()

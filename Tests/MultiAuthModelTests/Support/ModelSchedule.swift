@@ -54,7 +54,9 @@ struct ModelFaults: CustomStringConvertible {
     /// The next refresh is dropped (offline) / answered 429 / answered 503.
     var refreshFault: Int?
     var description: String {
-        let parts = latency.map { "latency \($0.seconds)s \($0.path)" } + (refreshFault.map { ["refresh \($0 == 0 ? "offline" : String($0))"] } ?? [])
+        let parts =
+            latency.map { "latency \($0.seconds)s \($0.path)" }
+            + (refreshFault.map { ["refresh \($0 == 0 ? "offline" : String($0))"] } ?? [])
         return parts.isEmpty ? "no faults" : parts.joined(separator: ", ")
     }
 }
@@ -96,7 +98,10 @@ struct ModelSchedule: CustomStringConvertible {
     }
 
     var description: String {
-        "seed \(seed): " + rounds.enumerated().map { "[\($0.offset): \($0.element.faults); \($0.element.operations.map(\.description).joined(separator: ", "))]" }
+        "seed \(seed): "
+            + rounds.enumerated().map {
+                "[\($0.offset): \($0.element.faults); \($0.element.operations.map(\.description).joined(separator: ", "))]"
+            }
             .joined(separator: " ")
     }
 }

@@ -98,7 +98,8 @@ actor ModelStore {
             case .refresh(let parent)?:
                 if before?.credentials.refreshToken != parent {
                     violations.append(
-                        "\(operation): a refresh result of ..\(parent.suffix(6)) landed over \(Self.name(before)) (stale write)")
+                        "\(operation): a refresh result of ..\(parent.suffix(6)) landed over \(Self.name(before)) (stale write)"
+                    )
                 }
             case nil:
                 violations.append("\(operation): wrote tokens the server never issued")
@@ -106,7 +107,8 @@ actor ModelStore {
         } else if let before {
             let live = before.credentials.refreshToken.map { backend.isLive(refreshToken: $0) } ?? false
             if live && signOutsInFlight == 0 {
-                violations.append("\(operation): removed \(Self.name(before)), whose refresh token the server still accepts")
+                violations.append(
+                    "\(operation): removed \(Self.name(before)), whose refresh token the server still accepts")
             }
             // A removal of a session the server no longer accepts may be a revocation (or a user
             // sign-out racing it; each removal publishes one event either way).
@@ -142,13 +144,17 @@ actor ModelStore {
         if before != nil { record(nil, replacing: before, "remove") }
     }
 
-    func replace(_ index: Int, _ expected: AuthSession?, _ replacement: AuthSession?) async throws -> SessionStoreWriteResult {
+    func replace(_ index: Int, _ expected: AuthSession?, _ replacement: AuthSession?) async throws
+        -> SessionStoreWriteResult
+    {
         await acquire()
         defer { release() }
         let before = try await stores[index].load(for: provider)
         check(before, "replace")
         let result = try await stores[index].replace(expected, with: replacement, for: provider)
-        if case .written = result { record(replacement, replacing: before, replacement == nil ? "conditional remove" : "conditional save") }
+        if case .written = result {
+            record(replacement, replacing: before, replacement == nil ? "conditional remove" : "conditional save")
+        }
         return result
     }
 
@@ -161,7 +167,8 @@ actor ModelStore {
         func save(_ session: AuthSession) async throws { try await model.save(index, session) }
         func remove(for provider: AuthProviderID) async throws { try await model.remove(index) }
         func removeAll() async throws { try await model.remove(index) }
-        func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+        func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID)
+            async throws
             -> SessionStoreWriteResult
         {
             try await model.replace(index, expected, replacement)

@@ -48,7 +48,8 @@ struct AdapterRun {
     let provider: OTPlessProvider
 
     init() throws {
-        provider = try OTPlessProvider(configuration: .production(appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox"))
+        provider = try OTPlessProvider(
+            configuration: .production(appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox"))
         transport.setHandler { request in
             HTTPResponse(status: 599, body: Data("no script for \(ContractEndpoint.name(of: request))".utf8))
         }
@@ -94,11 +95,17 @@ enum Expectation {
             switch (kind, challenge.kind) {
             case ("oneTimeCode", .oneTimeCode(let length, let channel, let link)):
                 if let want = expect["length"]?.doubleValue, Int(want) != length { problems.append("length \(length)") }
-                if let want = expect["channel"]?.stringValue, want != channel.rawValue { problems.append("channel \(channel)") }
-                if let want = expect["linkAlsoSent"]?.boolValue, want != link { problems.append("linkAlsoSent \(link)") }
+                if let want = expect["channel"]?.stringValue, want != channel.rawValue {
+                    problems.append("channel \(channel)")
+                }
+                if let want = expect["linkAlsoSent"]?.boolValue, want != link {
+                    problems.append("linkAlsoSent \(link)")
+                }
             case ("silentNetworkAuth", .silentNetworkAuth): break
             case ("magicLink", .magicLink(let channel)):
-                if let want = expect["channel"]?.stringValue, want != channel.rawValue { problems.append("channel \(channel)") }
+                if let want = expect["channel"]?.stringValue, want != channel.rawValue {
+                    problems.append("channel \(channel)")
+                }
             case ("oauthRedirect", .oauthRedirect(let url)):
                 if let want = expect["url"]?.stringValue, want != url.absoluteString { problems.append("url \(url)") }
             default:
@@ -128,9 +135,12 @@ enum Expectation {
             ("sessionTokenJWT", credentials.extra["sessionTokenJWT"]),
         ]
         for (key, actual) in pairs {
-            if let expected = want[key]?.stringValue, expected != actual { problems.append("\(key): expected \(expected), got \(actual ?? "nil")") }
+            if let expected = want[key]?.stringValue, expected != actual {
+                problems.append("\(key): expected \(expected), got \(actual ?? "nil")")
+            }
         }
-        if let seconds = want["expiresInSeconds"]?.doubleValue, credentials.expiresAt != now.addingTimeInterval(seconds) {
+        if let seconds = want["expiresInSeconds"]?.doubleValue, credentials.expiresAt != now.addingTimeInterval(seconds)
+        {
             problems.append("expiresAt: expected now + \(seconds) s, got \(String(describing: credentials.expiresAt))")
         }
         return problems

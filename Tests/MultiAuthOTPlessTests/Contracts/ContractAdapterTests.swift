@@ -35,8 +35,10 @@ struct ContractAdapterTests {
         #expect(problems.isEmpty, "\(key): \(problems)")
         #expect(!run.transport.exchanges.isEmpty)
         for (endpoint, request) in run.transport.exchanges.map({ ($0.endpoint, $0.request) }) {
-            let fixture = try #require(try? ContractFixture.load(endpoint), "no fixture for a request to \(request.url.path)")
-            let mismatches = Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts)
+            let fixture = try #require(
+                try? ContractFixture.load(endpoint), "no fixture for a request to \(request.url.path)")
+            let mismatches = Contract.requestMismatches(
+                fixture.request, request, hosts: ContractFixture.productionHosts)
             #expect(mismatches.isEmpty, "\(key): the \(endpoint) request does not match its fixture: \(mismatches)")
         }
         run.provider.stopAllPolling()
@@ -48,7 +50,8 @@ struct ContractAdapterTests {
         let fixture = try ContractFixture.load("intent-phone")
         run.transport.script("intent-phone", fixture.response("otp-whatsapp").http)
         _ = try await run.provider.start(
-            .phone(AdapterRun.phone, channel: .whatsapp, options: ["otpLength": "6", "expiry": "300"]), context: run.context)
+            .phone(AdapterRun.phone, channel: .whatsapp, options: ["otpLength": "6", "expiry": "300"]),
+            context: run.context)
         let request = try #require(run.transport.requests("intent-phone").first)
         #expect(Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts) == [])
         let body = try JSONDecoder().decode(JSONValue.self, from: try #require(request.body))
@@ -86,20 +89,26 @@ struct ContractAdapterTests {
             let phone = endpoint == "verify-otp-phone"
             let intent = try ContractFixture.load(phone ? "intent-phone" : "intent-email")
             run.transport.script(intent.endpoint, intent.response(phone ? "otp-whatsapp" : "otp-email").http)
-            let challenge = try #require(try await run.provider.start(
-                phone ? .phone(AdapterRun.phone) : .email(AdapterRun.email), context: run.context).challenge)
+            let challenge = try #require(
+                try await run.provider.start(
+                    phone ? .phone(AdapterRun.phone) : .email(AdapterRun.email), context: run.context
+                ).challenge)
             run.transport.script(endpoint, response.http)
             let outcome = await run.outcome {
-                try await run.provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
+                try await run.provider.respond(
+                    to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
             }
             return Expectation.mismatches(outcome, expect, now: run.now)
         case "code-exchange":
             let intent = try ContractFixture.load("intent-email")
             run.transport.script("intent-email", intent.response("magic-link").http)
-            let challenge = try #require(try await run.provider.start(.email(AdapterRun.email), context: run.context).challenge)
+            let challenge = try #require(
+                try await run.provider.start(.email(AdapterRun.email), context: run.context).challenge)
             run.transport.script(endpoint, response.http)
             let link = try #require(URL(string: "otpless.sandboxapp://otpless?code=fixture-code-1"))
-            let outcome = await run.outcome { try await run.provider.handleRedirect(link, pending: challenge, context: run.context) }
+            let outcome = await run.outcome {
+                try await run.provider.handleRedirect(link, pending: challenge, context: run.context)
+            }
             return Expectation.mismatches(outcome, expect, now: run.now)
         case "status-poll":
             run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
@@ -107,7 +116,9 @@ struct ContractAdapterTests {
             run.transport.script(endpoint, response.http)
             await run.clock.waitForSleepers(count: 1)
             run.clock.advance(by: .seconds(3))
-            for _ in 0..<10_000 where !eventMismatches(run.events.events.map(\.kind), expect).isEmpty { await Task.yield() }
+            for _ in 0..<10_000 where !eventMismatches(run.events.events.map(\.kind), expect).isEmpty {
+                await Task.yield()
+            }
             run.provider.stopAllPolling()
             return eventMismatches(run.events.events.map(\.kind), expect)
         case "sna-status", "sna-lapse", "carrier":
@@ -124,9 +135,13 @@ struct ContractAdapterTests {
             run.clock.advance(by: .seconds(3600))
             do {
                 let refreshed = try await run.provider.refresh(session, context: run.context)
-                guard let seconds = expect["expiresInSeconds"]?.doubleValue else { return ["expected an error, refresh succeeded"] }
+                guard let seconds = expect["expiresInSeconds"]?.doubleValue else {
+                    return ["expected an error, refresh succeeded"]
+                }
                 var problems: [String] = []
-                if refreshed.credentials.expiresAt != run.now.addingTimeInterval(seconds) { problems.append("expiresAt") }
+                if refreshed.credentials.expiresAt != run.now.addingTimeInterval(seconds) {
+                    problems.append("expiresAt")
+                }
                 if refreshed.id != session.id { problems.append("the refreshed session has another id") }
                 if refreshed.credentials.extra["sessionTokenJWT"] == session.credentials.extra["sessionTokenJWT"] {
                     problems.append("the session JWT was not replaced")
@@ -136,21 +151,28 @@ struct ContractAdapterTests {
         case "validate-token":
             run.transport.script(endpoint, response.http)
             let verifier = OTPlessTokenVerifier(
-                clientID: "sandbox-client", clientSecret: "sandbox-secret", transport: run.transport, time: run.clock.timeSource)
+                clientID: "sandbox-client", clientSecret: "sandbox-secret", transport: run.transport,
+                time: run.clock.timeSource)
             do {
                 let user = try await verifier.validate(token: "apptoken-7c1e")
                 guard case .object(let want)? = expect["user"] else { return ["expected an error, got \(user)"] }
                 var problems: [String] = []
                 if want["id"]?.stringValue != user.id { problems.append("id \(user.id)") }
-                if want["phone"]?.stringValue != user.phone?.e164 { problems.append("phone \(String(describing: user.phone))") }
+                if want["phone"]?.stringValue != user.phone?.e164 {
+                    problems.append("phone \(String(describing: user.phone))")
+                }
                 return problems
             } catch { return Expectation.mismatches(.failure(error), expect, now: run.now) }
         case "openid-configuration", "jwks":
-            run.transport.script("openid-configuration", try ContractFixture.load("openid-configuration").response("ok").http)
+            run.transport.script(
+                "openid-configuration", try ContractFixture.load("openid-configuration").response("ok").http)
             run.transport.script("jwks", try ContractFixture.load("jwks").response("ok").http)
             let verifier = OTPlessTokenVerifier(
-                clientID: "fixture-client", clientSecret: "unused", transport: run.transport, time: run.clock.timeSource)
-            let idToken = try #require(try ContractFixture.load("verify-otp-phone").response("success").expect["session"]?["idToken"]?.stringValue)
+                clientID: "fixture-client", clientSecret: "unused", transport: run.transport, time: run.clock.timeSource
+            )
+            let idToken = try #require(
+                try ContractFixture.load("verify-otp-phone").response("success").expect["session"]?["idToken"]?
+                    .stringValue)
             // The fixture token's signature is made up: a readable discovery document and key
             // set lead to `signatureInvalid`, an unreadable one to `providerUnavailable`.
             do {
@@ -159,7 +181,9 @@ struct ContractAdapterTests {
             } catch let error as AuthError {
                 var problems: [String] = []
                 if error.code != .signatureInvalid { problems.append("expected signatureInvalid, got \(error.code)") }
-                if run.transport.requests("jwks").first?.url.absoluteString != "https://otpless.com/.well-known/jwks.json" {
+                if run.transport.requests("jwks").first?.url.absoluteString
+                    != "https://otpless.com/.well-known/jwks.json"
+                {
                     problems.append("the JWKS was not fetched from the discovery document's jwks_uri")
                 }
                 return problems
@@ -170,11 +194,14 @@ struct ContractAdapterTests {
     }
 
     /// SNA: the silent-auth intent, then the carrier hit, the SNA status polls and the lapse.
-    static func driveSilentNetworkAuth(endpoint: String, response: ContractFixture.Response, run: AdapterRun) async throws -> [String] {
+    static func driveSilentNetworkAuth(endpoint: String, response: ContractFixture.Response, run: AdapterRun)
+        async throws -> [String]
+    {
         let carrier = try ContractFixture.load("carrier")
         let status = try ContractFixture.load("sna-status")
         run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("silent-auth").http)
-        let challenge = try #require(try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
+        let challenge = try #require(
+            try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
         switch (endpoint, response.name) {
         case ("carrier", "ok"), ("sna-status", "success"):
             run.transport.script("carrier", carrier.response("ok").http)
@@ -194,7 +221,10 @@ struct ContractAdapterTests {
         // Owned by this scenario, which awaits its value below; it ends when `respond` returns
         // (the clock is advanced for the PENDING case so its SNA poll sleep ends).
         let task = Task { () -> Result<SignInStep, any Error> in
-            do { return .success(try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context)) } catch {
+            do {
+                return .success(
+                    try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context))
+            } catch {
                 return .failure(error)
             }
         }
@@ -205,18 +235,27 @@ struct ContractAdapterTests {
         let outcome = await task.value
         switch (endpoint, response.name) {
         case ("carrier", "ok"):
-            return (try? outcome.get().session) != nil ? [] : ["the carrier's ok did not lead to the session: \(outcome)"]
+            return (try? outcome.get().session) != nil
+                ? [] : ["the carrier's ok did not lead to the session: \(outcome)"]
         case ("carrier", "failed"):
             let lapse = try #require(run.transport.requests("sna-lapse").first)
-            let meta = URLComponents(url: lapse.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "lapseMeta" }?.value
+            let meta = URLComponents(url: lapse.url, resolvingAgainstBaseURL: false)?.queryItems?.first {
+                $0.name == "lapseMeta"
+            }?.value
             let parsed = Contract.parse(meta ?? "")
             var problems: [String] = []
-            if parsed?["cause"]?.stringValue != response.expect["cause"]?.stringValue { problems.append("lapseMeta cause \(meta ?? "nil")") }
-            if parsed?["brief"]?.stringValue != response.expect["brief"]?.stringValue { problems.append("lapseMeta brief \(meta ?? "nil")") }
+            if parsed?["cause"]?.stringValue != response.expect["cause"]?.stringValue {
+                problems.append("lapseMeta cause \(meta ?? "nil")")
+            }
+            if parsed?["brief"]?.stringValue != response.expect["brief"]?.stringValue {
+                problems.append("lapseMeta brief \(meta ?? "nil")")
+            }
             return problems
         case ("sna-status", "pending"):
             var problems = Expectation.mismatches(outcome, status.response("success").expect, now: run.now)
-            if run.transport.requests("sna-status").count != 2 { problems.append("expected a second poll after PENDING") }
+            if run.transport.requests("sna-status").count != 2 {
+                problems.append("expected a second poll after PENDING")
+            }
             return problems
         default:
             return Expectation.mismatches(outcome, response.expect, now: run.now)
@@ -226,9 +265,11 @@ struct ContractAdapterTests {
     /// A session from the verify fixture's success (with its session token and the state).
     static func signedInSession(_ run: AdapterRun) async throws -> AuthSession {
         run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
-        let challenge = try #require(try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
+        let challenge = try #require(
+            try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
         run.transport.script("verify-otp-phone", try ContractFixture.load("verify-otp-phone").response("success").http)
-        let step = try await run.provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
+        let step = try await run.provider.respond(
+            to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
         return try #require(step.session)
     }
 
@@ -236,14 +277,21 @@ struct ContractAdapterTests {
         switch expect["event"]?.stringValue {
         case "deliveryStatus":
             let delivered = events.contains {
-                if case .deliveryStatus(let channel, .delivered) = $0 { channel.rawValue == expect["channel"]?.stringValue } else { false }
+                if case .deliveryStatus(let channel, .delivered) = $0 {
+                    channel.rawValue == expect["channel"]?.stringValue
+                } else {
+                    false
+                }
             }
-            return delivered ? [] : ["no deliveryStatus(delivered) on \(expect["channel"] ?? .null): \(events.map(\.name))"]
+            return delivered
+                ? [] : ["no deliveryStatus(delivered) on \(expect["channel"] ?? .null): \(events.map(\.name))"]
         case "fallbackTriggered":
             let fellBack = events.contains {
                 if case .fallbackTriggered(let from, let to) = $0 {
                     from.rawValue == expect["from"]?.stringValue && to.rawValue == expect["to"]?.stringValue
-                } else { false }
+                } else {
+                    false
+                }
             }
             return fellBack ? [] : ["no fallbackTriggered \(expect): \(events.map(\.name))"]
         default:

@@ -44,7 +44,9 @@ struct ContractFixture: Decodable, Sendable {
 
     /// The response named `name`.
     func response(_ name: String) -> Response {
-        guard let found = responses.first(where: { $0.name == name }) else { fatalError("\(endpoint) has no response \(name)") }
+        guard let found = responses.first(where: { $0.name == name }) else {
+            fatalError("\(endpoint) has no response \(name)")
+        }
         return found
     }
 
@@ -60,11 +62,14 @@ struct ContractFixture: Decodable, Sendable {
 
     /// Loads fixture `name`.
     static func load(_ name: String) throws -> ContractFixture {
-        try JSONDecoder().decode(ContractFixture.self, from: Data(contentsOf: directory.appending(path: name + ".json")))
+        try JSONDecoder().decode(
+            ContractFixture.self, from: Data(contentsOf: directory.appending(path: name + ".json")))
     }
 
     /// The production host of each host role (what the adapter must call in production).
-    static let productionHosts = ["client": "user-auth.otpless.app", "session": "api.otpless.com", "issuer": "otpless.com"]
+    static let productionHosts = [
+        "client": "user-auth.otpless.app", "session": "api.otpless.com", "issuer": "otpless.com",
+    ]
 }
 
 /// The comparisons the contract tests run; each returns human-readable mismatches (empty: the
@@ -88,9 +93,12 @@ enum Contract {
             guard case .string(let expectedText) = expected, case .string(let actualText) = actual else {
                 return ["\(here): expected a JSON string, got \(kind(actual))"]
             }
-            guard let parsedExpected = parse(expectedText) else { return ["\(here): the fixture's JSON string does not parse"] }
+            guard let parsedExpected = parse(expectedText) else {
+                return ["\(here): the fixture's JSON string does not parse"]
+            }
             guard let parsedActual = parse(actualText) else { return ["\(here): not a JSON string: \(actualText)"] }
-            return shapeMismatches(expected: parsedExpected, actual: parsedActual, rules: rules.droppingJSONString(path), path: path)
+            return shapeMismatches(
+                expected: parsedExpected, actual: parsedActual, rules: rules.droppingJSONString(path), path: path)
         }
         if rules.constants.contains(path), expected != actual {
             return ["\(here): expected the value \(render(expected)), got \(render(actual))"]
@@ -128,9 +136,13 @@ enum Contract {
     /// `request` against the fixture: method, host (by role), path template, header names (and
     /// values that are not `{placeholders}`; only `Accept` may be extra), then body or query by
     /// ``shapeMismatches(expected:actual:rules:path:)``.
-    static func requestMismatches(_ fixture: ContractFixture.Request, _ request: HTTPRequest, hosts: [String: String]) -> [String] {
+    static func requestMismatches(_ fixture: ContractFixture.Request, _ request: HTTPRequest, hosts: [String: String])
+        -> [String]
+    {
         var problems: [String] = []
-        if request.method.rawValue != fixture.method { problems.append("method: expected \(fixture.method), got \(request.method.rawValue)") }
+        if request.method.rawValue != fixture.method {
+            problems.append("method: expected \(fixture.method), got \(request.method.rawValue)")
+        }
         if let host = hosts[fixture.host], request.url.host != host {
             problems.append("host: expected \(host), got \(request.url.host ?? "-")")
         }
@@ -146,11 +158,13 @@ enum Contract {
             if !isPlaceholder(value), got != value { problems.append("header \(name): expected \(value), got \(got)") }
             if isPlaceholder(value), got.isEmpty { problems.append("header \(name): empty") }
         }
-        for name in request.headers.keys where !wanted.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        for name in request.headers.keys
+        where !wanted.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
             if name.caseInsensitiveCompare("Accept") != .orderedSame { problems.append("header \(name): unexpected") }
         }
         let rules = Rules(
-            optional: Set(fixture.optional ?? []), free: Set(fixture.free ?? []), jsonStrings: Set(fixture.jsonStrings ?? []),
+            optional: Set(fixture.optional ?? []), free: Set(fixture.free ?? []),
+            jsonStrings: Set(fixture.jsonStrings ?? []),
             constants: Set(fixture.constants ?? []))
         if let body = fixture.body {
             guard let data = request.body, let actual = try? JSONDecoder().decode(JSONValue.self, from: data) else {
@@ -165,17 +179,24 @@ enum Contract {
             for item in URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
                 actual[item.name] = .string(item.value ?? "")
             }
-            problems += shapeMismatches(expected: .object(query.mapValues(JSONValue.string)), actual: .object(actual), rules: rules)
-                .map { "query " + $0 }
+            problems += shapeMismatches(
+                expected: .object(query.mapValues(JSONValue.string)), actual: .object(actual), rules: rules
+            )
+            .map { "query " + $0 }
         }
         return problems
     }
 
     /// `response` against a fixture response: the status (when `checkStatus`; an error status
     /// exactly, a success status by class) and the body shape.
-    static func responseMismatches(_ fixture: ContractFixture.Response, _ response: HTTPResponse, checkStatus: Bool = true) -> [String] {
+    static func responseMismatches(
+        _ fixture: ContractFixture.Response, _ response: HTTPResponse, checkStatus: Bool = true
+    ) -> [String] {
         var problems: [String] = []
-        if checkStatus, (fixture.status / 100) != (response.status / 100) || (fixture.status >= 400 && fixture.status != response.status) {
+        if checkStatus,
+            (fixture.status / 100) != (response.status / 100)
+                || (fixture.status >= 400 && fixture.status != response.status)
+        {
             problems.append("status: expected \(fixture.status), got \(response.status)")
         }
         guard let actual = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
@@ -232,7 +253,9 @@ enum Contract {
     }
 
     /// `value` with the key at `path` renamed to `newName` (inside JSON strings too).
-    static func renaming(_ value: JSONValue, at path: String, to newName: String, jsonStrings: Set<String> = [], current: String = "") -> JSONValue {
+    static func renaming(
+        _ value: JSONValue, at path: String, to newName: String, jsonStrings: Set<String> = [], current: String = ""
+    ) -> JSONValue {
         switch value {
         case .object(let members):
             var result: [String: JSONValue] = [:]
@@ -243,7 +266,8 @@ enum Contract {
             }
             return .object(result)
         case .array(let items):
-            return .array(items.map { renaming($0, at: path, to: newName, jsonStrings: jsonStrings, current: current + "[]") })
+            return .array(
+                items.map { renaming($0, at: path, to: newName, jsonStrings: jsonStrings, current: current + "[]") })
         case .string(let text) where jsonStrings.contains(current):
             guard let parsed = parse(text) else { return value }
             let renamed = renaming(parsed, at: path, to: newName, jsonStrings: jsonStrings, current: current)

@@ -26,7 +26,9 @@ struct ContractMutationTests {
             let run = try AdapterRun()
             _ = try await ContractAdapterTests.drive(endpoint: parts[0], response: parts[1], run: run)
             run.provider.stopAllPolling()
-            for exchange in run.transport.exchanges where golden[exchange.endpoint] == nil { golden[exchange.endpoint] = exchange.request }
+            for exchange in run.transport.exchanges where golden[exchange.endpoint] == nil {
+                golden[exchange.endpoint] = exchange.request
+            }
         }
         return golden
     }
@@ -37,9 +39,11 @@ struct ContractMutationTests {
         for name in ContractFixture.names {
             let fixture = try ContractFixture.load(name)
             let request = try #require(golden[name], "the adapter never called \(name)")
-            try #require(Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts) == [])
+            try #require(
+                Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts) == [])
             let jsonStrings = Set(fixture.request.jsonStrings ?? [])
-            let fields: JSONValue? = fixture.request.body ?? fixture.request.query.map { .object($0.mapValues(JSONValue.string)) }
+            let fields: JSONValue? =
+                fixture.request.body ?? fixture.request.query.map { .object($0.mapValues(JSONValue.string)) }
             for path in fields.map({ Contract.keyPaths($0, jsonStrings: jsonStrings) }) ?? []
             where !Self.underFree(path, fixture.request.free) {
                 var mutated = fixture.request
@@ -56,7 +60,8 @@ struct ContractMutationTests {
             for header in (fixture.request.headers ?? [:]).keys {
                 var mutated = fixture.request
                 mutated.headers![header + "-Renamed"] = mutated.headers!.removeValue(forKey: header)
-                #expect(!Contract.requestMismatches(mutated, request, hosts: ContractFixture.productionHosts).isEmpty,
+                #expect(
+                    !Contract.requestMismatches(mutated, request, hosts: ContractFixture.productionHosts).isEmpty,
                     "\(name): renaming the header \(header) went unnoticed")
                 renames += 1
             }
@@ -74,7 +79,8 @@ struct ContractMutationTests {
                 for path in Contract.keyPaths(response.body) where !Self.underFree(path, response.free) {
                     var mutated = response
                     mutated.body = Contract.renaming(response.body, at: path, to: Self.renamed(path))
-                    #expect(!Contract.responseMismatches(mutated, answer, checkStatus: false).isEmpty,
+                    #expect(
+                        !Contract.responseMismatches(mutated, answer, checkStatus: false).isEmpty,
                         "\(key): renaming the response key \(path) went unnoticed")
                     renames += 1
                 }
@@ -91,8 +97,12 @@ struct ContractMutationTests {
         let fixture = try ContractFixture.load("verify-otp-phone")
         var success = fixture.response("success")
         guard case .object(var body) = success.body, case .object(var oneTap)? = body["oneTap"],
-            let sessionInfo = oneTap.removeValue(forKey: "sessionInfo"), case .object(var info)? = oneTap["merchantUserInfo"]
-        else { Issue.record("the fixture has no oneTap.sessionInfo"); return }
+            let sessionInfo = oneTap.removeValue(forKey: "sessionInfo"),
+            case .object(var info)? = oneTap["merchantUserInfo"]
+        else {
+            Issue.record("the fixture has no oneTap.sessionInfo")
+            return
+        }
         if variant == "renamed" {
             oneTap["sessionInfoRenamed"] = sessionInfo
         } else {
@@ -103,7 +113,8 @@ struct ContractMutationTests {
         success.body = .object(body)
         let run = try AdapterRun()
         run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
-        let challenge = try #require(try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
+        let challenge = try #require(
+            try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
         run.transport.script("verify-otp-phone", success.http)
         let outcome = await run.outcome {
             try await run.provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)

@@ -12,12 +12,15 @@ import Testing
 struct SandboxJourney {
     static let phone = "+919876543210"
     static let email = "user.name+otp@example.com"
-    static let hosts = ["client": OTPlessBackend.clientHost, "session": OTPlessBackend.sessionHost, "issuer": OTPlessBackend.issuerHost]
+    static let hosts = [
+        "client": OTPlessBackend.clientHost, "session": OTPlessBackend.sessionHost, "issuer": OTPlessBackend.issuerHost,
+    ]
 
     /// Fixture responses the sandbox cannot produce (5xx, injected by faults in real life),
     /// compared by body shape with an error answer it does produce.
     static let standIns = [
-        "state/server-error": "verify-otp-phone/incorrect-otp", "intent-phone/server-error": "verify-otp-phone/incorrect-otp",
+        "state/server-error": "verify-otp-phone/incorrect-otp",
+        "intent-phone/server-error": "verify-otp-phone/incorrect-otp",
         "logout/server-error": "verify-otp-phone/incorrect-otp", "refresh/rate-limited": "refresh/refused",
         "refresh/server-error": "refresh/refused",
     ]
@@ -38,7 +41,8 @@ struct SandboxJourney {
     /// `cellular`) and recorded as `record` when given.
     @discardableResult
     mutating func send(
-        _ name: String, record: String? = nil, set: [String: JSONValue] = [:], remove: [String] = [], headers: [String: String] = [:],
+        _ name: String, record: String? = nil, set: [String: JSONValue] = [:], remove: [String] = [],
+        headers: [String: String] = [:],
         url: URL? = nil, cellular: Bool = false
     ) async throws -> HTTPResponse {
         let fixture = try ContractFixture.load(name).request
@@ -72,7 +76,8 @@ struct SandboxJourney {
             body = body.mapValues { value in if case .string(let text) = value { .string(fill(text)) } else { value } }
             request.body = try JSONEncoder().encode(JSONValue.object(body))
         }
-        let response = cellular ? try await sandbox.cellularTransport.sendOverCellular(request) : try await sandbox.serve(request)
+        let response =
+            cellular ? try await sandbox.cellularTransport.sendOverCellular(request) : try await sandbox.serve(request)
         if let record { answers[record] = response }
         return response
     }
@@ -92,7 +97,8 @@ struct SandboxJourney {
         let message = try #require(sandbox.inbox.latest(for: destination))
         if link {
             let url = try #require(message.link)
-            return try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
+            return try #require(
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
         }
         return try #require(message.code)
     }
@@ -112,14 +118,19 @@ struct SandboxJourney {
         try await journey.send("verify-otp-phone", record: "verify-otp-phone/incorrect-otp")
         journey.values["otp"] = code
         let success = try await journey.send("verify-otp-phone", record: "verify-otp-phone/success")
-        try journey.remember(success, [
-            "appToken": "oneTap.token", "sessionToken": "oneTap.sessionInfo.sessionToken", "refreshToken": "oneTap.sessionInfo.refreshToken",
-        ])
+        try journey.remember(
+            success,
+            [
+                "appToken": "oneTap.token", "sessionToken": "oneTap.sessionInfo.sessionToken",
+                "refreshToken": "oneTap.sessionInfo.refreshToken",
+            ])
         try await journey.send("verify-otp-phone", record: "verify-otp-phone/already-verified")
         try await journey.send("refresh", record: "refresh/ok")
         try await journey.send("validate-token", record: "validate-token/ok")
-        try await journey.send("validate-token", record: "validate-token/bad-credentials", headers: ["clientSecret": "wrong"])
-        try await journey.send("validate-token", record: "validate-token/unknown-token", set: ["token": .string("unknown")])
+        try await journey.send(
+            "validate-token", record: "validate-token/bad-credentials", headers: ["clientSecret": "wrong"])
+        try await journey.send(
+            "validate-token", record: "validate-token/unknown-token", set: ["token": .string("unknown")])
         let discovery = try await journey.send("openid-configuration", record: "openid-configuration/ok")
         let jwksText = try JSONDecoder().decode(JSONValue.self, from: discovery.body)["jwks_uri"]?.stringValue ?? ""
         let jwksURI = try #require(URL(string: jwksText))
@@ -127,16 +138,19 @@ struct SandboxJourney {
         try await journey.send("logout", record: "logout/ok")
         try await journey.send("logout", record: "logout/unknown-session")
         try await journey.send("refresh", record: "refresh/refused")
-        try await journey.send("intent-phone", record: "intent-phone/rate-limited", set: ["asId": .string(journey.values["asId"]!)])
+        try await journey.send(
+            "intent-phone", record: "intent-phone/rate-limited", set: ["asId": .string(journey.values["asId"]!)])
         try await journey.send("intent-phone", record: "intent-phone/invalid-phone", set: ["value": .string("12345")])
         let emailIntent = try await journey.send("intent-email", record: "intent-email/otp-email")
         try journey.remember(emailIntent, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken"])
         journey.values["otp"] = try journey.code(email)
         try await journey.send("verify-otp-email", record: "verify-otp-email/success")
         try await journey.send(
-            "intent-email", record: "intent-email/invalid-email", set: ["email": .string("not-an-address"), "value": .string("not-an-address")])
+            "intent-email", record: "intent-email/invalid-email",
+            set: ["email": .string("not-an-address"), "value": .string("not-an-address")])
         try await journey.send("intent-oauth", record: "intent-oauth/oauth")
-        let expiring = try await journey.send("intent-phone", set: ["mobile": .string("919876543211"), "value": .string("9876543211")])
+        let expiring = try await journey.send(
+            "intent-phone", set: ["mobile": .string("919876543211"), "value": .string("9876543211")])
         try journey.remember(expiring, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken"])
         journey.values["otp"] = try journey.code("+919876543211")
         journey.sandbox.clock.advance(by: .seconds(300))
@@ -156,16 +170,21 @@ struct SandboxJourney {
         // OTP + link on SMS; voice.
         var link = SandboxJourney(OTPlessMerchant(phoneChannels: [.sms, .voice], phoneAuthType: .otpLink))
         try link.remember(try await link.send("state"), ["state": "state"])
-        try await link.send("intent-phone", record: "intent-phone/otp-link-sms", set: ["deliveryMethod": .string("SMS")])
+        try await link.send(
+            "intent-phone", record: "intent-phone/otp-link-sms", set: ["deliveryMethod": .string("SMS")])
         try await link.send(
             "intent-phone", record: "intent-phone/voice",
-            set: ["deliveryMethod": .string("VOICE_CALL"), "mobile": .string("919876543213"), "value": .string("9876543213")])
+            set: [
+                "deliveryMethod": .string("VOICE_CALL"), "mobile": .string("919876543213"),
+                "value": .string("9876543213"),
+            ])
         all.merge(link.answers) { $1 }
 
         // Magic links by e-mail.
         var magic = SandboxJourney(OTPlessMerchant(emailAuthType: .magicLink))
         try magic.remember(try await magic.send("state"), ["state": "state"])
-        let magicIntent = try await magic.send("intent-email", record: "intent-email/magic-link", remove: ["deliveryMethod"])
+        let magicIntent = try await magic.send(
+            "intent-email", record: "intent-email/magic-link", remove: ["deliveryMethod"])
         try magic.remember(magicIntent, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken"])
         magic.values["code"] = try magic.code(email, link: true)
         try await magic.send("code-exchange", record: "code-exchange/success")
@@ -182,16 +201,22 @@ struct SandboxJourney {
         let custom = ["deliveryMethod", "expiry", "otpLength"]
         let silent = try await sna.send(
             "intent-phone", record: "intent-phone/silent-auth", set: ["silentAuthEnabled": .bool(true)], remove: custom)
-        try sna.remember(silent, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
+        try sna.remember(
+            silent,
+            ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
         try await sna.send("sna-status", record: "sna-status/pending")
         try await sna.send("carrier", record: "carrier/ok", url: URL(string: sna.values["carrier"]!), cellular: true)
         try await sna.send("sna-status", record: "sna-status/success")
         sna.backend.failSilentAuth(for: "+919876543214")
         let failing = try await sna.send(
-            "intent-phone", set: ["silentAuthEnabled": .bool(true), "mobile": .string("919876543214"), "value": .string("9876543214")],
+            "intent-phone",
+            set: ["silentAuthEnabled": .bool(true), "mobile": .string("919876543214"), "value": .string("9876543214")],
             remove: custom)
-        try sna.remember(failing, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
-        try await sna.send("carrier", record: "carrier/failed", url: URL(string: sna.values["carrier"]!), cellular: true)
+        try sna.remember(
+            failing,
+            ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
+        try await sna.send(
+            "carrier", record: "carrier/failed", url: URL(string: sna.values["carrier"]!), cellular: true)
         try await sna.send("sna-lapse", record: "sna-lapse/fallback")
         all.merge(sna.answers) { $1 }
 
@@ -201,7 +226,9 @@ struct SandboxJourney {
         try await only.send("intent-phone", record: "intent-phone/sna-only-without-cellular", remove: custom)
         only.backend.failSilentAuth(for: phone)
         let onlyIntent = try await only.send("intent-phone", set: ["silentAuthEnabled": .bool(true)], remove: custom)
-        try only.remember(onlyIntent, ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
+        try only.remember(
+            onlyIntent,
+            ["asId": "quantumLeap.asId", "token": "quantumLeap.channelAuthToken", "carrier": "quantumLeap.intent"])
         try await only.send("carrier", url: URL(string: only.values["carrier"]!), cellular: true)
         try await only.send("sna-lapse", record: "sna-lapse/no-fallback")
         all.merge(only.answers) { $1 }
@@ -227,7 +254,8 @@ struct ContractSandboxTests {
             for response in fixture.responses {
                 let key = "\(name)/\(response.name)"
                 let direct = answers[key]
-                let answer = try #require(direct ?? SandboxJourney.standIns[key].flatMap { answers[$0] }, "the journey never produced \(key)")
+                let answer = try #require(
+                    direct ?? SandboxJourney.standIns[key].flatMap { answers[$0] }, "the journey never produced \(key)")
                 let mismatches = Contract.responseMismatches(response, answer, checkStatus: direct != nil)
                 #expect(mismatches.isEmpty, "\(key): \(mismatches) in \(String(decoding: answer.body, as: UTF8.self))")
             }

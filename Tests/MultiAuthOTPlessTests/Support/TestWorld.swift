@@ -61,9 +61,13 @@ final class TestWorld: @unchecked Sendable {
     }
 
     /// Answers the next request whose path contains `pathPart` with `response`.
-    func inject(_ pathPart: String, _ response: HTTPResponse) { lock.withLock { _injected.append((pathPart, response)) } }
+    func inject(_ pathPart: String, _ response: HTTPResponse) {
+        lock.withLock { _injected.append((pathPart, response)) }
+    }
 
-    func context(flowID: FlowID? = FlowID.random(), events: @escaping @Sendable (AuthEvent.Kind) -> Void = { _ in }) -> AuthContext {
+    func context(flowID: FlowID? = FlowID.random(), events: @escaping @Sendable (AuthEvent.Kind) -> Void = { _ in })
+        -> AuthContext
+    {
         AuthContext(transport: transport, time: time, flowID: flowID, events: events)
     }
 
@@ -76,7 +80,9 @@ final class TestWorld: @unchecked Sendable {
     func serve(_ request: HTTPRequest) throws -> HTTPResponse {
         let injected: HTTPResponse? = lock.withLock {
             _requests.append(request)
-            guard let index = _injected.firstIndex(where: { request.url.path.contains($0.pathPart) }) else { return nil }
+            guard let index = _injected.firstIndex(where: { request.url.path.contains($0.pathPart) }) else {
+                return nil
+            }
             return _injected.remove(at: index).response
         }
         if let injected { return injected }
@@ -87,7 +93,8 @@ final class TestWorld: @unchecked Sendable {
             deliver: { [self] code, link, destination, channel in
                 lock.withLock {
                     let ok = !_failing.contains(channel)
-                    _deliveries.append(Delivery(destination: destination, channel: channel, code: code, link: link, delivered: ok))
+                    _deliveries.append(
+                        Delivery(destination: destination, channel: channel, code: code, link: link, delivered: ok))
                     return ok
                 }
             })

@@ -42,9 +42,12 @@ struct PortalTestBed {
     }
 
     /// OAuth start → "browser" → redirect URL the sandbox sends.
-    func oauthRedirectURL(_ name: OAuthProviderName = .google, email: String = PortalTestBed.email) async throws -> URL {
+    func oauthRedirectURL(_ name: OAuthProviderName = .google, email: String = PortalTestBed.email) async throws -> URL
+    {
         let step = try await client.signIn(with: .portal, .oauth(name))
-        guard case .oauthRedirect(let url)? = step.challenge?.kind else { throw AuthError(.generic, "no OAuth challenge") }
+        guard case .oauthRedirect(let url)? = step.challenge?.kind else {
+            throw AuthError(.generic, "no OAuth challenge")
+        }
         return try await browse(url, email: email)
     }
 
@@ -53,7 +56,9 @@ struct PortalTestBed {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "login_hint", value: email)]
         let response = try await sandbox.transport.send(HTTPRequest(method: .get, url: components.url!))
-        guard let location = PortalBackend.redirectLocation(response) else { throw AuthError(.generic, "HTTP \(response.status)") }
+        guard let location = PortalBackend.redirectLocation(response) else {
+            throw AuthError(.generic, "HTTP \(response.status)")
+        }
         return location
     }
 }

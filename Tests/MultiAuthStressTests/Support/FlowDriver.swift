@@ -91,7 +91,8 @@ struct FlowDriver {
     /// Errors after which an app offers "start again": the challenge or grant is gone, or
     /// (`channelUnavailable`, OTPLESS `7103`/`7105`) the only channel could not deliver.
     static func startAgain(after error: AuthError) -> Bool {
-        [.expired, .attemptsExhausted, .unauthorized, .challengeNotPending, .cancelledByProvider, .channelUnavailable].contains(error.code)
+        [.expired, .attemptsExhausted, .unauthorized, .challengeNotPending, .cancelledByProvider, .channelUnavailable]
+            .contains(error.code)
             || error.isRetryable
     }
 
@@ -117,7 +118,8 @@ struct FlowDriver {
         let destination = lane.destination(slot)
         switch challenge.kind {
         case .oneTimeCode(_, let channel, _):
-            guard let last = world.sandbox.inbox.messages(for: destination).last(where: { $0.channel == channel }) else {
+            guard let last = world.sandbox.inbox.messages(for: destination).last(where: { $0.channel == channel })
+            else {
                 throw DriverFailure("\(lane.id) slot \(slot): no message was sent to the destination")
             }
             guard last.status == .delivered, let code = last.code else {
@@ -129,7 +131,9 @@ struct FlowDriver {
             }
             return try await submit(code, to: challenge, wrongSent: &wrongSent)
         case .totp:
-            guard let totpCode = lane.totpCode else { throw DriverFailure("\(lane.id): a TOTP step but no TOTP source") }
+            guard let totpCode = lane.totpCode else {
+                throw DriverFailure("\(lane.id): a TOTP step but no TOTP source")
+            }
             return try await submit(try totpCode(slot), to: challenge, wrongSent: &wrongSent)
         case .magicLink:
             guard let last = world.sandbox.inbox.messages(for: destination).last else {
@@ -139,21 +143,27 @@ struct FlowDriver {
             return try await redirect(link, resuming: challenge)
         case .oauthRedirect(let authorize):
             let sandbox = world.sandbox
-            let redirectURL = try await retrying { try await Self.browse(authorize, loginHint: destination, sandbox: sandbox) }
+            let redirectURL = try await retrying {
+                try await Self.browse(authorize, loginHint: destination, sandbox: sandbox)
+            }
             return try await redirect(redirectURL, resuming: challenge)
         case .silentNetworkAuth, .profileConsent:
             throw DriverFailure("\(lane.id): the stress driver does not answer \(challenge.kind) yet")
         }
     }
 
-    private mutating func submit(_ code: String, to challenge: Challenge, wrongSent: inout Bool) async throws -> SignInStep {
+    private mutating func submit(_ code: String, to challenge: Challenge, wrongSent: inout Bool) async throws
+        -> SignInStep
+    {
         let client = self.client
         let name = lane.name
         if !wrongSent {
             wrongSent = true
             let wrong = Self.wrongCode(code)
             do {
-                let step = try await retrying { try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge) }
+                let step = try await retrying {
+                    try await client.submit(ChallengeAnswer(code: wrong, name: name), for: challenge)
+                }
                 throw DriverFailure("\(lane.id) slot \(slot): a wrong code was accepted: \(step)")
             } catch let error as AuthError where error.code == .invalidCode {
                 report.wrongCodes += 1

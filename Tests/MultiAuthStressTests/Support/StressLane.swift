@@ -40,9 +40,13 @@ extension StressLane {
                 DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
             },
             request: { slot in
-                slot % 3 == 2 ? .phone(try StressLane.dynamicPhone(slot), channel: .sms) : try .email("dyn-\(slot)@stress.example")
+                slot % 3 == 2
+                    ? .phone(try StressLane.dynamicPhone(slot), channel: .sms)
+                    : try .email("dyn-\(slot)@stress.example")
             },
-            destination: { slot in slot % 3 == 2 ? (try? StressLane.dynamicPhone(slot).e164) ?? "" : "dyn-\(slot)@stress.example" },
+            destination: { slot in
+                slot % 3 == 2 ? (try? StressLane.dynamicPhone(slot).e164) ?? "" : "dyn-\(slot)@stress.example"
+            },
             name: nil, totpCode: nil)
     }
 
@@ -55,7 +59,8 @@ extension StressLane {
                 TruecallerProvider(
                     configuration: TruecallerConfiguration(
                         appKey: "stress-key", appLink: URL(string: "https://stress.example/tc")!,
-                        baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!, deviceID: "stress-device-\(slot)"))
+                        baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!,
+                        deviceID: "stress-device-\(slot)"))
             },
             request: { slot in .phone(try StressLane.indianPhone(slot)) },
             destination: { slot in (try? StressLane.indianPhone(slot).e164) ?? "" },
@@ -111,9 +116,13 @@ extension StressLane {
                 return provider
             },
             request: { slot in
-                slot % 2 == 0 ? .phone(try StressLane.otplessPhone(slot), channel: .sms) : try .email("otpless-\(slot)@stress.example")
+                slot % 2 == 0
+                    ? .phone(try StressLane.otplessPhone(slot), channel: .sms)
+                    : try .email("otpless-\(slot)@stress.example")
             },
-            destination: { slot in slot % 2 == 0 ? (try? StressLane.otplessPhone(slot).e164) ?? "" : "otpless-\(slot)@stress.example" },
+            destination: { slot in
+                slot % 2 == 0 ? (try? StressLane.otplessPhone(slot).e164) ?? "" : "otpless-\(slot)@stress.example"
+            },
             name: nil, totpCode: nil)
     }
 

@@ -3,8 +3,8 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
-import Synchronization
 import MultiAuthTestKeys
+import Synchronization
 
 /// One sandbox hosting every provider's emulated backend on one `ManualClock`, and the lanes
 /// that drive them.

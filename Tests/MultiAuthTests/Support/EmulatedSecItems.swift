@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MultiAuth
 
 /// An in-memory emulation of the four `SecItem` calls for generic passwords, following Apple's
@@ -73,12 +74,19 @@ final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
         let result: (Int32, Data?, Data?) = lock.withLock {
             log.append(.copyMatching(query))
             if let forced { return (forced, nil, nil) }
-            guard let item = storage.first(where: { matches($0, query) }) else { return (KeychainStatus.itemNotFound, nil, nil) }
+            guard let item = storage.first(where: { matches($0, query) }) else {
+                return (KeychainStatus.itemNotFound, nil, nil)
+            }
             guard case .data(let data)? = item[.valueData] else { return (KeychainStatus.success, nil, nil) }
             if case .data(let tag)? = item[.generic] { return (KeychainStatus.success, data, tag) }
             return (KeychainStatus.success, data, nil)
         }
-        if let hook = lock.withLock({ () -> (@Sendable () -> Void)? in defer { hook = nil }; return hook }) { hook() }
+        if let hook = lock.withLock({ () -> (@Sendable () -> Void)? in
+            defer { hook = nil }
+            return hook
+        }) {
+            hook()
+        }
         return result
     }
 
@@ -86,7 +94,8 @@ final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
         lock.withLock {
             log.append(.add(attributes))
             if let forced { return forced }
-            guard attributes[.itemClass] == .genericPassword, attributes[.service] != nil, attributes[.account] != nil else {
+            guard attributes[.itemClass] == .genericPassword, attributes[.service] != nil, attributes[.account] != nil
+            else {
                 return Self.errSecParam
             }
             var item = attributes
@@ -106,7 +115,9 @@ final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
         lock.withLock {
             log.append(.update(query, attributesToUpdate))
             if let forced { return forced }
-            if [KeychainAttribute.itemClass, .returnData, .returnAttributes, .matchLimit].contains(where: { attributesToUpdate[$0] != nil }) {
+            if [KeychainAttribute.itemClass, .returnData, .returnAttributes, .matchLimit].contains(where: {
+                attributesToUpdate[$0] != nil
+            }) {
                 return Self.errSecParam
             }
             let indices = storage.indices.filter { matches(storage[$0], query) }

@@ -118,24 +118,30 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
         state["flow"] = flowID.rawValue
         return .challenge(
             Challenge(
-                flowID: flowID, provider: id, kind: .oneTimeCode(length: codeLength, channel: .email, linkAlsoSent: false),
+                flowID: flowID, provider: id,
+                kind: .oneTimeCode(length: codeLength, channel: .email, linkAlsoSent: false),
                 destination: email.masked, issuedAt: context.now, expiresAt: context.now.addingTimeInterval(300),
                 resendAvailableAt: context.now.addingTimeInterval(30), attemptsRemaining: 3, providerState: state))
     }
 
-    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep
+    {
         guard let flow = challenge.providerState["flow"] else { throw AuthError(.malformedResponse) }
         if let remaining = try await server.verify(flow: flow, code: answer.rawCode) {
-            throw AuthError(.invalidCode, "wrong code", provider: id, providerCode: "invalid_code", attemptsRemaining: remaining)
+            throw AuthError(
+                .invalidCode, "wrong code", provider: id, providerCode: "invalid_code", attemptsRemaining: remaining)
         }
         return .signedIn(Self.session(provider: id, access: "A1", refresh: "R1", at: context.now))
     }
 
-    static func session(provider: AuthProviderID, access: String, refresh: String, at now: Date, lifetime: TimeInterval = 3600) -> AuthSession {
+    static func session(
+        provider: AuthProviderID, access: String, refresh: String, at now: Date, lifetime: TimeInterval = 3600
+    ) -> AuthSession {
         AuthSession(
             id: "session-1", provider: provider,
             user: AuthUser(id: "user-1", email: try! EmailAddress("user@example.com")),
-            credentials: Credentials(accessToken: access, refreshToken: refresh, expiresAt: now.addingTimeInterval(lifetime)),
+            credentials: Credentials(
+                accessToken: access, refreshToken: refresh, expiresAt: now.addingTimeInterval(lifetime)),
             createdAt: now)
     }
 
@@ -148,7 +154,8 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
         let (access, refresh) = try await server.refresh(token: session.credentials.refreshToken ?? "")
         var updated = session
-        updated.credentials = Credentials(accessToken: access, refreshToken: refresh, expiresAt: context.now.addingTimeInterval(3600))
+        updated.credentials = Credentials(
+            accessToken: access, refreshToken: refresh, expiresAt: context.now.addingTimeInterval(3600))
         return updated
     }
 
@@ -189,7 +196,8 @@ struct Fixture {
         store = FailingSessionStore(wrapping: InMemorySessionStore(sessions: sessions))
         provider = FakeProvider(server: server)
         client = try! AuthClient(
-            providers: [provider] + extraProviders, store: store, transport: NoNetworkTransport(), time: clock.timeSource,
+            providers: [provider] + extraProviders, store: store, transport: NoNetworkTransport(),
+            time: clock.timeSource,
             autoRefresh: autoRefresh)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
-@testable import MultiAuthTruecaller
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandbox
 import MultiAuthTestKeys
+
+@testable import MultiAuthTruecaller
 
 extension RecordingSubscriber {
     /// The published verification states, in order.
@@ -21,7 +22,8 @@ enum Stub {
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        guard let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return [:] }
+        guard let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        else { return [:] }
         return object
     }
 
@@ -38,9 +40,11 @@ enum Fixture {
     static let phone = try! PhoneNumber("+91 98765 43210")
 
     static func context(
-        _ transport: any HTTPTransport, clock: ManualClock = ManualClock(), events: RecordingSubscriber = RecordingSubscriber()
+        _ transport: any HTTPTransport, clock: ManualClock = ManualClock(),
+        events: RecordingSubscriber = RecordingSubscriber()
     ) -> AuthContext {
-        AuthContext(transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1"), events: events.sink())
+        AuthContext(
+            transport: transport, time: clock.timeSource, flowID: FlowID(rawValue: "flow-1"), events: events.sink())
     }
 
     /// Two committed RSA-2048 fixture keys.
@@ -49,6 +53,8 @@ enum Fixture {
 
     static func keyList(_ keys: [PrivateKey]) -> HTTPResponse {
         let entries = keys.map { ["key": Base64.encode(try! $0.publicKey.derRepresentation()), "keyType": "RSA"] }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: try! JSONSerialization.data(withJSONObject: entries))
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: try! JSONSerialization.data(withJSONObject: entries))
     }
 }

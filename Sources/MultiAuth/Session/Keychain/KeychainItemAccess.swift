@@ -47,7 +47,9 @@ extension KeychainItemAccess {
     /// ``readVersioned(service:account:)``, then calls ``write(service:account:data:)``. It is
     /// **not atomic** and drops the tag; `SystemKeychain` implements the conditional write as
     /// one keychain operation.
-    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition)
+        -> Int32
+    {
         switch condition {
         case .always:
             break

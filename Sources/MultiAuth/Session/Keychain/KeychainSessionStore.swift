@@ -44,15 +44,20 @@ public struct KeychainSessionStore: SessionStore {
     ///   - accessibility: When the items can be read; by default after the first unlock, on
     ///     this device only (never synced, never restored to another device).
     public init(
-        service: String, accessGroup: String? = nil, accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+        service: String, accessGroup: String? = nil,
+        accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
     ) {
         self.init(service: service, keychain: SystemKeychain(accessGroup: accessGroup, accessibility: accessibility))
     }
     #endif
 
     /// A store over ``SecItemKeychain`` with emulated `SecItem` calls (tests on every platform).
-    package init(service: String, accessGroup: String?, accessibility: KeychainAccessibility, secItems: any SecItemCalls) {
-        self.init(service: service, keychain: SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: secItems))
+    package init(
+        service: String, accessGroup: String?, accessibility: KeychainAccessibility, secItems: any SecItemCalls
+    ) {
+        self.init(
+            service: service,
+            keychain: SecItemKeychain(accessGroup: accessGroup, accessibility: accessibility, calls: secItems))
     }
 
     /// - Throws: `AuthError` `.storageUnavailable` (locked keychain, unreadable item).
@@ -76,7 +81,9 @@ public struct KeychainSessionStore: SessionStore {
                 .storageUnavailable, "the keychain is locked (errSecInteractionNotAllowed)", provider: provider,
                 providerCode: String(status))
         default:
-            throw AuthError(.storageUnavailable, "keychain read failed with status \(status)", provider: provider, providerCode: String(status))
+            throw AuthError(
+                .storageUnavailable, "keychain read failed with status \(status)", provider: provider,
+                providerCode: String(status))
         }
     }
 
@@ -88,7 +95,9 @@ public struct KeychainSessionStore: SessionStore {
         let status = keychain.write(
             service: service, account: session.provider.rawValue, data: data, tag: Self.newVersionTag(), if: .always)
         guard status == KeychainStatus.success else {
-            throw AuthError(.storageFailure, "keychain write failed with status \(status)", provider: session.provider, providerCode: String(status))
+            throw AuthError(
+                .storageFailure, "keychain write failed with status \(status)", provider: session.provider,
+                providerCode: String(status))
         }
     }
 
@@ -96,7 +105,9 @@ public struct KeychainSessionStore: SessionStore {
     public func remove(for provider: AuthProviderID) async throws {
         let status = keychain.delete(service: service, account: provider.rawValue)
         guard status == KeychainStatus.success || status == KeychainStatus.itemNotFound else {
-            throw AuthError(.storageFailure, "keychain delete failed with status \(status)", provider: provider, providerCode: String(status))
+            throw AuthError(
+                .storageFailure, "keychain delete failed with status \(status)", provider: provider,
+                providerCode: String(status))
         }
     }
 
@@ -104,7 +115,8 @@ public struct KeychainSessionStore: SessionStore {
     public func removeAll() async throws {
         let status = keychain.deleteAll(service: service)
         guard status == KeychainStatus.success || status == KeychainStatus.itemNotFound else {
-            throw AuthError(.storageFailure, "keychain delete failed with status \(status)", providerCode: String(status))
+            throw AuthError(
+                .storageFailure, "keychain delete failed with status \(status)", providerCode: String(status))
         }
     }
 
@@ -136,7 +148,8 @@ public struct KeychainSessionStore: SessionStore {
             let status: Int32
             if let data {
                 let condition: KeychainWriteCondition = current == nil ? .absent : tag.map { .tagged($0) } ?? .always
-                status = keychain.write(service: service, account: account, data: data, tag: Self.newVersionTag(), if: condition)
+                status = keychain.write(
+                    service: service, account: account, data: data, tag: Self.newVersionTag(), if: condition)
                 if status == KeychainStatus.duplicateItem && condition == .absent { continue }  // added meanwhile
             } else if current == nil {
                 return .written  // nothing stored and nothing to store

@@ -26,7 +26,9 @@ package struct SecItemKeychain: KeychainItemAccess {
     /// The query of `service` (and `account`): class, service, account, access group, not
     /// synchronizable.
     package func query(service: String, account: String?) -> KeychainDictionary {
-        var query: KeychainDictionary = [.itemClass: .genericPassword, .service: .string(service), .synchronizable: .bool(false)]
+        var query: KeychainDictionary = [
+            .itemClass: .genericPassword, .service: .string(service), .synchronizable: .bool(false),
+        ]
         if let account { query[.account] = .string(account) }
         if let accessGroup { query[.accessGroup] = .string(accessGroup) }
         return query
@@ -62,7 +64,9 @@ package struct SecItemKeychain: KeychainItemAccess {
     /// whose query also matches `kSecAttrGeneric` (the keychain applies it to the matching item
     /// only, atomically with respect to other `SecItem` calls); `.always` → `SecItemUpdate`,
     /// then `SecItemAdd` when absent.
-    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition)
+        -> Int32
+    {
         let attributes = writeAttributes(data: data, tag: tag)
         let match = query(service: service, account: account)
         switch condition {

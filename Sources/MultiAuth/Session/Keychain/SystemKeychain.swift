@@ -51,7 +51,9 @@ package struct SystemKeychain: KeychainItemAccess {
 
     /// One `SecItem` call per condition (see ``SecItemKeychain``): `.absent` adds, `.tagged`
     /// updates only the item whose `kSecAttrGeneric` is the tag, `.always` updates or adds.
-    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition) -> Int32 {
+    package func write(service: String, account: String, data: Data, tag: Data, if condition: KeychainWriteCondition)
+        -> Int32
+    {
         items.write(service: service, account: account, data: data, tag: tag, if: condition)
     }
 

@@ -31,9 +31,12 @@ final class KeyHandle: @unchecked Sendable {
 
     /// A public RSA `SecKey` from PKCS#1 DER, at least `minimumBits` bits (2048 by default).
     private static func rsaKey(pkcs1: [UInt8], minimumBits: Int = 2048) throws -> KeyHandle {
-        let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic]
+        let attributes: [CFString: Any] = [
+            kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic,
+        ]
         guard let key = SecKeyCreateWithData(Data(pkcs1) as CFData, attributes as CFDictionary, nil),
-              SecKeyGetBlockSize(key) * 8 >= minimumBits else {
+            SecKeyGetBlockSize(key) * 8 >= minimumBits
+        else {
             throw CryptoError.invalidKey
         }
         return KeyHandle(.rsa(key), isPrivate: false)
@@ -47,7 +50,9 @@ final class KeyHandle: @unchecked Sendable {
     static func p256Public(x: [UInt8], y: [UInt8]) throws -> KeyHandle {
         guard x.count == 32, y.count == 32 else { throw CryptoError.invalidKey }
         // CryptoKit rejects points that are not on the curve.
-        guard let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y) else { throw CryptoError.invalidKey }
+        guard let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y) else {
+            throw CryptoError.invalidKey
+        }
         return KeyHandle(.p256Public(key), isPrivate: false)
     }
 
@@ -68,9 +73,12 @@ final class KeyHandle: @unchecked Sendable {
     static func privateKey(der: [UInt8], type: KeyType) throws -> KeyHandle {
         switch type {
         case .rsa:
-            let attributes: [CFString: Any] = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate]
+            let attributes: [CFString: Any] = [
+                kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate,
+            ]
             guard let key = SecKeyCreateWithData(Data(der) as CFData, attributes as CFDictionary, nil),
-                  SecKeyGetBlockSize(key) * 8 >= 2048 else {
+                SecKeyGetBlockSize(key) * 8 >= 2048
+            else {
                 throw CryptoError.invalidKey
             }
             return KeyHandle(.rsa(key), isPrivate: true)
@@ -99,7 +107,8 @@ final class KeyHandle: @unchecked Sendable {
     private func rsaPKCS1() throws -> [UInt8] {
         guard case .rsa(let key) = storage else { throw CryptoError.invalidKey }
         guard let publicKey = isPrivate ? SecKeyCopyPublicKey(key) : key,
-              let data = SecKeyCopyExternalRepresentation(publicKey, nil) as Data? else {
+            let data = SecKeyCopyExternalRepresentation(publicKey, nil) as Data?
+        else {
             throw CryptoError.libraryFailure("SecKeyCopyExternalRepresentation")
         }
         return Array(data)
@@ -148,11 +157,13 @@ final class KeyHandle: @unchecked Sendable {
         switch storage {
         case .rsa(let key):
             guard let algorithm = Self.rsaAlgorithm(digest),
-                  let publicKey = isPrivate ? SecKeyCopyPublicKey(key) : key else { return false }
+                let publicKey = isPrivate ? SecKeyCopyPublicKey(key) : key
+            else { return false }
             return SecKeyVerifySignature(publicKey, algorithm, Data(message) as CFData, Data(signature) as CFData, nil)
         case .p256Public, .p256Private:
             guard digest == .sha256, let key = p256PublicKey,
-                  let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+                let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+            else { return false }
             return key.isValidSignature(parsed, for: Data(message))
         }
     }
@@ -161,7 +172,8 @@ final class KeyHandle: @unchecked Sendable {
         switch storage {
         case .rsa(let key) where isPrivate:
             guard let algorithm = Self.rsaAlgorithm(digest),
-                  let signature = SecKeyCreateSignature(key, algorithm, Data(message) as CFData, nil) as Data? else {
+                let signature = SecKeyCreateSignature(key, algorithm, Data(message) as CFData, nil) as Data?
+            else {
                 throw CryptoError.libraryFailure("SecKeyCreateSignature")
             }
             return Array(signature)

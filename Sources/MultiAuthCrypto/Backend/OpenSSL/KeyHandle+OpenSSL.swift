@@ -59,8 +59,9 @@ final class KeyHandle: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
         guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &pkey, cmultiauth_selection_public_key(), params) == 1,
-              let pkey else {
+            EVP_PKEY_fromdata(context, &pkey, cmultiauth_selection_public_key(), params) == 1,
+            let pkey
+        else {
             CryptoBackend.clearErrors()
             throw CryptoError.invalidKey
         }
@@ -70,9 +71,13 @@ final class KeyHandle: @unchecked Sendable {
     /// An RSA public key from its big-endian modulus and exponent (JWK `n`, `e`).
     static func rsaPublic(modulus: [UInt8], exponent: [UInt8]) throws -> KeyHandle {
         guard !modulus.isEmpty, !exponent.isEmpty, exponent.count <= 8 else { throw CryptoError.invalidKey }
-        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else { throw CryptoError.libraryFailure("BN_bin2bn") }
+        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else {
+            throw CryptoError.libraryFailure("BN_bin2bn")
+        }
         defer { BN_free(n) }
-        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else { throw CryptoError.libraryFailure("BN_bin2bn") }
+        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else {
+            throw CryptoError.libraryFailure("BN_bin2bn")
+        }
         defer { BN_free(e) }
         return try fromData(type: "RSA") { builder in
             OSSL_PARAM_BLD_push_BN(builder, CName.n, n) == 1 && OSSL_PARAM_BLD_push_BN(builder, CName.e, e) == 1
@@ -153,10 +158,11 @@ final class KeyHandle: @unchecked Sendable {
             CryptoBackend.clearErrors()
             throw CryptoError.libraryFailure("EVP_PKEY_keygen_init")
         }
-        let configured = switch type {
-        case .rsa: EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(rsaBits))
-        case .p256: EVP_PKEY_CTX_set_group_name(context, "P-256")
-        }
+        let configured =
+            switch type {
+            case .rsa: EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(rsaBits))
+            case .p256: EVP_PKEY_CTX_set_group_name(context, "P-256")
+            }
         var pkey: OpaquePointer?
         guard configured == 1, EVP_PKEY_generate(context, &pkey) == 1, let pkey else {
             CryptoBackend.clearErrors()
@@ -213,7 +219,8 @@ final class KeyHandle: @unchecked Sendable {
         var point = [UInt8](repeating: 0, count: 65)
         var length = 0
         guard EVP_PKEY_get_octet_string_param(pkey, "encoded-pub-key", &point, point.count, &length) == 1,
-              length == 65, point[0] == 0x04 else {
+            length == 65, point[0] == 0x04
+        else {
             CryptoBackend.clearErrors()
             throw CryptoError.libraryFailure("EVP_PKEY_get_octet_string_param")
         }
@@ -233,7 +240,8 @@ final class KeyHandle: @unchecked Sendable {
         }
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        let ok = EVP_DigestVerifyInit(context, nil, CryptoBackend.evpMD(digest), nil, pkey) == 1
+        let ok =
+            EVP_DigestVerifyInit(context, nil, CryptoBackend.evpMD(digest), nil, pkey) == 1
             && EVP_DigestVerify(context, encoded, encoded.count, message, message.count) == 1
         if !ok { CryptoBackend.clearErrors() }
         return ok
@@ -246,7 +254,8 @@ final class KeyHandle: @unchecked Sendable {
         defer { EVP_MD_CTX_free(context) }
         var length = 0
         guard EVP_DigestSignInit(context, nil, CryptoBackend.evpMD(digest), nil, pkey) == 1,
-              EVP_DigestSign(context, nil, &length, message, message.count) == 1 else {
+            EVP_DigestSign(context, nil, &length, message, message.count) == 1
+        else {
             CryptoBackend.clearErrors()
             throw CryptoError.libraryFailure("EVP_DigestSign")
         }
@@ -259,7 +268,9 @@ final class KeyHandle: @unchecked Sendable {
         switch keyType {
         case .rsa: return signature
         case .p256:
-            guard let raw = Self.rawSignature(fromDER: signature) else { throw CryptoError.libraryFailure("d2i_ECDSA_SIG") }
+            guard let raw = Self.rawSignature(fromDER: signature) else {
+                throw CryptoError.libraryFailure("d2i_ECDSA_SIG")
+            }
             return raw
         }
     }

@@ -25,11 +25,12 @@ final class MACContext: @unchecked Sendable {
             CryptoBackend.clearErrors()
             throw CryptoError.libraryFailure("EVP_MAC_CTX_new")
         }
-        let digestName = switch algorithm {
-        case .sha1: CName.sha1
-        case .sha256: CName.sha256
-        case .sha512: CName.sha512
-        }
+        let digestName =
+            switch algorithm {
+            case .sha1: CName.sha1
+            case .sha256: CName.sha256
+            case .sha512: CName.sha512
+            }
         // OSSL_PARAM holds the name pointers until EVP_MAC_init reads them: static strings.
         var params = [OSSL_PARAM_construct_utf8_string(CName.digest, digestName, 0), OSSL_PARAM_construct_end()]
         let ok = key.withUnsafeBufferPointer { keyBuffer in
@@ -52,7 +53,8 @@ final class MACContext: @unchecked Sendable {
             var length = 0
             lock.lock()
             // A NULL key re-initialises the context with the key it already holds.
-            let ok = EVP_MAC_init(context, nil, 0, nil) == 1
+            let ok =
+                EVP_MAC_init(context, nil, 0, nil) == 1
                 && EVP_MAC_update(context, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count) == 1
                 && EVP_MAC_final(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, 64) == 1
             lock.unlock()
