@@ -101,6 +101,124 @@ struct LifecycleScenarioTests {
         }
     }
 
+    /// The first state a new `authStates()` subscriber gets.
+    static func initialState(_ client: AuthClient) async -> AuthState? {
+        var iterator = client.authStates().makeAsyncIterator()
+        guard case .initialState(let state)? = await iterator.next()?.kind else { return nil }
+        return state
+    }
+
+    /// Breaker finding: `restoreSessions` read session S, a sign-out finished before the read
+    /// returned, and the restore then published `sessionRestored(S)` and cached S, so later
+    /// subscribers were told the signed-out user was signed in. The mirror: restore read
+    /// nothing, a sign-in finished meanwhile, and later subscribers were told "signed out".
+    @Test func restoreNeverContradictsASignOutOrSignInThatFinishedMeanwhile() async throws {
+        for signOutFirst in [true, false] {
+            let sandbox = Sandbox(seed: 13)
+            sandbox.register(ReferenceBackend(), host: host)
+            let store = SlowLoadStore(time: sandbox.clock.timeSource)
+            let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+            let email = try EmailAddress("ada@example.com")
+            func signIn() async throws -> AuthSession {
+                let challenge = try #require(try await client.signIn(with: provider, .email(email)).challenge)
+                let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)
+                return try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+            }
+            let signedIn: AuthSession? = signOutFirst ? try await signIn() : nil
+            let log = RecordingSubscriber(client: client)
+            let base = Int(client.events.currentSequence)
+            await store.delayNextLoad(by: .seconds(1))
+            let restore = Task { await client.restoreSessions() }
+            await sandbox.clock.waitForSleepers(count: 1)
+            let expected: AuthSession?
+            if signOutFirst {
+                #expect(try await client.signOut(provider).wasSignedIn)
+                expected = nil
+            } else {
+                expected = try await signIn()
+            }
+            sandbox.clock.advance(by: .seconds(1))
+            let restored = await restore.value
+            #expect(try await store.load(for: provider) == expected)
+            #expect(restored.sessions[provider]?.session == expected, "signOutFirst: \(signOutFirst)")
+            #expect(await Self.initialState(client)?.sessions[provider]?.session == expected)
+            let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+            #expect(!kinds.contains("sessionRestored"), "\(kinds)")
+            _ = signedIn
+        }
+    }
+
+    /// Breaker finding: two sign-outs at once on one client published `signedOut` twice. Now
+    /// the second reports `wasSignedIn == false` and publishes nothing; a sign-out on a second
+    /// client sharing the store still tells that client's subscribers.
+    @Test func concurrentSignOutsPublishOneSignedOutPerClient() async throws {
+        let world = try World(clients: 2)
+        _ = try await world.signIn("a")
+        let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
+        world.sandbox.faults.add(.latency(.seconds(2)), host: host, pathPrefix: "/logout", repeat: .times(3))
+        let first = world.clients[0]
+        let second = world.clients[1]
+        let outcomes = [
+            Task { try await first.signOut(provider) }, Task { try await first.signOut(provider) },
+            Task { try await second.signOut(provider) },
+        ]
+        await world.sandbox.clock.waitForSleepers(count: 3)
+        world.sandbox.clock.advance(by: .seconds(2))
+        var removed = 0
+        for task in outcomes where try await task.value.wasSignedIn { removed += 1 }
+        #expect(removed == 2, "one per client")
+        #expect(try await world.store.load(for: provider) == nil)
+        for (client, log, base) in logs {
+            let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+            #expect(kinds.filter { $0 == "signedOut" }.count == 1, "\(kinds)")
+        }
+    }
+
+    /// Breaker finding: a provider whose refresh builds a session with a new `id` made L6 take
+    /// the rotated session for a newer sign-in and keep it after sign-out. The client now keeps
+    /// the id across refreshes, so the sign-out on the other client removes the rotated version.
+    @Test func aSignOutRemovesTheSessionRotatedByAProviderThatChangesIDs() async throws {
+        struct NewIDOnRefresh: RefreshableProvider {
+            let base = ReferenceProvider()
+            var id: AuthProviderID { base.id }
+            func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+                try await base.start(request, context: context)
+            }
+            func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+                -> SignInStep
+            {
+                try await base.respond(to: challenge, with: answer, context: context)
+            }
+            func signOut(_ session: AuthSession, context: AuthContext) async throws {
+                try await base.signOut(session, context: context)
+            }
+            func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+                var refreshed = try await base.refresh(session, context: context)
+                refreshed.id = "rotated-" + session.id
+                return refreshed
+            }
+        }
+        let sandbox = Sandbox(seed: 13)
+        sandbox.register(ReferenceBackend(), host: host)
+        let store = InMemorySessionStore()
+        let clients = try (0..<2).map { _ in
+            try sandbox.makeClient(providers: [NewIDOnRefresh()], store: store, autoRefresh: .disabled)
+        }
+        let email = try EmailAddress("ada@example.com")
+        let challenge = try #require(try await clients[0].signIn(with: provider, .email(email)).challenge)
+        let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)
+        let session = try #require(try await clients[0].submit(ChallengeAnswer(code: code), for: challenge).session)
+        sandbox.faults.add(.latency(.seconds(2)), host: host, pathPrefix: "/logout", repeat: .once)
+        let signOut = Task { try await clients[0].signOut(provider) }
+        await sandbox.clock.waitForSleepers(count: 1)
+        let refreshed = try await clients[1].refresh(session)
+        #expect(refreshed.id == session.id)
+        sandbox.clock.advance(by: .seconds(2))
+        let outcome = try await signOut.value
+        #expect(outcome.wasSignedIn && !outcome.keptNewerSession)
+        #expect(try await store.load(for: provider) == nil)
+    }
+
     @Test func scenario2RevocationEndsTheSessionOnceAndTransientFailuresNeverDo() async throws {
         let world = try World()
         let session = try await world.signIn("a")

@@ -136,7 +136,9 @@ extension AuthClient {
 
     /// The outcome of ``signOut(_:)``.
     public struct SignOutOutcome: Sendable {
-        /// Whether a session was stored (and is now removed).
+        /// Whether a session was stored and this call removed it (or, when another client on the
+        /// same store removed it first, announced its end here). `false` for a second
+        /// concurrent sign-out on the same client: the first one published the `signedOut`.
         public var wasSignedIn: Bool
         /// The provider-side revocation error, when revoking failed; the local session was
         /// removed anyway.
@@ -185,11 +187,14 @@ extension AuthClient {
             var expected = session
             while true {
                 switch try await lifecycle.write(expected, nil, provider: provider) {
-                case .written, .conflict(nil):
-                    // Removed now, or already by a concurrent sign-out: this client's
-                    // subscribers learn it either way.
+                case .written:
                     gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
                     return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+                case .conflict(nil):
+                    // Already removed by a concurrent sign-out: on another client, this client's
+                    // subscribers still need the `signedOut`; on this one, it was published once.
+                    let published = gate.publishEndUnlessAnnounced(.signedOut, provider: provider)
+                    return SignOutOutcome(wasSignedIn: published, remoteError: remoteError)
                 case .conflict(let current?) where current.id == session.id:
                     expected = current
                 case .conflict:
@@ -225,17 +230,19 @@ extension AuthClient {
 
     /// Loads every stored session, keeps the state in memory for ``authStates(bufferCapacity:)``,
     /// publishes `sessionRestored` for each session (call once at launch) and starts their
-    /// background refresh.
+    /// background refresh. A provider whose session changed on this client while the store was
+    /// read (a sign-in, refresh or sign-out finished meanwhile) keeps that newer state: no
+    /// `sessionRestored` is published for it, so no event contradicts the store.
     /// - Returns: The state that was restored.
     @discardableResult
     public func restoreSessions() async -> AuthState {
-        let state = await currentState()
-        gate.setLoadedState(state)
-        for id in providerIDs {
-            if let entry = state.sessions[id] {
-                gate.publish(.sessionRestored(entry.session), provider: id, flowID: nil)
-                scheduleRefresh(of: id, restart: true)
-            }
+        // A sign-in, refresh or sign-out that finishes while the store is read is newer than
+        // what was read: the gate keeps its state for that provider and publishes nothing.
+        let mark = gate.stateMark()
+        let loaded = await currentState()
+        let (state, restored) = gate.restore(loaded, since: mark, providers: providerIDs, now: time.now)
+        for id in restored {
+            scheduleRefresh(of: id, restart: true)
         }
         return state
     }

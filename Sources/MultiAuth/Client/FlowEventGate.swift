@@ -14,6 +14,11 @@ final class FlowEventGate: @unchecked Sendable {
     private var sessions: [AuthProviderID: AuthSession] = [:]
     private var unavailable: [AuthProviderID: AuthError] = [:]
     private var stateLoaded = false
+    /// Per provider, how many state changes were recorded (a mark for ``restore(_:since:providers:now:)``).
+    private var stateVersions: [AuthProviderID: UInt64] = [:]
+    /// Per provider, whether the last state event this client published announced a session
+    /// (`false`: it announced the session's end).
+    private var announced: [AuthProviderID: Bool] = [:]
     /// The newest challenge a provider published for a flow (e.g. after a channel fallback),
     /// so the client's pending challenge follows it.
     private var updatedChallenges: [FlowID: Challenge] = [:]
@@ -63,17 +68,61 @@ final class FlowEventGate: @unchecked Sendable {
         defer { lock.unlock() }
         sessions[provider] = session
         unavailable[provider] = nil
+        stateVersions[provider, default: 0] += 1
         if let flowID, cancelled.contains(flowID) { return }
+        announced[provider] = session != nil
         bus.publish(kind, provider: provider, flowID: flowID)
     }
 
-    /// Replaces the cached state with what was loaded from the store and marks it loaded.
-    func setLoadedState(_ state: AuthState) {
+    /// Records that `provider` has no session and publishes `kind` (a `signedOut`), unless the
+    /// last state event this client published already announced the end of its session (a
+    /// concurrent sign-out on this client got there first). Returns whether it published.
+    func publishEndUnlessAnnounced(_ kind: AuthEvent.Kind, provider: AuthProviderID) -> Bool {
         lock.lock()
-        sessions = state.sessions.mapValues(\.session)
-        unavailable = state.unavailable
+        defer { lock.unlock() }
+        sessions[provider] = nil
+        unavailable[provider] = nil
+        if announced[provider] == false { return false }
+        stateVersions[provider, default: 0] += 1
+        announced[provider] = false
+        bus.publish(kind, provider: provider, flowID: nil)
+        return true
+    }
+
+    /// The per-provider count of state changes so far: the mark ``restore(_:since:providers:now:)``
+    /// compares with.
+    func stateMark() -> [AuthProviderID: UInt64] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stateVersions
+    }
+
+    /// Installs `loaded` (read from the store after `mark` was taken) as the client's state and
+    /// publishes `sessionRestored` for each loaded session, in one locked step — except for
+    /// providers whose state changed since `mark` (a sign-in, refresh or sign-out that finished
+    /// while the store was read): their newer state stands and nothing is published for them.
+    /// - Returns: The state as installed (expiry judged at `now`) and the providers whose
+    ///   sessions were restored, in `providers` order.
+    func restore(
+        _ loaded: AuthState, since mark: [AuthProviderID: UInt64], providers: [AuthProviderID], now: Date
+    ) -> (AuthState, [AuthProviderID]) {
+        lock.lock()
+        defer { lock.unlock() }
+        var restored: [AuthProviderID] = []
+        for id in providers where stateVersions[id, default: 0] == mark[id, default: 0] {
+            sessions[id] = loaded.sessions[id]?.session
+            unavailable[id] = loaded.unavailable[id]
+            if let entry = loaded.sessions[id] {
+                announced[id] = true
+                bus.publish(.sessionRestored(entry.session), provider: id, flowID: nil)
+                restored.append(id)
+            }
+        }
         stateLoaded = true
-        lock.unlock()
+        let state = AuthState(
+            sessions: sessions.mapValues { AuthState.Entry(session: $0, isExpired: $0.isExpired(at: now)) },
+            unavailable: unavailable)
+        return (state, restored)
     }
 
     /// Registers a subscriber whose first event is the state: a snapshot taken atomically with

@@ -108,7 +108,7 @@ final class SessionLifecycle: @unchecked Sendable {
         } catch {
             return .failed(Self.normalize(error, provider: providerID))
         }
-        let refreshed: AuthSession
+        var refreshed: AuthSession
         do {
             refreshed = try await provider.refresh(session, context: context)
         } catch is CancellationError {
@@ -118,6 +118,10 @@ final class SessionLifecycle: @unchecked Sendable {
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)
         }
+        // A refresh continues the signed-in session: it keeps the session's `id` even when the
+        // provider built the refreshed value with a new one (rule L6 tells a rotated version of
+        // a signed-out session from a newer sign-in by its id).
+        refreshed.id = session.id
         return await apply(
             session, replacement: refreshed, publishing: .sessionRefreshed(refreshed), outcome: .refreshed(refreshed),
             storageFailure: "the refreshed session could not be saved")

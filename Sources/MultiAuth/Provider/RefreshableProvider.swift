@@ -14,7 +14,8 @@ import Foundation
 ///   credential): the client keeps it as it is and stops refreshing it in the background.
 public protocol RefreshableProvider: AuthProvider {
     /// Exchanges the session's refresh credential for new tokens.
-    /// - Returns: The refreshed session (same ``AuthSession/id``).
+    /// - Returns: The refreshed session. `AuthClient` keeps the original ``AuthSession/id``
+    ///   whatever id this value carries: a refresh continues the same signed-in session.
     /// - Throws: `AuthError` (`.sessionExpired` when the refresh credential is rejected,
     ///   `.network`, `.providerUnavailable`, `.rateLimited`, `.unsupported`, …) or
     ///   `CancellationError`.

@@ -1,0 +1,34 @@
+import Foundation
+import MultiAuth
+import MultiAuthSandbox
+
+/// An in-memory store whose next `load` reads the session, then sleeps on the manual clock
+/// before returning it: a read that a sign-in or sign-out overtakes, deterministically.
+actor SlowLoadStore: SessionStore {
+    let base = InMemorySessionStore()
+    let time: TimeSource
+    private var delayNextLoad: Duration?
+
+    init(time: TimeSource) { self.time = time }
+
+    /// Makes the next `load` (of any provider) take `delay` on the clock after reading.
+    func delayNextLoad(by delay: Duration) { delayNextLoad = delay }
+
+    func load(for provider: AuthProviderID) async throws -> AuthSession? {
+        let session = try await base.load(for: provider)
+        if let delay = delayNextLoad {
+            delayNextLoad = nil
+            try await time.sleep(for: delay)
+        }
+        return session
+    }
+
+    func save(_ session: AuthSession) async throws { try await base.save(session) }
+    func remove(for provider: AuthProviderID) async throws { try await base.remove(for: provider) }
+    func removeAll() async throws { try await base.removeAll() }
+    func replace(_ expected: AuthSession?, with replacement: AuthSession?, for provider: AuthProviderID) async throws
+        -> SessionStoreWriteResult
+    {
+        try await base.replace(expected, with: replacement, for: provider)
+    }
+}
