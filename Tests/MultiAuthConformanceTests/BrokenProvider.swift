@@ -107,6 +107,14 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             else { return step }
             challenge.expiresAt = wire.expiresAt
             return .challenge(challenge)
+        case .noSecretInAnyRendering:
+            // The breakage: shows the flow's secret `state` as the challenge's destination.
+            // (Echoing the submitted code in an error no longer works: `AuthClient` strips it.)
+            guard case .challenge(var challenge) = try await reference.start(request, context: context) else {
+                throw AuthError(.generic, "the reference start did not issue a challenge", provider: id)
+            }
+            challenge.destination = challenge.providerState["state"]
+            return .challenge(challenge)
         default:
             break
         }
@@ -163,8 +171,6 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                 error = AuthError(.invalidCode, error.message, provider: id, providerCode: error.providerCode)
             case .providerErrorCodesMapToAuthErrors: error.providerCode = nil
             case .serverFailuresAreRetryable where error.code == .providerUnavailable: error.code = .generic
-            case .noSecretInAnyRendering where error.code == .invalidCode:
-                error.message = "code \(answer.rawCode) is not correct"
             default: break
             }
             throw error

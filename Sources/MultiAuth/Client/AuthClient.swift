@@ -290,7 +290,7 @@ public actor AuthClient {
             gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         } catch {
-            let error = normalize(error, provider: providerID)
+            let error = normalize(error, provider: providerID).withoutEcho(of: normalized.rawCode)
             switch error.code {
             case .invalidCode:
                 flows.noteWrongCode(providerID, flow: flowID, reported: error.attemptsRemaining)

@@ -47,4 +47,19 @@ extension AuthError {
         }
         return words.joined(separator: " ")
     }
+
+    /// This error without `secret` (the code the user just submitted) in ``providerCode`` or
+    /// ``message``: a server that echoes the submitted one-time code as its error code or in its
+    /// text (a 4-digit OTP passes ``plausibleProviderCode(_:)`` like a numeric error code) must
+    /// not put it into an error's renderings. `AuthClient` applies it to every submit error.
+    /// Codes shorter than 4 characters are left alone (they cannot be told from other text).
+    package func withoutEcho(of secret: String) -> AuthError {
+        guard secret.count >= 4 else { return self }
+        var error = self
+        if error.providerCode == secret { error.providerCode = nil }
+        if error.message.contains(secret) {
+            error.message = error.message.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return error
+    }
 }
