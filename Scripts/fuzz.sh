@@ -36,7 +36,7 @@ modules_for() {
     phone|email|base32|base64url|otpauth|jwt|json) echo "MultiAuthCrypto MultiAuth" ;;
     dynamic-signin) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic" ;;
     truecaller-otp) echo "MultiAuthCrypto MultiAuth MultiAuthTruecaller" ;;
-    portal-grant) echo "MultiAuthCrypto MultiAuth MultiAuthPortal" ;;
+    portal-grant) echo "MultiAuthCrypto MultiAuth MultiAuthQR MultiAuthPortal" ;;
     *) echo "unknown fuzz target $1" >&2; exit 2 ;;
   esac
 }
@@ -44,7 +44,7 @@ modules_for() {
 build_started=$(date +%s)
 echo "== building instrumented modules ($scratch)"
 needed=$(for t in "${targets[@]}"; do modules_for "$t"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
-for module in MultiAuthDynamic MultiAuthTruecaller MultiAuthPortal MultiAuth MultiAuthCrypto; do
+for module in MultiAuthDynamic MultiAuthTruecaller MultiAuthPortal MultiAuthQR MultiAuth MultiAuthCrypto; do
   case " $needed " in *" $module "*) ;; *) continue ;; esac
   swift build -c debug --scratch-path "$scratch" --target "$module" \
     -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
