@@ -119,7 +119,8 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
-                "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit", "MultiAuthObservation",
+                "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
+                "MultiAuthObservation",
             ],
             path: "Docs/Samples"),
         .testTarget(

@@ -1,17 +1,20 @@
-// Sample: the emulated Acme server (Docs/WritingAProvider.md). In your package this file is a
-// test-support target (e.g. Sources/AcmeAuthTestSupport/AcmeBackend.swift) that depends on
-// the products `MultiAuth` and `MultiAuthSandbox` and never on your adapter, so the kit tests
-// the adapter against an independent reading of Acme's documentation.
+// Sample: the emulated Acme server (Docs/WritingAProvider.md). In your package this file is
+// Sources/AcmeAuthTestSupport/AcmeBackend.swift, the test-support target `AcmeAuthTestSupport`,
+// which depends on the products `MultiAuth` and `MultiAuthSandboxRuntime` and never on your
+// adapter, so the kit tests the adapter against an independent reading of Acme's documentation.
+// `AcmeBackend` is public: the test target (and an app's own tests) use it from other modules.
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// Acme's server as its documentation describes it: codes of 6 digits valid 10 minutes, 3
 /// attempts, one use; answers in Acme's JSON. Codes and tickets come from the sandbox's seeded
 /// random source, time from the sandbox clock (`context.time`), delivery through the inbox.
-final class AcmeBackend: SandboxBackend, @unchecked Sendable {
-    static let host = "api.acme.test"
-    static let baseURL = URL(string: "https://\(host)")!
+public final class AcmeBackend: SandboxBackend, @unchecked Sendable {
+    /// The host the backend is registered under in a `Sandbox`.
+    public static let host = "api.acme.test"
+    /// The base URL to give `AcmeProvider` in tests.
+    public static let baseURL = URL(string: "https://\(host)")!
 
     // Acme's JSON, read from its documentation (not the adapter's types: an independent reading).
     private struct StartBody: Decodable { var email: String; var state: String }
@@ -24,7 +27,11 @@ final class AcmeBackend: SandboxBackend, @unchecked Sendable {
     private let lock = NSLock()
     private var tickets: [String: Ticket] = [:]
 
-    func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
+    /// A backend with no tickets issued yet.
+    public init() {}
+
+    /// Answers one request the way Acme's server does (`SandboxBackend`).
+    public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
         guard request.method == .post else { return try Self.failure(405, "method_not_allowed") }
         switch request.url.path {
         case "/v1/email-codes":

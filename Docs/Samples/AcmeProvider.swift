@@ -1,7 +1,8 @@
 // Sample: a whole provider for an invented service, "Acme", that signs people in with a code
-// sent by e-mail (Docs/WritingAProvider.md). In your package this file is the adapter target
-// (e.g. Sources/AcmeAuth/AcmeProvider.swift), which depends on the product `MultiAuth` only.
-// Compiled and proved by the conformance kit in `swift test` (CustomProvider.swift).
+// sent by e-mail (Docs/WritingAProvider.md). In your package this file is
+// Sources/AcmeAuth/AcmeProvider.swift, the adapter target `AcmeAuth`, which depends on the
+// product `MultiAuth` only. `AcmeProvider` is public: the app and the test target use it from
+// other modules. Compiled and proved by the conformance kit in `swift test` (CustomProvider.swift).
 import Foundation
 import MultiAuth
 
@@ -17,11 +18,16 @@ enum AcmeWire {
 }
 
 /// An e-mail OTP provider: start → a code by e-mail → session.
-struct AcmeProvider: AuthProvider {
-    let id: AuthProviderID = "acme"
-    let baseURL: URL
+public struct AcmeProvider: AuthProvider {
+    /// The provider's id in `AuthClient` and in stored sessions.
+    public let id: AuthProviderID = "acme"
+    /// The root of Acme's API (in tests, `AcmeBackend.baseURL`: the sandbox plays Acme).
+    public let baseURL: URL
 
-    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+    /// A provider talking to Acme's API at `baseURL`.
+    public init(baseURL: URL) { self.baseURL = baseURL }
+
+    public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         guard case .email(let email) = request.identity, request.channel == nil || request.channel == .email else {
             throw AuthError(.unsupported, "Acme signs in by e-mail only", provider: id)       // no network call
         }
@@ -39,7 +45,7 @@ struct AcmeProvider: AuthProvider {
             attemptsRemaining: ticket.attempts, providerState: state))
     }
 
-    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
         guard let ticket = challenge.providerState["ticket"] else { throw AuthError(.challengeNotPending, provider: id) }
         let body = AcmeWire.VerifyRequest(ticket: ticket, code: answer.rawCode)   // already normalized by AuthClient
         let response = try await context.transport.send(.json(.post, baseURL.appending(path: "v1/email-codes/verify"), body: body))
@@ -52,7 +58,7 @@ struct AcmeProvider: AuthProvider {
             createdAt: now))
     }
 
-    func signOut(_ session: AuthSession, context: AuthContext) async throws {}            // Acme has no logout: local only
+    public func signOut(_ session: AuthSession, context: AuthContext) async throws {}     // Acme has no logout: local only
 
     /// Acme's error codes → `AuthError.Code`; the raw code is kept in `providerCode`; unknown
     /// codes become `.generic`, 5xx `.providerUnavailable` (retryable).

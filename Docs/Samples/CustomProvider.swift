@@ -1,12 +1,20 @@
 // Sample: prove your own provider with the conformance kit (Docs/WritingAProvider.md). In your
-// package this file is a test target (e.g. Tests/AcmeAuthTests/AcmeConformanceTests.swift) that
-// depends on your adapter, your test-support target with the emulated backend, and the product
+// package this file is Tests/AcmeAuthTests/AcmeConformanceTests.swift, the test target
+// `AcmeAuthTests`, which depends on your adapter `AcmeAuth`, your test-support target
+// `AcmeAuthTestSupport` (the emulated backend) and the products `MultiAuth` and
 // `MultiAuthConformance`. Compiled and run by `swift test`.
 import Foundation
 import MultiAuth
 import MultiAuthConformance
-import MultiAuthSandbox
 import Testing
+
+// In your package the adapter and the backend are modules of their own, imported here. In this
+// repository the three sample files are one target (MultiAuthSamples), where those modules do
+// not exist and the types are already in scope; hence the condition.
+#if canImport(AcmeAuth)
+import AcmeAuth
+import AcmeAuthTestSupport
+#endif
 
 extension ConformanceHarness {
     /// Everything the kit needs to know about Acme besides the provider: its backend, the

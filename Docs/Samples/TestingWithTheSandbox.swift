@@ -13,7 +13,8 @@ struct TestingWithTheSandboxSample {
 
     init() throws {
         sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
-        client = try makeClient(sandbox: sandbox, store: InMemorySessionStore())
+        let dynamic = DynamicProvider(environmentID: DynamicBackend.defaultEnvironmentID, baseURL: DynamicBackend.baseURL())
+        client = try sandbox.makeClient(providers: [dynamic])      // the sandbox's transport and clock, an in-memory store
     }
 
     @Test func aMalformedCodeNeverReachesTheServer() async throws {

@@ -26,6 +26,22 @@ enum CLI {
             """
     }
 
+    /// What `multiauth help --help` prints: the help command's own usage.
+    static func helpHelp(_ known: [String]) -> String {
+        """
+        Usage: multiauth help [COMMAND]
+
+        Without COMMAND, prints the list of commands (as 'multiauth --help' does). With COMMAND,
+        prints that command's options and examples (as 'multiauth COMMAND --help' does).
+
+        Commands: \(known.joined(separator: ", ")).
+
+        Exit codes:
+           0  success
+           2  unknown command or more than one name
+        """
+    }
+
     /// What `multiauth --version` prints: the tool's name and the library's version.
     static var versionLine: String { "multiauth \(SemanticVersion.multiAuth)" }
 
@@ -48,7 +64,10 @@ enum CLI {
                 )
                 return ExitCode.usage
             }
-            if ["help", "version"].contains(argv[1]) {
+            if ["--help", "-h"].contains(argv[1]) {
+                Terminal.out(helpHelp(known))
+                return ExitCode.ok
+            } else if ["help", "version"].contains(argv[1]) {
                 argv = ["help"]
             } else if known.contains(argv[1]) {
                 argv = [argv[1], "--help"]

@@ -136,4 +136,73 @@ struct CLIBreakerFixesTests {
             #expect(!result.stderr.contains("6, 7 or 8"), "\(command)")
         }
     }
+
+    @Test("help --help and help -h show the help command's own usage, exit 0")
+    func helpOfHelp() throws {
+        for flag in ["--help", "-h"] {
+            let result = try CLI.run(["help", flag])
+            #expect(result.status == 0, "\(flag): \(result.stderr)")
+            #expect(result.stdout.hasPrefix("Usage: multiauth help [COMMAND]\n"), "\(result.stdout)")
+            #expect(result.stderr.isEmpty, "\(flag): \(result.stderr)")
+        }
+    }
+
+    @Test("otpauth/totp: encoder=steam with digits that are not a number says what Steam needs")
+    func steamDigitsNotANumber() throws {
+        for digits in ["abc", "-5", ""] {
+            let uri = "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&encoder=steam&digits=\(digits)"
+            for command in ["otpauth", "totp"] {
+                let result = try CLI.run([command, uri])
+                #expect(result.status == 2, "\(command) digits=\(digits)")
+                #expect(
+                    result.stderr.contains(
+                        "invalid digits for encoder=steam: Steam Guard codes have 5 characters; write digits=5 or leave digits out"
+                    ), "\(command) digits=\(digits): \(result.stderr)")
+                #expect(!result.stderr.contains("6, 7 or 8"), "\(command) digits=\(digits)")
+            }
+        }
+        // Without encoder=steam the decimal rule still speaks.
+        let decimal = try CLI.run(["otpauth", "otpauth://totp/a?secret=JBSWY3DPEHPK3PXP&digits=abc"])
+        #expect(decimal.stderr.contains("invalid digits: must be 6, 7 or 8"), "\(decimal.stderr)")
+    }
+
+    @Test("jwt --jwks: a file that is not a JWK set, an empty file and an empty argument are one sentence, exit 2")
+    func jwtKeySetContentErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "multiauth-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notASet = directory.appendingPathComponent("not-a-set.json")
+        try Data("{}".utf8).write(to: notASet)
+        let empty = directory.appendingPathComponent("empty.json")
+        try Data().write(to: empty)
+        let cases: [(String, String)] = [
+            (
+                notASet.path,
+                "multiauth jwt: the key set file \(notASet.path) is not a JWK set: malformed JWKS: expected {\"keys\": [...]}\n"
+            ),
+            (empty.path, "multiauth jwt: the key set file \(empty.path) is empty, not a JWK set\n"),
+            ("/dev/null", "multiauth jwt: the key set file /dev/null is empty, not a JWK set\n"),
+            ("", "multiauth jwt: --jwks needs an https URL or a file path; it was empty\n"),
+        ]
+        for (source, expected) in cases {
+            let result = try CLI.run(["jwt", Self.token, "--jwks", source, "--any-audience"])
+            #expect(result.status == 2, "\(source): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr == expected)
+            #expect(!result.stdout.contains("INVALID"), "\(source): \(result.stdout)")
+        }
+    }
+
+    @Test("jwt --jwks: an upper-case HTTPS scheme is https (no raw URLError); refused connections are a sentence")
+    func jwtKeySetSchemeIsCaseInsensitive() throws {
+        // Port 1 on the loopback address: the connection is refused at once, no network needed.
+        for source in ["HTTPS://127.0.0.1:1/jwks.json", "Https://127.0.0.1:1/jwks.json"] {
+            let result = try CLI.run(["jwt", Self.token, "--jwks", source, "--any-audience"])
+            #expect(result.status == 2, "\(source)")
+            #expect(
+                result.stderr.hasPrefix("multiauth jwt: cannot fetch the key set from \(source): "), "\(result.stderr)")
+            #expect(result.stderr.contains("cannot connect"), "\(result.stderr)")
+            #expect(!result.stderr.contains("URLError") && !result.stderr.contains("-1002"), "\(result.stderr)")
+        }
+    }
 }

@@ -207,7 +207,8 @@ struct OTPAuthLabelAndSteamTests {
                 try OTPAuthURI(parsing: base + "&encoder=\(bad)")
             }
         }
-        for digits in ["6", "8", "4"] {
+        // Not a number at all is also "what Steam needs" under encoder=steam (breaker finding).
+        for digits in ["6", "8", "4", "abc", "-5", ""] {
             #expect(throws: CryptoError.invalidSteamDigits, "digits=\(digits)") {
                 try OTPAuthURI(parsing: base + "&encoder=steam&digits=\(digits)")
             }

@@ -97,8 +97,13 @@ struct JWTCommand: Command {
                 Terminal.err("multiauth jwt: \(error.sentence)")
                 return ExitCode.usage
             }
+            // A key set that does not parse is bad input (exit 2), not a failed verification.
+            let keys: JWKSet
+            do { keys = try JWKSet(jsonData: data) } catch {
+                Terminal.err("multiauth jwt: \(Self.describe(source)) is not a JWK set: \(error)")
+                return ExitCode.usage
+            }
             do {
-                let keys = try JWKSet(jsonData: data)
                 let key = try keys.verifySignature(of: jwt)
                 signature = "valid (kid \(key.kid ?? "-"))"
                 signatureChecked = true
@@ -155,6 +160,9 @@ struct JWTCommand: Command {
     /// refused (a key set fetched in the clear can be swapped).
     /// - Throws: ``KeySetSourceError``.
     private func load(_ source: String) async throws -> Data {
+        guard !source.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw KeySetSourceError(sentence: "--jwks needs an https URL or a file path; it was empty")
+        }
         if let url = URL(string: source), let scheme = url.scheme?.lowercased(), source.contains("://") {
             guard scheme == "https" else {
                 throw KeySetSourceError(sentence: "--jwks takes an https URL or a file path; \(source) is not https")
@@ -162,9 +170,18 @@ struct JWTCommand: Command {
             guard url.host?.isEmpty == false else {
                 throw KeySetSourceError(sentence: "--jwks: the URL \(source) has no host")
             }
+            // Schemes are case-insensitive (RFC 3986 §3.1), but URLSession only knows "https":
+            // `HTTPS://…` is sent as `https://…`.
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                throw KeySetSourceError(sentence: "--jwks: \(source) is not a valid URL")
+            }
+            components.scheme = "https"
+            guard let httpsURL = components.url else {
+                throw KeySetSourceError(sentence: "--jwks: \(source) is not a valid URL")
+            }
             let response: HTTPResponse
             do {
-                response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
+                response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: httpsURL))
             } catch let error as AuthError {
                 throw KeySetSourceError(
                     sentence: "cannot fetch the key set from \(source): \(DemoConsole.sentence(error))")
@@ -183,10 +200,27 @@ struct JWTCommand: Command {
         guard !isDirectory.boolValue else {
             throw KeySetSourceError(sentence: "cannot read the key set file \(source): it is a directory")
         }
-        guard let data = FileManager.default.contents(atPath: source) else {
+        guard FileManager.default.isReadableFile(atPath: source), let handle = FileHandle(forReadingAtPath: source)
+        else {
             throw KeySetSourceError(sentence: "cannot read the key set file \(source): permission denied or unreadable")
         }
+        defer { try? handle.close() }
+        // Read to the end, but no further than one byte past the key set limit (a device such as
+        // /dev/zero never ends; JWKSet refuses the oversized document with a sentence). Device
+        // files such as /dev/null have no size, so FileManager.contents(atPath:) is not used.
+        let data: Data
+        do { data = try handle.read(upToCount: JSONLimits.jwks.maximumBytes + 1) ?? Data() } catch {
+            throw KeySetSourceError(sentence: "cannot read the key set file \(source): unreadable")
+        }
+        guard !data.isEmpty else {
+            throw KeySetSourceError(sentence: "the key set file \(source) is empty, not a JWK set")
+        }
         return data
+    }
+
+    /// Where a key set came from, for a sentence: "the key set file F" or "the key set from URL".
+    private static func describe(_ source: String) -> String {
+        source.contains("://") ? "the key set from \(source)" : "the key set file \(source)"
     }
 
     /// A claim value as compact JSON text.

@@ -168,7 +168,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     ///   ``Base32/decode(_:)``, ``CryptoError/emptySecret``,
     ///   ``CryptoError/unsupportedAlgorithm`` (also any algorithm but SHA-1 with
     ///   `encoder=steam`), ``CryptoError/invalidSteamDigits`` (with `encoder=steam`, anything
-    ///   but 5), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
+    ///   but 5, including a `digits` that is not a number), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
     public init(parsing string: String) throws {
         let scheme = "otpauth://"
         guard string.utf8.count > scheme.utf8.count,
@@ -243,12 +243,15 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         default: throw CryptoError.invalidParameter("encoder")
         }
         let defaultDigits = encoding == .steam ? SteamGuardTOTP.codeLength : 6
+        // Under encoder=steam the only valid length is Steam's, so a `digits` that is not a
+        // number says that (not "6, 7 or 8").
+        let invalidDigits = encoding == .steam && kind == .totp ? CryptoError.invalidSteamDigits : .invalidDigits
         digits =
             try parameters["digits"].map { value in
                 // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
                 // Fuzz/otpauth) is an invalid length, not a trap.
                 guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else {
-                    throw CryptoError.invalidDigits
+                    throw invalidDigits
                 }
                 return digits
             } ?? defaultDigits
