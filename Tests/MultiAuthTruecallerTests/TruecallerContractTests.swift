@@ -44,14 +44,7 @@ struct TruecallerContractTests {
     }
 
     static func check(_ fixture: ContractFixture, only: Int?) async -> [String] {
-        var failures: [String] = []
-        for response in fixture.responses where only == nil || only == response.index {
-            failures += await adapterDirection(fixture, response).map { "adapter, \(response.name): \($0)" }
-            if response.sandboxRecipe != nil {
-                failures += await sandboxDirection(fixture, response).map { "sandbox, \(response.name): \($0)" }
-            }
-        }
-        return failures
+        await ContractMatch.check(fixture, only: only, adapter: adapterDirection, sandbox: sandboxDirection)
     }
 
     // MARK: Adapter direction
@@ -130,28 +123,10 @@ struct TruecallerContractTests {
             } else {
                 failures.append("the adapter sent no \(key)")
             }
-            failures += expectation(outcome, response)
+            failures += ContractMatch.expectation(outcome, response)
             return failures
         } catch {
             return ["set-up failed: \(error)"]
-        }
-    }
-
-    static func expectation(_ outcome: Result<String, AuthError>, _ response: ContractResponse) -> [String] {
-        switch outcome {
-        case .success(let step):
-            if let error = response.expectedError { return ["got \(step), expected \(error)"] }
-            return step == response.expectedStep ? [] : ["got \(step), expected \(response.expectedStep ?? "-")"]
-        case .failure(let error):
-            guard let expected = response.expectedError else {
-                return ["threw \(error), expected \(response.expectedStep ?? "-")"]
-            }
-            var failures: [String] = []
-            if error.code != expected { failures.append("code \(error.code), expected \(expected)") }
-            if let raw = response.expectedProviderCode, error.providerCode != raw {
-                failures.append("providerCode \(error.providerCode ?? "-"), expected \(raw)")
-            }
-            return failures
         }
     }
 
