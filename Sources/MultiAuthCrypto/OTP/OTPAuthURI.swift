@@ -175,7 +175,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
             string.prefix(scheme.count).lowercased() == scheme
         else { throw CryptoError.invalidURI }
         let rest = string.dropFirst(scheme.count)
-        guard !rest.contains("#") else { throw CryptoError.invalidURI }
+        guard !rest.unicodeScalars.contains("#") else { throw CryptoError.invalidURI }
         let pathAndQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = pathAndQuery[0]
         guard let slash = path.firstIndex(of: "/"), let kind = Kind(rawValue: path[..<slash].lowercased()) else {
@@ -381,7 +381,7 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         // Fuzz/otpauth).
         if let labelIssuer {
             label = PercentEncoding.encode(labelIssuer) + ":" + label
-        } else if account.contains(":") {
+        } else if account.unicodeScalars.contains(":") {
             label = ":" + label
         }
         var query = "secret=" + secret
