@@ -35,6 +35,9 @@ let package = Package(
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
         .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
+        // Server side across a fleet: replay and attempt stores (in-memory, Redis), the TOTP
+        // verifier, the fleet set-up of every verifier, the store conformance kit (Docs/Server.md).
+        .library(name: "MultiAuthServer", targets: ["MultiAuthServer"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         // MultiAuthPhoneCheck and MultiAuthCrossCheck are CI tools (Scripts/crosscheck_*.py), not
@@ -66,6 +69,12 @@ let package = Package(
                 "MultiAuthPortal",
                 "MultiAuthOTPless",
             ]),
+        // Never the client API and never the sandbox (Docs/Architecture.md, "Module graph").
+        .target(
+            name: "MultiAuthServer",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthOTPless", "MultiAuthTruecaller", "MultiAuthDynamic",
+            ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
             name: "MultiAuthBuiltInConformance",
@@ -88,7 +97,7 @@ let package = Package(
             name: "MultiAuthBench",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
-                "CMultiAuthBench",
+                "CMultiAuthBench", "MultiAuthServer",
                 cryptoSystemLibrary,
             ]
         ),
@@ -120,7 +129,7 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
-                "MultiAuthObservation",
+                "MultiAuthObservation", "MultiAuthServer", "MultiAuthOTPless",
             ],
             path: "Docs/Samples"),
         .testTarget(
@@ -173,6 +182,20 @@ let package = Package(
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
                 "MultiAuthObservation",
                 "MultiAuthQR", "MultiAuthTestKeys",
+            ]),
+        // One verifier process of the fleet race tests (Tests/MultiAuthServerTests/RedisFleetTests.swift;
+        // not a product): verifies what it is told on stdin against a shared Redis.
+        .executableTarget(
+            name: "MultiAuthFleetRacer",
+            dependencies: [
+                "MultiAuth", "MultiAuthCrypto", "MultiAuthServer", "MultiAuthTruecaller", "MultiAuthOTPless",
+                "MultiAuthDynamic", "MultiAuthTestKeys",
+            ]),
+        .testTarget(
+            name: "MultiAuthServerTests",
+            dependencies: [
+                "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
+                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

@@ -18,6 +18,9 @@ import MultiAuthCrypto
 /// let token = try await verifier.verify(bearer)   // token.userID, token.scopes
 /// ```
 ///
+/// With a shared `ReplayStore` (`replayStore:`, Docs/Server.md), ``verify(_:singleUse:)`` can
+/// also accept a token's `jti` once across every server sharing the store.
+///
 /// Concurrency: `Sendable`; the key cache is an actor, so concurrent verifications share one
 /// JWKS fetch. Time comes only from the injected ``/MultiAuth/TimeSource``.
 public struct DynamicTokenVerifier: Sendable {
@@ -33,6 +36,8 @@ public struct DynamicTokenVerifier: Sendable {
     /// The value `aud` must contain (the client's Origin), or the explicit opt-out
     /// `.anyAudience`.
     public let audience: JWTAudience
+    /// The shared store for single-use tokens (``verify(_:singleUse:)``), or `nil`.
+    public let replayStore: (any ReplayStore)?
     private let time: TimeSource
     private let cache: JWKSCache
 
@@ -46,11 +51,15 @@ public struct DynamicTokenVerifier: Sendable {
     ///   - audience: The required `aud` member (a string literal works), or `.anyAudience` to
     ///     skip the check explicitly; there is no default (Docs/Security.md).
     ///   - minimumRefetchInterval: Seconds between JWKS refetches caused by unknown `kid`s (default 30).
+    ///   - replayStore: A shared store that makes a token's `jti` single-use when
+    ///     ``verify(_:singleUse:)`` asks; `nil` by default.
     public init(
         configuration: DynamicConfiguration, transport: any HTTPTransport, time: TimeSource,
         leeway: Duration = .seconds(60),
-        issuer: String? = nil, audience: JWTAudience, minimumRefetchInterval: TimeInterval = 30
+        issuer: String? = nil, audience: JWTAudience, minimumRefetchInterval: TimeInterval = 30,
+        replayStore: (any ReplayStore)? = nil
     ) {
+        self.replayStore = replayStore
         self.configuration = configuration
         self.leeway = leeway
         self.issuer = issuer
@@ -117,6 +126,45 @@ public struct DynamicTokenVerifier: Sendable {
             userID: subject, sessionID: claims["sid"]?.stringValue, environmentID: configuration.environmentID,
             scopes: scopes,
             expiresAt: claims.expiresAt?.date, issuer: claims.issuer, email: claims["email"]?.stringValue, jwt: jwt)
+    }
+
+    /// Verifies `token` like ``verify(_:)`` and, with `singleUse`, accepts its `jti` once
+    /// through ``replayStore`` (for as long as the token is valid, `exp` + ``leeway``), on every
+    /// server sharing the store.
+    ///
+    /// - Parameters:
+    ///   - token: A compact JWT, as for ``verify(_:)``.
+    ///   - singleUse: Accept the token's `jti` once; `false` is ``verify(_:)``.
+    /// - Returns: The verified claims.
+    /// - Throws: as ``verify(_:)``; with `singleUse` also `.configuration` (no replay store;
+    ///   no fetch made), `.invalidInput` with `.invalidToken` (no `jti` or no `exp`),
+    ///   `.codeAlreadyUsed` (a replayed `jti`), `.storageUnavailable` (retryable: the store
+    ///   cannot answer; nothing accepted).
+    public func verify(_ token: String, singleUse: Bool) async throws -> DynamicVerifiedToken {
+        guard singleUse else { return try await verify(token) }
+        guard let replayStore else {
+            throw AuthError(
+                .configuration, "single-use tokens need a replay store (replayStore:)", provider: .dynamic)
+        }
+        let verified = try await verify(token)
+        let first: Bool
+        do {
+            first = try await replayStore.consumeJWTID(
+                of: verified.jwt.claims, at: time.now, leeway: leeway.timeInterval)
+        } catch CryptoError.expired {
+            throw AuthError(.expired, "the token expired", provider: .dynamic)
+        } catch CryptoError.missingParameter(let name) {
+            throw Self.invalid("a single-use token needs a \(name)")
+        } catch let error as StoreUnavailableError {
+            throw AuthError(
+                .storageUnavailable, "the replay store cannot answer; nothing was accepted (\(error.cause))",
+                provider: .dynamic, retryAfter: error.retryAfter, underlying: error)
+        } catch let error as CryptoError {
+            throw AuthError(
+                .configuration, "the replay store refused the call (\(error))", provider: .dynamic, underlying: error)
+        }
+        guard first else { throw AuthError(.codeAlreadyUsed, "this token was already used", provider: .dynamic) }
+        return verified
     }
 
     private static func invalid(_ message: String, underlying: (any Error)? = nil) -> AuthError {

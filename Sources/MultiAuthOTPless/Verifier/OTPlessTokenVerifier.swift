@@ -9,6 +9,11 @@ import MultiAuthCrypto
 /// Never trust an `ONETAP` token until your backend has checked it here (Docs/Providers/OTPless.md,
 /// "Security").
 ///
+/// **Single use across a fleet.** Given a shared `ReplayStore` (`replayStore:`; Docs/Server.md),
+/// ``validate(token:)`` accepts each token once across every server that shares the store, and
+/// ``verifyIDToken(_:audience:singleUse:)`` does the same for an id token's `jti` when asked.
+/// When the store cannot answer, both refuse with the retryable `.storageUnavailable`.
+///
 /// Concurrency: a `Sendable` value; copies share one JWKS cache (an actor), so concurrent id-token
 /// checks fetch the key set once. Time comes only from the injected `TimeSource`.
 public struct OTPlessTokenVerifier: Sendable {
@@ -28,9 +33,18 @@ public struct OTPlessTokenVerifier: Sendable {
     /// are seconds and silently rescaling would hide a broken token (Docs/Providers/OTPless.md,
     /// "Expiry").
     public let acceptsMillisecondTimestamps: Bool
+    /// The shared store that makes tokens single-use, or `nil` (no single-use check).
+    public let replayStore: (any ReplayStore)?
+    /// How long a validated `ONETAP` token is remembered as used (24 hours by default).
+    /// [ASSUMPTION] OTPLESS does not publish a token lifetime; 24 hours outlasts any we have
+    /// seen, and a longer value only costs store memory (Docs/Providers/OTPless.md, "Server side").
+    public let tokenReplayTTL: Duration
     private let transport: any HTTPTransport
     private let time: TimeSource
     private let cache: JWKSCache
+
+    /// The namespace of validated-token keys in the replay store: `otpless.token`.
+    public static let tokenReplayNamespace = "otpless.token"
 
     /// The default issuer, `https://otpless.com`.
     public static let defaultIssuer = "https://otpless.com"
@@ -50,11 +64,17 @@ public struct OTPlessTokenVerifier: Sendable {
     ///     instead of refusing the token (default `false`).
     ///   - transport: The HTTP transport.
     ///   - time: The time source.
+    ///   - replayStore: A shared store that makes validated tokens (and, when asked, id-token
+    ///     `jti`s) single-use across servers; `nil` by default (no single-use check).
+    ///   - tokenReplayTTL: How long a validated token is remembered; 24 hours by default.
     public init(
         clientID: String, clientSecret: String, baseURL: URL = OTPlessConfiguration.defaultBaseURL,
         issuer: String = OTPlessTokenVerifier.defaultIssuer, jwksURL: URL? = nil, leeway: TimeInterval = 60,
-        acceptsMillisecondTimestamps: Bool = false, transport: any HTTPTransport, time: TimeSource
+        acceptsMillisecondTimestamps: Bool = false, transport: any HTTPTransport, time: TimeSource,
+        replayStore: (any ReplayStore)? = nil, tokenReplayTTL: Duration = .seconds(86_400)
     ) {
+        self.replayStore = replayStore
+        self.tokenReplayTTL = tokenReplayTTL
         self.acceptsMillisecondTimestamps = acceptsMillisecondTimestamps
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -74,9 +94,15 @@ public struct OTPlessTokenVerifier: Sendable {
     /// `clientId`, `clientSecret`; body `{token}`).
     /// - Parameter token: The token the app received.
     /// - Returns: The verified user: id, identities, phone and e-mail when present.
+    ///
+    /// With a ``replayStore`` the token is then marked used (after OTPLESS confirmed it, so a
+    /// failed call never burns a token): a second validation of the same token, on this server or
+    /// any other sharing the store, is `.codeAlreadyUsed`.
     /// - Throws: `AuthError` `.invalidInput` (blank token, no network call), `.unauthorized`
     ///   (token refused; `7002` bad credentials), `.configuration` (`7012`), `.rateLimited`,
-    ///   `.providerUnavailable`, `.malformedResponse`, `.network`; or `CancellationError`.
+    ///   `.providerUnavailable`, `.malformedResponse`, `.network`; `.codeAlreadyUsed` (the
+    ///   token was already validated); `.storageUnavailable` (retryable: the replay store cannot
+    ///   answer, nothing accepted); or `CancellationError`.
     public func validate(token: String) async throws -> AuthUser {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw AuthError.invalidInput(.invalidToken, "the token is blank") }
@@ -97,7 +123,41 @@ public struct OTPlessTokenVerifier: Sendable {
         guard (info.status ?? "SUCCESS").uppercased() == "SUCCESS" else {
             throw AuthError(.unauthorized, "OTPLESS did not confirm the token", provider: .otpless)
         }
-        return try OTPlessSessionMapper.user(from: info, provider: .otpless)
+        let user = try OTPlessSessionMapper.user(from: info, provider: .otpless)
+        if let replayStore {
+            let first = try await Self.storeCall {
+                try await replayStore.consumeOnce(
+                    key: try replayStore.keyspace.key(Self.tokenReplayNamespace, trimmed), ttl: tokenReplayTTL)
+            }
+            guard first else {
+                throw AuthError(.codeAlreadyUsed, "this token was already validated", provider: .otpless)
+            }
+        }
+        return user
+    }
+
+    /// Runs a replay-store call; errors as ``storeError(_:)``.
+    static func storeCall<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// A replay store's refusal as a retryable `.storageUnavailable` (never an acceptance, never
+    /// a verdict on the token), a bad argument as `.configuration`; anything else unchanged.
+    static func storeError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as StoreUnavailableError:
+            AuthError(
+                .storageUnavailable, "the replay store cannot answer; nothing was accepted (\(error.cause))",
+                provider: .otpless, retryAfter: error.retryAfter, underlying: error)
+        case let error as CryptoError:
+            AuthError(
+                .configuration, "the replay store refused the call (\(error))", provider: .otpless, underlying: error)
+        default: error
+        }
     }
 
     /// Verifies an OIDC id token: RS256 signature through the JWKS (refetched once for an
@@ -106,16 +166,45 @@ public struct OTPlessTokenVerifier: Sendable {
     /// `exp` must be a JSON number of seconds: a string or other non-number `exp` reads as
     /// expired now (never "does not expire"); 13 or more digits (milliseconds) is refused unless
     /// ``acceptsMillisecondTimestamps`` (Docs/Providers/OTPless.md, "Expiry").
+    ///
+    /// With `singleUse`, the token's `jti` is then used once through ``replayStore`` (for as
+    /// long as the token is valid, `exp` + ``leeway``): a replay on any server sharing the store
+    /// is `.codeAlreadyUsed`.
     /// - Parameters:
     ///   - idToken: The compact JWT.
     ///   - audience: The required `aud`; the client id by default.
+    ///   - singleUse: Accept the token's `jti` once (needs a ``replayStore``); `false` by default.
     /// - Returns: The verified token (header and claims).
     /// - Throws: `AuthError` `.invalidInput` (reason `.invalidToken`: blank or malformed; no
-    ///   network call), `.signatureInvalid` (wrong signature, unknown `kid`, `alg` other than
-    ///   RS256), `.expired` (also a non-numeric `exp`), `.unauthorized` (`iss`/`aud` mismatch,
-    ///   not yet valid, a non-numeric `nbf`/`iat`, a millisecond timestamp),
-    ///   `.providerUnavailable` / `.network` (JWKS fetch); or `CancellationError`.
-    public func verifyIDToken(_ idToken: String, audience: String? = nil) async throws -> JWT {
+    ///   network call; with `singleUse` also a token without `jti` or `exp`), `.signatureInvalid`
+    ///   (wrong signature, unknown `kid`, `alg` other than RS256), `.expired` (also a
+    ///   non-numeric `exp`), `.unauthorized` (`iss`/`aud` mismatch, not yet valid, a non-numeric
+    ///   `nbf`/`iat`, a millisecond timestamp), `.providerUnavailable` / `.network` (JWKS fetch);
+    ///   `.configuration` (`singleUse` without a replay store); `.codeAlreadyUsed` (a replayed
+    ///   `jti`); `.storageUnavailable` (retryable); or `CancellationError`.
+    public func verifyIDToken(_ idToken: String, audience: String? = nil, singleUse: Bool = false) async throws -> JWT {
+        guard singleUse else { return try await verifyIDTokenClaims(idToken, audience: audience) }
+        guard let replayStore else {
+            throw AuthError(
+                .configuration, "single-use id tokens need a replay store (replayStore:)", provider: .otpless)
+        }
+        let jwt = try await verifyIDTokenClaims(idToken, audience: audience)
+        let first: Bool
+        do {
+            first = try await replayStore.consumeJWTID(of: jwt.claims, at: time.now, leeway: leeway)
+        } catch CryptoError.expired {
+            throw AuthError(.expired, "the id token expired", provider: .otpless)
+        } catch CryptoError.missingParameter(let name) {
+            throw AuthError(
+                .invalidInput, "a single-use id token needs a \(name)", provider: .otpless, reason: .invalidToken)
+        } catch {
+            throw Self.storeError(error)
+        }
+        guard first else { throw AuthError(.codeAlreadyUsed, "this id token was already used", provider: .otpless) }
+        return jwt
+    }
+
+    private func verifyIDTokenClaims(_ idToken: String, audience: String?) async throws -> JWT {
         let jwt: JWT
         do {
             jwt = try JWT(parsing: idToken.trimmingCharacters(in: .whitespacesAndNewlines))

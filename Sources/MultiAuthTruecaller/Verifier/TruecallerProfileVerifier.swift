@@ -19,6 +19,10 @@ import MultiAuthCrypto
 /// 5. [ASSUMPTION] when the payload has a `verifier` and a bundle id is configured, it must be
 ///    base64 HMAC-SHA256(key: app key, message: bundle id) → else code 15.
 ///
+/// 6. With a ``replayStore`` (on a server; Docs/Server.md), the nonce is then used once across
+///    every server sharing the store, for ``nonceReplayTTL`` → else `.codeAlreadyUsed`; when the
+///    store cannot answer, the retryable `.storageUnavailable` (nothing accepted).
+///
 /// Usable on a server too (no UIKit). Concurrency: a `Sendable` value; the key cache is an
 /// actor shared by copies.
 public struct TruecallerProfileVerifier: Sendable {
@@ -26,6 +30,16 @@ public struct TruecallerProfileVerifier: Sendable {
     public let configuration: TruecallerConfiguration
     /// The cache of signing keys.
     public let keyStore: TruecallerKeyStore
+    /// The shared store that makes each nonce single-use, or `nil` (no single-use check: the
+    /// caller must forget the nonce it issued after one verification).
+    public let replayStore: (any ReplayStore)?
+
+    /// The namespace of nonce keys in the replay store: `truecaller.nonce`.
+    public static let nonceReplayNamespace = "truecaller.nonce"
+
+    /// How long a used nonce is remembered: the accepted profile age plus 60 s of clock skew,
+    /// so a profile is refused as a replay for as long as it would be accepted by age.
+    public var nonceReplayTTL: Duration { configuration.maximumProfileAge + .seconds(60) }
 
     /// The only accepted `signatureAlgorithm`.
     public static let signatureAlgorithm = "SHA512withRSA"
@@ -37,8 +51,22 @@ public struct TruecallerProfileVerifier: Sendable {
 
     /// Creates a verifier sharing `keyStore`.
     public init(configuration: TruecallerConfiguration, keyStore: TruecallerKeyStore) {
+        self.init(configuration: configuration, keyStore: keyStore, replayStore: nil)
+    }
+
+    /// Creates a verifier whose nonces are single-use through `replayStore` (a server's set-up,
+    /// Docs/Server.md).
+    ///
+    /// - Parameters:
+    ///   - configuration: the configuration.
+    ///   - keyStore: the key cache; a new one for `configuration.keyEndpoint` by default.
+    ///   - replayStore: the shared store, or `nil` for no single-use check.
+    public init(
+        configuration: TruecallerConfiguration, keyStore: TruecallerKeyStore? = nil, replayStore: (any ReplayStore)?
+    ) {
         self.configuration = configuration
-        self.keyStore = keyStore
+        self.keyStore = keyStore ?? TruecallerKeyStore(endpoint: configuration.keyEndpoint)
+        self.replayStore = replayStore
     }
 
     /// Verifies `response` and returns its profile.
@@ -50,7 +78,9 @@ public struct TruecallerProfileVerifier: Sendable {
     /// - Throws: `AuthError` `.signatureInvalid` with provider code `"15"` (algorithm,
     ///   signature, verifier) or `"16"` (nonce); `.malformedResponse` with `"13"` (payload not
     ///   base64 JSON); `.expired` (stale `requestTime`); `.invalidInput` (blank expected
-    ///   nonce); the key endpoint's errors; `CancellationError`.
+    ///   nonce); with a ``replayStore``, `.codeAlreadyUsed` (the nonce was already used) and
+    ///   `.storageUnavailable` (retryable: the store cannot answer); the key endpoint's errors;
+    ///   `CancellationError`.
     public func verify(_ response: TruecallerProfileResponse, expectedNonce: String, context: AuthContext) async throws
         -> TruecallerProfile
     {
@@ -101,6 +131,25 @@ public struct TruecallerProfileVerifier: Sendable {
             guard valid == true else {
                 throw TruecallerErrorCode.verificationFailed.authError(
                     "the payload verifier does not match the bundle id")
+            }
+        }
+        if let replayStore {
+            // Last, after every check passed: a forged or stale response never burns a nonce.
+            let first: Bool
+            do {
+                first = try await replayStore.consumeOnce(
+                    key: try replayStore.keyspace.key(Self.nonceReplayNamespace, expectedNonce), ttl: nonceReplayTTL)
+            } catch let error as StoreUnavailableError {
+                throw AuthError(
+                    .storageUnavailable, "the replay store cannot answer; nothing was accepted (\(error.cause))",
+                    provider: .truecaller, retryAfter: error.retryAfter, underlying: error)
+            } catch let error as CryptoError {
+                throw AuthError(
+                    .configuration, "the replay store refused the call (\(error))", provider: .truecaller,
+                    underlying: error)
+            }
+            guard first else {
+                throw AuthError(.codeAlreadyUsed, "this request nonce was already used", provider: .truecaller)
             }
         }
         return profile

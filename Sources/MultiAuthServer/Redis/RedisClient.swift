@@ -1,0 +1,249 @@
+import Dispatch
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+
+/// A small Redis client (RESP2 over POSIX sockets) for the shared stores: a bounded connection
+/// pool, timeouts on every wait, `AUTH`/`SELECT`, reconnection with exponential back-off, and
+/// pipelining only where a caller needs two commands in one round trip (a write and its
+/// `WAIT`). Docs/Server.md, "Redis".
+///
+/// Every failure is a ``/MultiAuthCrypto/StoreUnavailableError``: the stores built on the client
+/// fail closed. Everything Redis sends is input too: replies are bounded (``RESPLimits``),
+/// numbers checked, and a connection that sends anything unexpected is closed.
+///
+/// **Reconnecting.** After a failed connection attempt the client waits `reconnectBackoff`
+/// (doubling per failure, at most `maximumReconnectBackoff`, with jitter) before trying again;
+/// meanwhile calls that need a new connection fail at once with `unreachable` and a
+/// `retryAfter`, instead of piling up on a dead server. An idle pooled connection is checked
+/// (readable means closed or out of step) before reuse. A command is never resent after its
+/// bytes may have reached the server: its outcome is unknown, so the caller gets
+/// `connectionLost` or `timedOut`.
+///
+/// Concurrency: `Sendable`. Blocking socket work runs on the client's own dispatch queue, never
+/// on the cooperative thread pool; at most `poolSize` commands run at once and further callers
+/// wait their turn (cancellable while waiting). A command in flight is bounded by
+/// `commandTimeout` and is not interrupted by cancellation.
+public final class RedisClient: Sendable {
+    /// The configuration (the password is never printed).
+    public let configuration: RedisConfiguration
+    package let limits: RESPLimits
+    private let queue = DispatchQueue(label: "multiauth.redis", attributes: .concurrent)
+    private let clock: ElapsedClock
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private nonisolated(unsafe) var pool = Pool()
+
+    private struct Pool {
+        var idle: [RedisConnection] = []
+        /// Connections leased or being opened.
+        var leased = 0
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<RedisConnection?, any Error>)] = []
+        var nextWaiter: UInt64 = 0
+        var failures = 0
+        var retryAt: Duration?
+        var closed = false
+        var jitter = UInt64(0x9E37_79B9_7F4A_7C15)
+        var connectionsOpened = 0
+    }
+
+    /// Creates a client; no connection is made until the first command.
+    ///
+    /// - Parameter configuration: where to connect and the timeouts.
+    public convenience init(configuration: RedisConfiguration) {
+        self.init(configuration: configuration, clock: ContinuousClock())
+    }
+
+    /// Creates a client whose reconnection back-off runs on `clock` (a test seam).
+    package init<C: Clock>(configuration: RedisConfiguration, clock: C, limits: RESPLimits = RESPLimits())
+    where C.Duration == Duration {
+        var configuration = configuration
+        configuration.poolSize = max(1, configuration.poolSize)
+        configuration.maximumWaiters = max(0, configuration.maximumWaiters)
+        self.configuration = configuration
+        self.clock = ElapsedClock(clock)
+        self.limits = limits
+    }
+
+    deinit {
+        for connection in pool.idle { connection.close() }
+    }
+
+    /// Sends `PING` and checks the `PONG`.
+    ///
+    /// - Throws: ``/MultiAuthCrypto/StoreUnavailableError``; `CancellationError` while waiting
+    ///   for a connection.
+    public func ping() async throws {
+        let reply = try await send([["PING"]])
+        guard reply == [.simpleString("PONG")] else {
+            throw StoreUnavailableError(.malformedReply, "Redis did not answer PING with PONG")
+        }
+    }
+
+    /// Closes the idle connections; every later call throws `closed`. Connections in use close
+    /// when their command ends.
+    public func close() {
+        let idle = lock.withLock {
+            pool.closed = true
+            defer { pool.idle = [] }
+            return pool.idle
+        }
+        for connection in idle { connection.close() }
+        let waiters = lock.withLock {
+            defer { pool.waiters = [] }
+            return pool.waiters
+        }
+        for waiter in waiters {
+            waiter.continuation.resume(throwing: StoreUnavailableError(.closed, "the Redis client was closed"))
+        }
+    }
+
+    /// Connections opened so far (diagnostics and tests).
+    package var connectionsOpened: Int { lock.withLock { pool.connectionsOpened } }
+
+    /// Sends `commands` in one round trip (pipelined when more than one) and returns one reply
+    /// each. Error replies are returned, not thrown.
+    package func send(_ commands: [[String]]) async throws -> [RESPValue] {
+        try await send(bytes: commands.map { $0.map { Array($0.utf8) } })
+    }
+
+    /// ``send(_:)`` with binary arguments.
+    package func send(bytes commands: [[[UInt8]]]) async throws -> [RESPValue] {
+        let leased = try await acquire()
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                var connection = leased
+                do {
+                    if connection == nil { connection = try self.connect() }
+                    let replies = try connection!.roundTrip(commands, timeout: configuration.commandTimeout)
+                    release(connection, reusable: true)
+                    continuation.resume(returning: replies)
+                } catch {
+                    release(connection, reusable: false)
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    // MARK: Pool
+
+    /// A healthy idle connection, or `nil` meaning "a slot is reserved: open a connection".
+    private func acquire() async throws -> RedisConnection? {
+        let id: UInt64 = lock.withLock {
+            pool.nextWaiter += 1
+            return pool.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RedisConnection?, any Error>) in
+                lock.lock()
+                if pool.closed {
+                    lock.unlock()
+                    continuation.resume(throwing: StoreUnavailableError(.closed, "the Redis client was closed"))
+                    return
+                }
+                var stale: [RedisConnection] = []
+                while let connection = pool.idle.popLast() {
+                    if connection.isReusable {
+                        pool.leased += 1
+                        lock.unlock()
+                        for old in stale { old.close() }
+                        continuation.resume(returning: connection)
+                        return
+                    }
+                    stale.append(connection)
+                }
+                if pool.leased < configuration.poolSize {
+                    pool.leased += 1
+                    lock.unlock()
+                    for old in stale { old.close() }
+                    continuation.resume(returning: nil)
+                    return
+                }
+                guard pool.waiters.count < configuration.maximumWaiters, !Task.isCancelled else {
+                    lock.unlock()
+                    for old in stale { old.close() }
+                    continuation.resume(
+                        throwing: Task.isCancelled
+                            ? CancellationError()
+                            : StoreUnavailableError(
+                                .overloaded,
+                                "all \(configuration.poolSize) Redis connections are busy and \(configuration.maximumWaiters) callers wait"
+                            ))
+                    return
+                }
+                pool.waiters.append((id, continuation))
+                lock.unlock()
+                for old in stale { old.close() }
+            }
+        } onCancel: {
+            let waiter = lock.withLock { () -> CheckedContinuation<RedisConnection?, any Error>? in
+                guard let index = pool.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return pool.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns a leased slot: a reusable connection goes to the next waiter or the idle list;
+    /// otherwise it is closed and the slot passes on (the waiter opens a new connection).
+    private func release(_ connection: RedisConnection?, reusable: Bool) {
+        let keep = reusable && connection?.isReusable == true
+        if !keep { connection?.close() }
+        lock.lock()
+        if !pool.waiters.isEmpty, !pool.closed {
+            let waiter = pool.waiters.removeFirst()
+            lock.unlock()
+            waiter.continuation.resume(returning: keep ? connection : nil)
+            return
+        }
+        pool.leased -= 1
+        if keep, let connection, !pool.closed {
+            pool.idle.append(connection)
+            lock.unlock()
+        } else {
+            let closed = pool.closed
+            lock.unlock()
+            if closed { connection?.close() }
+        }
+    }
+
+    /// Opens a connection, honouring and updating the back-off.
+    private func connect() throws -> RedisConnection {
+        let now = clock.elapsed()
+        if let wait: Duration = lock.withLock({
+            guard let retryAt = pool.retryAt, now < retryAt else { return nil }
+            return retryAt - now
+        }) {
+            throw StoreUnavailableError(
+                .unreachable, "Redis at \(configuration.host):\(configuration.port) is not reachable; backing off",
+                retryAfter: wait)
+        }
+        do {
+            let connection = try RedisConnection.open(configuration, limits: limits)
+            lock.withLock {
+                pool.failures = 0
+                pool.retryAt = nil
+                pool.connectionsOpened += 1
+            }
+            return connection
+        } catch let error as StoreUnavailableError {
+            let pause: Duration = lock.withLock {
+                pool.failures += 1
+                var pause = configuration.reconnectBackoff
+                for _ in 1..<min(pool.failures, 30) where pause < configuration.maximumReconnectBackoff {
+                    pause = pause * 2
+                }
+                pause = min(pause, configuration.maximumReconnectBackoff)
+                // Up to 25 % less, so a fleet of servers does not reconnect in lockstep.
+                pool.jitter = pool.jitter &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let fraction = Double(pool.jitter >> 11) / Double(1 << 53)
+                pause = pause * (1 - 0.25 * fraction)
+                pool.retryAt = clock.elapsed() + pause
+                return pause
+            }
+            throw StoreUnavailableError(error.cause, error.message, retryAfter: pause)
+        }
+    }
+}

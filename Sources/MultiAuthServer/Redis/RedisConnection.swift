@@ -1,0 +1,74 @@
+import Foundation
+import MultiAuthCrypto
+
+/// One authenticated connection: sends commands (several at once when a caller pipelines) and
+/// reads exactly one reply per command. Used by one caller at a time (the pool leases it), which
+/// is why it may cross to the I/O queue (`@unchecked Sendable`).
+final class RedisConnection: @unchecked Sendable {
+    private let socket: RedisSocket
+    private let limits: RESPLimits
+    private var buffer: [UInt8] = []
+
+    private init(socket: RedisSocket, limits: RESPLimits) {
+        self.socket = socket
+        self.limits = limits
+    }
+
+    /// Connects, then `AUTH` and `SELECT` as configured.
+    ///
+    /// - Throws: ``StoreUnavailableError`` (`unreachable`, `timedOut`, `authenticationFailed`, …).
+    static func open(_ configuration: RedisConfiguration, limits: RESPLimits) throws -> RedisConnection {
+        let socket = try RedisSocket.connect(
+            host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+        let connection = RedisConnection(socket: socket, limits: limits)
+        var setup: [[[UInt8]]] = []
+        if let password = configuration.password {
+            setup.append(
+                [Array("AUTH".utf8)] + (configuration.username.map { [Array($0.utf8)] } ?? []) + [Array(password.utf8)])
+        }
+        if configuration.database != 0 {
+            setup.append([Array("SELECT".utf8), Array(String(configuration.database).utf8)])
+        }
+        if !setup.isEmpty {
+            let replies = try connection.roundTrip(setup, timeout: configuration.connectTimeout)
+            for reply in replies where reply != .simpleString("OK") {
+                socket.close()
+                throw StoreUnavailableError(
+                    .authenticationFailed,
+                    "Redis at \(socket.endpoint) refused AUTH or SELECT (\(reply.errorWord ?? "unexpected reply"))")
+            }
+        }
+        return connection
+    }
+
+    /// Sends `commands` in one write and reads one reply per command.
+    ///
+    /// - Throws: ``StoreUnavailableError``; after any error the connection must be discarded
+    ///   (its stream position is unknown).
+    func roundTrip(_ commands: [[[UInt8]]], timeout: Duration) throws -> [RESPValue] {
+        let deadline = RedisSocket.deadline(after: timeout)
+        var out: [UInt8] = []
+        for command in commands { RESPParser.encode(command, into: &out) }
+        try socket.write(out, deadline: deadline)
+        var replies: [RESPValue] = []
+        replies.reserveCapacity(commands.count)
+        while replies.count < commands.count {
+            if let (value, consumed) = try RESPParser.parse(buffer[...], limits: limits) {
+                replies.append(value)
+                buffer.removeFirst(consumed)
+                continue
+            }
+            try socket.read(into: &buffer, maximum: limits.maximumReplyBytes + 64, deadline: deadline)
+        }
+        // A reply nobody asked for means the stream is out of step: never reuse it.
+        guard buffer.isEmpty else {
+            throw StoreUnavailableError(.malformedReply, "Redis sent bytes beyond the replies asked for")
+        }
+        return replies
+    }
+
+    /// Whether the connection can be reused (open, nothing unread).
+    var isReusable: Bool { buffer.isEmpty && socket.isIdleAndOpen }
+
+    func close() { socket.close() }
+}
