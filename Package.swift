@@ -181,7 +181,7 @@ let package = Package(
                 "MultiAuthBuiltInConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
                 "MultiAuthObservation",
-                "MultiAuthQR", "MultiAuthTestKeys",
+                "MultiAuthQR", "MultiAuthTestKeys", "MultiAuthServer",
             ]),
         // One verifier process of the fleet race tests (Tests/MultiAuthServerTests/RedisFleetTests.swift;
         // not a product): verifies what it is told on stdin against a shared Redis.

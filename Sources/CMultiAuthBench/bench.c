@@ -5,7 +5,12 @@
 #include <sys/file.h>  // flock
 #include <sys/stat.h>
 #include <unistd.h>
-#include <stdio.h>  // rename
+#include <stdio.h>  // rename, snprintf
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -83,3 +88,45 @@ int mab_durable_write(const char *lock, const char *path, const char *temp, cons
     close(lockFD);
     return status;
 }
+
+int mab_redis_connect(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons((unsigned short)port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+int mab_redis_setnx(int fd, const char *prefix, long index) {
+    char key[256];
+    int keyLength = snprintf(key, sizeof key, "%s%ld", prefix, index);
+    if (keyLength <= 0 || keyLength >= (int)sizeof key) return -1;
+    char command[512];
+    int length = snprintf(command, sizeof command,
+                          "*6\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\n1\r\n$2\r\nNX\r\n$2\r\nPX\r\n$5\r\n60000\r\n",
+                          keyLength, key);
+    if (length <= 0 || length >= (int)sizeof command) return -1;
+    if (send(fd, command, (size_t)length, MSG_NOSIGNAL) != length) return -1;
+    char reply[64];
+    size_t have = 0;
+    while (have < sizeof reply) {
+        ssize_t got = recv(fd, reply + have, sizeof reply - have, 0);
+        if (got <= 0) return -1;
+        have += (size_t)got;
+        if (have >= 2 && reply[have - 2] == '\r' && reply[have - 1] == '\n') break;
+    }
+    if (have >= 3 && reply[0] == '+') return 1;
+    if (have >= 4 && reply[0] == '$' && reply[1] == '-') return 0;
+    return -1;
+}
+
+void mab_redis_close(int fd) { close(fd); }

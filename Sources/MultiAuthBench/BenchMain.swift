@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthServer
 
 /// The bench's command line (see `main.swift` for why it runs off the main thread).
 enum BenchMain {
@@ -6,7 +7,8 @@ enum BenchMain {
         Usage: swift run -c release multiauth-bench [options]
 
           --repeats N          pairs of batches per row in time mode (default 15)
-          --only GROUP         totp, jwt, phone, flow, store, bus, memory (repeatable)
+          --only GROUP         totp, jwt, phone, flow, store, bus, replay, memory (repeatable)
+          --redis URL          a Redis for the replay rows (redis://127.0.0.1:PORT; or MULTIAUTH_REDIS_URL)
           --time-only          skip the instruction-count mode
           --instructions-only  skip the time mode
           --smoke              a tiny, fast run (CI): 3 repeats of small batches, no instructions
@@ -63,7 +65,14 @@ enum BenchMain {
         let instructionMode = !smoke && !arguments.contains("--time-only") && Callgrind.isAvailable
         Report.scale = smoke ? 0.02 : 1
 
-        let comparisons = allComparisons.filter { wanted($0.group) }.flatMap(\.rows)
+        if let url = value(after: "--redis") ?? ProcessInfo.processInfo.environment["MULTIAUTH_REDIS_URL"],
+            !url.isEmpty
+        {
+            ReplayBench.redis = try RedisConfiguration(url: url)
+        }
+        let comparisons =
+            allComparisons.filter { wanted($0.group) }.flatMap(\.rows)
+            + (wanted("replay") ? ReplayBench.comparisons : [])
         let report = Report(json: json)
         // Memory first, so the other benchmarks' freed buffers do not count in its RSS.
         let memoryRows = wanted("memory") && !smoke ? MemoryBench.run() : []
@@ -84,7 +93,8 @@ enum BenchMain {
         var counted: [String: Double] = [:]
         if instructionMode {
             report.section("instructions: each side alone under callgrind, per operation")
-            for comparison in comparisons {
+            // Network round trips are kernel and server time, invisible to callgrind.
+            for comparison in comparisons where comparison.group != "replay" {
                 for kernel in [comparison.ours, comparison.baseline] where counted[kernel.name] == nil {
                     counted[kernel.name] = try Callgrind.instructionsPerOperation(kernel)
                 }
@@ -96,6 +106,10 @@ enum BenchMain {
         var info: [InfoRow] = []
         if wanted("phone") && !smoke {
             info.append(try FirstParse.row(instructions: instructionMode))
+        }
+        if wanted("replay") {
+            let timedReplay = ReplayBench.comparisons.first.flatMap { timed[$0.ours.name + "/" + $0.baseline.name] }
+            info += try await ReplayBench.infoRows(smoke: smoke, timed: timedReplay)
         }
         if wanted("memory") && !smoke {
             info += memoryRows

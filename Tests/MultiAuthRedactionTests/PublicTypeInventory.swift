@@ -12,7 +12,7 @@ enum PublicTypeInventory {
         "MultiAuthCrypto", "MultiAuth", "MultiAuthHTTP", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
         "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance",
         "MultiAuthBuiltInConformance",
-        "MultiAuthObservation",
+        "MultiAuthObservation", "MultiAuthServer",
     ]
 
     /// The repository root, found from this file's path.

@@ -10,6 +10,7 @@ import MultiAuthObservation
 import MultiAuthPortal
 import MultiAuthQR
 import MultiAuthSandbox
+import MultiAuthServer
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Testing
@@ -52,6 +53,8 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.HMAC": "namespace (caseless enum)",
         "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
         "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
+        "MultiAuthCrypto.ReplayStoreLimits": "namespace (caseless enum)",
+        "MultiAuthServer.StoreConformance": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)",
@@ -227,6 +230,46 @@ struct RenderingSweepTests {
         add(try SteamGuardTOTP(secret: totpSecret))
         add(OTPAuthURI.CodeEncoding.steam)
         add(KeychainWriteCondition.absent)
+        let keyspace = try StoreKeyspace(prefix: "sweep", secret: Array(Plant.token.utf8))
+        add(keyspace)
+        add(try keyspace.key("truecaller.nonce", Plant.nonce))
+        add(AttemptDecision(allowed: false, remaining: 0, retryAfter: .seconds(30)))
+        add(StoreUnavailableError(.unreachable, "connect to 127.0.0.1:6379: refused", retryAfter: .milliseconds(50)))
+        add(StoreUnavailableError.Cause.malformedReply)
+
+        // MARK: MultiAuthServer
+        let replayStore = InMemoryReplayStore(time: sandbox.time, keyspace: keyspace)
+        _ = try await replayStore.consumeOnce(key: try keyspace.key("otpless.token", Plant.token), ttl: .seconds(60))
+        add(replayStore)
+        let limiter = InMemoryAttemptLimiter(time: sandbox.time, keyspace: keyspace)
+        add(limiter)
+        add(FallbackAttemptLimiter(primary: limiter, fallback: limiter, fleetSize: 2))
+        let redisConfiguration = RedisConfiguration(
+            host: "127.0.0.1", port: 6379, username: "app", password: Plant.clientSecret)
+        add(redisConfiguration)
+        let redis = RedisClient(configuration: redisConfiguration)
+        add(redis)
+        add(RedisReplayStore(client: redis, keyspace: keyspace))
+        add(RedisAttemptLimiter(client: redis, keyspace: keyspace))
+        let fleet = FleetVerifiers(replayStore: replayStore, attemptLimiter: limiter, time: sandbox.time)
+        add(fleet)
+        let totpVerifier = try fleet.totp()
+        add(totpVerifier)
+        add(TOTPVerifier.AttemptLimit.standard)
+        let sweptTOTP = try TOTP(secret: totpSecret)
+        add(try await totpVerifier.verify(try sweptTOTP.code(at: now), for: sweptTOTP, account: Plant.claim))
+        let subject = StoreConformanceSubject(
+            name: "sweep", replayStore: replayStore, attemptLimiter: limiter, time: .manual(advance: { _ in }),
+            unavailable: .init(replayStore: replayStore, attemptLimiter: limiter))
+        add(subject)
+        add(subject.time)
+        add(subject.unavailable!)
+        add(StoreConformanceCheck.consumeOnceIsAtomic)
+        let storeReport = StoreConformanceReport(
+            subject: "sweep", results: [.init(id: "S02", title: "t", status: .failed, detail: "round 1: 2 of 16")])
+        add(storeReport)
+        add(storeReport.results[0])
+        add(StoreConformanceResult.Status.skipped)
 
         // MARK: MultiAuthHTTP
         add(

@@ -5,7 +5,7 @@ import MultiAuthSandboxRuntime
 import MultiAuthServer
 import Testing
 
-/// Server-side TOTP verification on shared stores (Docs/Server.md, "TOTP"), on a `ManualClock`.
+/// Server-side TOTP verification on shared stores (Docs/Server.md, "Attempt limits"), on a `ManualClock`.
 @Suite(.timeLimit(.minutes(10)))  // hang guard only
 struct TOTPVerifierTests {
     let clock = ManualClock()

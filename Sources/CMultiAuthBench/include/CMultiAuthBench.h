@@ -22,4 +22,16 @@ void mab_callgrind_dump(void);
 int mab_durable_write(const char *lock, const char *path, const char *temp, const char *directory, const void *bytes,
                       size_t length);
 
+/// A blocking TCP connection to a Redis server on 127.0.0.1:`port` (TCP_NODELAY, like the
+/// library's client). Returns the descriptor, or -1 with errno set.
+int mab_redis_connect(int port);
+
+/// One bare `SET key 1 NX PX 60000` round trip on `fd`, the key being `prefix` followed by the
+/// decimal `index`: the command written in one send, the reply read up to its CRLF. Returns 1
+/// for +OK, 0 for the null reply, -1 on any error.
+int mab_redis_setnx(int fd, const char *prefix, long index);
+
+/// Closes a connection of mab_redis_connect.
+void mab_redis_close(int fd);
+
 #endif
