@@ -9,8 +9,9 @@ import MultiAuthCrypto
 /// `WAIT`). Docs/Server.md, "Redis".
 ///
 /// Every failure is a ``/MultiAuthCrypto/StoreUnavailableError``: the stores built on the client
-/// fail closed. Everything Redis sends is input too: replies are bounded (``RESPLimits``),
-/// numbers checked, and a connection that sends anything unexpected is closed.
+/// fail closed. Everything Redis sends is input too: replies are bounded (sizes, nesting),
+/// numbers checked, and a connection that sends anything unexpected is closed (Docs/Server.md,
+/// "Redis answers are input too").
 ///
 /// **Reconnecting.** After a failed connection attempt the client waits `reconnectBackoff`
 /// (doubling per failure, at most `maximumReconnectBackoff`, with jitter) before trying again;
