@@ -89,12 +89,15 @@ final class FakeRedisServer: @unchecked Sendable {
         }
     }
 
+    /// Closes the held connections and the listener; once (a descriptor is never closed twice).
     func stop() {
-        let connections = lock.withLock {
+        let connections: [Int32]? = lock.withLock {
+            guard !stopped else { return nil }
             stopped = true
             defer { held = [] }
             return held
         }
+        guard let connections else { return }
         for connection in connections { _ = close(connection) }
         shutdown(listener, Int32(SHUT_RDWR))
         _ = close(listener)

@@ -157,3 +157,45 @@ struct RedisClientTests {
         #expect(got == .closed)
     }
 }
+
+/// The pool's bounds: a full queue of waiting callers is refused at once, and a waiting caller
+/// can be cancelled. A fake server holds the only connection (it never answers); the test
+/// waits for the pool's state by yielding, and ends the held command by stopping the server.
+@Suite(.timeLimit(.minutes(10)))  // hang guard only
+struct RedisPoolTests {
+    func heldClient(waiters: Int) throws -> (RedisClient, FakeRedisServer) {
+        let server = try FakeRedisServer([.init(replies: [], close: false)])
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: server.port)
+        configuration.poolSize = 1
+        configuration.maximumWaiters = waiters
+        configuration.commandTimeout = .seconds(600)  // ended by stopping the server, never waited for
+        return (RedisClient(configuration: configuration), server)
+    }
+
+    @Test func aFullWaitingQueueIsOverloaded() async throws {
+        let (client, server) = try heldClient(waiters: 0)
+        let held = Task { try await client.ping() }
+        while client.leasedConnections < 1 { await Task.yield() }
+        var error: StoreUnavailableError?
+        do { try await client.ping() } catch let failure as StoreUnavailableError { error = failure }
+        #expect(error?.cause == .overloaded)
+        server.stop()
+        let outcome = await held.result
+        #expect((try? outcome.get()) == nil)  // the held command failed when the server went away
+    }
+
+    @Test func aWaitingCallerCanBeCancelled() async throws {
+        let (client, server) = try heldClient(waiters: 4)
+        defer { server.stop() }
+        let held = Task { try await client.ping() }
+        while client.leasedConnections < 1 { await Task.yield() }
+        let waiting = Task { try await client.ping() }
+        while client.waitingCallers < 1 { await Task.yield() }
+        waiting.cancel()
+        let result = await waiting.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(client.waitingCallers == 0)
+        server.stop()
+        _ = await held.result
+    }
+}

@@ -36,6 +36,23 @@ struct RedisFleetTests {
     }
 
     @Test(.enabled(if: RedisTestEnvironment.url != nil, RedisTestEnvironment.urlMissing))
+    func selectKeepsDatabasesApart() async throws {
+        var configuration = try RedisConfiguration(url: try #require(RedisTestEnvironment.url))
+        configuration.database = 3
+        let three = RedisClient(configuration: configuration)
+        configuration.database = 4
+        let four = RedisClient(configuration: configuration)
+        defer {
+            three.close()
+            four.close()
+        }
+        let key = try StoreKeyspace.default.key("select", UUID().uuidString)
+        #expect(try await RedisReplayStore(client: three).consumeOnce(key: key, ttl: .seconds(60)))
+        #expect(try await RedisReplayStore(client: four).consumeOnce(key: key, ttl: .seconds(60)))
+        #expect(!(try await RedisReplayStore(client: three).consumeOnce(key: key, ttl: .seconds(60))))
+    }
+
+    @Test(.enabled(if: RedisTestEnvironment.url != nil, RedisTestEnvironment.urlMissing))
     func eightProcessesRacingAcceptEachCodeNonceAndTokenExactlyOnce() async throws {
         let url = try #require(RedisTestEnvironment.url)
         let racers = try #require(Racers.locate(), "MultiAuthFleetRacer is not next to the test bundle")

@@ -101,6 +101,10 @@ public final class RedisClient: Sendable {
 
     /// Connections opened so far (diagnostics and tests).
     package var connectionsOpened: Int { lock.withLock { pool.connectionsOpened } }
+    /// Connections leased or being opened now (tests).
+    package var leasedConnections: Int { lock.withLock { pool.leased } }
+    /// Callers waiting for a connection now (tests).
+    package var waitingCallers: Int { lock.withLock { pool.waiters.count } }
 
     /// Sends `commands` in one round trip (pipelined when more than one) and returns one reply
     /// each. Error replies are returned, not thrown.

@@ -160,7 +160,7 @@ final class RedisSocket {
     ///   `timedOut`, `closed`).
     func read(into buffer: inout [UInt8], maximum: Int, deadline: UInt64) throws {
         guard descriptor >= 0 else { throw StoreUnavailableError(.closed, "the connection is closed") }
-        var chunk = [UInt8](repeating: 0, count: max(1, min(maximum, 16 * 1024)))
+        var chunk = [UInt8](repeating: 0, count: max(1, min(maximum, 4 * 1024)))  // replies are small
         while true {
             let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
             if received > 0 {
