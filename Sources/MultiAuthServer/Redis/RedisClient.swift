@@ -113,14 +113,33 @@ public final class RedisClient: Sendable {
     }
 
     /// ``send(_:)`` with binary arguments.
+    ///
+    /// On a pooled connection the commands are written by the calling task (a non-blocking
+    /// write of a few hundred bytes, which the kernel takes at once), so the hand-off to the I/O
+    /// queue overlaps the server's work; only the wait for the replies blocks, on the queue. A
+    /// new connection is opened, written and read on the queue.
     package func send(bytes commands: [[[UInt8]]]) async throws -> [RESPValue] {
         let leased = try await acquire()
+        let deadline = RedisSocket.deadline(after: configuration.commandTimeout)
+        if let leased {
+            do {
+                try leased.write(commands, deadline: deadline)
+            } catch {
+                release(leased, reusable: false)
+                throw error
+            }
+        }
         return try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 var connection = leased
+                var readDeadline = deadline  // one timeout for the whole round trip
                 do {
-                    if connection == nil { connection = try self.connect() }
-                    let replies = try connection!.roundTrip(commands, timeout: configuration.commandTimeout)
+                    if connection == nil {
+                        connection = try self.connect()
+                        readDeadline = RedisSocket.deadline(after: configuration.commandTimeout)
+                        try connection!.write(commands, deadline: readDeadline)
+                    }
+                    let replies = try connection!.readReplies(commands.count, deadline: readDeadline)
                     release(connection, reusable: true)
                     continuation.resume(returning: replies)
                 } catch {

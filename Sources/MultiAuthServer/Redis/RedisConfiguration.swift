@@ -56,7 +56,9 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomRefle
 
     /// Reads a `redis://[[username]:password@]host[:port][/database]` URL (the form of the
     /// `MULTIAUTH_REDIS_URL` variable, Docs/Testing.md); user and password may be
-    /// percent-encoded, an IPv6 host is written in brackets.
+    /// percent-encoded, an IPv6 host is written in brackets. A user part without a colon is the
+    /// password (`redis://secret@host`, as `AUTH secret`); `redis://user:secret@host` is an ACL
+    /// user and its password.
     ///
     /// - Throws: `AuthError` `.configuration` for another scheme (`rediss://`: TLS is not
     ///   supported, Docs/Server.md), no host, a port outside 1...65535 or a database outside

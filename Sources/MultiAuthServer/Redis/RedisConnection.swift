@@ -47,12 +47,26 @@ final class RedisConnection: @unchecked Sendable {
     ///   (its stream position is unknown).
     func roundTrip(_ commands: [[[UInt8]]], timeout: Duration) throws -> [RESPValue] {
         let deadline = RedisSocket.deadline(after: timeout)
+        try write(commands, deadline: deadline)
+        return try readReplies(commands.count, deadline: deadline)
+    }
+
+    /// Writes `commands` as one buffer (a pipeline when there are several).
+    ///
+    /// - Throws: ``StoreUnavailableError``.
+    func write(_ commands: [[[UInt8]]], deadline: UInt64) throws {
         var out: [UInt8] = []
         for command in commands { RESPParser.encode(command, into: &out) }
         try socket.write(out, deadline: deadline)
+    }
+
+    /// Reads exactly `count` replies, refusing any byte beyond them.
+    ///
+    /// - Throws: ``StoreUnavailableError``.
+    func readReplies(_ count: Int, deadline: UInt64) throws -> [RESPValue] {
         var replies: [RESPValue] = []
-        replies.reserveCapacity(commands.count)
-        while replies.count < commands.count {
+        replies.reserveCapacity(count)
+        while replies.count < count {
             if let (value, consumed) = try RESPParser.parse(buffer[...], limits: limits) {
                 replies.append(value)
                 buffer.removeFirst(consumed)
