@@ -33,10 +33,15 @@ final class FakeRedisServer: @unchecked Sendable {
     private var held: [Int32] = []
     private var stopped = false
     private(set) var accepted = 0
+    private let finished = DispatchSemaphore(value: 0)
 
     init(_ scripts: [Script]) throws {
         self.scripts = scripts
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -62,10 +67,13 @@ final class FakeRedisServer: @unchecked Sendable {
         try self.init([Script(reply: Array(reply.utf8), close: close)])
     }
 
+    /// Accepts until `stop()` shuts the listener down, then closes it here, on this thread:
+    /// the descriptor stays open (and its number taken) until nothing can use it any more, so a
+    /// concurrent test can never be handed the same number and see it closed under it.
     private func serve() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }  // the listener was closed
+            guard connection >= 0 else { break }  // shut down by stop()
             let script: Script? = lock.withLock {
                 guard !stopped else { return nil }
                 accepted += 1
@@ -73,23 +81,40 @@ final class FakeRedisServer: @unchecked Sendable {
             }
             guard let script else {
                 _ = close(connection)
-                return
+                break
             }
             var buffer = [UInt8](repeating: 0, count: 4096)
             for reply in script.replies {
                 let received = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress!, $0.count, 0) }
                 guard received > 0 else { break }
+                #if canImport(Glibc)
                 _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                #else
+                _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, 0) }
+                #endif
             }
             if script.close {
+                // Read whatever else arrived first: closing with unread bytes would send a reset,
+                // and the client could lose the reply it was sent.
+                while buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress!, $0.count, Int32(MSG_DONTWAIT)) }
+                )
+                    > 0
+                {}
                 _ = close(connection)
             } else {
-                lock.withLock { held.append(connection) }
+                let keep = lock.withLock {
+                    if !stopped { held.append(connection) }
+                    return !stopped
+                }
+                if !keep { _ = close(connection) }
             }
         }
+        _ = close(listener)
+        finished.signal()
     }
 
-    /// Closes the held connections and the listener; once (a descriptor is never closed twice).
+    /// Closes the held connections, shuts the listener down and returns once the accepting
+    /// thread has closed it (so the port refuses connections); once.
     func stop() {
         let connections: [Int32]? = lock.withLock {
             guard !stopped else { return nil }
@@ -99,8 +124,14 @@ final class FakeRedisServer: @unchecked Sendable {
         }
         guard let connections else { return }
         for connection in connections { _ = close(connection) }
+        #if canImport(Glibc)
         shutdown(listener, Int32(SHUT_RDWR))
-        _ = close(listener)
+        #else
+        shutdown(listener, SHUT_RDWR)
+        #endif
+        // The accepting thread leaves at once (its accept fails); the bound only matters if it
+        // were stuck reading a client that never writes, which no test does.
+        _ = finished.wait(timeout: .now() + .seconds(30))
     }
 
     /// A loopback port with nothing listening (bound, then closed).
