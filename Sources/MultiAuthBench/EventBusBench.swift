@@ -112,6 +112,32 @@ enum EventBusBench {
         }
     }
 
+    /// Subscriber churn with `residents` subscribers registered (never reading, 4-event
+    /// buffers): each operation subscribes one more and cancels it, and every 256th operation
+    /// publishes one event to everyone, so registration interleaves with publishing.
+    static func churn(_ residents: Int, name: String) -> Kernel {
+        Kernel(name, batch: 20_000, instructions: 4_000) {
+            let bus = AuthEventBus()
+            let kept = (0..<residents).map { _ in bus.subscribe(bufferCapacity: 4) }
+            return Runner(
+                run: { count in
+                    let start = Clock.nanoseconds()
+                    for index in 0..<count {
+                        // Released at the end of the iteration: cancelled, unregistered.
+                        let stream = bus.subscribe(bufferCapacity: 4)
+                        withExtendedLifetime(stream) {}
+                        if index % 256 == 0 { bus.publish(.flowExpired, provider: "bench") }
+                    }
+                    return Double(Clock.nanoseconds() - start)
+                },
+                close: { withExtendedLifetime(kept) {} })
+        }
+    }
+
+    static let churnOne = churn(1, name: "bus.churn.1")
+    static let churn1k = churn(1_000, name: "bus.churn.1k")
+    static let churn16k = churn(16_000, name: "bus.churn.16k")
+
     static let comparisons = [
         Comparison(
             group: "event bus", label: "per delivery, 1 publisher → 1 subscriber vs raw AsyncStream", ours: ours,
@@ -123,5 +149,14 @@ enum EventBusBench {
         Comparison(
             group: "event bus", label: "the same, state events of 2 providers between flow events", ours: stalledStates,
             baseline: noneStates, goal: .atMost(2.0)),
+        // Subscribe + cancel cost O(1): the same with 1,000 and 16,000 resident subscribers as
+        // with one. The publishes every 256 operations reach every resident, so a little of
+        // the ratio is publishing, which is O(subscribers) by nature.
+        Comparison(
+            group: "event bus", label: "subscribe + cancel with 1,000 subscribers vs 1 (publishing meanwhile)",
+            ours: churn1k, baseline: churnOne, goal: .atMost(2.0)),
+        Comparison(
+            group: "event bus", label: "subscribe + cancel with 16,000 subscribers vs 1 (publishing meanwhile)",
+            ours: churn16k, baseline: churnOne, goal: .atMost(3.0)),
     ]
 }
