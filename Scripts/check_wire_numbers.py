@@ -204,11 +204,11 @@ struct Clean {
 
 def self_test():
     with tempfile.TemporaryDirectory() as root:
-        os.makedirs(os.path.join(root, "Sources/MultiAuthDynamic"))
-        with open(os.path.join(root, "Sources/MultiAuthDynamic/Planted.swift"), "w") as handle:
-            handle.write(PLANTED)
-        with open(os.path.join(root, "Sources/MultiAuthDynamic/Clean.swift"), "w") as handle:
-            handle.write(CLEAN)
+        module = os.path.join(root, "Sources", "MultiAuthDynamic")
+        os.makedirs(module)
+        for name, text in (("Planted", PLANTED), ("Clean", CLEAN)):
+            with open(os.path.join(module, name + ".swift"), "w") as handle:
+                handle.write(text)
         findings = check_tree(root, ["Sources/MultiAuthDynamic"], set())
     planted = [f for f in findings if "Planted.swift" in f]
     clean = [f for f in findings if "Clean.swift" in f]

@@ -51,7 +51,8 @@ struct UnderlyingLeakTests {
     @Test func aCodePlantedInTheUnderlyingErrorFailsTheSecretRenderingCheck() async {
         let kit = ProviderConformance(provider: { _ in UnderlyingLeakProvider() }, harness: .reference())
         let report = await kit.run()
-        #expect(report.failed.map(\.id) == [ConformanceCheck.noSecretInAnyRendering.rawValue], "\(report.renderTable())")
+        #expect(
+            report.failed.map(\.id) == [ConformanceCheck.noSecretInAnyRendering.rawValue], "\(report.renderTable())")
         #expect(report.result(for: .noSecretInAnyRendering)?.detail?.contains("causes") == true)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthTestKeys
 import Testing
 
 @testable import MultiAuthCrypto
@@ -68,6 +69,22 @@ struct KeySizeLimitTests {
                 #expect(try load().keyType == .rsa, "e = \(exponent) via \(path)")
             }
         }
+    }
+
+    /// A token is checked against at most `maximumCandidateKeys` keys: the real key behind
+    /// that many decoys sharing its `kid` verifies, one decoy more and it is never tried.
+    @Test func atMostEightCandidateKeysAreTriedPerToken() throws {
+        let key = TestKeys.rsaA
+        let token = try JWT(
+            parsing: JWT.sign(claims: ["sub": .string("x")], with: key, algorithm: .rs256, keyID: "shared"))
+        let decoy = JWK(kty: "RSA", kid: "shared", n: Base64URL.encode(Self.modulus(bits: 2_048)), e: "AQAB")
+        let real = try key.publicKey.jwk(keyID: "shared")
+        let limit = JWKSet.maximumCandidateKeys
+        #expect(limit == 8)
+        let within = JWKSet(keys: Array(repeating: decoy, count: limit - 1) + [real])
+        #expect(try within.verifySignature(of: token) == real)
+        let beyond = JWKSet(keys: Array(repeating: decoy, count: limit) + [real])
+        #expect(throws: CryptoError.signatureInvalid) { try beyond.verifySignature(of: token) }
     }
 
     /// The breaker's key set: 16,384-bit keys with a 64-bit exponent find no usable key, and the

@@ -61,6 +61,8 @@ struct OTPlessHostileNumberTests {
         let world = try TestWorld()
         let provider = try world.provider()
         let context = AuthContext(transport: ScriptedTransport([]), time: world.time)
-        await #expect(throws: AuthError.self) { _ = try await provider.runSilentNetworkAuth(challenge, context: context) }
+        await #expect(throws: AuthError.self) {
+            _ = try await provider.runSilentNetworkAuth(challenge, context: context)
+        }
     }
 }

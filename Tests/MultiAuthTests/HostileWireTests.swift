@@ -33,7 +33,9 @@ struct HostileWireTests {
             try WireNumber.expiry(unixSeconds: 1_700_003_600, now: now, field: "exp", provider: nil)
                 == Date(timeIntervalSince1970: 1_700_003_600))
         // An expiry in the past is valid (refresh due); one before 1970 or past 10 years is not.
-        #expect(try WireNumber.expiry(unixSeconds: 1_000, now: now, field: "exp", provider: nil).timeIntervalSince1970 == 1_000)
+        #expect(
+            try WireNumber.expiry(unixSeconds: 1_000, now: now, field: "exp", provider: nil).timeIntervalSince1970
+                == 1_000)
         for bad in [-1, 1e300, 1e19, .infinity, .nan] {
             let error = #expect(throws: AuthError.self) {
                 _ = try WireNumber.expiry(unixSeconds: bad, now: now, field: "exp", provider: nil)
@@ -46,7 +48,9 @@ struct HostileWireTests {
         #expect(try WireNumber.timer(3, unit: 1, field: "t", provider: nil) == .seconds(3))
         #expect(try WireNumber.timer(1e300, unit: 1, field: "t", provider: nil) == WireNumber.maximumTimer)
         #expect(try WireNumber.timer(200, unit: 0.001, field: "t", provider: nil) == .milliseconds(200))
-        #expect(try WireNumber.timer(0, unit: 1, minimum: .milliseconds(100), field: "t", provider: nil) == .milliseconds(100))
+        #expect(
+            try WireNumber.timer(0, unit: 1, minimum: .milliseconds(100), field: "t", provider: nil)
+                == .milliseconds(100))
         for bad in [-1, Double.infinity, .nan] {
             #expect(throws: AuthError.self) { _ = try WireNumber.timer(bad, unit: 1, field: "t", provider: nil) }
         }
@@ -147,7 +151,8 @@ struct HostileWireTests {
     // MARK: Causes are redacted
 
     @Test func underlyingKeepsHostAndRedactedPathNeverTheQueryOrASecret() throws {
-        let url = URL(string: "https://api.example.com/v4/session/493817/tok3nABCdef12345?code=582941&state=s3cr3tState")!
+        let url = URL(
+            string: "https://api.example.com/v4/session/493817/tok3nABCdef12345?code=582941&state=s3cr3tState")!
         let cause = URLError(
             .timedOut,
             userInfo: [NSURLErrorFailingURLErrorKey: url, "NSErrorFailingURLStringKey": url.absoluteString])

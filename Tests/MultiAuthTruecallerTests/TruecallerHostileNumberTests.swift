@@ -36,7 +36,8 @@ struct TruecallerHostileNumberTests {
         let challenge = try #require(step.challenge)
         let lifetime = try #require(challenge.expiresAt).timeIntervalSince(challenge.issuedAt)
         #expect(lifetime == 300 || lifetime == 150)
-        let decoded = try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(challenge))
+        let decoded = try JSONDecoder.multiAuth.decode(
+            Challenge.self, from: try JSONEncoder.multiAuth.encode(challenge))
         #expect(decoded == challenge)
     }
 }

@@ -17,7 +17,8 @@ extension OTPlessProvider {
                 field: "timerSettings.interval", provider: id)) ?? .interval(Self.defaultStatusTimer.interval)
         let timeout =
             (try? WireNumber.timer(
-                timer?.timeout ?? Self.defaultStatusTimer.timeout, unit: 1, field: "timerSettings.timeout", provider: id))
+                timer?.timeout ?? Self.defaultStatusTimer.timeout, unit: 1, field: "timerSettings.timeout", provider: id
+            ))
             ?? .interval(Self.defaultStatusTimer.timeout)
         let registry = self.registry
         registry.setPoller(for: flowID) { pollerID in
