@@ -20,16 +20,33 @@ struct OTPlessHostileNumberTests {
         #expect(error.providerCode == AuthError.plausibleProviderCode(kept))
     }
 
+    /// A flow the poller can poll: pending for ten days.
+    static func pendingFlow(_ provider: OTPlessProvider, world: TestWorld) -> FlowID {
+        var state = ProviderState()
+        state[otpless: "state"] = "st-1"
+        let challenge = Challenge(
+            flowID: .random(), provider: .otpless, kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false),
+            issuedAt: world.clock.wallNow, expiresAt: world.clock.wallNow.addingTimeInterval(10 * 86_400),
+            providerState: state)
+        provider.registry.record(challenge)
+        return challenge.flowID
+    }
+
     @Test func aHugeStatusTimerIsClampedToADay() async throws {
         let world = try TestWorld()
         let provider = try world.provider()
+        let flow = Self.pendingFlow(provider, world: world)
         provider.startPolling(
-            flowID: .random(), timer: OTPlessWire.TimerSettings(interval: 1e300, timeout: 1e300),
-            context: world.context())
+            flowID: flow, timer: OTPlessWire.TimerSettings(interval: 1e300, timeout: 1e300), context: world.context())
         await world.clock.waitForSleepers(count: 1)
         #expect(provider.activePollerCount == 1)
-        // The first sleep ends within a day (no challenge is pending, so the poller then ends).
-        world.clock.advance(by: .seconds(86_400))
+        world.clock.advance(by: .seconds(86_399))
+        #expect(world.requests(containing: "/transaction/status/").isEmpty)
+        // The first poll comes after one day, the clamp, not after 10^300 seconds.
+        world.clock.advance(by: .seconds(1))
+        await world.settle { world.requests(containing: "/transaction/status/").count == 1 }
+        #expect(world.requests(containing: "/transaction/status/").count == 1)
+        provider.stopPolling(flowID: flow)
         await world.settle { provider.activePollerCount == 0 }
         #expect(provider.activePollerCount == 0)
     }
@@ -38,12 +55,16 @@ struct OTPlessHostileNumberTests {
     func aNegativeStatusTimerFallsBackToTheSDKDefault(value: Double) async throws {
         let world = try TestWorld()
         let provider = try world.provider()
+        let flow = Self.pendingFlow(provider, world: world)
         provider.startPolling(
-            flowID: .random(), timer: OTPlessWire.TimerSettings(interval: value, timeout: 60), context: world.context())
+            flowID: flow, timer: OTPlessWire.TimerSettings(interval: value, timeout: 60), context: world.context())
         await world.clock.waitForSleepers(count: 1)
         world.clock.advance(by: .milliseconds(2_999))
-        #expect(provider.activePollerCount == 1)
+        #expect(world.requests(containing: "/transaction/status/").isEmpty)
         world.clock.advance(by: .milliseconds(1))
+        await world.settle { world.requests(containing: "/transaction/status/").count == 1 }
+        #expect(world.requests(containing: "/transaction/status/").count == 1)
+        provider.stopPolling(flowID: flow)
         await world.settle { provider.activePollerCount == 0 }
         #expect(provider.activePollerCount == 0)
     }
