@@ -54,6 +54,13 @@ FIXED = [
     ("user@xn--nxasmq6b.com", True),      # βόλοσ
     ("user@a-b--c.example", True),
     ("User.Name+OTP@Example.COM", True),
+    # Invisible format characters (Unicode Cf), as pasted from chat apps: refused anywhere, never
+    # trimmed (Docs/Security.md, "Identity input").
+    ("\u200buser@example.com", False),       # zero-width space first
+    ("user@example.com\ufeff", False),       # byte-order mark last
+    ("us\u200ber@example.com", False),
+    ("user@exa\u2060mple.com", False),       # word joiner in the domain
+    ("\u200euser@example.com", False),       # left-to-right mark
 ]
 
 SCRIPTS = [(0xE0, 0xFF), (0x3B1, 0x3C9), (0x430, 0x44F), (0x4E00, 0x4FFF), (0x627, 0x64A), (0x905, 0x939),

@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-ALL_TARGETS=(phone email base32 base64url otpauth jwt json dynamic-signin truecaller-otp portal-grant)
+ALL_TARGETS=(phone email base32 base64url otpauth jwt json dynamic-signin truecaller-otp portal-grant responses)
 target="${1:-all}"
 seconds="${2:-30}"
 scratch=".build-fuzz"
@@ -37,6 +37,8 @@ modules_for() {
     dynamic-signin) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic" ;;
     truecaller-otp) echo "MultiAuthCrypto MultiAuth MultiAuthTruecaller" ;;
     portal-grant) echo "MultiAuthCrypto MultiAuth MultiAuthQR MultiAuthPortal" ;;
+    # Every adapter endpoint against its contract fixture, mutated (Fuzz/responses/main.swift).
+    responses) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthQR MultiAuthPortal" ;;
     *) echo "unknown fuzz target $1" >&2; exit 2 ;;
   esac
 }
@@ -44,7 +46,7 @@ modules_for() {
 build_started=$(date +%s)
 echo "== building instrumented modules ($scratch)"
 needed=$(for t in "${targets[@]}"; do modules_for "$t"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
-for module in MultiAuthDynamic MultiAuthTruecaller MultiAuthPortal MultiAuthQR MultiAuth MultiAuthCrypto; do
+for module in MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthPortal MultiAuthQR MultiAuth MultiAuthCrypto; do
   case " $needed " in *" $module "*) ;; *) continue ;; esac
   swift build -c debug --scratch-path "$scratch" --target "$module" \
     -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true

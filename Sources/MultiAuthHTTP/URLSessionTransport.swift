@@ -71,7 +71,12 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
             throw CancellationError()
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw AuthError(.network, "\(request): \(Self.describe(error))", underlying: error)
+            // The cause keeps the host and the redacted path only, never the query or a secret
+            // segment (URLError's userInfo holds the whole URL): Docs/Security.md, "Redaction".
+            throw AuthError(
+                .network, "\(request): \(Self.describe(error))",
+                underlying: RedactedError(
+                    redacting: error, host: request.url.host, redactedPath: request.redactedPath))
         }
         guard let http = response as? HTTPURLResponse else {
             throw AuthError(.network, "\(request): not an HTTP response")

@@ -145,6 +145,15 @@ struct RenderingSweepTests {
         if let outcome = flows.values.compactMap(\.signOut).first { add(outcome) }
         add(sandbox.authContext(flowID: .random()))
         add(error)
+        // A transport failure whose URL carries the token in its path and the state in its query.
+        add(
+            RedactedError(
+                redacting: URLError(
+                    .timedOut,
+                    userInfo: [
+                        NSURLErrorFailingURLErrorKey: URL(
+                            string: "https://api.example.com/v4/session/\(Plant.token)?state=\(Plant.state)")!
+                    ])))
         add(AuthError.Code.network)
         add(AuthError.Reason.invalidToken)
         add(event)

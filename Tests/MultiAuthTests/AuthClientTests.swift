@@ -49,7 +49,7 @@ struct AuthClientTests {
         #expect(storedAtEvent != nil)
     }
 
-    @Test(arguments: ["12345", "12345a", "1234567", "", "   ", "１２３４５６"])
+    @Test(arguments: ["12345", "12345a", "1234567", "", "   ", "①②③④⑤⑥"])
     func malformedCodeIsRejectedLocally(_ code: String) async throws {
         let fixture = Fixture()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)

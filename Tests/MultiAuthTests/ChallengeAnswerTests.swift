@@ -9,7 +9,7 @@ import Testing
         #expect(try ChallengeAnswer(code: input).normalizedCode(length: 6) == "123456")
     }
 
-    @Test(arguments: ["12345", "12345a", "1234567", "", "12-3456", "١٢٣٤٥٦", "+12345"])
+    @Test(arguments: ["12345", "12345a", "1234567", "", "12-3456", "¹²³⁴⁵⁶", "+12345"])
     func malformedCodesAreInvalidCodeFormat(_ input: String) {
         let error = #expect(throws: AuthError.self) { try ChallengeAnswer(code: input).normalizedCode(length: 6) }
         #expect(error?.code == .invalidInput)

@@ -129,7 +129,21 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A message for logs and developers. Never contains a secret.
     public var message: String
     /// The underlying error, when one caused this error. Not compared by `==`.
-    public var underlying: (any Error)?
+    ///
+    /// Only redacted errors are kept: an ``AuthError`` as it is, any other error as a
+    /// ``RedactedError`` (its type name, domain, code, and a URL's host and redacted path:
+    /// never a `userInfo` that may hold a request URL with a token), however it is set.
+    public var underlying: (any Error)? {
+        get { redactedUnderlying }
+        set { redactedUnderlying = newValue.map(Self.redacted) }
+    }
+    private var redactedUnderlying: (any Error)?
+
+    /// `error` as ``underlying`` keeps it.
+    private static func redacted(_ error: any Error) -> any Error {
+        if let error = error as? AuthError { return error }
+        return RedactedError(redacting: error)
+    }
 
     /// Creates an error.
     /// - Parameters:
@@ -158,7 +172,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
         self.retryAfter = retryAfter
         self.attemptsRemaining = attemptsRemaining
-        self.underlying = underlying
+        self.redactedUnderlying = underlying.map(Self.redacted)
     }
 
     /// Convenience for a local ``Code/invalidInput`` error with a reason.

@@ -6,6 +6,9 @@ import Foundation
 final class EventSubscriber: @unchecked Sendable {
     let id: UInt64
     weak var bus: AuthEventBus?
+    /// This subscriber's index in the bus's fan-out array, or -1 when not registered; guarded
+    /// by the bus's lock.
+    @exclusivity(unchecked) var slot = -1
     private let lock: NSLock
     @exclusivity(unchecked) private var buffer: EventBuffer
     @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
@@ -121,7 +124,7 @@ final class EventSubscriber: @unchecked Sendable {
         let waiter = self.waiter
         self.waiter = nil
         let handler = takeTerminationHandler()
-        bus?.removeLocked(id)
+        bus?.removeLocked(self)
         lock.unlock()
         waiter?.resume(returning: nil)
         handler?()

@@ -21,13 +21,19 @@ import Foundation
 /// applied; `Docs/Standards.md` ("E-mail domains") lists where this differs from Python's
 /// `idna`.
 ///
+/// Only ordinary whitespace (Unicode `White_Space`: spaces, tabs, line breaks) is trimmed from
+/// the ends. An invisible format character (general category Cf: zero-width space U+200B,
+/// byte-order mark U+FEFF, bidi controls, …), as pasted from chat apps, is refused wherever it
+/// stands, never silently removed, and input over ``maximumInputBytes`` UTF-8 bytes is refused
+/// before any Unicode work.
+///
 /// The ``identityKey`` (the trimmed address lower-cased, plus tag kept) is what equality,
 /// hashing and providers use, so `User.Name+OTP@Example.COM` and `user.name+otp@example.com`
 /// are the same identity and `user+otp@…` is a different one from `user@…`. Docs/Cases.md, B33.
 ///
 /// `Codable` as the ``address`` string.
 public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The address, trimmed of surrounding whitespace and newlines, case as typed.
+    /// The address, trimmed of surrounding whitespace (Unicode `White_Space`), case as typed.
     public let address: String
     /// The identity key: ``address`` lower-cased (local part and domain), plus tags kept.
     public let identityKey: String
@@ -37,6 +43,10 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
     /// RFC 5321 §4.5.3.1.3 (a 256-octet path less its angle brackets): the maximum address
     /// length, in octets.
     public static let maximumLength = 254
+    /// The longest input read at all, in UTF-8 bytes, before trimming: checked before any
+    /// Unicode work (an address is at most ``maximumLength`` octets, so this leaves ample room
+    /// for surrounding whitespace).
+    public static let maximumInputBytes = 1_024
     /// RFC 1035 §2.3.4: the maximum length of one domain label, in octets.
     public static let maximumLabelLength = 63
     /// The symbols RFC 5322 `atext` allows in a local part besides ASCII letters and digits.
@@ -49,7 +59,16 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
     /// - Throws: ``AuthError`` with code ``AuthError/Code/invalidInput`` and reason
     ///   ``AuthError/Reason/invalidEmail`` (the message names the broken rule, never the address).
     public init(_ input: String) throws {
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard input.utf8.count <= Self.maximumInputBytes else {
+            throw Self.invalid("longer than \(Self.maximumLength) characters")
+        }
+        guard !input.unicodeScalars.contains(where: { $0.properties.generalCategory == .format }) else {
+            throw Self.invalid("an invisible format character (such as a zero-width space)")
+        }
+        let scalars = input.unicodeScalars
+        let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) ?? scalars.endIndex
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }).map(scalars.index(after:)) ?? start
+        let trimmed = String(scalars[start..<max(start, end)])
         try Self.validate(trimmed)
         address = trimmed
         identityKey = trimmed.lowercased()

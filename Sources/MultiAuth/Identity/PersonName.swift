@@ -13,10 +13,16 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
 
     /// The longest accepted part, in characters (exclusive upper bound is 128).
     public static let maximumLength = 127
+    /// The longest part read at all, in UTF-8 bytes: checked before trimming or counting
+    /// characters (127 characters of any script with combining marks fit well within it).
+    public static let maximumInputBytes = 2_048
 
     /// Validates and trims a name.
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidName`.
     public init(firstName: String, lastName: String = "") throws {
+        guard firstName.utf8.count <= Self.maximumInputBytes, lastName.utf8.count <= Self.maximumInputBytes else {
+            throw AuthError.invalidInput(.invalidName, "a name must be under \(Self.maximumInputBytes) bytes")
+        }
         let first = firstName.trimmingCharacters(in: .whitespacesAndNewlines)
         let last = lastName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !first.isEmpty else { throw AuthError.invalidInput(.invalidName, "the first name is required") }

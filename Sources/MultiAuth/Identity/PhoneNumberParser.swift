@@ -20,6 +20,10 @@ enum PhoneNumberParser {
 
     /// Longest input accepted at all, in characters (anything longer is not a phone number).
     static let maximumInputLength = 64
+    /// Longest input read at all, in UTF-8 bytes: checked before any trimming or grapheme
+    /// counting (64 characters of any script's digits and separators, 4 bytes each at most,
+    /// with room for surrounding whitespace).
+    static let maximumInputBytes = 1_024
     /// ITU-T E.164: at most 15 digits including the calling code.
     static let maximumE164Digits = 15
 
@@ -36,6 +40,9 @@ enum PhoneNumberParser {
     ///   `extensionNotSupported`, `regionRequired`, `invalidCountryCode`, `tooShort` or
     ///   `tooLong`.
     static func parse(_ input: String, defaultRegion: String?, asciiFastPath: Bool = true) throws -> Parsed {
+        guard input.utf8.count <= maximumInputBytes else {
+            throw AuthError.invalidInput(.tooLong, "phone number input is longer than \(maximumInputBytes) bytes")
+        }
         let scanned: Scanned
         if asciiFastPath, let ascii = try scanASCII(input) {
             scanned = ascii

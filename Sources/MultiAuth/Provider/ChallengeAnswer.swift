@@ -4,8 +4,10 @@ import Foundation
 /// ``PersonName``.
 ///
 /// The code is normalized before any use: every whitespace character (including inner spaces
-/// and newlines from a paste) is removed; what remains must be ASCII digits of exactly the
-/// challenge's length. It always stays a `String`: `"005924"` keeps its zeros (Docs/Cases.md, B05 and
+/// and newlines from a paste) is removed and every Unicode decimal digit (general category Nd:
+/// Arabic-Indic `٣`, Persian `۳`, full-width `３`, Devanagari `३`, …) becomes its ASCII digit, as
+/// the phone parser reads them; what remains must be ASCII digits of exactly the challenge's
+/// length. Input over ``maximumInputBytes`` UTF-8 bytes is refused before any Unicode work. It always stays a `String`: `"005924"` keeps its zeros (Docs/Cases.md, B05 and
 /// B34). `description` and the mirror never show the code.
 public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The code as the user typed or pasted it. Treat as secret.
@@ -22,13 +24,25 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
         self.name = name
     }
 
-    /// The code with all whitespace removed, checked to be exactly `length` ASCII digits.
+    /// The longest code input read at all, in UTF-8 bytes (a 10-digit code with generous
+    /// spacing is far below it); checked before any Unicode work.
+    public static let maximumInputBytes = 256
+
+    /// The code with all whitespace removed and every Unicode decimal digit (Nd) mapped to
+    /// ASCII, checked to be exactly `length` ASCII digits.
     /// - Parameter length: The number of digits expected; `nil` accepts 4 to 10 digits.
-    /// - Returns: The normalized code, e.g. `"123456"` for `" 123 456\n"`.
-    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (Docs/Cases.md, B34).
+    /// - Returns: The normalized code, e.g. `"123456"` for `" 123 456\n"` or `"١٢٣٤٥٦"`.
+    /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (Docs/Cases.md, B34),
+    ///   also for input over ``maximumInputBytes`` UTF-8 bytes.
     public func normalizedCode(length: Int?) throws -> String {
+        guard rawCode.utf8.count <= Self.maximumInputBytes else {
+            throw AuthError.invalidInput(
+                .invalidCodeFormat, "the code input is longer than \(Self.maximumInputBytes) bytes")
+        }
         let code = String(
-            rawCode.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(Character.init))
+            String.UnicodeScalarView(
+                rawCode.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }.map(
+                    Self.asciiDigit)))
         guard !code.isEmpty, code.unicodeScalars.allSatisfy({ $0.value >= 48 && $0.value <= 57 }) else {
             throw AuthError.invalidInput(.invalidCodeFormat, "the code must contain digits only")
         }
@@ -43,6 +57,15 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
             }
         }
         return code
+    }
+
+    /// The ASCII digit of a decimal digit scalar (general category Nd, numeric value 0–9), else
+    /// the scalar unchanged.
+    private static func asciiDigit(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        guard !scalar.isASCII, scalar.properties.generalCategory == .decimalNumber,
+            let value = scalar.properties.numericValue, let digit = UInt8(exactly: value), digit <= 9
+        else { return scalar }
+        return Unicode.Scalar(UInt8(ascii: "0") + digit)
     }
 
     /// `ChallengeAnswer(code: <redacted>, name: …)`.

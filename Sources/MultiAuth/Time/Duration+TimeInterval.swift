@@ -7,8 +7,10 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// Creates a duration from fractional seconds (`TimeInterval`), rounded to milliseconds.
+    /// Creates a duration from fractional seconds (`TimeInterval`), rounded to milliseconds and
+    /// saturating at ±100 years (`NaN` is zero), so no computed or server-sent interval traps
+    /// (``WireNumber/duration(seconds:)``).
     package static func interval(_ seconds: TimeInterval) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
+        WireNumber.duration(seconds: seconds)
     }
 }

@@ -53,7 +53,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
 
     /// The `Retry-After` header in seconds (RFC 9110 §10.2.3, delay-seconds form), if present.
     public var retryAfter: Duration? {
-        header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { .seconds($0) }
+        header("Retry-After").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.map(WireNumber.wait(seconds:))
     }
 
     /// `HTTP <status> (<n> bytes)`; the body is never printed.

@@ -62,9 +62,10 @@ extension ProviderConformance {
             saved < signedIn.sequence, "signedIn (#\(signedIn.sequence)) was published before the session was stored")
     }
 
-    /// C03: codes of the wrong length, with letters or blank are refused locally (invalidInput,
-    /// invalidCodeFormat) with no request and no attempt used; the right code with whitespace
-    /// (leading space, inner space, trailing newline) is accepted.
+    /// C03: codes of the wrong length, with letters, blank or in numerals that are not decimal
+    /// digits (superscripts) are refused locally (invalidInput, invalidCodeFormat) with no request
+    /// and no attempt used; the right code typed in full-width digits with whitespace (leading
+    /// space, inner space, trailing newline) is accepted.
     static func malformedCodesHandledLocally(_ env: ConformanceEnvironment) async throws {
         try env.requireCodeEntry("submit malformed codes")
         let (request, challenge) = try await env.start(0)
@@ -86,7 +87,8 @@ extension ProviderConformance {
             ("a dash inside", String(code.prefix(half)) + "-" + String(code.dropFirst(half).dropLast())),
             ("empty", ""),
             ("blank", "  \n"),
-            ("full-width digits", String(code.map { Character(UnicodeScalar(0xFF10 + ($0.wholeNumberValue ?? 0))!) })),
+            // Numbers but not decimal digits (general category No): never read as a code.
+            ("superscript digits", String(code.map { Array("⁰¹²³⁴⁵⁶⁷⁸⁹")[$0.wholeNumberValue ?? 0] })),
         ]
         for (label, variant) in malformed {
             let error = try await expectAuthError("a code that is \(label)") {
@@ -102,9 +104,13 @@ extension ProviderConformance {
             "malformed codes made \(env.sandbox.requestCount - requestsBefore) network call(s)")
         let attemptsAfter = await env.client.pendingChallenge(for: env.providerID)?.attemptsRemaining
         try require(attemptsAfter == attemptsBefore, "malformed codes changed attemptsRemaining")
-        let spaced = " " + String(code.prefix(half)) + " " + String(code.dropFirst(half)) + "\n"
+        // Typed on a full-width digit keyboard (decimal digits, category Nd), with spaces and a
+        // newline: read as the ASCII code.
+        let fullWidth = String(code.map { Character(UnicodeScalar(0xFF10 + ($0.wholeNumberValue ?? 0))!) })
+        let spaced = " " + String(fullWidth.prefix(half)) + " " + String(fullWidth.dropFirst(half)) + "\n"
         _ = try await env.submit(
-            spaced, for: challenge, request: request, label: "submitting the right code with spaces and a newline")
+            spaced, for: challenge, request: request,
+            label: "submitting the right code in full-width digits with spaces and a newline")
     }
 
     /// C04: a wrong code gives `invalidCode` with `attemptsRemaining` (fewer than announced),

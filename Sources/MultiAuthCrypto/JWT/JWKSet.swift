@@ -149,7 +149,14 @@ public struct JWKSet: Sendable, Hashable, Codable {
         }
     }
 
-    /// Verifies `jwt` with the candidates among `keys`.
+    /// The most keys one token's signature is checked against: the first candidates in the
+    /// set's order. A real key set holds a handful of keys, and a token names its key by `kid`;
+    /// the cap keeps a hostile set of hundreds of keys sharing one `kid` (or a token without
+    /// one) from costing hundreds of RSA operations per token (Docs/Security.md, "Keys and
+    /// signatures").
+    public static let maximumCandidateKeys = 8
+
+    /// Verifies `jwt` with the candidates among `keys` (at most ``maximumCandidateKeys``).
     ///
     /// - Throws: ``CryptoError/keyTooSmall(bits:required:)`` when there is no candidate but a
     ///   matching key was refused for its size; ``CryptoError/keyNotFound`` when there is no
@@ -162,7 +169,7 @@ public struct JWKSet: Sendable, Hashable, Codable {
             }
             throw CryptoError.keyNotFound
         }
-        for (jwk, key) in candidates
+        for (jwk, key) in candidates.prefix(maximumCandidateKeys)
         where key.isValidSignature(jwt.signature, for: jwt.signingInput, algorithm: algorithm) {
             return jwk
         }

@@ -1,4 +1,4 @@
-/// An RSA (2048 bits or more) or P-256 public key that verifies signatures.
+/// An RSA (2,048 to 8,192 bits) or P-256 public key that verifies signatures.
 ///
 /// Import it from a JWK (RFC 7517 §4, RFC 7518 §6.2/§6.3), from DER or PEM
 /// SubjectPublicKeyInfo (RFC 5280 §4.1.2.7; Truecaller's `/v1/key` serves base64 DER), or
@@ -11,6 +11,14 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     /// RSA or P-256.
     public var keyType: KeyType { handle.keyType }
 
+    /// The largest RSA modulus accepted, in bits, on every import path: a bigger key costs
+    /// quadratically more per verification and no issuer needs one (RFC 8725 §3.5 asks for
+    /// keys of appropriate, not unbounded, size; Docs/Security.md, "Keys and signatures").
+    public static let maximumRSABits = 8_192
+    /// The largest RSA public exponent accepted: 2³² (in practice `e` is 65,537). A longer
+    /// exponent only makes each verification slower.
+    public static let maximumRSAExponentBytes = 4
+
     /// An RSA public key from its big-endian modulus and public exponent.
     ///
     /// - Parameters:
@@ -18,8 +26,8 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///   - exponent: `e`, big-endian, 1...8 bytes (usually `01 00 01`); it must be odd and at
     ///     least 3 (with `e = 1` a "signature" is its own message and anyone can forge one;
     ///     an even `e` is never a valid RSA exponent, RFC 8017 §3.1).
-    /// - Throws: ``CryptoError/invalidKey`` for a short or malformed key, or an exponent that
-    ///   is even or below 3.
+    /// - Throws: ``CryptoError/invalidKey`` for a short, over-long (above ``maximumRSABits``)
+    ///   or malformed key, or an exponent that is even, below 3 or above 2³².
     public convenience init(rsaModulus modulus: [UInt8], exponent: [UInt8]) throws {
         self.init(
             handle: try Self.checked(
@@ -45,7 +53,7 @@ public final class PublicKey: Sendable, CustomStringConvertible {
     ///     smaller and must still be accepted (Truecaller's `/v1/key` sample is RSA-1024,
     ///     Docs/Providers/Truecaller.md, "One-tap profile verification"); never below 1024.
     /// - Throws: ``CryptoError/invalidKey`` for anything but one RSA (≥ `minimumRSABits`, public
-    ///   exponent odd and at least 3) or P-256 SPKI.
+    ///   exponent odd, at least 3 and below 2³², modulus at most ``maximumRSABits``) or P-256 SPKI.
     public convenience init(derRepresentation der: some Sequence<UInt8>, minimumRSABits: Int = 2048) throws {
         self.init(
             handle: try Self.checked(KeyHandle.publicKey(spki: Array(der), minimumRSABits: max(1024, minimumRSABits))))
@@ -154,15 +162,22 @@ public final class PublicKey: Sendable, CustomStringConvertible {
         return handle.verify(canonical, message: message, digest: algorithm.digest)
     }
 
-    /// `handle`, after checking an RSA key's public exponent is odd and at least 3.
+    /// `handle`, after checking an RSA key's public exponent is odd, at least 3 and below
+    /// 2³², and its modulus at most ``maximumRSABits`` bits.
     ///
     /// - Throws: ``CryptoError/invalidKey``.
     static func checked(_ handle: KeyHandle) throws -> KeyHandle {
         guard handle.keyType == .rsa else { return handle }
-        let exponent = try handle.rsaComponents().exponent.drop(while: { $0 == 0 })
-        guard let last = exponent.last, last & 1 == 1, exponent.count > 1 || last >= 3 else {
+        let components = try handle.rsaComponents()
+        let exponent = components.exponent.drop(while: { $0 == 0 })
+        guard let last = exponent.last, last & 1 == 1, exponent.count > 1 || last >= 3,
+            exponent.count <= maximumRSAExponentBytes
+        else {
             throw CryptoError.invalidKey
         }
+        let modulus = components.modulus.drop(while: { $0 == 0 })
+        let bits = modulus.first.map { (modulus.count - 1) * 8 + (8 - $0.leadingZeroBitCount) } ?? 0
+        guard bits <= maximumRSABits else { throw CryptoError.invalidKey }
         return handle
     }
 

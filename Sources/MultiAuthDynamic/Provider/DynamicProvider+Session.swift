@@ -38,10 +38,14 @@ extension DynamicProvider {
         let scopes = token?.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
         let expiresAt: Date
         if let serverExpiry = verified.expiresAt {
-            if let issued = token?.claims.issuedAt?.secondsSince1970, serverExpiry > issued {
-                expiresAt = now.addingTimeInterval(serverExpiry - issued)
+            // Checked (Docs/Security.md, "Numbers from the wire"): finite, after 1970, at most 10
+            // years ahead; relative to the client's clock when the token's `iat` is earlier.
+            let absolute = try WireNumber.expiry(unixSeconds: serverExpiry, now: now, field: "expiresAt", provider: id)
+            if let issued = token?.claims.issuedAt?.secondsSince1970, issued.isFinite, serverExpiry > issued {
+                expiresAt = now.addingTimeInterval(
+                    try WireNumber.lifetime(seconds: serverExpiry - issued, field: "expiresAt - iat", provider: id))
             } else {
-                expiresAt = Date(timeIntervalSince1970: serverExpiry)
+                expiresAt = absolute
             }
         } else if let exp = token?.claims.expiresAt {
             expiresAt = exp.date

@@ -9,8 +9,17 @@ extension OTPlessProvider {
     ///
     /// `timer` is in **seconds** here (the status poller's unit; SNA polls use milliseconds).
     func startPolling(flowID: FlowID, timer: OTPlessWire.TimerSettings?, context: AuthContext) {
-        let interval = Duration.interval(max(0.1, timer?.interval ?? Self.defaultStatusTimer.interval))
-        let timeout = Duration.interval(max(0, timer?.timeout ?? Self.defaultStatusTimer.timeout))
+        // Server-set seconds, checked (Docs/Security.md, "Numbers from the wire"): a non-finite or
+        // negative value falls back to the SDK's default, a huge one is clamped to a day.
+        let interval =
+            (try? WireNumber.timer(
+                timer?.interval ?? Self.defaultStatusTimer.interval, unit: 1, minimum: .milliseconds(100),
+                field: "timerSettings.interval", provider: id)) ?? .interval(Self.defaultStatusTimer.interval)
+        let timeout =
+            (try? WireNumber.timer(
+                timer?.timeout ?? Self.defaultStatusTimer.timeout, unit: 1, field: "timerSettings.timeout", provider: id
+            ))
+            ?? .interval(Self.defaultStatusTimer.timeout)
         let registry = self.registry
         registry.setPoller(for: flowID) { pollerID in
             // Owned by `registry` (this provider's flow table) under `flowID`. It ends by itself

@@ -18,8 +18,12 @@ extension OTPlessProvider {
             throw AuthError(.malformedResponse, "the SNA challenge has no carrier URL", provider: id)
         }
         let timer = (try? state.decode(OTPlessWire.TimerSettings.self, forKey: "snaTimer")) ?? nil
-        let interval = Duration.milliseconds(Int64(max(1, timer?.interval ?? Self.defaultSNATimer.interval)))
-        let timeout = Duration.milliseconds(Int64(max(0, timer?.timeout ?? Self.defaultSNATimer.timeout)))
+        // Server-set milliseconds, checked (Docs/Security.md, "Numbers from the wire").
+        let interval = try WireNumber.timer(
+            timer?.interval ?? Self.defaultSNATimer.interval, unit: 0.001, minimum: .milliseconds(1),
+            field: "timerSettings.interval", provider: id)
+        let timeout = try WireNumber.timer(
+            timer?.timeout ?? Self.defaultSNATimer.timeout, unit: 0.001, field: "timerSettings.timeout", provider: id)
         let ids = [
             "asId": state[otpless: "asId"] ?? "", "token": state[otpless: "token"] ?? "",
             "uid": state[otpless: "uid"] ?? "",

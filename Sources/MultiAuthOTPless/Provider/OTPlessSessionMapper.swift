@@ -149,9 +149,16 @@ enum SessionExpiry: Equatable {
         guard exp < millisecondThreshold else { return .invalid(.expMilliseconds) }
         // Relative to the client's clock when `iat` is a plausible number of seconds: the
         // server's clock may be skewed.
+        // Lifetimes and expiries past 10 years are not plausible (Docs/Security.md, "Numbers from
+        // the wire"): the session needs a refresh now.
         if case .number(let iat)? = claims["iat"], iat.isFinite, iat < millisecondThreshold, exp > iat {
-            return .valid(now.addingTimeInterval(exp - iat).roundedToMilliseconds)
+            guard let lifetime = try? WireNumber.lifetime(seconds: exp - iat, field: "exp - iat", provider: .otpless)
+            else { return .invalid(.expMalformed) }
+            return .valid(now.addingTimeInterval(lifetime).roundedToMilliseconds)
         }
-        return .valid(Date(timeIntervalSince1970: exp).roundedToMilliseconds)
+        guard let date = try? WireNumber.expiry(unixSeconds: exp, now: now, field: "exp", provider: .otpless) else {
+            return .invalid(.expMalformed)
+        }
+        return .valid(date.roundedToMilliseconds)
     }
 }

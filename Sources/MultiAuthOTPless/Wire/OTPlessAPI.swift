@@ -138,7 +138,7 @@ enum OTPlessTracking {
         lock.lock()
         defer { lock.unlock() }
         if let processTrackingID { return processTrackingID }
-        let id = UUID().uuidString + "-" + String(Int(now.timeIntervalSince1970))
+        let id = UUID().uuidString + "-" + String(WireNumber.unixSeconds(now))
         processTrackingID = id
         return id
     }

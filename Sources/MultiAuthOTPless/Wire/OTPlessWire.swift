@@ -172,12 +172,8 @@ enum OTPlessWire {
         var message: String?
         var description: String?
 
-        var code: String? {
-            switch errorCode {
-            case .string(let text): text
-            case .number(let number): String(Int(number))
-            default: nil
-            }
-        }
+        /// The code as a string, a number kept exactly (`1e19` stays `1e+19`): never a trap
+        /// (Docs/Security.md, "Numbers from the wire").
+        var code: String? { WireNumber.code(errorCode?.doubleValue, text: errorCode?.stringValue) }
     }
 }

@@ -42,7 +42,8 @@ struct PortalUserJWT: Sendable {
         endUserID = value
         if let exp = jwt.claims.expiresAt?.secondsSince1970, let iat = jwt.claims.issuedAt?.secondsSince1970, exp > iat
         {
-            lifetime = exp - iat
+            // At most 10 years (Docs/Security.md, "Numbers from the wire"); else unknown.
+            lifetime = try? WireNumber.lifetime(seconds: exp - iat, field: "exp - iat", provider: provider)
         } else {
             lifetime = nil
         }

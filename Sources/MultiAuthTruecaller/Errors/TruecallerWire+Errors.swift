@@ -17,7 +17,7 @@ extension TruecallerWire {
     /// is always kept. Without a code: `429`
     /// → `.rateLimited`, `5xx` → `.providerUnavailable`, other non-2xx → `.generic`.
     static func failure(_ response: HTTPResponse, object: [String: JSONValue]?) -> AuthError? {
-        let retryAfter = response.retryAfter ?? object?["retryAfter"]?.int64Value.map { Duration.seconds($0) }
+        let retryAfter = response.retryAfter ?? WireNumber.wait(object?["retryAfter"]?.doubleValue)
         if let object, let codeValue = object["code"] {
             let number = codeValue.int64Value.map(Int.init) ?? codeValue.stringValue.flatMap { Int($0) }
             // The server's code is kept only when it looks like one: a hostile or buggy server

@@ -111,11 +111,14 @@ public struct TruecallerProvider: AuthProvider {
             guard let token = object["verificationToken"]?.stringValue, !token.isEmpty else {
                 throw AuthError(.malformedResponse, "create answered sms without a verificationToken", provider: id)
             }
-            guard let ttl = object["tokenTtl"]?.doubleValue ?? object["tokenTtl"]?.stringValue.flatMap(Double.init),
-                ttl > 0
+            guard
+                let seconds = WireNumber.number(
+                    object["tokenTtl"]?.doubleValue, text: object["tokenTtl"]?.stringValue)
             else {
-                throw AuthError(.malformedResponse, "create answered sms without a positive tokenTtl", provider: id)
+                throw AuthError(.malformedResponse, "create answered sms without a numeric tokenTtl", provider: id)
             }
+            // Finite, positive, at most 10 years (Docs/Security.md, "Numbers from the wire").
+            let ttl = try WireNumber.lifetime(seconds: seconds, field: "tokenTtl", provider: id)
             let now = context.now
             var state = ProviderState()
             state[StateKey.verificationToken] = token
