@@ -3,8 +3,8 @@
 /// closed").
 ///
 /// Never a verdict on the code, nonce or token: retry later (after ``retryAfter`` when set).
-/// The verifiers of the adapters report it as `AuthError` code `storageUnavailable` with this
-/// error as `underlying`. ``message`` never contains a key, code, password or anything the
+/// The verifiers of the adapters report it as `AuthError` code `storageUnavailable`, its cause
+/// in the message. ``message`` never contains a key, code, password or anything the
 /// store sent beyond a sanitized error word.
 public struct StoreUnavailableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why the store could not answer. Extensible: switch with a `default` branch.
