@@ -35,6 +35,9 @@ let package = Package(
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
         // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
         .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
+        // `SandboxServer`: the emulated backends as one loopback HTTP/1.1 server with a control API
+        // and an inspector page (what `multiauth serve` runs).
+        .library(name: "MultiAuthSandboxServer", targets: ["MultiAuthSandboxServer"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         // MultiAuthPhoneCheck and MultiAuthCrossCheck are CI tools (Scripts/crosscheck_*.py), not
@@ -58,13 +61,18 @@ let package = Package(
         .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
+        // runtime and the emulators, below the CLI; it imports no adapter.
+        .target(
+            name: "MultiAuthSandboxServer",
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox"]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(
             name: "MultiAuthSandboxKit",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
-                "MultiAuthOTPless",
+                "MultiAuthOTPless", "MultiAuthSandboxServer",
             ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
@@ -79,7 +87,7 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
-                "MultiAuthSandboxKit", "MultiAuthQR",
+                "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
             ]
         ),
         // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
@@ -145,6 +153,13 @@ let package = Package(
                 "MultiAuthTestKeys",
             ]),
         .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
+        .testTarget(
+            name: "MultiAuthSandboxServerTests",
+            dependencies: [
+                "MultiAuthSandboxServer", "MultiAuthSandbox", "MultiAuthHTTP", "MultiAuthSandboxKit",
+                "MultiAuthBuiltInConformance", "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI",
+            ]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
