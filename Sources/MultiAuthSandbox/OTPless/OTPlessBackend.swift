@@ -113,13 +113,15 @@ public final class OTPlessBackend: @unchecked Sendable {
     /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
     /// (generated once per process on first use; `SandboxSigningKeys`).
     /// - Throws: `CryptoError` when the shared key cannot be generated.
-    public convenience init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
+    public convenience init(
+        merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "multiauth-sandbox-otpless-1"
+    ) throws {
         self.init(merchant: merchant, keyID: keyID, signingKey: try SandboxSigningKeys.rsa())
     }
 
     /// Creates a backend that signs with `signingKey` (RSA; share one key across backends in
     /// tests instead of generating one each time).
-    public init(merchant: OTPlessMerchant, keyID: String = "sandbox-otpless-1", signingKey: PrivateKey) {
+    public init(merchant: OTPlessMerchant, keyID: String = "multiauth-sandbox-otpless-1", signingKey: PrivateKey) {
         self.merchant = merchant
         self.keyID = keyID
         self.signingKey = signingKey

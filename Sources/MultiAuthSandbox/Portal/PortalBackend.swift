@@ -165,6 +165,12 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         }
     }
 
+    /// Every user's TOTP secret by e-mail identity key (enrolled or being enrolled): what an
+    /// authenticator app on the user's phone would hold. Test support.
+    package func totpSecrets() -> [String: [UInt8]] {
+        lock.withLock { users.mapValues(\.secret) }
+    }
+
     /// The redirect URL in the `Location` header of a `/sandbox/oauth/…` response, or `nil`.
     public static func redirectLocation(_ response: HTTPResponse) -> URL? {
         response.header("Location").flatMap(URL.init(string:))
