@@ -8,8 +8,8 @@ package final class ExchangeRecorder: @unchecked Sendable {
     /// One request and its answer, as text: request line, header fields, body, status, the
     /// answer's header fields and body. Header names are lower-cased and sorted; the fields
     /// that frame a message on one connection (`content-length`, `connection`, `keep-alive`,
-    /// `transfer-encoding`, `date`) are left out: the server writes them, the in-process
-    /// transport has none.
+    /// `transfer-encoding`, `date`) and the server's `x-multiauth-order` are left out: the
+    /// server writes them, the in-process transport has none.
     package struct Exchange: Sendable, Hashable {
         /// `METHOD host/path?query`.
         package var request: String
@@ -47,7 +47,7 @@ package final class ExchangeRecorder: @unchecked Sendable {
     }
 
     private static let framing: Set<String> = [
-        "content-length", "connection", "keep-alive", "transfer-encoding", "date",
+        "content-length", "connection", "keep-alive", "transfer-encoding", "date", "x-multiauth-order",
     ]
 
     private static func content(_ headers: [String: String], _ body: Data) -> String {

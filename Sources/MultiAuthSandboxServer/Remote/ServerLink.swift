@@ -26,6 +26,10 @@ package final class ServerLink: Sendable {
     private let local: Sandbox
     private let settingsBody: [String: JSONValue]
     private let state: State
+    /// The world's settings (the seed is the local sandbox's).
+    package let settings: EmulatorWorld.Settings
+    /// The local sandbox in front of the server.
+    package var sandbox: Sandbox { local }
 
     private actor State {
         var reset = false
@@ -79,6 +83,10 @@ package final class ServerLink: Sendable {
         self.transport = transport
         self.local = local
         let start = local.clock.wallNow.addingTimeInterval(-local.clock.now.offset.timeInterval)
+        var settings = settings
+        settings.seed = local.seed
+        settings.clock = .manual(start: start)
+        self.settings = settings
         let merchant = settings.otplessMerchant
         settingsBody = [
             "seed": .string(String(local.seed)),
@@ -95,10 +103,11 @@ package final class ServerLink: Sendable {
     }
 
     /// Registers a ``ForwardingBackend`` under every host a server world serves, in `local`.
-    package func install(recording recorder: ExchangeRecorder? = nil) {
+    package func install(recording recorder: ExchangeRecorder? = nil, replay: ReplayLog? = nil) {
         for family in EmulatorWorld.families {
             for host in family.hosts {
-                local.register(ForwardingBackend(link: self, host: host, recorder: recorder), host: host)
+                local.register(
+                    ForwardingBackend(link: self, host: host, recorder: recorder, replay: replay), host: host)
             }
         }
     }
@@ -111,7 +120,9 @@ package final class ServerLink: Sendable {
     /// Sends `request` (as the local sandbox's backend for `host` got it) to the server.
     /// - Throws: `AuthError(.network)` when the server cannot be reached or a control call
     ///   fails (the local sandbox logs it as a dropped connection), `CancellationError`.
-    func forward(_ request: HTTPRequest, host: String, context: SandboxContext) async throws -> HTTPResponse {
+    func forward(_ request: HTTPRequest, host: String, context: SandboxContext) async throws -> (
+        response: HTTPResponse, elapsed: Duration, offset: Duration
+    ) {
         if await state.markReset() {
             let answer = try await control(.post, "reset", .object(settingsBody))
             guard answer.status == 200 else {
@@ -162,7 +173,7 @@ package final class ServerLink: Sendable {
         let response: HTTPResponse
         response = try await transport.send(remote)
         try await mirror(afterRequestTo: host)
-        return response
+        return (response, elapsed, offset)
     }
 
     private func mirror(afterRequestTo host: String) async throws {
@@ -232,12 +243,18 @@ package struct ForwardingBackend: SandboxBackend {
     package let host: String
     /// Where exchanges are recorded, if anywhere.
     package let recorder: ExchangeRecorder?
+    /// Where exchanges are kept for a replay, if anywhere.
+    package let replay: ReplayLog?
 
     /// Forwards `request` and returns the server's answer.
     /// - Throws: `AuthError(.network)` when the server cannot be reached; `CancellationError`.
     package func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
-        let response = try await link.forward(request, host: host, context: context)
+        let (response, elapsed, offset) = try await link.forward(request, host: host, context: context)
         recorder?.record(host: host, request: request, response: response)
+        replay?.append(
+            ReplayLog.Entry(
+                link: link, host: host, request: request, response: response, elapsed: elapsed, offset: offset,
+                serverIndex: response.header(ScenarioGate.orderField).flatMap { Int($0) } ?? 0))
         return response
     }
 }

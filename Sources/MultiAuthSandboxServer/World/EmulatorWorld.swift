@@ -67,6 +67,8 @@ public final class EmulatorWorld: Sendable {
     public let otplessBackend: OTPlessBackend
     /// The scenarios set per phone number or e-mail address.
     public let scenarios: Scenarios
+    /// The line every request to the backends goes through (``ScenarioGate``).
+    let line = HandlingLine()
 
     /// Makes a world: a sandbox with `settings`' seed and clock and the four backends, each
     /// behind the ``Scenarios`` gate.
@@ -93,7 +95,9 @@ public final class EmulatorWorld: Sendable {
     }
 
     private func install(_ backend: any SandboxBackend, on hosts: [String]) {
-        for host in hosts { sandbox.register(ScenarioGate(backend: backend, scenarios: scenarios), host: host) }
+        for host in hosts {
+            sandbox.register(ScenarioGate(backend: backend, scenarios: scenarios, line: line), host: host)
+        }
     }
 
     /// Installs the backends a world with `settings` and `signingKey` has into `sandbox`,

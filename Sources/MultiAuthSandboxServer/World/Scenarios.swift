@@ -128,16 +128,30 @@ public final class Scenarios: @unchecked Sendable {
 /// Puts the ``Scenarios`` in front of one emulated backend: a start of a flow (a code send) for
 /// a destination with ``Scenarios/Kind/blocked`` or ``Scenarios/Kind/rateLimited`` is answered
 /// in the provider's error shape; everything else goes to the backend unchanged.
+///
+/// The gate also puts the world's backends in one line: one request at a time is handled (the
+/// backends never suspend, so this costs no concurrency), and each answer carries its place in
+/// that line in ``orderField``. The seeded values the backends draw follow that order, so an
+/// equivalence run can replay a server's exchanges in it and get the same answers
+/// (Docs/Emulator.md, "Proving the server equivalent").
 struct ScenarioGate: SandboxBackend {
+    /// The header field with the answer's place in the world's handling order (1 first).
+    static let orderField = "X-MultiAuth-Order"
+
     let backend: any SandboxBackend
     let scenarios: Scenarios
+    let line: HandlingLine
 
     func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
-        if let (family, destination) = Self.start(of: request, host: context.host) {
-            if scenarios.has(.blocked, for: destination) { return Self.blocked(family) }
-            if scenarios.has(.rateLimited, for: destination) { return Self.rateLimited(family) }
+        var (order, response) = try await line.run {
+            if let (family, destination) = Self.start(of: request, host: context.host) {
+                if scenarios.has(.blocked, for: destination) { return Self.blocked(family) }
+                if scenarios.has(.rateLimited, for: destination) { return Self.rateLimited(family) }
+            }
+            return try await backend.handle(request, context: context)
         }
-        return try await backend.handle(request, context: context)
+        response.headers[Self.orderField] = String(order)
+        return response
     }
 
     /// The backend family and the destination of a request that sends a code, or `nil`.
@@ -210,5 +224,44 @@ struct ScenarioGate: SandboxBackend {
         var headers = ["Content-Type": "application/json"]
         if let retryAfter { headers["Retry-After"] = String(retryAfter) }
         return HTTPResponse(status: status, headers: headers, body: Data(body.utf8))
+    }
+}
+
+/// A first-in, first-out line for async work: ``run(_:)`` runs one body at a time, in the order
+/// the calls arrived, and numbers them.
+final class HandlingLine: @unchecked Sendable {
+    private let lock = NSLock()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var count = 0
+
+    /// Runs `body` when every earlier call has finished; returns its number (1 first) and result.
+    func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> (Int, T) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if busy {
+                waiting.append(continuation)
+                lock.unlock()
+            } else {
+                busy = true
+                lock.unlock()
+                continuation.resume()
+            }
+        }
+        let number = lock.withLock {
+            count += 1
+            return count
+        }
+        defer {
+            let next: CheckedContinuation<Void, Never>? = lock.withLock {
+                if waiting.isEmpty {
+                    busy = false
+                    return nil
+                }
+                return waiting.removeFirst()
+            }
+            next?.resume()
+        }
+        return (number, try await body())
     }
 }
