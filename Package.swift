@@ -97,7 +97,7 @@ let package = Package(
             name: "MultiAuthBench",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
-                "CMultiAuthBench",
+                "CMultiAuthBench", "MultiAuthSandboxServer", "MultiAuthHTTP",
                 cryptoSystemLibrary,
             ]
         ),
@@ -129,7 +129,7 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
-                "MultiAuthObservation",
+                "MultiAuthObservation", "MultiAuthSandboxServer", "MultiAuthOTPless",
             ],
             path: "Docs/Samples"),
         .testTarget(

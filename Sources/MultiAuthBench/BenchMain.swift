@@ -6,7 +6,7 @@ enum BenchMain {
         Usage: swift run -c release multiauth-bench [options]
 
           --repeats N          pairs of batches per row in time mode (default 15)
-          --only GROUP         totp, jwt, phone, flow, store, bus, memory (repeatable)
+          --only GROUP         totp, jwt, phone, flow, store, bus, serve, memory (repeatable)
           --time-only          skip the instruction-count mode
           --instructions-only  skip the time mode
           --smoke              a tiny, fast run (CI): 3 repeats of small batches, no instructions
@@ -21,6 +21,7 @@ enum BenchMain {
     static let allComparisons: [(group: String, rows: [Comparison])] = [
         ("totp", TOTPBench.comparisons), ("jwt", JWTBench.comparisons), ("phone", PhoneBench.comparisons),
         ("flow", FlowBench.comparisons), ("store", StoreBench.comparisons), ("bus", EventBusBench.comparisons),
+        ("serve", ServeBench.comparisons),
     ]
     static let allKernels: [Kernel] =
         allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
@@ -94,6 +95,11 @@ enum BenchMain {
         }
 
         var info: [InfoRow] = []
+        for comparison in ServeBench.comparisons {
+            if let result = timed[comparison.ours.name + "/" + comparison.baseline.name] {
+                info.append(ServeBench.info(result))
+            }
+        }
         if wanted("phone") && !smoke {
             info.append(try FirstParse.row(instructions: instructionMode))
         }

@@ -8,8 +8,10 @@ import Foundation
 /// code for a 4-digit flow is ignored, the flow gets a random code). Destinations are E.164
 /// numbers or e-mail identity keys, as the ``Inbox`` keys them.
 ///
-/// Thread-safe (one lock).
-public final class FixedCodes: @unchecked Sendable {
+/// Thread-safe (one lock). Its renderings show how many codes are fixed, never a code.
+public final class FixedCodes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     private let lock = NSLock()
     private var codes: [String: String] = [:]
 
@@ -47,4 +49,13 @@ public final class FixedCodes: @unchecked Sendable {
     public var all: [String: String] {
         lock.withLock { codes }
     }
+
+    /// `FixedCodes(2 destinations)`: no code, no destination.
+    public var description: String { "FixedCodes(\(all.count) destinations)" }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the count only.
+    public var customMirror: Mirror { Mirror(self, children: ["count": all.count], displayStyle: .class) }
 }

@@ -620,13 +620,18 @@ struct ControlAPI: Sendable {
 
     /// An exact duration `{"seconds": Int64, "attoseconds": Int64}` (what `Duration.components` gives).
     private func duration(_ value: JSONValue, name: String, allowNegative: Bool = false) throws -> Duration {
-        guard let object = value.objectValue, let seconds = object["seconds"]?.int64Value,
-            let attoseconds = object["attoseconds"]?.int64Value ?? .some(0),
-            abs(seconds) <= 315_360_000_000, abs(attoseconds) < 1_000_000_000_000_000_000,
-            allowNegative || (seconds >= 0 && attoseconds >= 0)
-        else {
-            throw Refusal(400, "\(name) is {\"seconds\": <whole number>, \"attoseconds\": <whole number>}")
+        let refusal = Refusal(400, "\(name) is {\"seconds\": <whole number>, \"attoseconds\": <whole number>}")
+        guard let object = value.objectValue, let seconds = object["seconds"]?.int64Value else { throw refusal }
+        let attoseconds: Int64
+        if let field = object["attoseconds"] {
+            guard let value = field.int64Value else { throw refusal }
+            attoseconds = value
+        } else {
+            attoseconds = 0
         }
+        guard abs(seconds) <= 315_360_000_000, abs(attoseconds) < 1_000_000_000_000_000_000,
+            allowNegative || (seconds >= 0 && attoseconds >= 0)
+        else { throw refusal }
         return Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
     }
 

@@ -13,8 +13,8 @@ import MultiAuthSandbox
 /// One link is one world: on its first request it resets the server to the local sandbox's
 /// seed and the given settings; before each request it moves the server's clock and clock
 /// offsets to the local ones (exactly, as `Duration` components); after each one it copies the
-/// server's new inbox messages (and Portal TOTP secrets) into the local sandbox, so a harness
-/// reads codes where it always does. Delivery-failure rules of the local fault plan are not
+/// server's new inbox messages (no backend changes a message after sending it) and Portal TOTP
+/// secrets into the local sandbox, so a harness reads codes where it always does. Delivery-failure rules of the local fault plan are not
 /// sent (set them on the server).
 ///
 /// Test support (`package`). Thread-safe: the bookkeeping is an actor; requests run

@@ -10,7 +10,8 @@ import MultiAuthSandbox
 /// rules for that destination (the OTPLESS backend's SmartAuth then falls back to the next
 /// channel), "verified before" is `TruecallerBackend.registerVerifiedNumber`, an SNA failure
 /// is `OTPlessBackend.failSilentAuth(for:)`; "blocked" and "rate limited" refuse the start of a
-/// flow (a code send) in the provider's own error shape (``ScenarioGate``).
+/// flow (a code send) in the provider's own error shape (the server's scenario gate in front of
+/// each backend).
 public final class Scenarios: @unchecked Sendable {
     /// One scenario.
     public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
@@ -76,7 +77,9 @@ public final class Scenarios: @unchecked Sendable {
     }
 
     /// Adds `entry` for `destination` (``Kind/delivered`` clears every scenario of it instead).
-    /// - Parameter destination: An E.164 number (`+919876543210`) or an e-mail identity key.
+    /// - Parameters:
+    ///   - entry: The scenario and its options.
+    ///   - destination: An E.164 number (`+919876543210`) or an e-mail identity key.
     /// - Throws: `AuthError` `.invalidInput` for ``Kind/verifiedBefore`` on something that is not
     ///   an E.164 number.
     public func set(_ entry: Entry, for destination: String) throws {
