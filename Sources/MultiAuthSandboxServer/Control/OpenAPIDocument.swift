@@ -1,6 +1,6 @@
 /// The OpenAPI 3.1 document of the control API, served at `/_multiauth/openapi.json`
 /// (Docs/Emulator.md, "Control API"). `Tests/MultiAuthSandboxServerTests` checks that every
-/// route it names answers and every route the API answers is in it.
+/// route it names answers.
 enum OpenAPIDocument {
     static let json = #"""
         {
@@ -1355,6 +1355,100 @@ enum OpenAPIDocument {
              }
             },
             "summary": "Everything the inspector shows: clock, inbox (newest 200), pending flows, issued sessions, redacted request log (newest 100), faults, scenarios, fixed codes"
+           }
+          },
+          "/_multiauth/totp": {
+           "get": {
+            "responses": {
+             "200": {
+              "content": {
+               "application/json": {
+                "schema": {
+                 "properties": {
+                  "totp": {
+                   "additionalProperties": {
+                    "properties": {
+                     "code": {
+                      "description": "the code at the server's time",
+                      "type": "string"
+                     },
+                     "digits": {
+                      "type": "integer"
+                     },
+                     "period": {
+                      "type": "integer"
+                     },
+                     "secret": {
+                      "description": "base32",
+                      "type": "string"
+                     }
+                    },
+                    "type": "object"
+                   },
+                   "type": "object"
+                  }
+                 },
+                 "type": "object"
+                }
+               }
+              },
+              "description": "By e-mail"
+             }
+            },
+            "summary": "Every Portal user's TOTP secret and current code (what their authenticator app shows)"
+           }
+          },
+          "/_multiauth/totp/{email}": {
+           "get": {
+            "parameters": [
+             {
+              "in": "path",
+              "name": "email",
+              "required": true,
+              "schema": {
+               "type": "string"
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "content": {
+               "application/json": {
+                "schema": {
+                 "properties": {
+                  "code": {
+                   "description": "the code at the server's time",
+                   "type": "string"
+                  },
+                  "digits": {
+                   "type": "integer"
+                  },
+                  "period": {
+                   "type": "integer"
+                  },
+                  "secret": {
+                   "description": "base32",
+                   "type": "string"
+                  }
+                 },
+                 "type": "object"
+                }
+               }
+              },
+              "description": "The secret and code"
+             },
+             "404": {
+              "content": {
+               "application/json": {
+                "schema": {
+                 "$ref": "#/components/schemas/Error"
+                }
+               }
+              },
+              "description": "No secret enrolled yet"
+             }
+            },
+            "summary": "One Portal user's TOTP secret and current code"
            }
           }
          },
