@@ -38,6 +38,9 @@ let package = Package(
         // Server side across a fleet: replay and attempt stores (in-memory, Redis), the TOTP
         // verifier, the fleet set-up of every verifier, the store conformance kit (Docs/Server.md).
         .library(name: "MultiAuthServer", targets: ["MultiAuthServer"]),
+        // `SandboxServer`: the emulated backends as one loopback HTTP/1.1 server with a control API
+        // and an inspector page (what `multiauth serve` runs).
+        .library(name: "MultiAuthSandboxServer", targets: ["MultiAuthSandboxServer"]),
         .executable(name: "multiauth", targets: ["MultiAuthCLI"]),
         .executable(name: "multiauth-bench", targets: ["MultiAuthBench"]),
         // MultiAuthPhoneCheck and MultiAuthCrossCheck are CI tools (Scripts/crosscheck_*.py), not
@@ -61,13 +64,18 @@ let package = Package(
         .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
+        // runtime and the emulators, below the CLI; it imports no adapter.
+        .target(
+            name: "MultiAuthSandboxServer",
+            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox"]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(
             name: "MultiAuthSandboxKit",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
-                "MultiAuthOTPless",
+                "MultiAuthOTPless", "MultiAuthSandboxServer",
             ]),
         // Never the client API and never the sandbox (Docs/Architecture.md, "Module graph").
         .target(
@@ -81,6 +89,7 @@ let package = Package(
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthSandboxServer",
             ]),
         .executableTarget(
             name: "MultiAuthCLI",
@@ -88,7 +97,7 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
-                "MultiAuthSandboxKit", "MultiAuthQR",
+                "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
             ]
         ),
         // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
@@ -97,7 +106,7 @@ let package = Package(
             name: "MultiAuthBench",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
-                "CMultiAuthBench", "MultiAuthServer",
+                "CMultiAuthBench", "MultiAuthServer", "MultiAuthSandboxServer", "MultiAuthHTTP",
                 cryptoSystemLibrary,
             ]
         ),
@@ -129,7 +138,7 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthSandboxKit",
-                "MultiAuthObservation", "MultiAuthServer", "MultiAuthOTPless",
+                "MultiAuthObservation", "MultiAuthServer", "MultiAuthSandboxServer", "MultiAuthOTPless",
             ],
             path: "Docs/Samples"),
         .testTarget(
@@ -154,6 +163,13 @@ let package = Package(
                 "MultiAuthTestKeys",
             ]),
         .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
+        .testTarget(
+            name: "MultiAuthSandboxServerTests",
+            dependencies: [
+                "MultiAuthSandboxServer", "MultiAuthSandbox", "MultiAuthHTTP", "MultiAuthSandboxKit",
+                "MultiAuthBuiltInConformance", "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI",
+            ]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [

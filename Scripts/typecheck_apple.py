@@ -12,7 +12,8 @@ language mode, warnings as errors), together with the rest of their module:
     MultiAuthCrypto (CryptoKit/Security backend) -> MultiAuth (SystemKeychain, the keychain
     store's init, SessionStores) -> MultiAuthHTTP (CellularTransport, Network),
     MultiAuthTruecaller (TruecallerAppHandoff, UIKit), MultiAuthObservation -> the SwiftUI
-    sample (Docs/Samples/SignInView.swift).
+    sample (Docs/Samples/SignInView.swift), and the XCUITest sample against the emulator
+    (Docs/Samples/EmulatorUITests.swift, with an XCTest shim of the UI-testing API).
 
 What it proves: every Apple API our code calls exists with the names, argument labels, types,
 optionality and `@Sendable`/actor annotations Apple documents, and our code uses them in a way
@@ -37,6 +38,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIM_DIR = os.path.join(ROOT, "Scripts", "AppleShims")
 APPLE_MODULES = ["CryptoKit", "Security", "UIKit", "Network", "SwiftUI"]
+# XCTest exists on Linux (without UI testing); the sample that needs its UI-testing API is
+# guarded by `canImport(XCTest) && canImport(UIKit)` and type-checked against the XCTest shim.
 
 # Shim modules in build order: (module, shim modules it imports).
 SHIMS = [
@@ -46,6 +49,7 @@ SHIMS = [
     ("Network", ["AppleShimBase"]),
     ("UIKit", []),
     ("SwiftUI", []),
+    ("XCTest", []),
 ]
 
 # Our modules in build order: (module, source files or directories).
@@ -56,6 +60,7 @@ UNITS = [
     ("MultiAuthTruecaller", ["Sources/MultiAuthTruecaller"]),
     ("MultiAuthObservation", ["Sources/MultiAuthObservation"]),
     ("MultiAuthSamplesSwiftUI", ["Docs/Samples/SignInView.swift"]),
+    ("MultiAuthSamplesUITests", ["Docs/Samples/EmulatorUITests.swift"]),
 ]
 
 # Planted mistakes for --self-test: (what, file, original text, mutated text).
@@ -84,6 +89,11 @@ MUTATIONS = [
      'TextField("Code", text: $code)', 'TextField("Code", value: $code)'),
     ("SwiftUI: typo", "Docs/Samples/SignInView.swift",
      ".task { await model.observe() }", ".tasks { await model.observe() }"),
+    ("XCTest UI testing: wrong argument label", "Docs/Samples/EmulatorUITests.swift",
+     "XCTAssertTrue(email.waitForExistence(timeout: 10))", "XCTAssertTrue(email.waitForExistence(seconds: 10))"),
+    ("XCTest UI testing: typo", "Docs/Samples/EmulatorUITests.swift",
+     "app.launchArguments += [\"-multiauth-sandbox-url\", server.absoluteString]\n        app.launch()\n\n",
+     "app.launchArgument += [\"-multiauth-sandbox-url\", server.absoluteString]\n        app.launch()\n\n"),
 ]
 
 SWIFTC = shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc"

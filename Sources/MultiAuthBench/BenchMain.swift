@@ -7,7 +7,7 @@ enum BenchMain {
         Usage: swift run -c release multiauth-bench [options]
 
           --repeats N          pairs of batches per row in time mode (default 15)
-          --only GROUP         totp, jwt, phone, flow, store, bus, replay, memory (repeatable)
+          --only GROUP         totp, jwt, phone, flow, store, bus, replay, serve, memory (repeatable)
           --redis URL          a Redis for the replay rows (redis://127.0.0.1:PORT; or MULTIAUTH_REDIS_URL)
           --time-only          skip the instruction-count mode
           --instructions-only  skip the time mode
@@ -23,6 +23,7 @@ enum BenchMain {
     static let allComparisons: [(group: String, rows: [Comparison])] = [
         ("totp", TOTPBench.comparisons), ("jwt", JWTBench.comparisons), ("phone", PhoneBench.comparisons),
         ("flow", FlowBench.comparisons), ("store", StoreBench.comparisons), ("bus", EventBusBench.comparisons),
+        ("serve", ServeBench.comparisons),
     ]
     static let allKernels: [Kernel] =
         allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
@@ -104,6 +105,11 @@ enum BenchMain {
         }
 
         var info: [InfoRow] = []
+        for comparison in ServeBench.comparisons {
+            if let result = timed[comparison.ours.name + "/" + comparison.baseline.name] {
+                info.append(ServeBench.info(result))
+            }
+        }
         if wanted("phone") && !smoke {
             info.append(try FirstParse.row(instructions: instructionMode))
         }

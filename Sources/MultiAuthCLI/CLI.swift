@@ -6,7 +6,8 @@ import MultiAuthCrypto
 /// codes.
 enum CLI {
     static let commands: [any Command] = [
-        DemoCommand(), ConformanceCommand(), TOTPCommand(), OTPAuthCommand(), JWTCommand(), PhoneCommand(),
+        DemoCommand(), ConformanceCommand(), ServeCommand(), TOTPCommand(), OTPAuthCommand(), JWTCommand(),
+        PhoneCommand(),
     ]
 
     static var help: String {

@@ -26,6 +26,9 @@ enum ExitCode {
     /// standard output): `EX_IOERR` of BSD's `sysexits.h`, so scripts can tell it from a
     /// failed verification or bad input. The message is on standard error.
     static let outputFailed: Int32 = 74
+    /// A service the command needs is unavailable (`multiauth serve`: the port is taken):
+    /// `EX_UNAVAILABLE` of BSD's `sysexits.h`.
+    static let unavailable: Int32 = 69
 
     /// The help line for ``outputFailed``, shared by every command's exit-code list.
     static let outputFailedLine = "  74  output could not be written (disk full, closed pipe or closed standard output)"

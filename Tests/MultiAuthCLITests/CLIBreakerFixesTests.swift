@@ -101,7 +101,7 @@ struct CLIBreakerFixesTests {
         #expect(unknown.status == 2)
         #expect(
             unknown.stderr
-                == "multiauth help: unknown command 'nosuchcmd'. Commands: demo, conformance, totp, otpauth, jwt, phone.\n"
+                == "multiauth help: unknown command 'nosuchcmd'. Commands: demo, conformance, serve, totp, otpauth, jwt, phone.\n"
         )
         #expect(unknown.stdout.isEmpty)
         let extra = try CLI.run(["help", "demo", "extra"])

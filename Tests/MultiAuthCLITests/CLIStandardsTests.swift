@@ -213,7 +213,7 @@ struct CLIStandardsTests {
             badFormat.stderr
                 == "multiauth totp: --verify needs exactly 6 digits (spaces are ignored); the code was not compared\n")
         #expect(badFormat.stdout.isEmpty)
-        for command in ["", "demo", "conformance", "totp", "otpauth", "jwt", "phone"] {
+        for command in ["", "demo", "conformance", "serve", "totp", "otpauth", "jwt", "phone"] {
             let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"])
             #expect(help.stdout.contains("74  output could not be written"), "\(command)")
         }

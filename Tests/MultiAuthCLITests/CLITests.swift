@@ -46,7 +46,7 @@ struct CLITests {
     @Test func helpListsCommandsAndExitCodes() throws {
         let result = try CLI.run(["--help"])
         #expect(result.status == 0)
-        for command in ["demo", "conformance", "totp", "otpauth", "jwt", "phone"] {
+        for command in ["demo", "conformance", "serve", "totp", "otpauth", "jwt", "phone"] {
             #expect(result.stdout.contains("  \(command) "))
         }
         #expect(result.stdout.contains("2  usage or input error"))
@@ -76,13 +76,28 @@ struct CLITests {
         }
     }
 
-    @Test(arguments: ["demo", "conformance", "totp", "otpauth", "jwt", "phone"])
+    @Test(arguments: ["demo", "conformance", "serve", "totp", "otpauth", "jwt", "phone"])
     func everyCommandHasHelpWithExamples(_ command: String) throws {
         let result = try CLI.run([command, "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Usage: multiauth \(command)"))
         #expect(result.stdout.contains("Examples:"))
         #expect(result.stdout.contains("Exit codes:"))
+    }
+
+    /// `serve`'s bad options are exit 2 with a sentence, before anything is bound.
+    @Test func serveRefusesBadOptionsBeforeBinding() throws {
+        for (arguments, fragment) in [
+            (["serve", "--port", "70000"], "--port must be a whole number from 0 to 65535"),
+            (["serve", "--seed", "-1"], "--seed must be a whole number"),
+            (["serve", "--listen", "not-an-address"], "is not an IP address of this machine"),
+            (["serve", "--signing-key", "/nonexistent/key.pem"], "--signing-key: cannot read"),
+        ] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
     }
 
     @Test func totpMatchesTheRFCVectors() throws {

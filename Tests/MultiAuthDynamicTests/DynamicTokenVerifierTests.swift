@@ -64,7 +64,7 @@ struct DynamicTokenVerifierTests {
     @Test func refusesAlgNone() async throws {
         let f = try DynamicFixture()
         let parts = try token(f).split(separator: ".").map(String.init)
-        let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"dynamic-sandbox-key-1"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"multiauth-sandbox-dynamic-1"}"#.utf8))
         for forged in [header + "." + parts[1] + ".", header + "." + parts[1] + "." + parts[2]] {
             #expect(await refusal(f, forged)?.code == .signatureInvalid)
         }

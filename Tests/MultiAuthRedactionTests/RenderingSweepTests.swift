@@ -341,6 +341,8 @@ struct RenderingSweepTests {
         add(FaultRepeat.once)
         add(sandbox.faults.add(.latency(.seconds(1)), host: "nowhere.test", repeat: .times(1)))
         add(sandbox.random)
+        sandbox.fixedCodes.set("48291357", for: "+15555550100")
+        add(sandbox.fixedCodes)
         add(SeededRandomNumberGenerator(seed: 1))
         add(sandbox.clock)
         add(sandbox.clock.now)

@@ -2,6 +2,8 @@ import Foundation
 import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthConformance
+import MultiAuthCrypto
+import MultiAuthHTTP
 
 /// `multiauth conformance`: runs the provider conformance kit (every ``ConformanceCheck``) against the reference
 /// provider and the built-in providers, each against its emulated backend.
@@ -9,11 +11,12 @@ struct ConformanceCommand: Command {
     let name = "conformance"
     let summary =
         "Run the provider conformance kit (\(ConformanceCheck.allCases.count) checks) against the built-in providers"
-    let valueOptions: Set<String> = ["provider"]
+    let valueOptions: Set<String> = ["provider", "server", "signing-key"]
     let flags: Set<String> = ["json"]
     var help: String {
         """
         Usage: multiauth conformance [--provider NAME] [--json]
+               multiauth conformance --server URL --signing-key FILE [--provider NAME] [--json]
 
         Runs the conformance kit's \(ConformanceCheck.allCases.count) checks against each provider wired to its emulated
         backend in a fresh sandbox, and prints one aligned table per provider: passed, failed
@@ -21,18 +24,28 @@ struct ConformanceCommand: Command {
 
         Providers: \(BuiltInConformance.all().map(\.id.rawValue).joined(separator: ", "))
 
+        With --server, proves a running 'multiauth serve' (started with the same --signing-key)
+        answers as the in-process sandbox does: each built-in provider's checks run in-process
+        and against the server over HTTP (URLSessionTransport); the results must be equal, and
+        every answer the server gave must be byte for byte what the in-process backends answer
+        to the same request in the same state (replayed in its order, at its clock reading)
+        (Docs/Emulator.md, "Proving the server equivalent"). The server is reset for every check.
+
         Options:
-          --provider NAME  run one provider only
-          --json           one JSON report per provider, one per line
+          --provider NAME     run one provider only
+          --json              one JSON report per provider, one per line
+          --server URL        compare against the server at URL (e.g. http://127.0.0.1:40123)
+          --signing-key FILE  the RSA key (PEM) the server signs with (required with --server)
 
         Examples:
           multiauth conformance
           multiauth conformance --provider portal
           multiauth conformance --json | jq '.results[] | select(.status == "failed")'
+          multiauth conformance --server http://127.0.0.1:40123 --signing-key key.pem
 
         Exit codes:
            0  every check passed or was skipped with a reason
-           1  a check failed
+           1  a check failed (with --server: or the server answered differently)
            2  usage error (unknown provider)
         \(ExitCode.outputFailedLine)
         """
@@ -42,6 +55,9 @@ struct ConformanceCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw Arguments.UsageError(
                 description: "unexpected argument '\(arguments.positionals[0])'; use --provider NAME")
+        }
+        if let server = arguments.options["server"] {
+            return try await compare(server: server, arguments)
         }
         var kits = BuiltInConformance.all()
         if let name = arguments.options["provider"] {
@@ -69,5 +85,67 @@ struct ConformanceCommand: Command {
             }
         }
         return conforming ? ExitCode.ok : ExitCode.verificationFailed
+    }
+
+    /// `--server`: the equivalence run of every built-in provider against a running server.
+    private func compare(server text: String, _ arguments: Arguments) async throws -> Int32 {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw Arguments.UsageError(description: "--server must be the server's URL, e.g. http://127.0.0.1:40123")
+        }
+        guard let path = arguments.options["signing-key"] else {
+            throw Arguments.UsageError(
+                description:
+                    "--server needs --signing-key FILE, the key the server was started with (multiauth serve --signing-key FILE)"
+            )
+        }
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8),
+            let key = try? PrivateKey(pemRepresentation: pem)
+        else { throw Arguments.UsageError(description: "--signing-key: '\(path)' holds no readable RSA PRIVATE KEY") }
+        var providers = EquivalenceRun.providers
+        if let name = arguments.options["provider"] {
+            providers = providers.filter { $0.rawValue == name.lowercased() }
+            guard !providers.isEmpty else {
+                throw Arguments.UsageError(
+                    description:
+                        "unknown provider '\(name)'; choose one of \(EquivalenceRun.providers.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+        }
+        let transport = URLSessionTransport(defaultTimeout: .seconds(60))
+        var rows: [[String]] = []
+        var equivalent = true
+        for provider in providers {
+            let comparison = await EquivalenceRun.compare(provider, server: url, transport: transport, signingKey: key)
+            let counts = comparison.counts
+            equivalent = equivalent && comparison.isEquivalent && counts.failed == 0
+            if arguments.flags.contains("json") {
+                Terminal.out(
+                    Terminal.jsonLine([
+                        "provider": comparison.provider, "passed": counts.passed, "failed": counts.failed,
+                        "skipped": counts.skipped, "replayedExchanges": comparison.replayedExchanges,
+                        "identicalChecks": comparison.identicalChecks.count, "differences": comparison.differences,
+                        "equivalent": comparison.isEquivalent,
+                    ]))
+            } else {
+                rows.append([
+                    comparison.provider, "\(counts.passed)/\(counts.failed)/\(counts.skipped)",
+                    "\(comparison.replayedExchanges)",
+                    "\(comparison.identicalChecks.count) of \(comparison.server.count)",
+                    comparison.isEquivalent ? "equivalent" : "DIFFERENT",
+                ])
+                for difference in comparison.differences { Terminal.err("  \(comparison.provider): \(difference)") }
+            }
+        }
+        if !arguments.flags.contains("json") {
+            Terminal.out("server \(url.absoluteString) against the in-process sandbox")
+            Terminal.out(
+                Terminal.table(
+                    rows,
+                    header: [
+                        "provider", "passed/failed/skipped", "answers replayed byte for byte", "same exchange sequence",
+                        "verdict",
+                    ]))
+        }
+        return equivalent ? ExitCode.ok : ExitCode.verificationFailed
     }
 }

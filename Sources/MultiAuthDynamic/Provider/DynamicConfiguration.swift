@@ -77,6 +77,32 @@ public struct DynamicConfiguration: Sendable, Hashable {
         return configuration
     }
 
+    /// The configuration for the emulated backend served by `multiauth serve` (or a
+    /// `SandboxServer`) at `baseURL`: the API base is `<baseURL>/app.dynamic.test/api/v0`, the
+    /// server's host-prefixed route to the same backend (Docs/Emulator.md, "Pointing a
+    /// provider at the server").
+    /// - Parameters:
+    ///   - baseURL: Where the server listens, e.g. `http://127.0.0.1:4010` (a path is kept:
+    ///     `http://127.0.0.1:4010/x` gives `http://127.0.0.1:4010/x/app.dynamic.test/api/v0`).
+    ///   - environmentID: The environment id (default ``sandboxEnvironmentID``).
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
+    ///   or `baseURL` is not an `http` or `https` URL with a host.
+    public static func sandbox(baseURL: URL, environmentID: String = sandboxEnvironmentID) throws
+        -> DynamicConfiguration
+    {
+        guard let scheme = baseURL.scheme?.lowercased(), ["http", "https"].contains(scheme), baseURL.host != nil else {
+            throw AuthError(
+                .configuration,
+                "the sandbox server URL must be an http or https URL with a host, e.g. http://127.0.0.1:4010",
+                provider: .dynamic)
+        }
+        let configuration = DynamicConfiguration(
+            environmentID: environmentID, baseURL: baseURL.appending(path: sandboxHost).appending(path: "api/v0"))
+        try configuration.validate(provider: .dynamic)
+        return configuration
+    }
+
     /// The URL of `path` under `/sdk/{environmentID}/`, e.g. `endpoint("emailVerifications/create")`.
     /// - Parameter path: A path relative to the environment, without a leading slash.
     public func endpoint(_ path: String) -> URL {

@@ -134,6 +134,32 @@ public struct OTPlessConfiguration: Sendable, Hashable {
             packageName: packageName, smartAuthTemplateID: smartAuthTemplateID, installationID: installationID)
     }
 
+    /// A configuration for the emulated OTPLESS server served by `multiauth serve` (or a
+    /// `SandboxServer`) at `baseURL`: `<baseURL>/user-auth.otpless.test` and
+    /// `<baseURL>/api.otpless.test`, the server's host-prefixed routes to `OTPlessBackend`
+    /// (Docs/Emulator.md, "Pointing a provider at the server").
+    /// - Parameters:
+    ///   - baseURL: Where the server listens, e.g. `http://127.0.0.1:4010`.
+    ///   - appID: The app id of the emulated merchant (default ``sandboxAppID``).
+    ///   - packageName: The bundle id sent (default ``sandboxPackageName``).
+    ///   - preferredChannels: SmartAuth order for system-chosen channels.
+    ///   - enabledChannels: The merchant's enabled channels, when known.
+    ///   - hasWhatsApp: Whether WhatsApp is installed.
+    ///   - smartAuthTemplateID: A SmartAuth template id.
+    ///   - installationID: The installation id, or `nil` to derive one.
+    /// - Returns: The configuration.
+    public static func sandbox(
+        baseURL: URL, appID: String = sandboxAppID, packageName: String = sandboxPackageName,
+        preferredChannels: [DeliveryChannel] = [], enabledChannels: Set<DeliveryChannel>? = nil,
+        hasWhatsApp: Bool = true, smartAuthTemplateID: String? = nil, installationID: String? = nil
+    ) -> OTPlessConfiguration {
+        OTPlessConfiguration(
+            appID: appID, baseURL: baseURL.appending(path: sandboxBaseURL.host!),
+            sessionBaseURL: baseURL.appending(path: sandboxSessionBaseURL.host!), preferredChannels: preferredChannels,
+            enabledChannels: enabledChannels, hasWhatsApp: hasWhatsApp, packageName: packageName,
+            smartAuthTemplateID: smartAuthTemplateID, installationID: installationID)
+    }
+
     /// The deep-link scheme, `otpless.` followed by the lower-cased app id.
     public var deepLinkScheme: String { "otpless." + appID.lowercased() }
 

@@ -48,6 +48,11 @@ public struct PortalConfiguration: Sendable, Hashable {
     /// organisation default).
     public let isAccountAbstracted: Bool?
 
+    /// The root the auth API hangs under when it is not `<scheme>://<apiHost>`: set only by
+    /// ``sandbox(baseURL:authEnvironmentID:redirectURL:fromEmail:templateID:isAccountAbstracted:)``
+    /// (the emulator's host-prefixed route, `<server>/api.portal.test`); `nil` otherwise.
+    public private(set) var apiBaseURL: URL?
+
     /// Whether magic links can be sent: both ``fromEmail`` and ``templateID`` are set.
     public var sendsMagicLinks: Bool { fromEmail != nil && templateID != nil }
 
@@ -148,9 +153,43 @@ public struct PortalConfiguration: Sendable, Hashable {
             templateID: templateID, isAccountAbstracted: isAccountAbstracted)
     }
 
+    /// The configuration for the emulated backend served by `multiauth serve` (or a
+    /// `SandboxServer`) at `baseURL`: the auth API is `<baseURL>/api.portal.test/api/v3/auth`, the
+    /// server's host-prefixed route to `PortalBackend` (Docs/Emulator.md, "Pointing a provider
+    /// at the server"). ``apiHost`` stays ``sandboxAPIHost``.
+    /// - Parameters:
+    ///   - baseURL: Where the server listens, e.g. `http://127.0.0.1:4010`.
+    ///   - authEnvironmentID: The auth environment id (default ``sandboxEnvironmentID``).
+    ///   - redirectURL: The redirect URL (default ``sandboxRedirectURL``).
+    ///   - fromEmail: The magic-link sender (default ``sandboxFromEmail``).
+    ///   - templateID: The magic-link template (default ``sandboxTemplateID``).
+    ///   - isAccountAbstracted: Account abstraction, or `nil` for the organisation default.
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` as ``init(authEnvironmentID:redirectURL:apiHost:fromEmail:templateID:isAccountAbstracted:)``,
+    ///   or with provider code `"invalidArgument"` when `baseURL` is not an `http` or `https`
+    ///   URL with a host.
+    public static func sandbox(
+        baseURL: URL, authEnvironmentID: String = sandboxEnvironmentID, redirectURL: URL = sandboxRedirectURL,
+        fromEmail: String? = sandboxFromEmail, templateID: String? = sandboxTemplateID, isAccountAbstracted: Bool? = nil
+    ) throws -> PortalConfiguration {
+        guard let scheme = baseURL.scheme?.lowercased(), ["http", "https"].contains(scheme), baseURL.host != nil else {
+            throw AuthError(
+                .configuration,
+                "invalid argument: the sandbox server URL must be an http or https URL with a host, e.g. http://127.0.0.1:4010",
+                provider: .portal, providerCode: "invalidArgument")
+        }
+        var configuration = try sandbox(
+            authEnvironmentID: authEnvironmentID, redirectURL: redirectURL, fromEmail: fromEmail,
+            templateID: templateID, isAccountAbstracted: isAccountAbstracted)
+        configuration.apiBaseURL = baseURL.appending(path: sandboxAPIHost)
+        return configuration
+    }
+
     /// The base URL of the auth API: `https://<apiHost>/api/v3/auth`, or `http://` for
-    /// `localhost` and `127.0.0.1` (as PortalSwift's `PortalAuthApi.resolveApiUrl`).
+    /// `localhost` and `127.0.0.1` (as PortalSwift's `PortalAuthApi.resolveApiUrl`); under
+    /// ``apiBaseURL`` when that is set.
     public var authBaseURL: URL {
+        if let apiBaseURL { return apiBaseURL.appending(path: "api/v3/auth") }
         let name = apiHost.split(separator: ":").first.map(String.init) ?? apiHost
         let scheme = (name == "localhost" || name == "127.0.0.1") ? "http" : "https"
         return URL(string: "\(scheme)://\(apiHost)/api/v3/auth")!

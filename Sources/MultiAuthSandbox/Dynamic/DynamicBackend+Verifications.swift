@@ -82,7 +82,7 @@ extension DynamicBackend {
         if refusesCaptcha(captcha) { return try Self.captchaRefusal() }
         let now = context.time.now
         let uuid = Self.uuid(context)
-        let code = context.random.digits(Self.codeLength)
+        let code = context.oneTimeCode(digits: Self.codeLength, for: destination)
         let outcome: Result<Void, CreateFailure> = lock.withLock {
             if let previousUUID {
                 guard let old = verifications[previousUUID], old.channel == channel, old.destination == destination

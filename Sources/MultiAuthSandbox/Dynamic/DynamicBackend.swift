@@ -134,7 +134,7 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     ///   - audience: The `aud` of issued tokens.
     /// - Throws: `CryptoError` when the shared key cannot be generated.
     public convenience init(
-        environmentID: String = DynamicBackend.defaultEnvironmentID, keyID: String = "dynamic-sandbox-key-1",
+        environmentID: String = DynamicBackend.defaultEnvironmentID, keyID: String = "multiauth-sandbox-dynamic-1",
         audience: String = "https://app.sandbox.test"
     ) throws {
         self.init(
@@ -150,7 +150,7 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     ///   - audience: The `aud` of issued tokens.
     public init(
         signingKey: PrivateKey, environmentID: String = DynamicBackend.defaultEnvironmentID,
-        keyID: String = "dynamic-sandbox-key-1", audience: String = "https://app.sandbox.test"
+        keyID: String = "multiauth-sandbox-dynamic-1", audience: String = "https://app.sandbox.test"
     ) {
         self.environmentID = environmentID
         self.keyID = keyID

@@ -213,7 +213,7 @@ extension OTPlessBackend {
             token: token, asId: asId, identifierType: identifierType, destination: destination,
             authType: authType.rawValue,
             remainingChannels: order, primaryChannel: order.first, currentChannel: nil, delivered: false,
-            forced: !forcedMode.isEmpty, otp: authType == .magicLink ? nil : environment.digits(length),
+            forced: !forcedMode.isEmpty, otp: authType == .magicLink ? nil : environment.code(length, destination),
             linkCode: authType == .otp ? nil : environment.hex(16),
             expiresAt: now.addingTimeInterval(TimeInterval(expiry)),
             sentAt: now)

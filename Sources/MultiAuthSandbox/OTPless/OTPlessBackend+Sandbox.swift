@@ -12,7 +12,7 @@ extension OTPlessBackend: SandboxBackend {
             now: context.time.now, digits: { context.random.digits($0) }, hex: { context.random.hex(bytes: $0) },
             deliver: { code, link, destination, channel in
                 context.deliver(code: code, link: link, to: destination, channel: channel).status == .delivered
-            })
+            }, code: { context.oneTimeCode(digits: $0, for: $1) })
         return handle(request, environment: environment)
     }
 

@@ -189,7 +189,7 @@ extension OTPlessBackend {
         let length = merchant.otpLength
         let outcome: OTPlessTransaction? = mutate(token: token) { transaction in
             transaction.authType = "OTP"
-            transaction.otp = environment.digits(length)
+            transaction.otp = environment.code(length, transaction.destination)
             transaction.primaryChannel = transaction.remainingChannels.first
             deliverNext(&transaction, environment: environment)
             if !transaction.delivered { transaction.status = "FAILED" }

@@ -45,16 +45,26 @@ public final class OTPlessBackend: @unchecked Sendable {
         /// Delivers a code and/or link to a destination on a channel; returns whether it was delivered.
         public var deliver:
             @Sendable (_ code: String?, _ link: URL?, _ destination: String, _ channel: DeliveryChannel) -> Bool
+        /// A one-time code of `count` digits for a destination (a fixed test code, or random).
+        public var code: @Sendable (_ count: Int, _ destination: String) -> String
 
         /// Creates an environment.
+        /// - Parameters:
+        ///   - now: The server's current time.
+        ///   - digits: `count` random decimal digits.
+        ///   - hex: `bytes` random bytes as lower-case hex.
+        ///   - deliver: Delivers a code and/or link; returns whether it was delivered.
+        ///   - code: A one-time code for a destination; `nil` uses `digits`.
         public init(
             now: Date, digits: @escaping @Sendable (Int) -> String, hex: @escaping @Sendable (Int) -> String,
-            deliver: @escaping @Sendable (String?, URL?, String, DeliveryChannel) -> Bool
+            deliver: @escaping @Sendable (String?, URL?, String, DeliveryChannel) -> Bool,
+            code: (@Sendable (_ count: Int, _ destination: String) -> String)? = nil
         ) {
             self.now = now
             self.digits = digits
             self.hex = hex
             self.deliver = deliver
+            self.code = code ?? { count, _ in digits(count) }
         }
     }
 
@@ -103,13 +113,15 @@ public final class OTPlessBackend: @unchecked Sendable {
     /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
     /// (generated once per process on first use; `SandboxSigningKeys`).
     /// - Throws: `CryptoError` when the shared key cannot be generated.
-    public convenience init(merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "sandbox-otpless-1") throws {
+    public convenience init(
+        merchant: OTPlessMerchant = OTPlessMerchant(), keyID: String = "multiauth-sandbox-otpless-1"
+    ) throws {
         self.init(merchant: merchant, keyID: keyID, signingKey: try SandboxSigningKeys.rsa())
     }
 
     /// Creates a backend that signs with `signingKey` (RSA; share one key across backends in
     /// tests instead of generating one each time).
-    public init(merchant: OTPlessMerchant, keyID: String = "sandbox-otpless-1", signingKey: PrivateKey) {
+    public init(merchant: OTPlessMerchant, keyID: String = "multiauth-sandbox-otpless-1", signingKey: PrivateKey) {
         self.merchant = merchant
         self.keyID = keyID
         self.signingKey = signingKey
@@ -128,6 +140,13 @@ public final class OTPlessBackend: @unchecked Sendable {
     public func failSilentAuth(for e164: String) {
         lock.lock()
         snaFailing.insert(e164)
+        lock.unlock()
+    }
+
+    /// Lets the emulated carrier verify `e164` again after ``failSilentAuth(for:)``.
+    public func restoreSilentAuth(for e164: String) {
+        lock.lock()
+        snaFailing.remove(e164)
         lock.unlock()
     }
 

@@ -110,14 +110,19 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     ///   - userJwtLifetime: `userJwt` lifetime (default 600 s).
     ///   - oauthStateLifetime: OAuth `state` lifetime (default 10 min).
     ///   - accountAbstractionAvailable: Whether `isAccountAbstracted=true` is accepted (default `true`).
-    /// - Throws: `CryptoError` when the system random generator fails (JWT secret).
+    ///   - jwtSecret: The HS256 key of the `userJwt` (at least 32 bytes); `nil` (the default)
+    ///     draws 32 bytes from the system's random source, so no two backends share one. The
+    ///     emulator server passes one derived from its seed, so its answers repeat under a seed.
+    /// - Throws: `CryptoError` when the system random generator fails (JWT secret), or
+    ///   `.invalidKey` for a `jwtSecret` shorter than 32 bytes.
     public init(
         environmentID: String = PortalBackend.defaultEnvironmentID,
         allowedRedirectURLs: Set<String> = [PortalBackend.defaultRedirectURL], totpRequired: Bool = true,
         magicLinkInterval: Duration = .seconds(60), magicLinkLifetime: Duration = .seconds(900),
         userJwtLifetime: Duration = .seconds(600), oauthStateLifetime: Duration = .seconds(600),
-        accountAbstractionAvailable: Bool = true
+        accountAbstractionAvailable: Bool = true, jwtSecret: [UInt8]? = nil
     ) throws {
+        if let jwtSecret, jwtSecret.count < 32 { throw CryptoError.invalidKey }
         self.environmentID = environmentID
         self.allowedRedirectURLs = allowedRedirectURLs
         self.accountAbstractionAvailable = accountAbstractionAvailable
@@ -126,7 +131,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         self.magicLinkLifetime = magicLinkLifetime
         self.userJwtLifetime = userJwtLifetime
         self.oauthStateLifetime = oauthStateLifetime
-        self.jwtSecret = try SecureRandom.bytes(count: 32)
+        self.jwtSecret = try jwtSecret ?? SecureRandom.bytes(count: 32)
     }
 
     /// The TOTP secret enrolled (or being enrolled) for `email`, as test and demo code reads it
@@ -138,6 +143,32 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     /// Whether `email` completed TOTP enrollment (one correct code).
     public func isEnrolled(_ email: String) -> Bool {
         lock.withLock { users[email]?.enrolled ?? false }
+    }
+
+    /// The magic-link grants not used yet and the sessions open (Docs/Emulator.md,
+    /// "Inspector"). Test support.
+    package func activity() -> SandboxActivity {
+        lock.withLock {
+            let emailOfUser = Dictionary(
+                users.map { ($0.value.endUserID, $0.key) }, uniquingKeysWith: { first, _ in first })
+            return SandboxActivity(
+                flows: grants.values.filter { !$0.used }.map {
+                    .init(
+                        provider: "portal", destination: $0.email, kind: "magic link", expiresAt: $0.expiresAt,
+                        wrongAttempts: 0)
+                },
+                sessions: sessions.values.map {
+                    .init(
+                        provider: "portal", userID: $0.endUserID, destination: emailOfUser[$0.endUserID],
+                        revoked: false)
+                })
+        }
+    }
+
+    /// Every user's TOTP secret by e-mail identity key (enrolled or being enrolled): what an
+    /// authenticator app on the user's phone would hold. Test support.
+    package func totpSecrets() -> [String: [UInt8]] {
+        lock.withLock { users.mapValues(\.secret) }
     }
 
     /// The redirect URL in the `Location` header of a `/sandbox/oauth/…` response, or `nil`.

@@ -72,6 +72,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     struct Environment {
         var now: Date
         var digits: (Int) -> String
+        var code: (_ count: Int, _ destination: String) -> String
         var token: () -> String
         var deliver: (_ code: String, _ destination: String) -> Void
     }
@@ -211,6 +212,22 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             requestNonce: requestNonce)
     }
 
+    /// The OTP verifications pending and the access tokens issued (Docs/Emulator.md,
+    /// "Inspector"). Test support.
+    package func activity() -> SandboxActivity {
+        lock.withLock {
+            SandboxActivity(
+                flows: pending.values.map {
+                    .init(
+                        provider: "truecaller", destination: $0.e164, kind: "sms code", expiresAt: $0.expiresAt,
+                        wrongAttempts: $0.wrongAttempts)
+                },
+                sessions: accessTokens.values.map {
+                    .init(provider: "truecaller", userID: $0, destination: $0, revoked: false)
+                })
+        }
+    }
+
     // MARK: Routing
 
     /// Serves one request (table above). Codes go to the sandbox inbox on channel `.sms`
@@ -220,6 +237,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     public func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
         let environment = Environment(
             now: context.time.now, digits: { context.random.digits($0) },
+            code: { context.oneTimeCode(digits: $0, for: $1) },
             token: { Self.uuid(context.random.hex(bytes: 16)) },
             deliver: { code, destination in context.deliver(code: code, to: destination, channel: .sms) })
         if let refusal = wrongHost(context.host, request: request) { return refusal }
@@ -335,7 +353,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
                 200,
                 ["status": .number(1), "message": .string("Number already verified"), "accessToken": .string(token)])
         }
-        let code = env.digits(otpLength)
+        let code = env.code(otpLength, phone.e164)
         let verificationToken = env.token()
         pending[verificationToken] = Pending(
             e164: phone.e164, countryCodeName: region, nationalNumber: phone.nationalNumber, deviceID: body.deviceId,

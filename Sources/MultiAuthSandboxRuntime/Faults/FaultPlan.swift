@@ -159,6 +159,58 @@ public final class FaultPlan: @unchecked Sendable {
         lock.withLock { firings[id, default: 0] }
     }
 
+    /// An active rule as the control API and the inspector list it.
+    package struct RuleSummary: Sendable, Hashable {
+        /// The rule's id.
+        package let id: FaultRuleID
+        /// `latency`, `status`, `dropConnection`, `rateLimit` or `failDelivery`.
+        package let kind: String
+        /// The action, e.g. `latency(2.0 seconds)`, or `failDelivery(whatsapp)`.
+        package let detail: String
+        /// The host matched (`nil`: every host).
+        package let host: String?
+        /// The path prefix matched (request rules).
+        package let pathPrefix: String
+        /// The destination matched (delivery rules; `nil`: every destination).
+        package let destination: String?
+        /// Firings left (`nil`: until removed).
+        package let remaining: Int?
+        /// The chance it fires.
+        package let probability: Double
+        /// How often it fired.
+        package let fired: Int
+    }
+
+    /// The active rules in evaluation order (request rules, then delivery rules).
+    package var activeRules: [RuleSummary] {
+        lock.withLock {
+            rules.map { rule in
+                let kind: String
+                switch rule.action {
+                case .latency: kind = "latency"
+                case .status: kind = "status"
+                case .dropConnection: kind = "dropConnection"
+                case .rateLimit: kind = "rateLimit"
+                }
+                return RuleSummary(
+                    id: rule.id, kind: kind, detail: rule.action.description, host: rule.host,
+                    pathPrefix: rule.pathPrefix, destination: nil, remaining: rule.remaining,
+                    probability: rule.probability, fired: firings[rule.id, default: 0])
+            }
+                + deliveryRules.map { rule in
+                    RuleSummary(
+                        id: rule.id, kind: "failDelivery", detail: "failDelivery(\(rule.channel.rawValue))", host: nil,
+                        pathPrefix: "", destination: rule.destination, remaining: rule.remaining, probability: 1,
+                        fired: firings[rule.id, default: 0])
+                }
+        }
+    }
+
+    /// The server clock offsets set per host, and the default for the others.
+    package var clockOffsets: (byHost: [String: Duration], default: Duration) {
+        lock.withLock { (offsets, globalOffset) }
+    }
+
     /// The number of request and delivery rules still active.
     public var activeRuleCount: Int {
         lock.withLock { rules.count + deliveryRules.count }

@@ -38,6 +38,8 @@ public final class Sandbox: @unchecked Sendable {
     public let faults: FaultPlan
     /// The seeded random source handed to backends.
     public let random: SandboxRandom
+    /// One-time codes fixed per destination (test numbers), handed to backends.
+    public let fixedCodes = FixedCodes()
 
     private let lock = NSLock()
     private var backends: [String: any SandboxBackend] = [:]
@@ -89,6 +91,12 @@ public final class Sandbox: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         backends[host.lowercased()] = backend
+    }
+
+    /// The backend registered under `host`, if any (test support: a harness that wraps or
+    /// inspects the backends it installed).
+    package func backend(forHost host: String) -> (any SandboxBackend)? {
+        lock.withLock { backends[host.lowercased()] }
     }
 
     /// The hosts with a backend, sorted.
@@ -188,7 +196,8 @@ public final class Sandbox: @unchecked Sendable {
         let base = self.time
         let offset = faults.serverClockOffset(for: host).timeInterval
         let time = TimeSource(clock: base.clock, now: { base.now.addingTimeInterval(offset) })
-        return SandboxContext(host: host, time: time, inbox: inbox, random: random, faults: faults)
+        return SandboxContext(
+            host: host, time: time, inbox: inbox, random: random, faults: faults, fixedCodes: fixedCodes)
     }
 
     /// The error for a request to `host` when no backend is registered under it: a set-up

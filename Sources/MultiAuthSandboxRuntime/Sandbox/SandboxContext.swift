@@ -15,14 +15,37 @@ public struct SandboxContext: Sendable {
     public let random: SandboxRandom
     /// The sandbox's fault plan (for channel delivery failures).
     public let faults: FaultPlan
+    /// The sandbox's fixed codes per destination (``oneTimeCode(digits:for:)`` reads them).
+    public let fixedCodes: FixedCodes
 
     /// Creates a context (the ``Sandbox`` does this for every request).
-    public init(host: String, time: TimeSource, inbox: Inbox, random: SandboxRandom, faults: FaultPlan) {
+    /// - Parameters:
+    ///   - host: The host the request was sent to.
+    ///   - time: The server's time.
+    ///   - inbox: Where codes and links land.
+    ///   - random: The seeded random source.
+    ///   - faults: The fault plan.
+    ///   - fixedCodes: Fixed codes per destination (default: none).
+    public init(
+        host: String, time: TimeSource, inbox: Inbox, random: SandboxRandom, faults: FaultPlan,
+        fixedCodes: FixedCodes = FixedCodes()
+    ) {
         self.host = host
         self.time = time
         self.inbox = inbox
         self.random = random
         self.faults = faults
+        self.fixedCodes = fixedCodes
+    }
+
+    /// A one-time code of `count` digits for `destination`: its fixed code (``FixedCodes``)
+    /// when one of that length is set, else `count` random digits from ``random``.
+    /// - Parameters:
+    ///   - count: The number of digits.
+    ///   - destination: E.164 number or e-mail identity key.
+    public func oneTimeCode(digits count: Int, for destination: String) -> String {
+        if let fixed = fixedCodes.code(for: destination), fixed.utf8.count == count { return fixed }
+        return random.digits(count)
     }
 
     /// "Sends" a code and/or link to `destination` on `channel`: records it in the ``inbox``

@@ -136,6 +136,39 @@ public struct TruecallerConfiguration: Sendable, Hashable {
         return configuration
     }
 
+    /// The configuration for the emulated backend served by `multiauth serve` (or a
+    /// `SandboxServer`) at `baseURL`: the production host layout as host-prefixed paths,
+    /// `<baseURL>/api4.truecaller.test` (OTP and key), `<baseURL>/outline-eu.truecaller.test` and
+    /// `<baseURL>/outline-noneu.truecaller.test` (profiles) (Docs/Emulator.md, "Pointing a
+    /// provider at the server").
+    /// - Parameters:
+    ///   - baseURL: Where the server listens, e.g. `http://127.0.0.1:4010`.
+    ///   - appKey: The partner app key (default ``sandboxAppKey``).
+    ///   - appLink: The app link (default ``sandboxAppLink``).
+    ///   - deviceID: The installation id (default `"sandbox-device"`).
+    ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
+    /// - Returns: A validated configuration.
+    /// - Throws: `AuthError` `.configuration` for a blank app key (provider code `"1"`) or a
+    ///   `baseURL` that is not an `http` or `https` URL with a host.
+    public static func sandbox(
+        baseURL: URL, appKey: String = sandboxAppKey, appLink: URL = sandboxAppLink,
+        deviceID: String = "sandbox-device",
+        otpRegions: Set<String>? = ["IN"]
+    ) throws -> TruecallerConfiguration {
+        guard let scheme = baseURL.scheme?.lowercased(), ["http", "https"].contains(scheme), baseURL.host != nil else {
+            throw AuthError(
+                .configuration,
+                "the sandbox server URL must be an http or https URL with a host, e.g. http://127.0.0.1:4010",
+                provider: .truecaller)
+        }
+        var configuration = try sandbox(appKey: appKey, appLink: appLink, deviceID: deviceID, otpRegions: otpRegions)
+        configuration.otpBaseURL = baseURL.appending(path: sandboxOTPBaseURL.host!)
+        configuration.profileBaseURLEU = baseURL.appending(path: sandboxProfileBaseURLEU.host!)
+        configuration.profileBaseURLNonEU = baseURL.appending(path: sandboxProfileBaseURLNonEU.host!)
+        configuration.keyEndpoint = configuration.otpBaseURL.appending(path: "v1/key")
+        return configuration
+    }
+
     /// Creates a configuration whose OTP, profile and key calls all go to `baseURL` (one
     /// emulated host; ``sandbox(appKey:appLink:deviceID:otpRegions:)`` keeps the real layout).
     /// - Parameters:

@@ -1,0 +1,61 @@
+import Foundation
+
+/// One-time codes fixed per destination, like an identity provider's test numbers: a backend
+/// that asks ``SandboxContext/oneTimeCode(digits:for:)`` for a code to send to a destination
+/// listed here gets the fixed code instead of a random one (Docs/Emulator.md, "Scenarios").
+///
+/// A fixed code is used only when its length is the length the backend asks for (a 6-digit
+/// code for a 4-digit flow is ignored, the flow gets a random code). Destinations are E.164
+/// numbers or e-mail identity keys, as the ``Inbox`` keys them.
+///
+/// Thread-safe (one lock). Its renderings show how many codes are fixed, never a code.
+public final class FixedCodes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    private let lock = NSLock()
+    private var codes: [String: String] = [:]
+
+    /// Creates an empty table.
+    public init() {}
+
+    /// Fixes `code` for `destination`, replacing an earlier one.
+    /// - Parameters:
+    ///   - code: 4 to 10 ASCII digits.
+    ///   - destination: E.164 number or e-mail identity key.
+    /// - Returns: `false` (and nothing changes) when `code` is not 4 to 10 ASCII digits.
+    @discardableResult
+    public func set(_ code: String, for destination: String) -> Bool {
+        guard (4...10).contains(code.utf8.count), code.utf8.allSatisfy({ (48...57).contains($0) }) else { return false }
+        lock.withLock { codes[destination] = code }
+        return true
+    }
+
+    /// Removes the fixed code of `destination`, if any.
+    public func remove(for destination: String) {
+        lock.withLock { _ = codes.removeValue(forKey: destination) }
+    }
+
+    /// Removes every fixed code.
+    public func removeAll() {
+        lock.withLock { codes.removeAll() }
+    }
+
+    /// The fixed code of `destination`, if any.
+    public func code(for destination: String) -> String? {
+        lock.withLock { codes[destination] }
+    }
+
+    /// Every fixed code by destination.
+    public var all: [String: String] {
+        lock.withLock { codes }
+    }
+
+    /// `FixedCodes(2 destinations)`: no code, no destination.
+    public var description: String { "FixedCodes(\(all.count) destinations)" }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror with the count only.
+    public var customMirror: Mirror { Mirror(self, children: ["count": all.count], displayStyle: .class) }
+}
