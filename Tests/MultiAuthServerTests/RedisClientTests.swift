@@ -184,6 +184,39 @@ struct RedisPoolTests {
         #expect((try? outcome.get()) == nil)  // the held command failed when the server went away
     }
 
+    @Test func aQueuedCallerWaitsOneTimeoutNotOnePerCallerAheadOfIt() async throws {
+        // One connection, held by a server that never answers, and three callers queued
+        // behind it. Their wait is bounded by their own `commandTimeout` (on the client's
+        // clock): when it passes they fail with `timedOut` while the held command is still in
+        // flight, and none of them goes on to open a connection and wait a timeout of its own.
+        let server = try FakeRedisServer([.init(replies: [], close: false)])
+        defer { server.stop() }
+        var configuration = RedisConfiguration(host: "127.0.0.1", port: server.port)
+        configuration.poolSize = 1
+        configuration.maximumWaiters = 4
+        configuration.commandTimeout = .seconds(600)  // on the manual clock; the socket never waits it out
+        let clock = ManualClock()
+        let client = RedisClient(configuration: configuration, clock: clock)
+        let held = Task { try await client.ping() }
+        while client.leasedConnections < 1 { await Task.yield() }
+        let queued = (0..<3).map { _ in Task { try await client.ping() } }
+        while client.waitingCallers < 3 { await Task.yield() }
+        await clock.waitForSleepers(count: 3)
+        clock.advance(by: .seconds(599))
+        #expect(client.waitingCallers == 3)  // not before the timeout
+        clock.advance(by: .seconds(1))
+        for caller in queued {
+            var error: StoreUnavailableError?
+            do { try await caller.value } catch let failure as StoreUnavailableError { error = failure }
+            #expect(error?.cause == .timedOut)
+        }
+        #expect(client.waitingCallers == 0)
+        #expect(client.leasedConnections == 1)  // the held command is still in flight
+        #expect(server.accepted == 1)
+        server.stop()
+        _ = await held.result
+    }
+
     @Test func aWaitingCallerCanBeCancelled() async throws {
         let (client, server) = try heldClient(waiters: 4)
         defer { server.stop() }

@@ -23,8 +23,11 @@ import MultiAuthCrypto
 ///
 /// Concurrency: `Sendable`. Blocking socket work runs on the client's own dispatch queue, never
 /// on the cooperative thread pool; at most `poolSize` commands run at once and further callers
-/// wait their turn (cancellable while waiting). A command in flight is bounded by
-/// `commandTimeout` and is not interrupted by cancellation.
+/// wait their turn (cancellable while waiting). One `commandTimeout` bounds a call from its
+/// start: the time it waits for a pooled connection counts against it, so a stalled server
+/// makes each caller wait one timeout, never one per caller ahead of it in the queue (opening a
+/// new connection adds at most `connectTimeout`). A command in flight is not interrupted by
+/// cancellation.
 public final class RedisClient: Sendable {
     /// The configuration (the password is never printed).
     public let configuration: RedisConfiguration
@@ -35,11 +38,18 @@ public final class RedisClient: Sendable {
     // Guarded by `lock`.
     private nonisolated(unsafe) var pool = Pool()
 
+    /// A caller queued for a connection, and the timer that ends its wait.
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<RedisConnection?, any Error>
+        var timer: Task<Void, Never>?
+    }
+
     private struct Pool {
         var idle: [RedisConnection] = []
         /// Connections leased or being opened.
         var leased = 0
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<RedisConnection?, any Error>)] = []
+        var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
         var failures = 0
         var retryAt: Duration?
@@ -95,6 +105,7 @@ public final class RedisClient: Sendable {
             return pool.waiters
         }
         for waiter in waiters {
+            waiter.timer?.cancel()
             waiter.continuation.resume(throwing: StoreUnavailableError(.closed, "the Redis client was closed"))
         }
     }
@@ -119,8 +130,9 @@ public final class RedisClient: Sendable {
     /// queue overlaps the server's work; only the wait for the replies blocks, on the queue. A
     /// new connection is opened, written and read on the queue.
     package func send(bytes commands: [[[UInt8]]]) async throws -> [RESPValue] {
-        let leased = try await acquire()
+        // One deadline for the whole call: waiting for a connection counts against it.
         let deadline = RedisSocket.deadline(after: configuration.commandTimeout)
+        let leased = try await acquire(timeout: configuration.commandTimeout)
         if let leased {
             do {
                 try leased.write(commands, deadline: deadline)
@@ -132,11 +144,14 @@ public final class RedisClient: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 var connection = leased
-                var readDeadline = deadline  // one timeout for the whole round trip
+                var readDeadline = deadline  // one timeout for the whole call
                 do {
                     if connection == nil {
+                        // Opening the connection is bounded by `connectTimeout` on its own and
+                        // does not eat into the command's time.
+                        let opening = RedisSocket.monotonicNanoseconds()
                         connection = try self.connect()
-                        readDeadline = RedisSocket.deadline(after: configuration.commandTimeout)
+                        readDeadline = deadline &+ (RedisSocket.monotonicNanoseconds() &- opening)
                         try connection!.write(commands, deadline: readDeadline)
                     }
                     let replies = try connection!.readReplies(commands.count, deadline: readDeadline)
@@ -153,7 +168,10 @@ public final class RedisClient: Sendable {
     // MARK: Pool
 
     /// A healthy idle connection, or `nil` meaning "a slot is reserved: open a connection".
-    private func acquire() async throws -> RedisConnection? {
+    ///
+    /// A caller that has to queue waits at most `timeout` (on the client's clock), then fails
+    /// with `timedOut`.
+    private func acquire(timeout: Duration) async throws -> RedisConnection? {
         let id: UInt64 = lock.withLock {
             pool.nextWaiter += 1
             return pool.nextWaiter
@@ -197,17 +215,36 @@ public final class RedisClient: Sendable {
                             ))
                     return
                 }
-                pool.waiters.append((id, continuation))
+                // The wait ends at `timeout` on the client's clock unless a slot comes first.
+                let timer = Task { [self, clock] in
+                    guard (try? await clock.sleep(timeout)) != nil else { return }  // cancelled: served
+                    timeOutWaiter(id)
+                }
+                pool.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
                 lock.unlock()
                 for old in stale { old.close() }
             }
         } onCancel: {
-            let waiter = lock.withLock { () -> CheckedContinuation<RedisConnection?, any Error>? in
-                guard let index = pool.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return pool.waiters.remove(at: index).continuation
-            }
-            waiter?.resume(throwing: CancellationError())
+            removeWaiter(id)?.resume(throwing: CancellationError())
         }
+    }
+
+    /// Takes waiter `id` out of the queue (and stops its timer), if it is still there.
+    private func removeWaiter(_ id: UInt64) -> CheckedContinuation<RedisConnection?, any Error>? {
+        let waiter = lock.withLock { () -> Waiter? in
+            guard let index = pool.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return pool.waiters.remove(at: index)
+        }
+        waiter?.timer?.cancel()
+        return waiter?.continuation
+    }
+
+    private func timeOutWaiter(_ id: UInt64) {
+        removeWaiter(id)?.resume(
+            throwing: StoreUnavailableError(
+                .timedOut,
+                "no Redis connection became free within \(configuration.commandTimeout): all \(configuration.poolSize) are busy"
+            ))
     }
 
     /// Returns a leased slot: a reusable connection goes to the next waiter or the idle list;
@@ -219,6 +256,7 @@ public final class RedisClient: Sendable {
         if !pool.waiters.isEmpty, !pool.closed {
             let waiter = pool.waiters.removeFirst()
             lock.unlock()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: keep ? connection : nil)
             return
         }

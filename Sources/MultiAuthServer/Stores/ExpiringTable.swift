@@ -5,10 +5,13 @@ import MultiAuthCrypto
 /// stores' notion of "now" (a `ManualClock` in tests, `ContinuousClock` in production).
 struct ElapsedClock: Sendable {
     let elapsed: @Sendable () -> Duration
+    /// Sleeps for a duration on the same clock (throws `CancellationError` when cancelled).
+    let sleep: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
+        sleep = { try await clock.sleep(for: $0) }
     }
 }
 
