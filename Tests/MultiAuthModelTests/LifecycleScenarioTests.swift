@@ -360,3 +360,69 @@ struct LifecycleScenarioTests {
         }
     }
 }
+
+/// A provider whose sign-in issues user `u1` and whose refresh answers for user `u2`, or for
+/// another provider id: a buggy or hostile server.
+private struct ForeignRefreshProvider: RefreshableProvider {
+    let id: AuthProviderID = "foreign"
+    let answerProvider: AuthProviderID
+    let answerUser: String
+
+    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        .signedIn(
+            AuthSession(
+                id: "s1", provider: id, user: AuthUser(id: "u1"),
+                credentials: Credentials(accessToken: "a1", refreshToken: "r1"), createdAt: context.time.now))
+    }
+
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
+        throw AuthError(.unsupported, "no challenges", provider: id)
+    }
+
+    func signOut(_ session: AuthSession, context: AuthContext) async throws {}
+
+    func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+        AuthSession(
+            id: "s2", provider: answerProvider, user: AuthUser(id: answerUser),
+            credentials: Credentials(accessToken: "a2", refreshToken: "r2"), createdAt: context.time.now)
+    }
+}
+
+/// Rule L7 (Docs/Architecture.md, "Session lifecycle"): a refresh answer for another user, or
+/// naming another provider, is refused as `malformedResponse`; the stored session stays user
+/// 1's and no `sessionRefreshed` is published. With the `noRefreshIdentityCheck` mutation the
+/// other user's session is stored as "the same session" (or, for another provider id, the store
+/// write fails instead): the test sees it.
+@Suite(.timeLimit(.minutes(10)))
+struct RefreshIdentityTests {
+    @Test(arguments: [("foreign", "u2"), ("other", "u1")])
+    func l7ARefreshAnswerForAnotherUserIsRefusedAndTheSessionKept(provider: String, user: String) async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 7)
+            let store = InMemorySessionStore()
+            let client = try AuthClient(
+                providers: [ForeignRefreshProvider(answerProvider: AuthProviderID(provider), answerUser: user)],
+                store: store, transport: sandbox.transport, time: sandbox.clock.timeSource, autoRefresh: .disabled)
+            if mutated { await client.setMutations(ClientMutations(noRefreshIdentityCheck: true)) }
+            let email = try EmailAddress("ada@example.com")
+            let signedIn = try #require(try await client.signIn(with: "foreign", .email(email)).session)
+            let log = RecordingSubscriber(client: client)
+            let base = Int(client.events.currentSequence)
+            var refusal: AuthError?
+            do { _ = try await client.refresh(signedIn) } catch let error as AuthError { refusal = error }
+            let stored = try await store.load(for: "foreign")
+            if mutated {
+                #expect(
+                    !(refusal?.code == .malformedResponse && stored == signedIn),
+                    "without the guard the foreign answer is applied or fails otherwise, proving the guard matters")
+                continue
+            }
+            #expect(refusal?.code == .malformedResponse)
+            #expect(stored == signedIn)
+            let events = await log.waitFor(count: Int(client.events.currentSequence) - base)
+            #expect(!events.contains { $0.kind.name == "sessionRefreshed" })
+        }
+    }
+}

@@ -7,10 +7,15 @@ package struct ClientMutations: Sendable, Hashable {
     package var unconditionalWrites = false
     /// Concurrent deliveries of one redirect each call the provider.
     package var noRedirectSingleFlight = false
+    /// A refresh answer is applied without checking that it names the same provider and user (L7).
+    package var noRefreshIdentityCheck = false
 
     /// No mutation: every guard on.
-    package init(unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false) {
+    package init(
+        unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false
+    ) {
         self.unconditionalWrites = unconditionalWrites
         self.noRedirectSingleFlight = noRedirectSingleFlight
+        self.noRefreshIdentityCheck = noRefreshIdentityCheck
     }
 }

@@ -18,6 +18,9 @@ import Foundation
 /// - L4. Any other failure (offline, timeout, 429, 5xx, …) changes nothing: the session is
 ///   kept and no event is published. The caller decides (``AuthClient/validSession(for:)``
 ///   returns a session whose access token is still valid).
+/// - L7. A refresh answer whose session names another provider or another user id than the
+///   session refreshed is refused as `malformedResponse`: nothing is written or published and
+///   the stored session is kept (Docs/Architecture.md, "Session lifecycle").
 /// - L5. Another instance that rotated the credential first makes the provider reject this
 ///   one: the conditional remove then finds the newer session and the outcome is
 ///   ``Outcome/superseded(_:)`` with it — never a sign-out.
@@ -117,6 +120,17 @@ final class SessionLifecycle: @unchecked Sendable {
             let error = Self.normalize(error, provider: providerID)
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)
+        }
+        // L7: a refresh continues the same user's session with the same provider. An answer that
+        // names another provider or another user (a buggy or hostile server) is refused and the
+        // stored session is kept, so one user's session never turns into another's.
+        let checkIdentity = !lock.locked { mutations.noRefreshIdentityCheck }
+        if checkIdentity, refreshed.provider != providerID || refreshed.user.id != session.user.id {
+            return .failed(
+                AuthError(
+                    .malformedResponse,
+                    "the refresh answer names another user or provider than the session refreshed; the session is kept",
+                    provider: providerID))
         }
         // A refresh continues the signed-in session: it keeps the session's `id` even when the
         // provider built the refreshed value with a new one (rule L6 tells a rotated version of
