@@ -367,11 +367,12 @@ private struct ForeignRefreshProvider: RefreshableProvider {
     let id: AuthProviderID = "foreign"
     let answerProvider: AuthProviderID
     let answerUser: String
+    var signInProvider: AuthProviderID = "foreign"
 
     func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         .signedIn(
             AuthSession(
-                id: "s1", provider: id, user: AuthUser(id: "u1"),
+                id: "s1", provider: signInProvider, user: AuthUser(id: "u1"),
                 credentials: Credentials(accessToken: "a1", refreshToken: "r1"), createdAt: context.time.now))
     }
 
@@ -423,6 +424,44 @@ struct RefreshIdentityTests {
             #expect(stored == signedIn)
             let events = await log.waitFor(count: Int(client.events.currentSequence) - base)
             #expect(!events.contains { $0.kind.name == "sessionRefreshed" })
+        }
+    }
+}
+
+/// Rule L8 (Docs/Architecture.md, "Session lifecycle"): a sign-in that answers with a session
+/// naming another provider is refused as `malformedResponse` and nothing is stored under either
+/// provider. With the `noSessionProviderCheck` mutation the session is stored under the other
+/// provider's key and the client reports `.signedIn`: the test sees it.
+@Suite(.timeLimit(.minutes(10)))
+struct SessionProviderTests {
+    @Test func l8ASessionOfAnotherProviderIsRefusedAndNothingStored() async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 8)
+            let store = InMemorySessionStore()
+            let client = try AuthClient(
+                providers: [
+                    ForeignRefreshProvider(answerProvider: "foreign", answerUser: "u1", signInProvider: "other")
+                ],
+                store: store, transport: sandbox.transport, time: sandbox.clock.timeSource, autoRefresh: .disabled)
+            if mutated { await client.setMutations(ClientMutations(noSessionProviderCheck: true)) }
+            let email = try EmailAddress("ada@example.com")
+            var refusal: AuthError?
+            var step: SignInStep?
+            do { step = try await client.signIn(with: "foreign", .email(email)) } catch let error as AuthError {
+                refusal = error
+            }
+            let storedOther = try await store.load(for: "other")
+            let storedForeign = try await store.load(for: "foreign")
+            if mutated {
+                #expect(
+                    step?.session != nil && storedOther != nil,
+                    "the mutation should store the session under the other provider, proving the guard matters")
+                continue
+            }
+            #expect(refusal?.code == .malformedResponse)
+            #expect(step == nil)
+            #expect(storedOther == nil)
+            #expect(storedForeign == nil)
         }
     }
 }

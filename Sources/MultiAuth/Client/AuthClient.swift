@@ -492,6 +492,14 @@ public actor AuthClient {
             gate.publish(.challengeIssued(challenge), provider: provider, flowID: challenge.flowID)
             return .challenge(challenge)
         case .signedIn(let session):
+            // L8: a session is stored under the provider that produced it; one naming another
+            // provider would be stored under that provider's key while this one reads as signed
+            // out (Docs/Architecture.md, "Session lifecycle").
+            guard session.provider == provider || mutations.noSessionProviderCheck else {
+                throw AuthError(
+                    .malformedResponse, "the provider answered with a session of another provider; nothing was stored",
+                    provider: provider)
+            }
             return try await persist(session, flowID: flowID, answer: answer)
         }
     }

@@ -9,13 +9,17 @@ package struct ClientMutations: Sendable, Hashable {
     package var noRedirectSingleFlight = false
     /// A refresh answer is applied without checking that it names the same provider and user (L7).
     package var noRefreshIdentityCheck = false
+    /// A signed-in session naming another provider than the one that produced it is stored (L8).
+    package var noSessionProviderCheck = false
 
     /// No mutation: every guard on.
     package init(
-        unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false
+        unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false,
+        noSessionProviderCheck: Bool = false
     ) {
         self.unconditionalWrites = unconditionalWrites
         self.noRedirectSingleFlight = noRedirectSingleFlight
         self.noRefreshIdentityCheck = noRefreshIdentityCheck
+        self.noSessionProviderCheck = noSessionProviderCheck
     }
 }
