@@ -15,10 +15,11 @@ struct LifecycleScenarioTests {
     struct World {
         let sandbox = Sandbox(seed: 13)
         let backend = ReferenceBackend()
-        let store = InMemorySessionStore()
+        let store: SlowLoadStore
         let clients: [AuthClient]
 
         init(clients count: Int = 1) throws {
+            store = SlowLoadStore(time: sandbox.clock.timeSource)
             sandbox.register(backend, host: ReferenceProtocol.defaultHost)
             var clients: [AuthClient] = []
             for _ in 0..<count {
@@ -56,8 +57,10 @@ struct LifecycleScenarioTests {
         #expect(outcome.remoteError?.code == .providerUnavailable)
         let b = try await world.signIn("b")
         world.sandbox.clock.advance(by: .seconds(5))
-        // A's refresh succeeded on the server, but its result is discarded.
-        #expect(try await refresh.value == b)
+        // A's refresh succeeded on the server, but its result is discarded, and the caller is
+        // told A is no longer signed in: never handed B's session (rule L10).
+        let stale = await #expect(throws: AuthError.self) { _ = try await refresh.value }
+        #expect(stale?.code == .unauthorized)
         #expect(try await world.store.load(for: provider) == b)
         world.sandbox.faults.remove(slow)
         let events = await log.waitFor(count: Int(client.events.currentSequence) - base)
@@ -65,10 +68,11 @@ struct LifecycleScenarioTests {
         #expect(events.filter { $0.kind.name == "signedOut" }.count == 1)
     }
 
-    /// A's sign-out is held on latency at the remote revoke while B signs in (on the same
-    /// client, or on a second client sharing the store): when the revoke returns, B's session
-    /// stays stored and no `signedOut` follows B's `signedIn`. With the conditional write
-    /// removed (the `unconditionalWrites` mutation) the sign-out deletes B: the test fails.
+    /// A's sign-out has read A from the store (the read is held on the clock) when B signs in
+    /// (on the same client, or on a second client sharing the store): the sign-out's removal
+    /// then finds B, B's session stays stored and no `signedOut` follows B's `signedIn`. With
+    /// the conditional write removed (the `unconditionalWrites` mutation) the sign-out deletes
+    /// B: the test fails.
     @Test(arguments: [1, 2])
     func aSignOutInFlightNeverRemovesASessionSignedInMeanwhile(clients: Int) async throws {
         for mutated in [false, true] {
@@ -76,7 +80,7 @@ struct LifecycleScenarioTests {
             if mutated { await world.client.setMutations(ClientMutations(unconditionalWrites: true)) }
             _ = try await world.signIn("a")
             let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
-            world.sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/logout", repeat: .once)
+            await world.store.delayNextLoad(by: .seconds(5))
             let client = world.client
             let signOut = Task { try await client.signOut(provider) }
             await world.sandbox.clock.waitForSleepers(count: 1)
@@ -155,7 +159,8 @@ struct LifecycleScenarioTests {
         let world = try World(clients: 2)
         _ = try await world.signIn("a")
         let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
-        world.sandbox.faults.add(.latency(.seconds(2)), host: host, pathPrefix: "/logout", repeat: .times(3))
+        // All three read the session before any removes it (their reads are held on the clock).
+        await world.store.delayNextLoad(by: .seconds(2), count: 3)
         let first = world.clients[0]
         let second = world.clients[1]
         let outcomes = [
@@ -200,7 +205,7 @@ struct LifecycleScenarioTests {
         }
         let sandbox = Sandbox(seed: 13)
         sandbox.register(ReferenceBackend(), host: host)
-        let store = InMemorySessionStore()
+        let store = SlowLoadStore(time: sandbox.clock.timeSource)
         let clients = try (0..<2).map { _ in
             try sandbox.makeClient(providers: [NewIDOnRefresh()], store: store, autoRefresh: .disabled)
         }
@@ -208,9 +213,9 @@ struct LifecycleScenarioTests {
         let challenge = try #require(try await clients[0].signIn(with: provider, .email(email)).challenge)
         let code = try #require(sandbox.inbox.latest(for: email.identityKey)?.code)
         let session = try #require(try await clients[0].submit(ChallengeAnswer(code: code), for: challenge).session)
-        sandbox.faults.add(.latency(.seconds(2)), host: host, pathPrefix: "/logout", repeat: .once)
+        await store.delayNextLoad(by: .seconds(2))
         let signOut = Task { try await clients[0].signOut(provider) }
-        await sandbox.clock.waitForSleepers(count: 1)
+        await sandbox.clock.waitForSleepers(count: 1)  // the sign-out has read the session
         let refreshed = try await clients[1].refresh(session)
         #expect(refreshed.id == session.id)
         sandbox.clock.advance(by: .seconds(2))

@@ -127,8 +127,10 @@ struct RefreshTests {
         replacement.id = "session-2"
         try await fixture.store.save(replacement)
         await fixture.server.revokeRefreshToken("R1")
-        let result = try await fixture.client.refresh(old)
-        #expect(result == replacement)
+        // L10: the refresh of the old sign-in is told it is no longer signed in; it is never
+        // handed the newer sign-in's session.
+        let error = await #expect(throws: AuthError.self) { _ = try await fixture.client.refresh(old) }
+        #expect(error?.code == .unauthorized)
         #expect(await fixture.server.refreshRequests.isEmpty)
         #expect(try await fixture.store.load(for: "fake") == replacement)
     }

@@ -16,7 +16,7 @@ struct SessionLifecycleTests {
         return Fixture(sessions: [session])
     }
 
-    @Test func l2AStaleRefreshResultIsDiscardedAndTheCallerGetsTheStoredSession() async throws {
+    @Test func l2AStaleRefreshResultIsDiscardedAndNeverAnswersWithAnotherSignIn() async throws {
         let fixture = fixture()
         let stale = try #require(try await fixture.store.load(for: "fake"))
         await fixture.server.setRefreshDelay(.seconds(1))
@@ -30,7 +30,8 @@ struct SessionLifecycleTests {
         next.id = "session-b"
         try await fixture.store.save(next)
         fixture.clock.advance(by: .seconds(1))
-        #expect(try await refresh.value == next)
+        let error = await #expect(throws: AuthError.self) { _ = try await refresh.value }
+        #expect(error?.code == .unauthorized, "L10: never the other sign-in's session")
         #expect(try await fixture.store.load(for: "fake") == next)
         fixture.client.events.finish()
         _ = await log.waitFor(count: .max)  // until the bus finishes

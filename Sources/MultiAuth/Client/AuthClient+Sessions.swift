@@ -29,7 +29,10 @@ extension AuthClient {
         guard let session = try await store.load(for: provider) else { return nil }
         guard let refreshable = providers[provider] as? any RefreshableProvider else { return session }
         scheduleRefresh(of: provider, restart: false)
-        guard needsRefresh(session) else { return session }
+        // L9: a refreshed session a failed write left unsaved is the newest: its write is
+        // retried first (no network call), and it is returned even when the write fails again.
+        let unsaved = lifecycle.unsavedSession(replacing: session)
+        guard needsRefresh(session) || unsaved != nil else { return session }
         switch await lifecycle.refresh(session, provider: refreshable, context: context(for: provider, flowID: nil)) {
         case .refreshed(let refreshed): return refreshed
         case .superseded(let current): return current
@@ -39,6 +42,11 @@ extension AuthClient {
         case .cancelled: throw CancellationError()
         case .failed(let error):
             if error.code == .unsupported { return session }
+            if error.code == .storageFailure, let kept = lifecycle.unsavedSession(replacing: session),
+                !kept.isExpired(at: time.now)
+            {
+                return kept
+            }
             // L4: the session is kept; a still-valid access token is still good.
             guard !session.isExpired(at: time.now),
                 [.network, .providerUnavailable, .rateLimited, .generic, .malformedResponse].contains(error.code)
@@ -72,11 +80,14 @@ extension AuthClient {
     /// revoked (`sessionExpired`, or `unauthorized` from older providers) and the store still
     /// holds `session`, it is removed and `sessionExpired` is published, once; a session
     /// refreshed or replaced meanwhile (another instance rotated the credential first) is
-    /// returned instead and nothing is removed. Transient failures change nothing.
+    /// returned instead and nothing is removed; a different sign-in stored meanwhile is never
+    /// returned (`.unauthorized`). Transient failures change nothing.
     /// - Returns: The refreshed session, or the session stored now when `session` was
-    ///   superseded.
+    ///   superseded by a newer version of the same sign-in (refreshed elsewhere). A session of
+    ///   another sign-in is never returned (rule L10, Docs/Architecture.md, "Session lifecycle").
     /// - Throws: `AuthError` `.sessionExpired` (raw provider code kept), `.unauthorized` when
-    ///   no session is stored any more, `.unsupported`, `.network`, `.providerUnavailable`,
+    ///   no session is stored any more or the stored one belongs to another sign-in,
+    ///   `.unsupported`, `.network`, `.providerUnavailable`,
     ///   `.rateLimited`, `.storageUnavailable`, `.storageFailure`; or `CancellationError`.
     public func refresh(_ session: AuthSession) async throws -> AuthSession {
         let providerID = session.provider
@@ -87,7 +98,16 @@ extension AuthClient {
         case .refreshed(let refreshed):
             scheduleRefresh(of: providerID, restart: false)
             return refreshed
-        case .superseded(let current?): return current
+        case .superseded(let current?):
+            // L10: a refresh of one sign-in never answers with another's: the session stored
+            // now is returned only when it continues `session` (same sign-in, same user).
+            guard (current.id == session.id && current.user.id == session.user.id) || mutations.refreshReturnsAnySession
+            else {
+                throw AuthError(
+                    .unauthorized, "this session was signed out or replaced by another sign-in; nothing was refreshed",
+                    provider: providerID)
+            }
+            return current
         case .superseded(nil): throw Self.notSignedIn(providerID)
         case .ended(let error):
             scheduler.stop(providerID)
@@ -140,25 +160,37 @@ extension AuthClient {
         /// same store removed it first, announced its end here). `false` for a second
         /// concurrent sign-out on the same client: the first one published the `signedOut`.
         public var wasSignedIn: Bool
-        /// The provider-side revocation error, when revoking failed; the local session was
-        /// removed anyway.
+        /// The provider-side revocation error, when revoking failed, or `.network` when it did
+        /// not answer within ``AuthClient/remoteSignOutTimeout``; the local session was removed
+        /// anyway, before the revoke (Docs/Architecture.md, "Session lifecycle", L11).
         public var remoteError: AuthError?
-        /// Whether a different session signed in while the remote revoke was in flight (on
-        /// this client or another on the same store): it was kept, and no `signedOut` was
+        /// Whether a different session signed in between the sign-out's read of the store and
+        /// its removal (another client on the same store): it was kept, and no `signedOut` was
         /// published for it (Docs/Architecture.md, "Session lifecycle", L6).
         public var keptNewerSession = false
     }
 
-    /// Signs out of `provider`: stops its background refresh, revokes remotely when the
-    /// provider can, removes the stored session, publishes `signedOut`. Idempotent: with no
-    /// session it does nothing and publishes nothing. A refresh in flight during the sign-out
-    /// finds its session gone and is discarded. The removal is conditional: a session that
-    /// signed in while the remote revoke was in flight (on this client or another on the same
-    /// store) is kept, and then no `signedOut` is published.
+    /// How long ``signOut(_:)`` waits for the provider's remote revoke after the session was
+    /// removed locally: 10 s on the client's clock. A revoke that has not answered by then is
+    /// reported as `SignOutOutcome.remoteError` (`.network`) and left running on its own.
+    public static let remoteSignOutTimeout: Duration = .seconds(10)
+
+    /// Signs out of `provider`: stops its background refresh, removes the stored session and
+    /// publishes `signedOut` — at once, before any network call — then revokes the session
+    /// remotely when the provider can, waiting at most ``remoteSignOutTimeout``. Idempotent:
+    /// with no session it does nothing and publishes nothing. A refresh in flight during the
+    /// sign-out finds its session gone and is discarded; a submit whose store write was in
+    /// flight stores nothing (rule F7). The removal is conditional: a session that signed in
+    /// between the read and the removal (on another client on the same store) is kept, and then
+    /// no `signedOut` is published (rule L6, Docs/Architecture.md, "Session lifecycle").
+    ///
+    /// The remote revoke never keeps a session: a dead network, a failing provider or a
+    /// cancelled caller only sets `remoteError` (the revoke goes on in the background until its
+    /// transport gives up; a caller that is cancelled stops waiting for it).
     /// - Returns: Whether a session existed, and a remote revocation error if one occurred
     ///   (the local session is removed even then).
-    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays), or
-    ///   `CancellationError`.
+    /// - Throws: `AuthError` `.storageUnavailable` / `.storageFailure` (the session stays,
+    ///   nothing was revoked).
     @discardableResult
     public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
         let adapter = try self.provider(provider)
@@ -167,46 +199,96 @@ extension AuthClient {
         // refused, and a submit in flight stores nothing.
         flows.signOut(provider)
         scheduler.stop(provider)
+        var outcome: SignOutOutcome
+        let revoked: AuthSession
         do {
             guard let session = try await store.load(for: provider) else {
                 return SignOutOutcome(wasSignedIn: false, remoteError: nil)
             }
-            var remoteError: AuthError?
-            do {
-                try await adapter.signOut(session, context: context(for: provider, flowID: nil))
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                remoteError = normalize(error, provider: provider)
-            }
+            // L9: the revoke names the newest credentials, an unsaved refresh's included.
+            var newest = lifecycle.newest(of: session)
             // Remove the session signed out, in whatever version the store holds now (a refresh
             // elsewhere may have rotated it), but never a different session: one that signed in
-            // while the remote revoke was in flight (this client or another on the same store)
-            // stands, and no `signedOut` follows its `signedIn` (rule L6, conditional writes as
-            // in L2; Docs/Architecture.md, "Session lifecycle").
+            // meanwhile (another client on the same store) stands, and no `signedOut` follows
+            // its `signedIn` (rule L6, conditional writes as in L2).
             var expected = session
-            while true {
+            if mutations.revokeBeforeLocalRemoval {
+                try? await adapter.signOut(newest, context: context(for: provider, flowID: nil))
+            }
+            removal: while true {
                 switch try await lifecycle.write(expected, nil, provider: provider) {
                 case .written:
+                    lifecycle.forgetUnsaved(provider)
                     gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
-                    return SignOutOutcome(wasSignedIn: true, remoteError: remoteError)
+                    outcome = SignOutOutcome(wasSignedIn: true, remoteError: nil)
+                    break removal
                 case .conflict(nil):
+                    lifecycle.forgetUnsaved(provider)
                     // Already removed by a concurrent sign-out: on another client, this client's
                     // subscribers still need the `signedOut`; on this one, it was published once.
                     let published = gate.publishEndUnlessAnnounced(.signedOut, provider: provider)
-                    return SignOutOutcome(wasSignedIn: published, remoteError: remoteError)
+                    outcome = SignOutOutcome(wasSignedIn: published, remoteError: nil)
+                    break removal
                 case .conflict(let current?) where current.id == session.id:
                     expected = current
+                    newest = lifecycle.newest(of: current)
                 case .conflict:
                     scheduleRefresh(of: provider, restart: false)
-                    return SignOutOutcome(wasSignedIn: true, remoteError: remoteError, keptNewerSession: true)
+                    outcome = SignOutOutcome(wasSignedIn: true, remoteError: nil, keptNewerSession: true)
+                    break removal
                 }
             }
+            revoked = newest
         } catch {
             // The session stays: so does its background refresh.
             scheduleRefresh(of: provider, restart: false)
             throw error
         }
+        if !mutations.revokeBeforeLocalRemoval {
+            outcome.remoteError = await revokeRemotely(revoked, with: adapter)
+        }
+        return outcome
+    }
+
+    /// The remote half of a sign-out: `adapter.signOut` in a task of its own (a cancelled
+    /// caller does not cancel it), awaited at most ``remoteSignOutTimeout`` on the client's
+    /// clock. Returns the provider's error, a `.network` error when the bound passed first, or
+    /// `nil` when the revoke succeeded.
+    private nonisolated func revokeRemotely(_ session: AuthSession, with adapter: any AuthProvider) async -> AuthError?
+    {
+        let provider = session.provider
+        let context = context(for: provider, flowID: nil)
+        let first = FirstResult<AuthError?>()
+        let revoke = Task {
+            do {
+                try await adapter.signOut(session, context: context)
+                first.offer(nil)
+            } catch {
+                first.offer(SessionLifecycle.normalize(error, provider: provider))
+            }
+        }
+        let time = self.time
+        let bound = Self.remoteSignOutTimeout
+        let timer = Task {
+            // Marked as background work: tests that wait for the sleeps they drive do not count it.
+            try? await BackgroundWork.$isActive.withValue(true) { try await time.sleep(for: bound) }
+            guard !Task.isCancelled else { return }
+            first.offer(
+                AuthError(
+                    .network, "the remote sign-out did not answer within \(bound); the local session was removed",
+                    provider: provider))
+        }
+        let result = await withTaskCancellationHandler {
+            await first.value()
+        } onCancel: {
+            first.offer(
+                AuthError(
+                    .network, "the caller stopped waiting for the remote sign-out; the local session was removed",
+                    provider: provider))
+        }
+        timer.cancel()
+        _ = revoke
+        return result
     }
 
     // MARK: State

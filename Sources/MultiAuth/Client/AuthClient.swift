@@ -16,8 +16,9 @@ import Foundation
 ///    publishes `attemptsExhausted`. One submit per challenge is in flight: the same code
 ///    joins it, a different code waits for it. A finished challenge replays its session for
 ///    the same answer and refuses any other (`challengeNotPending`).
-/// 6. Cancellation surfaces as `CancellationError`; no session is stored and no event of that
-///    flow follows `flowCancelled`.
+/// 6. Cancellation before the provider call surfaces as `CancellationError`: nothing is spent
+///    or stored and no event of that flow follows `flowCancelled`. Cancellation after the
+///    provider answered comes too late: the session is stored and returned (rule F6).
 /// 7. Events, errors and descriptions never carry secrets.
 /// 9. Concurrent refreshes of one session (same refresh token) make one provider call.
 /// 10. Time comes only from the injected ``TimeSource``.
@@ -60,7 +61,7 @@ public actor AuthClient {
     var flows = FlowTable()
     private var redirects = RedirectLedger()
     private var submits: [FlowID: (code: String, work: SharedWork<SignInStep>)] = [:]
-    private var mutations = ClientMutations()
+    var mutations = ClientMutations()
 
     /// Creates a client.
     /// - Parameters:
@@ -311,7 +312,10 @@ public actor AuthClient {
             }
             throw error
         }
-        if Task.isCancelled {
+        // F6: the provider answered, so the code is spent and the server issued what it issued;
+        // a cancellation arriving now came too late to spend nothing, so what the server sent is
+        // kept (persisted below) and the caller gets it (Docs/Architecture.md, "Sign-in flows").
+        if mutations.discardAnswerOnCancel, Task.isCancelled {
             gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         }
@@ -425,6 +429,7 @@ public actor AuthClient {
         _ url: URL, key: String, with provider: any RedirectHandlingProvider, pending: Challenge?, flowID: FlowID
     ) async throws -> SignInStep {
         let providerID = provider.id
+        flows.track(flowID, provider: providerID)
         let step: SignInStep
         do {
             step = try await provider.handleRedirect(
@@ -506,6 +511,7 @@ public actor AuthClient {
 
     /// Saves `session`, then (only then) publishes `signedIn` and returns it.
     private func persist(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
+        let providerID = session.provider
         do {
             try await store.save(session)
         } catch {
@@ -520,11 +526,46 @@ public actor AuthClient {
             gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
             throw failure
         }
+        // F7: a sign-out or a cancellation that arrived while the save was in flight is ordered
+        // before the save: the sign-out found nothing stored (and said so), so the session the
+        // save just wrote is removed again, nothing is announced, and the server session is
+        // revoked. The store and the events then agree: signed out (Docs/Architecture.md,
+        // "Sign-in flows").
+        if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
+            try await withdraw(session, flowID: flowID)
+        }
         flows.finish(flowID, session: session, answer: answer)
         endFlow(flowID, provider: session.provider)
         gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
         scheduleRefresh(of: session.provider, restart: true)
         return .signedIn(session)
+    }
+
+    /// F7: takes back `session`, saved for a flow that a sign-out or a cancellation abandoned
+    /// while the save was in flight: a conditional remove (a session stored since stays), then a
+    /// best-effort remote revoke. Always throws: `challengeNotPending` (signed out) or
+    /// `CancellationError` (cancelled), or the store's error when the remove fails.
+    private func withdraw(_ session: AuthSession, flowID: FlowID) async throws -> Never {
+        let providerID = session.provider
+        let signedOut = flows.isSignedOut(flowID, provider: providerID)
+        flows.abandon(flowID)
+        endFlow(flowID, provider: providerID)
+        do {
+            _ = try await lifecycle.write(session, nil, provider: providerID)
+        } catch {
+            let failure = AuthError(
+                .storageFailure, "the sign-in was abandoned while its session was saved, and removing it failed",
+                provider: providerID, underlying: error)
+            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+            throw failure
+        }
+        try? await providers[providerID]?.signOut(session, context: context(for: providerID, flowID: nil))
+        if signedOut {
+            throw AuthError(
+                .challengeNotPending, "signed out while this sign-in was being saved; nothing was kept",
+                provider: providerID)
+        }
+        throw CancellationError()
     }
 
     nonisolated func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {

@@ -12,11 +12,32 @@ package struct ClientMutations: Sendable, Hashable {
     /// A signed-in session naming another provider than the one that produced it is stored (L8).
     package var noSessionProviderCheck = false
 
+    /// A refreshed session whose store write failed is dropped instead of kept unsaved (L9).
+    package var noUnsavedRefresh = false
+
+    /// A submit cancelled after the provider answered throws the answer away (F6).
+    package var discardAnswerOnCancel = false
+    /// A session saved for a flow abandoned during the save is kept and announced (F7).
+    package var noAbandonAfterSave = false
+
+    /// `refresh(_:)` answers with whatever session is stored, another sign-in's included (L10).
+    package var refreshReturnsAnySession = false
+
+    /// `signOut` waits for the remote revoke, unbounded, before it removes the session (L11).
+    package var revokeBeforeLocalRemoval = false
+
     /// No mutation: every guard on.
     package init(
         unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false,
-        noSessionProviderCheck: Bool = false
+        noSessionProviderCheck: Bool = false, noUnsavedRefresh: Bool = false,
+        discardAnswerOnCancel: Bool = false, noAbandonAfterSave: Bool = false,
+        refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false
     ) {
+        self.revokeBeforeLocalRemoval = revokeBeforeLocalRemoval
+        self.refreshReturnsAnySession = refreshReturnsAnySession
+        self.discardAnswerOnCancel = discardAnswerOnCancel
+        self.noAbandonAfterSave = noAbandonAfterSave
+        self.noUnsavedRefresh = noUnsavedRefresh
         self.unconditionalWrites = unconditionalWrites
         self.noRedirectSingleFlight = noRedirectSingleFlight
         self.noRefreshIdentityCheck = noRefreshIdentityCheck

@@ -10,6 +10,9 @@
 ///   answer replays the session, any other answer is refused (`challengeNotPending`).
 /// - F4. Memory is bounded: flows, finished flows and abandoned flows are forgotten oldest
 ///   first (``flowMemory``, ``finishedMemory``).
+/// - F6 and F7 (cancellation after the provider answered; a sign-out during a save) are
+///   carried out by `AuthClient` with this table's abandonment records (Docs/Architecture.md,
+///   "Sign-in flows").
 struct FlowTable {
     /// A start in flight: its flow and the task running `AuthProvider.start`.
     struct Starting {
@@ -49,10 +52,17 @@ struct FlowTable {
     }
 
     /// Whether `challenge`'s flow was cancelled, or started before a sign-out of its provider.
-    func isAbandoned(_ challenge: Challenge) -> Bool {
-        if abandoned.contains(challenge.flowID) { return true }
-        guard let epoch = epochs[challenge.flowID] else { return false }
-        return epoch < signOutEpochs[challenge.provider, default: 0]
+    func isAbandoned(_ challenge: Challenge) -> Bool { isAbandoned(challenge.flowID, provider: challenge.provider) }
+
+    /// Whether `flowID` of `provider` was cancelled, or started before a sign-out of `provider`.
+    func isAbandoned(_ flowID: FlowID, provider: AuthProviderID) -> Bool {
+        abandoned.contains(flowID) || isSignedOut(flowID, provider: provider)
+    }
+
+    /// Whether `flowID` of `provider` started before a sign-out of `provider`.
+    func isSignedOut(_ flowID: FlowID, provider: AuthProviderID) -> Bool {
+        guard let epoch = epochs[flowID] else { return false }
+        return epoch < signOutEpochs[provider, default: 0]
     }
 
     /// Throws `challengeNotPending` when `challenge`'s flow is abandoned (F2).

@@ -21,6 +21,13 @@ import Foundation
 /// - L7. A refresh answer whose session names another provider or another user id than the
 ///   session refreshed is refused as `malformedResponse`: nothing is written or published and
 ///   the stored session is kept (Docs/Architecture.md, "Session lifecycle").
+/// - L9. A refreshed session whose store write failed is never dropped: it is kept in memory
+///   as *unsaved* (with the stored version it replaces). The next refresh of that provider —
+///   manual, ``AuthClient/validSession(for:)`` or the background scheduler, which retries with
+///   backoff — first retries the write, without a network call, so a refresh never spends a
+///   refresh token older than the newest one the client received; `validSession` returns the
+///   unsaved session meanwhile and sign-out revokes it (Docs/Architecture.md, "Session
+///   lifecycle").
 /// - L5. Another instance that rotated the credential first makes the provider reject this
 ///   one: the conditional remove then finds the newer session and the outcome is
 ///   ``Outcome/superseded(_:)`` with it — never a sign-out.
@@ -49,8 +56,15 @@ final class SessionLifecycle: @unchecked Sendable {
         let credential: String
     }
 
+    /// A refreshed session the store did not take (L9) and the stored version it replaces.
+    struct Unsaved: Sendable {
+        let replaces: AuthSession
+        let newest: AuthSession
+    }
+
     private let lock = NSLock()
     private var refreshes: [Key: Task<Outcome, Never>] = [:]
+    private var unsaved: [AuthProviderID: Unsaved] = [:]
     private var callers = 0
     private var mutations = ClientMutations()
     let store: any SessionStore
@@ -69,6 +83,26 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// Sets the test seams (mutation checks).
     func setMutations(_ mutations: ClientMutations) { lock.locked { self.mutations = mutations } }
+
+    /// The unsaved refreshed session that replaces `stored` (L9), if a failed write left one.
+    func unsavedSession(replacing stored: AuthSession) -> AuthSession? {
+        lock.locked { unsaved[stored.provider].flatMap { $0.replaces.isSameVersion(as: stored) ? $0.newest : nil } }
+    }
+
+    /// The newest version of `stored` this client holds: its unsaved refresh (L9), else itself.
+    func newest(of stored: AuthSession) -> AuthSession { unsavedSession(replacing: stored) ?? stored }
+
+    /// Forgets the unsaved session of `provider` (sign-out removed what it replaced).
+    func forgetUnsaved(_ provider: AuthProviderID) { lock.locked { unsaved[provider] = nil } }
+
+    /// Forgets `record` unless a newer one took its place.
+    private func drop(_ record: Unsaved) {
+        lock.locked {
+            if let current = unsaved[record.newest.provider], current.newest.isSameVersion(as: record.newest) {
+                unsaved[record.newest.provider] = nil
+            }
+        }
+    }
 
     /// Whether a refresh error means the provider ended the session (L3).
     static func isRevocation(_ error: AuthError) -> Bool {
@@ -103,6 +137,11 @@ final class SessionLifecycle: @unchecked Sendable {
 
     private func run(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
         let providerID = session.provider
+        // L9: an unsaved refreshed session is written first, with no network call: its refresh
+        // token is the newest, the stored one may already be rotated out.
+        if let record = lock.locked({ unsaved[providerID] }) {
+            if let outcome = await retry(record, for: session) { return outcome }
+        }
         // L2: a session that is no longer stored is not refreshed (its credential may be
         // spent, or belong to a user who signed out).
         do {
@@ -138,7 +177,35 @@ final class SessionLifecycle: @unchecked Sendable {
         refreshed.id = session.id
         return await apply(
             session, replacement: refreshed, publishing: .sessionRefreshed(refreshed), outcome: .refreshed(refreshed),
-            storageFailure: "the refreshed session could not be saved")
+            storageFailure: "the refreshed session could not be saved; it is kept and the write retried")
+    }
+
+    /// L9: writes the unsaved session of `record` in place of what it replaces. `nil`: the store
+    /// holds something else now (a sign-in, a sign-out or another client's refresh), the
+    /// record is dropped and the refresh goes on as usual.
+    private func retry(_ record: Unsaved, for session: AuthSession) async -> Outcome? {
+        let providerID = record.newest.provider
+        do {
+            switch try await write(record.replaces, record.newest, provider: providerID) {
+            case .written:
+                drop(record)
+                gate.publishState(
+                    .sessionRefreshed(record.newest), provider: providerID, flowID: nil, session: record.newest)
+                return record.newest.id == session.id ? .refreshed(record.newest) : .superseded(record.newest)
+            case .conflict(let current):
+                drop(record)
+                if let current, current.isSameVersion(as: record.newest) {
+                    return current.id == session.id ? .refreshed(current) : .superseded(current)
+                }
+                return nil
+            }
+        } catch {
+            let failure = AuthError(
+                .storageFailure, "the refreshed session could not be saved; it is kept and the write retried",
+                provider: providerID, underlying: error)
+            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+            return .failed(failure)
+        }
     }
 
     /// L3/L5: removes `session` if it is still stored; otherwise another writer got there
@@ -173,6 +240,11 @@ final class SessionLifecycle: @unchecked Sendable {
             }
         } catch {
             let failure = AuthError(.storageFailure, message, provider: providerID, underlying: error)
+            // L9: what the provider issued is kept for the next write; dropping it would make the
+            // next refresh spend a rotated-out refresh token and end the session.
+            if let replacement, !lock.locked({ mutations.noUnsavedRefresh }) {
+                lock.locked { unsaved[providerID] = Unsaved(replaces: session, newest: replacement) }
+            }
             gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
             return .failed(failure)
         }

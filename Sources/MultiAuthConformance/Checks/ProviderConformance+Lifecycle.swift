@@ -4,9 +4,10 @@ import MultiAuthSandbox
 
 // C21–C23: the session-lifecycle rules (Docs/Architecture.md, "Session lifecycle").
 extension ProviderConformance {
-    /// C21: a refresh of session A held on latency while user B signs in returns B (the stored
-    /// session), stores nothing and publishes no `sessionRefreshed`; a minute later B's own
-    /// credentials still refresh — the stale refresh spent A's credential, never B's.
+    /// C21: a refresh of session A held on latency while user B signs in throws `unauthorized`
+    /// (A is no longer stored, and a refresh of A never answers with B's session, rule L10),
+    /// stores nothing and publishes no `sessionRefreshed`; a minute later B's own credentials
+    /// still refresh — the stale refresh spent A's credential, never B's.
     static func refreshDoesNotOverwriteNewerSession(_ env: ConformanceEnvironment) async throws {
         try env.requireRefreshable()
         let a = try await env.signIn(0)
@@ -19,11 +20,18 @@ extension ProviderConformance {
         let sequence = client.events.currentSequence
         env.clock.advance(by: latency)
         env.sandbox.faults.remove(rule)
-        let result: AuthSession
-        do { result = try await stale.value } catch {
-            throw ConformanceFailure("the stale refresh threw \(describe(error)); it should return the stored session")
+        let result: Result<AuthSession, any Error>
+        do { result = .success(try await stale.value) } catch { result = .failure(error) }
+        switch result {
+        case .success(let session):
+            throw ConformanceFailure(
+                session == b
+                    ? "the stale refresh of A answered with B's session; it must throw unauthorized"
+                    : "the stale refresh of A returned a session; it must throw unauthorized")
+        case .failure(let error as AuthError) where error.code == .unauthorized: break
+        case .failure(let error):
+            throw ConformanceFailure("the stale refresh threw \(describe(error)); it should throw unauthorized")
         }
-        try require(result == b, "the stale refresh returned another session than the one stored (the newer sign-in)")
         try require(
             try await env.storedSession() == b, "the stale refresh result replaced the newer session in the store")
         let refreshed = await env.allEvents().filter { $0.sequence > sequence && $0.kind.name == "sessionRefreshed" }

@@ -2,22 +2,26 @@ import Foundation
 import MultiAuth
 import MultiAuthSandbox
 
-/// An in-memory store whose next `load` reads the session, then sleeps on the manual clock
-/// before returning it: a read that a sign-in or sign-out overtakes, deterministically.
+/// An in-memory store whose next `load`s read the session, then sleep on the manual clock
+/// before returning it: reads that a sign-in, refresh or sign-out overtakes, deterministically.
 actor SlowLoadStore: SessionStore {
     let base = InMemorySessionStore()
     let time: TimeSource
     private var delayNextLoad: Duration?
+    private var delayedLoads = 0
 
     init(time: TimeSource) { self.time = time }
 
-    /// Makes the next `load` (of any provider) take `delay` on the clock after reading.
-    func delayNextLoad(by delay: Duration) { delayNextLoad = delay }
+    /// Makes the next `count` loads (of any provider) take `delay` on the clock after reading.
+    func delayNextLoad(by delay: Duration, count: Int = 1) {
+        delayNextLoad = delay
+        delayedLoads = count
+    }
 
     func load(for provider: AuthProviderID) async throws -> AuthSession? {
         let session = try await base.load(for: provider)
-        if let delay = delayNextLoad {
-            delayNextLoad = nil
+        if let delay = delayNextLoad, delayedLoads > 0 {
+            delayedLoads -= 1
             try await time.sleep(for: delay)
         }
         return session
