@@ -168,6 +168,73 @@ struct FaultPointScenarioTests {
         }
     }
 
+    /// F8: the user asked for a second e-mail, signed in with its link, then tapped the link of
+    /// the first e-mail: the answer is the session that flow stored, not an error telling a
+    /// signed-in user to start again. After a sign-out the old link is refused as before.
+    /// Without the rule the second link throws `challengeNotPending`.
+    @Test func f8ASecondLinkOfAFlowThatSignedInAnswersWithItsSession() async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 24)
+            sandbox.register(ReferenceBackend(), host: host)
+            let client = try sandbox.makeClient(providers: [ReferenceProvider()], autoRefresh: .disabled)
+            if mutated { await client.setMutations(ClientMutations(noAlreadySignedInRedirect: true)) }
+            let (challenge, _) = try await Self.signIn(client, sandbox: sandbox)
+            let email = try EmailAddress("ada@example.com")
+            let firstLink = try #require(sandbox.inbox.latest(for: email.identityKey)?.link)
+            sandbox.clock.advance(by: .seconds(ReferenceProtocol.resendAfter))
+            _ = try await client.resend(challenge)
+            let secondLink = try #require(sandbox.inbox.latest(for: email.identityKey)?.link)
+            #expect(secondLink != firstLink)
+            let session = try #require(try await client.handleRedirect(secondLink)?.session)
+            let again: Result<SignInStep?, any Error>
+            do { again = .success(try await client.handleRedirect(firstLink)) } catch { again = .failure(error) }
+            if mutated {
+                guard case .failure(let error as AuthError) = again else {
+                    Issue.record("without F8 the first link should throw, got \(again)")
+                    continue
+                }
+                #expect(error.code == .challengeNotPending)
+                continue
+            }
+            #expect((try? again.get())??.session == session, "\(again)")
+            #expect(try await client.signOut(provider).wasSignedIn)
+            let afterSignOut = await #expect(throws: AuthError.self) { _ = try await client.handleRedirect(firstLink) }
+            #expect(afterSignOut?.code == .challengeNotPending)
+        }
+    }
+
+    /// F5: after a resend, the challenge value the app held from before it still addresses the
+    /// live flow with the new expiry: submitting the new code with it signs in although the old
+    /// value's own expiry has passed. Without the rule it is refused as `expired` locally.
+    @Test func f5AChallengeHeldFromBeforeAResendStillAddressesTheLiveFlow() async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 24)
+            sandbox.register(ReferenceBackend(), host: host)
+            let client = try sandbox.makeClient(providers: [ReferenceProvider()], autoRefresh: .disabled)
+            if mutated { await client.setMutations(ClientMutations(judgeHeldChallenge: true)) }
+            let (held, _) = try await Self.signIn(client, sandbox: sandbox)
+            sandbox.clock.advance(by: .seconds(ReferenceProtocol.challengeTTL - 100))
+            let renewed = try await client.resend(held)
+            #expect(renewed.flowID == held.flowID)
+            let code = try #require(sandbox.inbox.latest(for: try EmailAddress("ada@example.com").identityKey)?.code)
+            sandbox.clock.advance(by: .seconds(150))  // past the held value's expiry, inside the renewed one
+            #expect(held.isExpired(at: sandbox.clock.wallNow) && !renewed.isExpired(at: sandbox.clock.wallNow))
+            let result: Result<SignInStep, any Error>
+            do { result = .success(try await client.submit(ChallengeAnswer(code: code), for: held)) } catch {
+                result = .failure(error)
+            }
+            if mutated {
+                if case .failure(let error as AuthError) = result {
+                    #expect(error.code == .expired)
+                } else {
+                    Issue.record("without F5 the held challenge should be refused as expired, got \(result)")
+                }
+                continue
+            }
+            #expect((try? result.get())?.session != nil, "\(result)")
+        }
+    }
+
     /// F6: a submit whose task is cancelled after the provider answered (SwiftUI's `.task`
     /// cancels when the view disappears) keeps what the server issued: the session is stored and
     /// announced, and the same answer gets it again. Without the rule the session is thrown

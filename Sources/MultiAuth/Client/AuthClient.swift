@@ -241,7 +241,9 @@ public actor AuthClient {
                 }
                 return .signedIn(done.session)
             }
-            if challenge.isExpired(at: time.now) {
+            // F5: a resend keeps the flow's identity: the challenge value the app held before the
+            // resend still addresses the live flow, with the expiry the resend gave it.
+            if live(challenge).isExpired(at: time.now) {
                 flows.clearPending(providerID, flow: challenge.flowID)
                 endFlow(challenge.flowID, provider: providerID)
                 gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
@@ -269,6 +271,14 @@ public actor AuthClient {
             submits[challenge.flowID] = (normalized.rawCode, work)
             return try await work.value()
         }
+    }
+
+    /// The newest challenge of `challenge`'s flow this client holds (F5): the pending one of the
+    /// same flow, else `challenge` itself.
+    private func live(_ challenge: Challenge) -> Challenge {
+        guard !mutations.judgeHeldChallenge, let pending = flows.pending(challenge.provider, flow: challenge.flowID)
+        else { return challenge }
+        return pending
     }
 
     private static func finished(_ provider: AuthProviderID) -> AuthError {
@@ -352,6 +362,8 @@ public actor AuthClient {
         }
         try flows.refuseIfAbandoned(challenge)
         let now = time.now
+        // F5: judged by the flow's newest challenge (a value held from before a resend is the same flow).
+        let challenge = live(challenge)
         if challenge.isExpired(at: now) {
             throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
         }
@@ -387,6 +399,8 @@ public actor AuthClient {
     ///   - resuming: A challenge saved before the process died, used as the pending flow when
     ///     this client has none.
     /// - Returns: `nil` when no registered provider claims the URL; otherwise the next step.
+    /// A link of a flow that already signed in on this client (a second e-mail of the same
+    /// sign-in) answers with the session that flow stored while it is still the stored one.
     /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.storageFailure`, the
     ///   provider's errors) or `CancellationError`.
     public func handleRedirect(_ url: URL, resuming: Challenge? = nil) async throws -> SignInStep? {
@@ -421,7 +435,21 @@ public actor AuthClient {
         let work = SharedWork(
             Task { try await self.exchange(url, key: key, with: provider, pending: pendingChallenge, flowID: flowID) })
         redirects.begin(key, exchange: work)
-        return try await work.value()
+        do {
+            return try await work.value()
+        } catch let error as AuthError
+            where pendingChallenge == nil && !mutations.noAlreadySignedInRedirect
+            && [.challengeNotPending, .codeAlreadyUsed].contains(error.code)
+        {
+            // F8: another link of a flow that already signed in here (the user tapped two
+            // e-mails): the provider finds no pending sign-in, and the session that flow stored
+            // is still the stored one, so the answer is that result, not an error telling a
+            // signed-in user to start again (Docs/Architecture.md, "Sign-in flows").
+            if let stored = try? await store.load(for: providerID), flows.hasFinished(with: stored) {
+                return .signedIn(stored)
+            }
+            throw error
+        }
     }
 
     /// The provider exchange of one redirect, shared by every delivery of the URL.

@@ -26,13 +26,22 @@ package struct ClientMutations: Sendable, Hashable {
     /// `signOut` waits for the remote revoke, unbounded, before it removes the session (L11).
     package var revokeBeforeLocalRemoval = false
 
+    /// A link of a flow that already signed in throws instead of answering with its session (F8).
+    package var noAlreadySignedInRedirect = false
+
+    /// `submit` and `resend` judge expiry by the challenge value passed in, not the flow's newest (F5).
+    package var judgeHeldChallenge = false
+
     /// No mutation: every guard on.
     package init(
         unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false,
         noSessionProviderCheck: Bool = false, noUnsavedRefresh: Bool = false,
         discardAnswerOnCancel: Bool = false, noAbandonAfterSave: Bool = false,
-        refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false
+        refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false,
+        noAlreadySignedInRedirect: Bool = false, judgeHeldChallenge: Bool = false
     ) {
+        self.judgeHeldChallenge = judgeHeldChallenge
+        self.noAlreadySignedInRedirect = noAlreadySignedInRedirect
         self.revokeBeforeLocalRemoval = revokeBeforeLocalRemoval
         self.refreshReturnsAnySession = refreshReturnsAnySession
         self.discardAnswerOnCancel = discardAnswerOnCancel

@@ -10,9 +10,9 @@
 ///   answer replays the session, any other answer is refused (`challengeNotPending`).
 /// - F4. Memory is bounded: flows, finished flows and abandoned flows are forgotten oldest
 ///   first (``flowMemory``, ``finishedMemory``).
-/// - F6 and F7 (cancellation after the provider answered; a sign-out during a save) are
-///   carried out by `AuthClient` with this table's abandonment records (Docs/Architecture.md,
-///   "Sign-in flows").
+/// - F5–F8 (a resend keeps the flow; cancellation after the provider answered; a sign-out
+///   during a save; another link of a flow that signed in) are carried out by `AuthClient`
+///   with this table's records (Docs/Architecture.md, "Sign-in flows").
 struct FlowTable {
     /// A start in flight: its flow and the task running `AuthProvider.start`.
     struct Starting {
@@ -165,6 +165,12 @@ struct FlowTable {
         unsaved[flowID] = nil
         finished.set(Finished(session: session, answer: answer), for: flowID)
         clearPending(session.provider, flow: flowID)
+    }
+
+    /// Whether a remembered finished flow stored `session` (the same sign-in: same provider and
+    /// session id).
+    func hasFinished(with session: AuthSession) -> Bool {
+        finished.allValues.contains { $0.session.provider == session.provider && $0.session.id == session.id }
     }
 
     /// The finished flow `flowID`, if remembered.
