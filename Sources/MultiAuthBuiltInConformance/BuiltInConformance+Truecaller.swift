@@ -19,7 +19,7 @@ extension BuiltInConformance {
     /// Why the abilities the harness leaves out do not apply to Truecaller (shown in the skips).
     public static let truecallerReasons: [ConformanceHarness.Abilities: String] = [
         .attemptLimit:
-            "the attempt limit (code 4290) maps to rateLimited with retryAfter as issue 7 demands, not attemptsExhausted (see C08)",
+            "the attempt limit (code 4290) maps to rateLimited with retryAfter (a lock-out is a wait), not attemptsExhausted (see C08)",
         .resend: "Truecaller has no resend API; a new create starts over",
         .redirect: "one-tap is an app hand-off, not a redirect",
         .refresh: "no refresh API",

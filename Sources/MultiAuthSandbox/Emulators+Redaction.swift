@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthSandboxRuntime
 
-// Redacted renderings of the emulated backends' types (issue 15; Docs/Security.md,
+// Redacted renderings of the emulated backends' types (Docs/Security.md,
 // "Redaction"); the runtime's types have theirs in MultiAuthSandboxRuntime. The backends hold
 // every code, token and key they issued; test code reads them through the
 // public API (`inbox.latest(for:)?.code`, …), but a failure message, `dump` or a debugger's

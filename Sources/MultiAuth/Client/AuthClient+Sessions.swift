@@ -259,7 +259,7 @@ extension AuthClient {
         let provider = session.provider
         let context = context(for: provider, flowID: nil)
         let first = FirstResult<AuthError?>()
-        let revoke = Task {
+        Task {
             do {
                 try await adapter.signOut(session, context: context)
                 first.offer(nil)
@@ -287,7 +287,6 @@ extension AuthClient {
                     provider: provider))
         }
         timer.cancel()
-        _ = revoke
         return result
     }
 

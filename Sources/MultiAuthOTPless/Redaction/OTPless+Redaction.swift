@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
 
-// Redacted renderings of the OTPLESS types that hold a credential (issue 15;
-// Docs/Security.md, "Redaction").
+// Redacted renderings of the OTPLESS types that hold a credential
+// (Docs/Security.md, "Redaction").
 
 extension OTPlessTokenVerifier: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The client id, the host and the issuer; the client secret is shown as `<redacted>`.
