@@ -21,6 +21,9 @@ enum GateVerdict: String, Sendable, Hashable {
 /// (`>`) or after the server answered (`<`).
 enum GateKind: String, Sendable, Hashable {
     case load, save, replace, remove
+    /// After a conditional write answered, before the client goes on (to publish its event).
+    case replaceAnswered = "replace<"
+    case removeAnswered = "remove<"
     case startAnswered = "start<"
     case respondCall = "respond>"
     case respondAnswered = "respond<"
@@ -230,13 +233,21 @@ struct GatedStore: SessionStore {
         let verdict = await world.board.pass(client: client, kind: replacement == nil ? .remove : .replace)
         try await world.beforeWrite(
             replacement, removing: replacement == nil ? expected : nil, verdict: verdict, client: client)
-        return try await world.board.work {
+        let result = try await world.board.work {
             let result = try await view.replace(expected, with: replacement, for: provider)
             if case .written = result {
                 await world.afterWrite(client: client, removed: replacement == nil ? expected : nil)
             }
             return result
         }
+        // The store answered; the client resumes later (its event follows this point).
+        if case .written = result,
+            await world.board.pass(client: client, kind: replacement == nil ? .removeAnswered : .replaceAnswered)
+                == .processDeath
+        {
+            throw InjectedStoreFailure()
+        }
+        return result
     }
 }
 

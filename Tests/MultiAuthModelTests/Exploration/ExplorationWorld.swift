@@ -22,6 +22,10 @@ enum ExplorationFinding: String, Sendable, Hashable, CaseIterable {
     /// exchange of the same flow goes on: the link stores B's session and its `signedIn` is
     /// dropped, so the store holds a session no event announced.
     case cancelledSubmitSilencesLink = "a cancelled submit silences the same flow's link, which stores a session"
+    /// Two writes of one client, each followed by its state event: the task that wrote first
+    /// publishes last (it resumed later after its store call answered), so the last state event
+    /// announces a session the store no longer holds, and the event of what it holds came before.
+    case stateEventsOutOfWriteOrder = "state events are published out of the store's write order"
 }
 
 /// One operation of an explored scope. Client 0 signed in user A at set-up and holds a pending
@@ -319,7 +323,9 @@ final class ExplorationWorld: @unchecked Sendable {
                     let fromB = before.flatMap { $0.credentials.refreshToken }.flatMap {
                         self.backend.origin(ofRefreshToken: $0)
                     }
-                    if nothingPending,
+                    // After a sign-out of client 0 started, the link is refused as before (F8).
+                    let signedOut = self.lock.withLock { self.signOutStarts[0] } > 0
+                    if nothingPending, !signedOut,
                         !self.operations.contains(where: { if case .signIn = $0 { true } else { false } }),
                         fromB == .signIn(flowId: self.flowB), AuthSession.isSameVersion(before, now),
                         await self.clients[0].pendingChallenge(for: Self.provider) == nil
@@ -386,7 +392,6 @@ final class ExplorationWorld: @unchecked Sendable {
         _ label: String, index: Int, client: Int, email: EmailAddress, start: Int,
         _ body: @Sendable () async throws -> SignInStep
     ) async {
-        let signOutsBefore = lock.withLock { signOutStarts[client] }
         do {
             let step = try await body()
             guard case .signedIn(let session) = step else { return finish(index, "challenge") }
@@ -397,11 +402,10 @@ final class ExplorationWorld: @unchecked Sendable {
             finish(index, "signed in")
         } catch {
             finish(index, Self.describe(error))
-            // F2: a submit abandoned by a sign-out while the provider answered stores nothing;
+            // F2: a submit abandoned by a sign-out (started by the driver before this call ended;
+            // the library may run its first steps later) while the provider answered stores nothing;
             // the session the server issued is dropped without a revoke (counted, not failed).
-            if (error as? AuthError)?.code == .challengeNotPending,
-                lock.withLock({ signOutStarts[client] }) > signOutsBefore
-            {
+            if (error as? AuthError)?.code == .challengeNotPending, lock.withLock({ signOutStarts[client] }) > 0 {
                 lock.withLock {
                     for (token, info) in issuedTo where info.tag == label && info.signIn {
                         exemptTokens.insert(token)
@@ -453,9 +457,10 @@ final class ExplorationWorld: @unchecked Sendable {
             if lastWriter.map({ seq > $0.seq }) ?? true { lastWriter = (seq, client, tag, removed != nil) }
             // F7: a sign-in abandoned during its save takes its own new session back; that removal
             // belongs to the sign-out that abandoned it (the model only knows sign-outs in flight).
-            if let removed, let token = removed.credentials.refreshToken, issuedTo[token]?.tag == tag,
-                issuedTo[token]?.signIn == true
-            {
+            let signInTag = operations.indices.contains { index in
+                [.submit, .link, .signIn(client)].contains(operations[index]) && tag == self.tag(index)
+            }
+            if let removed, let token = removed.credentials.refreshToken, signInTag, issuedTo[token]?.signIn == true {
                 withdrawals.insert(ModelStore.name(removed))
             }
         }
@@ -476,23 +481,24 @@ final class ExplorationWorld: @unchecked Sendable {
                 )
             }
         }
-        // L9: outside a sign-out, a session whose newer refresh token (received by a live client)
-        // the server still accepts is never ended.
+        // L9: outside a sign-out, a client never ends a session while a newer refresh token it
+        // received itself is still accepted by the server. (Another client's unsaved refresh lives
+        // in that client's memory only, like a process that died holding it.)
         if let removed, let token = removed.credentials.refreshToken, lock.withLock({ signOutsInFlight }) == 0,
-            !backend.isLive(refreshToken: token), let newer = liveDescendant(of: token)
+            !backend.isLive(refreshToken: token), let newer = liveDescendant(of: token, receivedBy: client)
         {
             note(
-                "client \(client) ended \(ModelStore.name(removed)) while its newer token ..\(newer.suffix(6)) (received by client \(lock.withLock { issuedTo[newer]?.client ?? -1 })) is live (L9)"
+                "client \(client) ended \(ModelStore.name(removed)) while its newer token ..\(newer.suffix(6)) is live (L9)"
             )
         }
     }
 
-    private func liveDescendant(of token: String) -> String? {
+    private func liveDescendant(of token: String, receivedBy client: Int) -> String? {
         let candidates = lock.withLock {
             issuedTo.filter { !$0.value.signIn && !forgedTokens.contains($0.key) && !lostTokens.contains($0.key) }
         }
         for (candidate, info) in candidates.sorted(by: { $0.key < $1.key })
-        where !board.isDead(info.client) && backend.isLive(refreshToken: candidate) {
+        where info.client == client && backend.isLive(refreshToken: candidate) {
             var cursor = candidate
             while case .refresh(let parent)? = backend.origin(ofRefreshToken: cursor) {
                 if parent == token { return candidate }
@@ -579,6 +585,7 @@ final class ExplorationWorld: @unchecked Sendable {
                 note("client \(index) published signedOut \(signedOut) times for \(userSignOuts) user sign-outs")
             }
             var announced: AuthSession?
+            var announcements: [AuthSession?] = []
             for event in events {
                 switch event.kind {
                 case .sessionExpired: expiredEvents += 1
@@ -589,7 +596,10 @@ final class ExplorationWorld: @unchecked Sendable {
                 switch event.kind {
                 case .signedIn(let session), .sessionRefreshed(let session), .sessionRestored(let session):
                     announced = session
-                case .signedOut, .sessionExpired: announced = nil
+                    announcements.append(session)
+                case .signedOut, .sessionExpired:
+                    announced = nil
+                    announcements.append(nil)
                 default: break
                 }
             }
@@ -612,6 +622,11 @@ final class ExplorationWorld: @unchecked Sendable {
                     && operations.indices.contains { operations[$0] == .submit && outcome($0) == "cancelled" }
                 if silenced {
                     found(.cancelledSubmitSilencesLink)
+                    continue
+                }
+                // What the store holds was announced, then an older state was announced after it.
+                if announcements.dropLast().contains(where: { AuthSession.isSameVersion($0, expected) }) {
+                    found(.stateEventsOutOfWriteOrder)
                     continue
                 }
                 note(
