@@ -270,6 +270,48 @@ struct FaultPointScenarioTests {
         }
     }
 
+    /// F6, the other half: a submit whose task is cancelled before the provider call (here while
+    /// its request waits on the network) spends nothing: the code is not verified on the
+    /// server, and the same code submitted again signs in — stored, returned and announced with
+    /// `signedIn`, so store and events agree.
+    ///
+    /// KNOWN FAILURE (found by the model-based test, `SessionLifecycleModelTests`): the cancelled
+    /// submit publishes `flowCancelled`, which marks the flow cancelled in the event gate while
+    /// the flow stays pending; the retry then stores the session and the gate drops its
+    /// `signedIn`. Remove `withKnownIssue` once the library is fixed.
+    @Test func f6ACancellationBeforeTheProviderCallSpendsNothingAndTheRetryIsAnnounced() async throws {
+        let sandbox = Sandbox(seed: 24)
+        let backend = ReferenceBackend()
+        sandbox.register(backend, host: host)
+        let store = InMemorySessionStore()
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+        let flow = try #require(challenge.providerState["flowId"])
+        let log = RecordingSubscriber(client: client)
+        let base = Int(client.events.currentSequence)
+        let slow = sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/otp/verify", repeat: .once)
+        let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        await sandbox.clock.waitForSleepers(count: 1)  // the request waits on the network
+        submit.cancel()
+        let first: Result<SignInStep, any Error>
+        do { first = .success(try await submit.value) } catch { first = .failure(error) }
+        sandbox.faults.remove(slow)
+        guard case .failure(is CancellationError) = first else {
+            Issue.record("the cancelled submit should throw CancellationError, got \(first)")
+            return
+        }
+        #expect(backend.successfulVerifications(ofFlow: flow) == 0, "nothing was spent")
+        #expect(try await store.load(for: provider) == nil)
+        let session = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+        #expect(try await store.load(for: provider) == session, "the same code signed in")
+        let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+        withKnownIssue(
+            "a cancelled submit leaves its flow cancelled in the event gate: the retry's signedIn is dropped"
+        ) {
+            #expect(kinds.contains("signedIn"), "store and events agree: \(kinds)")
+        }
+    }
+
     /// F7: a sign-out arriving while the submit's store write is in flight. The sign-out finds
     /// nothing stored and says so; the submit then takes its session back and fails with
     /// `challengeNotPending`: the store is empty and no event says otherwise. Without the rule

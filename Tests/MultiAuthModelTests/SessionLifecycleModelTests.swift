@@ -29,6 +29,8 @@ struct SessionLifecycleModelTests {
         var known: [(seed: UInt64, schedule: String, violations: [String])] = []
         /// Observations that are not violations, by kind.
         var notes: [String: Int] = [:]
+        /// Coverage: how often each fault or cancellation fired.
+        var stats: [String: Int] = [:]
 
         /// Files one schedule's result.
         mutating func add(seed: UInt64, schedule: String, results: [String]) {
@@ -38,7 +40,10 @@ struct SessionLifecycleModelTests {
                     SessionLifecycleModelTests.kind(of: String(note.dropFirst(ModelRun.notePrefix.count))), default: 0] +=
                     1
             }
-            let violations = results.filter { !$0.hasPrefix(ModelRun.notePrefix) }
+            for stat in results where stat.hasPrefix(ModelRun.statPrefix) {
+                stats[String(stat.dropFirst(ModelRun.statPrefix.count)), default: 0] += 1
+            }
+            let violations = results.filter { !$0.hasPrefix(ModelRun.notePrefix) && !$0.hasPrefix(ModelRun.statPrefix) }
             let real = violations.filter { strict || !$0.hasPrefix(ModelRun.knownPrefix) }
             if !real.isEmpty {
                 failures.append((seed, schedule, real))
@@ -121,6 +126,9 @@ struct SessionLifecycleModelTests {
         )
         for kind in kinds(summary).prefix(12) { print("  \(kind.count)× (first seed \(kind.firstSeed)): \(kind.kind)") }
         for (note, count) in summary.notes.sorted(by: { $0.value > $1.value }) { print("  note \(count)×: \(note)") }
+        print(
+            "  fired: "
+                + summary.stats.sorted(by: { $0.key < $1.key }).map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 
     static func report(_ summary: Summary) -> String {

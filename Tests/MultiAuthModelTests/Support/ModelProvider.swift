@@ -46,6 +46,9 @@ final class ModelHooks: @unchecked Sendable {
     /// Refresh tokens a client received in a (not rewritten) refresh answer, by client.
     private var received: [(client: Int, token: String)] = []
     var modelSeq: @Sendable () async -> Int = { 0 }
+    /// What fired, for the coverage counts (e.g. `cancel respond after the answer`).
+    private var fireLog: [String] = []
+    var log: [String] { lock.withLock { fireLog } }
 
     // MARK: Operation tasks
 
@@ -82,7 +85,10 @@ final class ModelHooks: @unchecked Sendable {
 
     /// Records that operation `id` was cancelled at `point` (before its client call).
     func noteFired(_ id: Int, at point: CancelPoint, seq: Int) {
-        lock.withLock { fired[id] = Fired(point: point, answer: nil, seq: seq) }
+        lock.withLock {
+            fired[id] = Fired(point: point, answer: nil, seq: seq)
+            fireLog.append("cancelled \(point)")
+        }
     }
 
     /// What happened to operation `id`'s cancellation, if it fired.
@@ -98,6 +104,7 @@ final class ModelHooks: @unchecked Sendable {
             guard let plan = armed[id], plan.call == call, plan.point == point else { return nil }
             armed[id] = nil
             fired[id] = Fired(point: point, answer: answer, seq: seq)
+            fireLog.append("cancelled \(call) \(point)")
             return tasks[id]
         }
         guard let task else { return false }
@@ -134,6 +141,7 @@ final class ModelHooks: @unchecked Sendable {
             rewritten.provider = Self.otherProvider
             lock.withLock { foreignSignIns += 1 }
         }
+        lock.withLock { fireLog.append("rewrote \(kind)") }
         let record = Foreign(
             refreshToken: rewritten.credentials.refreshToken, userID: rewritten.user.id, provider: rewritten.provider)
         lock.withLock { _ = foreign.insert(record) }

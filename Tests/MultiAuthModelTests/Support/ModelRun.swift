@@ -22,6 +22,8 @@ struct ModelRun {
 
     /// Marks an observation that is not a violation.
     static let notePrefix = "note: "
+    /// Marks a coverage count (a fault or a cancellation that fired).
+    static let statPrefix = "stat: "
     /// Marks a violation of the known library bug listed in ``KnownFailure``.
     static let knownPrefix = "known failure: "
 
@@ -135,6 +137,7 @@ struct ModelRun {
         await drive(sandbox.clock, until: [], model: model, sandbox: sandbox)
         var violations =
             await model.violations + observations.violations + model.notes.map { ModelRun.notePrefix + $0 }
+            + (hooks.log + model.faultLog).map { ModelRun.statPrefix + $0 }
         // The store holds the last legitimately written session.
         let final = try await model.view(0).load(for: Self.provider)
         if !AuthSession.isSameVersion(final, await model.expected) {
@@ -173,6 +176,15 @@ struct ModelRun {
             if signedOut != userSignOuts {
                 violations.append(
                     "client \(index) published signedOut \(signedOut) times for \(userSignOuts) user sign-outs")
+            }
+            // sessionExpired only after a removal by this client of a session the server no longer
+            // accepts: never after a mere store failure or a transient error.
+            let expiredHere = events.filter { $0.kind.name == "sessionExpired" }.count
+            let removedHere = await model.revocationRemovalsByClient[index, default: 0]
+            if expiredHere > removedHere {
+                violations.append(
+                    "client \(index) published sessionExpired \(expiredHere) times for \(removedHere) removals after a revocation"
+                )
             }
             for event in events {
                 switch event.kind {
@@ -422,15 +434,19 @@ struct OperationContext: Sendable {
         case .refresh(let index):
             await cancelBeforeCall(point)
             let start = await model.seq
+            let faults = await model.faultsFired
             if let session = try? await clients[index].refresh(ModelRun.provider) {
                 await checkReturned(session, from: start, "refresh")
             }
+            await checkCancelledRefresh(point, faultsBefore: faults)
         case .validSession(let index):
             await cancelBeforeCall(point)
             let start = await model.seq
+            let faults = await model.faultsFired
             if let session = try? await clients[index].validSession(for: ModelRun.provider) {
                 await checkReturned(session, from: start, "validSession")
             }
+            await checkCancelledRefresh(point, faultsBefore: faults)
         case .restoreSessions(let index):
             await clients[index].restoreSessions()
         case .revokeOnServer:
@@ -456,6 +472,24 @@ struct OperationContext: Sendable {
         }
     }
 
+    /// A refresh whose caller was cancelled after the provider answered still applies the
+    /// answer (the refresh task is never cancelled by a caller, L1): the refreshed session is
+    /// written, unless the store stopped holding the session refreshed (L2) or a store write
+    /// failed (L9).
+    private func checkCancelledRefresh(_ point: CancelPoint?, faultsBefore: Int) async {
+        guard point == .afterAnswer, let fired = hooks.fired(operationID), let answer = fired.answer,
+            !hooks.isForeign(answer), let token = answer.credentials.refreshToken,
+            case .refresh(let parent)? = backend.origin(ofRefreshToken: token)
+        else { return }
+        let end = await model.seq
+        if await model.wasStored(refreshToken: token, from: fired.seq, to: end) { return }
+        guard await model.heldThroughout(refreshToken: parent, from: fired.seq), await model.faultsFired == faultsBefore
+        else { return }
+        await observations.note(
+            "\(label): a refresh whose caller was cancelled after the provider answered never wrote its answer, although the refreshed session stayed stored (L1, L2)"
+        )
+    }
+
     private func signInWithCode(_ index: Int, cancelling point: CancelPoint?) async {
         let client = clients[index]
         let signOuts = await observations.signOutMark(index)
@@ -472,10 +506,28 @@ struct OperationContext: Sendable {
             await checkReturned(session, from: start, "submit")
             await checkSignedIn(session, client: index, "submit")
         }
-        guard point != nil, let fired = hooks.fired(operationID) else { return }
+        let retry = { @Sendable in try await client.submit(answer, for: challenge) }
+        guard point != nil, let fired = hooks.fired(operationID) else {
+            // Invariant 2: a submit whose store write failed keeps the session; the same answer
+            // again finishes the write without spending the code twice.
+            guard case .failure(let error as AuthError) = result, error.code == .storageFailure, let signOuts,
+                await observations.signOutMark(index) == signOuts
+            else { return }
+            let again = await uncancelled(retry)
+            guard await observations.signOutMark(index) == signOuts else { return }
+            switch again {
+            case .success(.signedIn(let session)):
+                await checkSignedIn(session, client: index, "submit again after a store failure")
+            case .failure(let error as AuthError) where error.code == .storageFailure: break
+            default:
+                await observations.note(
+                    "\(label): a submit failed to store its session, and the same answer again got \(Self.describe(again)) (invariant 2)"
+                )
+            }
+            return
+        }
         // A sign-out of this client during the sign-in abandons it (F2, F7): nothing to check.
         guard let signOuts, await observations.signOutMark(index) == signOuts else { return }
-        let retry = { @Sendable in try await client.submit(answer, for: challenge) }
         switch fired.point {
         case .afterAnswer:
             // F6: the provider answered, so the session it issued is kept: returned now, or (after

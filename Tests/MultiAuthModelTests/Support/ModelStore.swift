@@ -68,6 +68,8 @@ actor ModelStore {
     /// Removals of a session whose refresh token the server no longer accepts: the only ones a
     /// revocation may make.
     private(set) var revocationRemovals = 0
+    /// The same, per client that made the removal (each publishes its own `sessionExpired`).
+    private(set) var revocationRemovalsByClient: [Int: Int] = [:]
     private let hooks: ModelHooks
     private let time: TimeSource
     private var failures: [Int: [StoreWrite: Int]] = [:]
@@ -77,6 +79,8 @@ actor ModelStore {
     private(set) var writes: [Write] = []
     /// How many armed store faults fired.
     private(set) var faultsFired = 0
+    /// What fired, for the coverage counts.
+    private(set) var faultLog: [String] = []
 
     init(
         provider: AuthProviderID, stores: [any SessionStore], backend: ReferenceBackend, hooks: ModelHooks,
@@ -109,6 +113,7 @@ actor ModelStore {
         guard let left = failures[client]?[write], left > 0 else { return }
         failures[client]?[write] = left - 1
         faultsFired += 1
+        faultLog.append("store fault \(write)")
         throw Fault(write: write)
     }
 
@@ -137,6 +142,14 @@ actor ModelStore {
         let before = history.last { $0.seq <= start }
         let during = history.filter { $0.seq > start && $0.seq <= end }
         return ([before].compactMap { $0 } + during).contains { $0.session?.credentials.refreshToken == token }
+    }
+
+    /// Whether the store held a session with refresh token `token` at every moment from model
+    /// clock `start` to now.
+    func heldThroughout(refreshToken token: String, from start: Int) -> Bool {
+        let before = history.last { $0.seq <= start }
+        let during = history.filter { $0.seq > start }
+        return ([before].compactMap { $0 } + during).allSatisfy { $0.session?.credentials.refreshToken == token }
     }
 
     /// Whether `session` was ever written.
@@ -213,6 +226,7 @@ actor ModelStore {
                 (lastSave.map { $0.client == client && AuthSession.isSameVersion($0.session, before) } ?? false)
                 && clientSignOutsBegun[client, default: 0] > 0
             if withdrawn && live && signOutsInFlight == 0 {
+                faultLog.append("F7 withdrawal after the sign-out")
                 // F7: a sign-out of this client abandoned the flow while it signed in; the client
                 // takes back the session it just saved (and revokes it).
                 withdrawals.append(
@@ -239,7 +253,10 @@ actor ModelStore {
             }
             // A removal of a session the server no longer accepts may be a revocation (or a user
             // sign-out racing it; each removal publishes one event either way).
-            if !live { revocationRemovals += 1 }
+            if !live {
+                revocationRemovals += 1
+                revocationRemovalsByClient[client, default: 0] += 1
+            }
         }
         lastSave = nil
         writes.append(
