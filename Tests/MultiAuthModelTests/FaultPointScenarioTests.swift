@@ -203,6 +203,36 @@ struct FaultPointScenarioTests {
         }
     }
 
+    /// F8 and L10: a link of another user's flow never answers with the stored session. User A
+    /// signed in on this client; user B started a sign-in by link on it and the link expired.
+    /// The first delivery of B's link is refused as expired; delivered again (no flow is pending
+    /// any more) it must be refused too, never answered with A's session.
+    ///
+    /// KNOWN FAILURE (found by the model-based test, seed 51003888 of `SessionLifecycleModelTests`
+    /// on file stores): with no pending flow the provider refuses the link
+    /// (`challengeNotPending`), and the F8 fallback answers with the stored session because
+    /// *some* flow finished on this client stored it, without checking that the link belongs
+    /// to that flow. Remove `withKnownIssue` once the library is fixed.
+    @Test func f8ALinkOfAnotherUsersFlowNeverAnswersWithTheStoredSession() async throws {
+        let sandbox = Sandbox(seed: 24)
+        sandbox.register(ReferenceBackend(), host: host)
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox, user: "a")
+        let a = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+        let b = try EmailAddress("b@example.com")
+        _ = try #require(try await client.signIn(with: provider, .email(b)).challenge)
+        let link = try #require(sandbox.inbox.latest(for: b.identityKey)?.link)
+        sandbox.clock.advance(by: .seconds(ReferenceProtocol.challengeTTL + 1))
+        let first = await #expect(throws: AuthError.self) { _ = try await client.handleRedirect(link) }
+        #expect(first?.code == .expired)
+        let again: Result<SignInStep?, any Error>
+        do { again = .success(try await client.handleRedirect(link)) } catch { again = .failure(error) }
+        let answered = (try? again.get())??.session
+        withKnownIssue("F8 answers a link of user B's flow with user A's stored session") {
+            #expect(answered == nil, "B's link was answered with \(answered?.user.id ?? "-") (A is \(a.user.id))")
+        }
+    }
+
     /// F5: after a resend, the challenge value the app held from before it still addresses the
     /// live flow with the new expiry: submitting the new code with it signs in although the old
     /// value's own expiry has passed. Without the rule it is refused as `expired` locally.

@@ -98,6 +98,9 @@ indirect enum ModelOperation: CustomStringConvertible, Sendable {
     case slowSave(client: Int)
     /// The provider's next answer of that kind names another user or provider.
     case foreignAnswer(ForeignAnswer)
+    /// A magic link delivered `deliveries` times at once, `seconds` after the sign-in started
+    /// (the user reads the e-mail late; past the challenge's lifetime the flow expired).
+    case lateLink(client: Int, deliveries: Int, seconds: Int)
     /// `operation`, started `seconds` later on the clock than the round's others (a sign-out
     /// that lands while a sign-in's save is in flight, rule F7).
     case delayed(ModelOperation, seconds: Int)
@@ -117,6 +120,7 @@ indirect enum ModelOperation: CustomStringConvertible, Sendable {
         case .slowSave(let c): "slowSave@\(c)"
         case .foreignAnswer(let kind): "foreign(\(kind))"
         case .delayed(let operation, let seconds): "\(operation)+\(seconds)s"
+        case .lateLink(let c, let n, let seconds): "signIn+link×\(n)@\(c) tapped after \(seconds)s"
         }
     }
 }
@@ -197,7 +201,11 @@ struct ModelSchedule: CustomStringConvertible {
                 count: Int.random(in: 1...2, using: &random))
         case 78..<84:
             return .slowSave(client: client)
-        case 84..<90:
+        case 84..<88:
+            return .lateLink(
+                client: client, deliveries: Int.random(in: 1...3, using: &random),
+                seconds: [30, 200, 301, 600].randomElement(using: &random)!)
+        case 88..<92:
             return .delayed(
                 .signOut(client: client, remoteLost: random.chance(30)), seconds: Int.random(in: 1...4, using: &random))
         default:
