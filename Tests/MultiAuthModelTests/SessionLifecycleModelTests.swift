@@ -8,9 +8,15 @@ import Testing
 /// sign-outs (remote revocation sometimes lost), refreshes, `validSession`, restores, server
 /// revocations and clock jumps, with random latency, offline, 429 and 503 faults, run by two
 /// `AuthClient`s sharing one store; after every schedule the invariants are checked against the
-/// reference model (``ModelStore``). Seeded: a failure prints the seed and the schedule;
-/// `MULTIAUTH_MODEL_SEED=<n>` reruns one schedule, `MULTIAUTH_MODEL_SCHEDULES=<n>` changes the
-/// count.
+/// reference model (``ModelStore``). One operation in four is of the newer kinds: a sign-in,
+/// refresh, `validSession` or sign-out whose task is cancelled (before the call, before the
+/// request, after the answer), a store fault on the next save / conditional save / conditional
+/// remove of one client, a slow save, a delayed sign-out, a magic link tapped late, or a
+/// provider answer rewritten to name another user or provider (``ModelHooks``). Seeded: a
+/// failure prints the seed and the schedule; `MULTIAUTH_MODEL_SEED=<n>` reruns one schedule (the
+/// interleaving of its concurrent operations may still vary from run to run),
+/// `MULTIAUTH_MODEL_SCHEDULES=<n>` changes the count, `MULTIAUTH_MODEL_STRICT=1` fails on the
+/// known failures too (``ModelRun/KnownFailure``).
 @Suite(.timeLimit(.minutes(10)))
 struct SessionLifecycleModelTests {
     static let environment = ProcessInfo.processInfo.environment
