@@ -233,10 +233,19 @@ struct ModelRun {
     static func storeAndEventsAgree(writes: [ModelStore.Write], events: [[AuthEvent]]) -> [String] {
         guard let last = writes.last else { return [] }
         let since = events[last.client].filter { $0.sequence > last.eventSequence }.compactMap(announced)
+        // For the report: the writer's last events (`|` marks the write) and the last writes.
+        let trail =
+            events[last.client].suffix(10).map {
+                "\($0.sequence > last.eventSequence ? "" : "")\($0.kind.name)@\($0.sequence)"
+            }
+            .joined(separator: " ") + " | write@\(last.eventSequence); writes: "
+            + writes.suffix(4).map { "\($0.client):\(ModelStore.name($0.before))→\(ModelStore.name($0.session))" }
+            .joined(
+                separator: ", ")
         if let session = last.session {
             guard let final = since.last, AuthSession.isSameVersion(final, session) else {
                 return [
-                    "store and events disagree: the store holds \(ModelStore.name(session)), written last by client \(last.client), whose last state event since announces \(since.last.map { ModelStore.name($0) } ?? "nothing")"
+                    "store and events disagree: the store holds \(ModelStore.name(session)), written last by client \(last.client), whose last state event since announces \(since.last.map { ModelStore.name($0) } ?? "nothing") (events: \(trail))"
                 ]
             }
         } else if let removed = last.before {
