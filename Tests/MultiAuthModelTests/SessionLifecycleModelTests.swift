@@ -118,7 +118,8 @@ struct SessionLifecycleModelTests {
         if text.hasPrefix("round "), let colon = text.range(of: "): ") ?? text.range(of: ": ") {
             text = String(text[colon.upperBound...])
         }
-        text = text.replacingOccurrences(of: #" \(last events:[^)]*\)"#, with: "", options: .regularExpression)
+        text = text.replacingOccurrences(
+            of: #" \((last events|events):[^)]*\)"#, with: "", options: .regularExpression)
         for pattern in [#"u\d+/[0-9a-f-]{1,6}"#, #"intruder-\d+/[0-9a-f-]{1,6}"#, #"\.\.[0-9a-f-]{1,6}"#, #"\d+"#] {
             text = text.replacingOccurrences(of: pattern, with: "#", options: .regularExpression)
         }

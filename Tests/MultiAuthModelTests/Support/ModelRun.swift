@@ -35,6 +35,12 @@ struct ModelRun {
     /// the default suite; `MULTIAUTH_MODEL_STRICT=1` makes them fail. Remove the tag once the
     /// library is fixed.
     enum KnownFailure {
+        /// Found under load (about one schedule in 3,000 on a busy machine, e.g. seed 13002280):
+        /// a refresh's store write lands, a sign-in's save lands after it, and the sign-in's
+        /// `signedIn` is published before the refresh's `sessionRefreshed`; subscribers (and the
+        /// client's state cache) end on the older session while the store holds the newer one.
+        /// The write and its event are two steps, resumed in any order.
+        static let eventsOutOfWriteOrder = "state events published out of the order of the store writes they announce"
         /// Found on file stores, seed 51003888 (rare: about one schedule in 40,000): with no flow
         /// pending (it expired), a link of user B's flow is refused by the provider and the F8
         /// fallback answers with user A's stored session, because some flow finished on this
@@ -139,8 +145,11 @@ struct ModelRun {
             await drive(sandbox.clock, until: tasks, model: model, sandbox: sandbox)
             for rule in rules { sandbox.faults.remove(rule) }
         }
-        // Let background refreshes that are due finish.
+        // Let background refreshes that are due finish, then stop them and wait until nothing
+        // changes any more (a refresh between its store write and its event on a busy machine).
         await drive(sandbox.clock, until: [], model: model, sandbox: sandbox)
+        for client in clients { client.stopAutoRefresh() }
+        await Self.quiesce(clients: clients, model: model)
         var violations =
             await model.violations + observations.violations + model.notes.map { ModelRun.notePrefix + $0 }
             + (hooks.log + model.faultLog).map { ModelRun.statPrefix + $0 }
@@ -218,6 +227,18 @@ struct ModelRun {
         return violations
     }
 
+    /// Yields until neither the store nor the clients' events have changed for a while.
+    static func quiesce(clients: [AuthClient], model: ModelStore) async {
+        var last: [UInt64] = []
+        var stable = 0
+        for _ in 0..<100_000 where stable < 200 {
+            let state = clients.map(\.events.currentSequence) + [UInt64(await model.seq)]
+            if state == last { stable += 1 } else { stable = 0 }
+            last = state
+            await Task.yield()
+        }
+    }
+
     /// The session a state event announces: `.some(nil)` for an end, `nil` for other events.
     static func announced(_ event: AuthEvent) -> AuthSession?? {
         switch event.kind {
@@ -244,6 +265,15 @@ struct ModelRun {
                 separator: ", ")
         if let session = last.session {
             guard let final = since.last, AuthSession.isSameVersion(final, session) else {
+                // The write was announced, then an older write's event came after it: state events
+                // published out of the order of the writes they announce (the known failure).
+                if since.contains(where: { AuthSession.isSameVersion($0, session) }), let final = since.last,
+                    writes.dropLast().contains(where: { AuthSession.isSameVersion($0.session, final) })
+                {
+                    return [
+                        "\(ModelRun.knownPrefix)store and events disagree: client \(last.client) announced \(ModelStore.name(session)), which the store holds, then \(ModelStore.name(final)), written before it (events: \(trail)) (\(KnownFailure.eventsOutOfWriteOrder))"
+                    ]
+                }
                 return [
                     "store and events disagree: the store holds \(ModelStore.name(session)), written last by client \(last.client), whose last state event since announces \(since.last.map { ModelStore.name($0) } ?? "nothing") (events: \(trail))"
                 ]
@@ -376,7 +406,8 @@ struct OperationContext: Sendable {
             let trail = events.suffix(12).map { "\($0.kind.name)\($0.flowID == flow && flow != nil ? "*" : "")" }
             let violation =
                 "\(label): \(what) returned \(ModelStore.name(session)) but client \(index) never published its signedIn (last events: \(trail.joined(separator: " ")))"
-            if retryAfterCancel {
+            let knownAlready = await observations.knownUnannounced.contains { $0.id == session.id }
+            if retryAfterCancel || knownAlready {
                 await observations.noteKnownUnannounced(session)
                 await observations.note(
                     "\(ModelRun.knownPrefix)\(violation) (\(ModelRun.KnownFailure.cancelledSubmitRetryUnannounced))")
