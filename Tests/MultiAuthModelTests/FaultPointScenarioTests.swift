@@ -203,6 +203,36 @@ struct FaultPointScenarioTests {
         }
     }
 
+    /// F8 and L10: a link of another user's flow never answers with the stored session. User A
+    /// signed in on this client; user B started a sign-in by link on it and the link expired.
+    /// The first delivery of B's link is refused as expired; delivered again (no flow is pending
+    /// any more) it must be refused too, never answered with A's session.
+    ///
+    /// KNOWN FAILURE (found by the model-based test, seed 51003888 of `SessionLifecycleModelTests`
+    /// on file stores): with no pending flow the provider refuses the link
+    /// (`challengeNotPending`), and the F8 fallback answers with the stored session because
+    /// *some* flow finished on this client stored it, without checking that the link belongs
+    /// to that flow. Remove `withKnownIssue` once the library is fixed.
+    @Test func f8ALinkOfAnotherUsersFlowNeverAnswersWithTheStoredSession() async throws {
+        let sandbox = Sandbox(seed: 24)
+        sandbox.register(ReferenceBackend(), host: host)
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox, user: "a")
+        let a = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+        let b = try EmailAddress("b@example.com")
+        _ = try #require(try await client.signIn(with: provider, .email(b)).challenge)
+        let link = try #require(sandbox.inbox.latest(for: b.identityKey)?.link)
+        sandbox.clock.advance(by: .seconds(ReferenceProtocol.challengeTTL + 1))
+        let first = await #expect(throws: AuthError.self) { _ = try await client.handleRedirect(link) }
+        #expect(first?.code == .expired)
+        let again: Result<SignInStep?, any Error>
+        do { again = .success(try await client.handleRedirect(link)) } catch { again = .failure(error) }
+        let answered = (try? again.get())??.session
+        withKnownIssue("F8 answers a link of user B's flow with user A's stored session") {
+            #expect(answered == nil, "B's link was answered with \(answered?.user.id ?? "-") (A is \(a.user.id))")
+        }
+    }
+
     /// F5: after a resend, the challenge value the app held from before it still addresses the
     /// live flow with the new expiry: submitting the new code with it signs in although the old
     /// value's own expiry has passed. Without the rule it is refused as `expired` locally.
@@ -267,6 +297,48 @@ struct FaultPointScenarioTests {
             #expect(again.session == session, "the same answer gets the session again")
             let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
             #expect(kinds.contains("signedIn") && !kinds.contains("flowCancelled"), "\(kinds)")
+        }
+    }
+
+    /// F6, the other half: a submit whose task is cancelled before the provider call (here while
+    /// its request waits on the network) spends nothing: the code is not verified on the
+    /// server, and the same code submitted again signs in — stored, returned and announced with
+    /// `signedIn`, so store and events agree.
+    ///
+    /// KNOWN FAILURE (found by the model-based test, `SessionLifecycleModelTests`): the cancelled
+    /// submit publishes `flowCancelled`, which marks the flow cancelled in the event gate while
+    /// the flow stays pending; the retry then stores the session and the gate drops its
+    /// `signedIn`. Remove `withKnownIssue` once the library is fixed.
+    @Test func f6ACancellationBeforeTheProviderCallSpendsNothingAndTheRetryIsAnnounced() async throws {
+        let sandbox = Sandbox(seed: 24)
+        let backend = ReferenceBackend()
+        sandbox.register(backend, host: host)
+        let store = InMemorySessionStore()
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+        let flow = try #require(challenge.providerState["flowId"])
+        let log = RecordingSubscriber(client: client)
+        let base = Int(client.events.currentSequence)
+        let slow = sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/otp/verify", repeat: .once)
+        let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        await sandbox.clock.waitForSleepers(count: 1)  // the request waits on the network
+        submit.cancel()
+        let first: Result<SignInStep, any Error>
+        do { first = .success(try await submit.value) } catch { first = .failure(error) }
+        sandbox.faults.remove(slow)
+        guard case .failure(is CancellationError) = first else {
+            Issue.record("the cancelled submit should throw CancellationError, got \(first)")
+            return
+        }
+        #expect(backend.successfulVerifications(ofFlow: flow) == 0, "nothing was spent")
+        #expect(try await store.load(for: provider) == nil)
+        let session = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+        #expect(try await store.load(for: provider) == session, "the same code signed in")
+        let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+        withKnownIssue(
+            "a cancelled submit leaves its flow cancelled in the event gate: the retry's signedIn is dropped"
+        ) {
+            #expect(kinds.contains("signedIn"), "store and events agree: \(kinds)")
         }
     }
 

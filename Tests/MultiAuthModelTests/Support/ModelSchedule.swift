@@ -17,8 +17,63 @@ struct ModelRandom: RandomNumberGenerator {
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 }
 
+/// Where the task of a cancelled operation is cancelled (SwiftUI's `.task` cancels when its
+/// view disappears, at whatever point the operation has reached).
+enum CancelPoint: CustomStringConvertible, Sendable {
+    /// Before the operation's main client call (submit, redirect, refresh, sign-out) begins.
+    case beforeCall
+    /// As the provider call begins, before its request is sent: nothing is spent.
+    case beforeRequest
+    /// Right after the provider answered, before the client applied the answer (rule F6).
+    case afterAnswer
+
+    var description: String {
+        switch self {
+        case .beforeCall: "before the call"
+        case .beforeRequest: "before the request"
+        case .afterAnswer: "after the answer"
+        }
+    }
+}
+
+/// The store write a store fault hits.
+enum StoreWrite: CustomStringConvertible, Sendable, CaseIterable {
+    /// `save` (a sign-in's persist).
+    case save
+    /// `replace(_:with:)` with a session (a refresh result, an unsaved refresh retried).
+    case conditionalSave
+    /// `replace(_:with: nil)` (a sign-out, an ended session, a withdrawn sign-in).
+    case conditionalRemove
+
+    var description: String {
+        switch self {
+        case .save: "save"
+        case .conditionalSave: "conditional save"
+        case .conditionalRemove: "conditional remove"
+        }
+    }
+}
+
+/// An answer the provider rewrites so that it names someone else (rules L7, L8).
+enum ForeignAnswer: CustomStringConvertible, Sendable, CaseIterable {
+    /// The next refresh answer names another user id (L7).
+    case refreshOtherUser
+    /// The next refresh answer names another provider (L7).
+    case refreshOtherProvider
+    /// The next sign-in answer (submit or redirect) names another provider (L8).
+    case signInOtherProvider
+
+    var description: String {
+        switch self {
+        case .refreshOtherUser: "refresh→other user"
+        case .refreshOtherProvider: "refresh→other provider"
+        case .signInOtherProvider: "sign-in→other provider"
+        }
+    }
+}
+
 /// One operation of a schedule, run by client `client` (0 or 1).
-enum ModelOperation: CustomStringConvertible {
+indirect enum ModelOperation: CustomStringConvertible, Sendable {
     case signInWithCode(client: Int)
     /// A magic link delivered `deliveries` times at once (duplicate deliveries).
     case signInWithLink(client: Int, deliveries: Int)
@@ -32,6 +87,23 @@ enum ModelOperation: CustomStringConvertible {
     case revokeOnServer
     /// The clock jumps (background refreshes become due, tokens expire).
     case advance(seconds: Int)
+    /// `operation` (a sign-in, refresh, `validSession` or sign-out) whose task is cancelled at
+    /// `point`.
+    case cancelled(ModelOperation, at: CancelPoint)
+    /// The next `count` writes of kind `write` by client `client` throw (a locked keychain);
+    /// a failed write changes nothing.
+    case failStoreWrite(client: Int, write: StoreWrite, count: Int)
+    /// The next `save` by client `client` takes two seconds on the clock before it reaches the
+    /// store (a slow keychain): a sign-out can overtake it (rule F7).
+    case slowSave(client: Int)
+    /// The provider's next answer of that kind names another user or provider.
+    case foreignAnswer(ForeignAnswer)
+    /// A magic link delivered `deliveries` times at once, `seconds` after the sign-in started
+    /// (the user reads the e-mail late; past the challenge's lifetime the flow expired).
+    case lateLink(client: Int, deliveries: Int, seconds: Int)
+    /// `operation`, started `seconds` later on the clock than the round's others (a sign-out
+    /// that lands while a sign-in's save is in flight, rule F7).
+    case delayed(ModelOperation, seconds: Int)
 
     var description: String {
         switch self {
@@ -43,6 +115,12 @@ enum ModelOperation: CustomStringConvertible {
         case .restoreSessions(let c): "restoreSessions@\(c)"
         case .revokeOnServer: "revokeOnServer"
         case .advance(let s): "advance(\(s)s)"
+        case .cancelled(let operation, let point): "cancel(\(operation) \(point))"
+        case .failStoreWrite(let c, let write, let count): "failStore(\(write)×\(count))@\(c)"
+        case .slowSave(let c): "slowSave@\(c)"
+        case .foreignAnswer(let kind): "foreign(\(kind))"
+        case .delayed(let operation, let seconds): "\(operation)+\(seconds)s"
+        case .lateLink(let c, let n, let seconds): "signIn+link×\(n)@\(c) tapped after \(seconds)s"
         }
     }
 }
@@ -80,6 +158,12 @@ struct ModelSchedule: CustomStringConvertible {
             if index == 0 { operations.append(.signInWithCode(client: Int.random(in: 0...1, using: &random))) }
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let client = Int.random(in: 0...1, using: &random)
+                // One operation in four is of the newer kinds: cancellations, store faults and
+                // foreign answers.
+                if random.chance(25) {
+                    operations.append(Self.newerOperation(client: client, using: &random))
+                    continue
+                }
                 let operation: ModelOperation =
                     switch Int.random(in: 0..<100, using: &random) {
                     case 0..<14: .signInWithCode(client: client)
@@ -94,6 +178,38 @@ struct ModelSchedule: CustomStringConvertible {
                 operations.append(operation)
             }
             rounds.append((faults, operations))
+        }
+    }
+
+    /// A cancellation, a store fault or a foreign answer.
+    static func newerOperation(client: Int, using random: inout ModelRandom) -> ModelOperation {
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<50:
+            let point = [CancelPoint.beforeCall, .beforeRequest, .afterAnswer].randomElement(using: &random)!
+            let inner: ModelOperation =
+                switch Int.random(in: 0..<100, using: &random) {
+                case 0..<45: .signInWithCode(client: client)
+                case 45..<60: .signInWithLink(client: client, deliveries: Int.random(in: 1...2, using: &random))
+                case 60..<75: .refresh(client: client)
+                case 75..<85: .validSession(client: client)
+                default: .signOut(client: client, remoteLost: random.chance(30))
+                }
+            return .cancelled(inner, at: point)
+        case 50..<78:
+            return .failStoreWrite(
+                client: client, write: StoreWrite.allCases.randomElement(using: &random)!,
+                count: Int.random(in: 1...2, using: &random))
+        case 78..<84:
+            return .slowSave(client: client)
+        case 84..<88:
+            return .lateLink(
+                client: client, deliveries: Int.random(in: 1...3, using: &random),
+                seconds: [30, 200, 301, 600].randomElement(using: &random)!)
+        case 88..<92:
+            return .delayed(
+                .signOut(client: client, remoteLost: random.chance(30)), seconds: Int.random(in: 1...4, using: &random))
+        default:
+            return .foreignAnswer(ForeignAnswer.allCases.randomElement(using: &random)!)
         }
     }
 
