@@ -108,7 +108,9 @@ public final class AuthModel {
         guard !isObserving else { return }
         isObserving = true
         defer { isObserving = false }
-        let stream = client.authStates(bufferCapacity: bufferCapacity)
+        // Every sequence number, repeats included: the model folds repeats itself (`same`) and
+        // its waiters count sequence numbers.
+        let stream = client.authStates(bufferCapacity: bufferCapacity, skipRepeats: false)
         for await event in stream {
             await apply(event)
         }

@@ -94,6 +94,51 @@ struct FaultPointScenarioTests {
         #expect(try await client.validSession(for: provider) == nil)
     }
 
+    /// L9 / S5: a manual refresh whose store write fails early in the session's life (long
+    /// before the scheduler would refresh it) is written by the background scheduler after one
+    /// back-off, without a network call and without waiting for the next call. Without the
+    /// scheduler's retry the store keeps the rotated-out session until the next call.
+    @Test func l9TheSchedulerRetriesTheUnsavedWriteWithBackoff() async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 24)
+            let backend = ReferenceBackend()
+            sandbox.register(backend, host: host)
+            let store = FailingSessionStore()
+            let client = try sandbox.makeClient(
+                providers: [ReferenceProvider()], store: store, autoRefresh: AutoRefresh(jitterSeed: 7))
+            if mutated { await client.setMutations(ClientMutations(noUnsavedRetryOnScheduler: true)) }
+            let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+            let signedIn = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+            await sandbox.clock.waitForBackgroundSleepers(count: 1)
+            let log = RecordingSubscriber(client: client)
+            let base = Int(client.events.currentSequence)
+            sandbox.clock.advance(by: .seconds(60))
+            await store.failNext(.save)
+            let failure = await #expect(throws: AuthError.self) { _ = try await client.refresh(signedIn) }
+            #expect(failure?.code == .storageFailure)
+            let refreshCalls = sandbox.requestCount(pathPrefix: "/token/refresh")
+            // At most the first back-off (2 s, jittered into 1–2 s), far before the session is due.
+            for _ in 0..<4 {
+                await sandbox.clock.waitForBackgroundSleepers(count: 1)
+                sandbox.clock.advance(by: .seconds(1))
+            }
+            await sandbox.clock.waitForBackgroundSleepers(count: 1)
+            let stored = try #require(try await store.load(for: provider))
+            #expect(sandbox.requestCount(pathPrefix: "/token/refresh") == refreshCalls, "no network call")
+            if mutated {
+                #expect(stored == signedIn, "without the scheduler's retry the write waits for the next call")
+            } else {
+                #expect(stored.id == signedIn.id && stored.user == signedIn.user)
+                #expect(
+                    stored.credentials.refreshToken != signedIn.credentials.refreshToken, "the unsaved write landed")
+                #expect(backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)))
+                let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+                #expect(kinds == ["storageFailed", "sessionRefreshed"], "\(kinds)")
+            }
+            client.stopAutoRefresh()
+        }
+    }
+
     /// L10: a refresh of user A's session that is discarded because user B signed in meanwhile
     /// throws `unauthorized`; the caller is never handed B's session. Without the rule the
     /// caller of A's refresh gets B's session.
@@ -168,6 +213,167 @@ struct FaultPointScenarioTests {
         }
     }
 
+    /// F7: the session withdrawn after a sign-out overtook the submit's save is revoked on the
+    /// server even when the submit's task was cancelled too (SwiftUI's `.task` ending with the
+    /// view): the revoke runs in a task of its own. Before, it ran in the cancelled task, the
+    /// transport gave up at once and the withdrawn session stayed live on the server.
+    @Test func f7AWithdrawnSessionIsRevokedEvenWhenTheSubmitIsCancelled() async throws {
+        let sandbox = Sandbox(seed: 24)
+        let backend = ReferenceBackend()
+        sandbox.register(backend, host: host)
+        let store = HeldSaveStore()
+        let revokes = RevokeWatchingProvider()
+        let client = try sandbox.makeClient(providers: [revokes], store: store, autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+        await store.holdNextSave()
+        let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        await store.waitUntilHeld()
+        #expect(try await client.signOut(provider).wasSignedIn == false)
+        submit.cancel()
+        await store.release()
+        await #expect(throws: (any Error).self) { _ = try await submit.value }
+        #expect(try await store.load(for: provider) == nil)
+        let revoke = try #require(await revokes.next(), "a remote sign-out ran")
+        #expect(revoke == nil, "the revoke failed: \(String(describing: revoke))")
+        let withdrawn = try #require(await store.saved.last?.credentials.refreshToken)
+        #expect(!backend.isLive(refreshToken: withdrawn), "the withdrawn session was revoked on the server")
+    }
+
+    /// F7: a challenge decoded from an earlier process (the app was killed between the code
+    /// being sent and entered) is abandoned by a sign-out like a flow started in this process: a
+    /// sign-out during its submit's save leaves nothing stored. Before, the flow was unknown to
+    /// the new client's flow table and the sign-out was ignored: the store held a session while
+    /// the sign-out said "not signed in".
+    @Test func f7AChallengeFromAnEarlierProcessIsAbandonedBySignOut() async throws {
+        let sandbox = Sandbox(seed: 24)
+        let backend = ReferenceBackend()
+        sandbox.register(backend, host: host)
+        let store = HeldSaveStore()
+        let earlier = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let (issued, code) = try await Self.signIn(earlier, sandbox: sandbox)
+        let challenge = try JSONDecoder().decode(Challenge.self, from: try JSONEncoder().encode(issued))
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let log = RecordingSubscriber(client: client)
+        await store.holdNextSave()
+        let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        await store.waitUntilHeld()
+        #expect(try await client.signOut(provider).wasSignedIn == false)
+        await store.release()
+        let error = await #expect(throws: AuthError.self) { _ = try await submit.value }
+        #expect(error?.code == .challengeNotPending)
+        #expect(try await store.load(for: provider) == nil, "the store agrees with the sign-out")
+        let kinds = await log.waitFor(count: Int(client.events.currentSequence)).map(\.kind.name)
+        #expect(!kinds.contains("signedIn"), "\(kinds)")
+    }
+
+    /// F7: a sign-out that overtakes a save which then fails leaves nothing behind: the submit
+    /// says "signed out" (`challengeNotPending`), nothing is kept for a retry (a retry of the
+    /// same answer cannot sign the user back in) and the issued session is revoked. Before, the
+    /// session was kept unsaved and its refresh token stayed live on the server.
+    @Test func f7ASignOutDuringASaveThatFailsRevokesTheIssuedSession() async throws {
+        let sandbox = Sandbox(seed: 24)
+        let backend = ReferenceBackend()
+        sandbox.register(backend, host: host)
+        let store = HeldSaveStore()
+        let revokes = RevokeWatchingProvider()
+        let client = try sandbox.makeClient(providers: [revokes], store: store, autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+        await store.holdNextSave(thenFail: true)
+        let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
+        await store.waitUntilHeld()
+        #expect(try await client.signOut(provider).wasSignedIn == false)
+        await store.release()
+        let error = await #expect(throws: AuthError.self) { _ = try await submit.value }
+        #expect(error?.code == .challengeNotPending)
+        let retry = await #expect(throws: AuthError.self) {
+            _ = try await client.submit(ChallengeAnswer(code: code), for: challenge)
+        }
+        #expect(retry?.code == .challengeNotPending, "nothing was kept for a retry")
+        #expect(try await store.load(for: provider) == nil)
+        let revoke = try #require(await revokes.next(), "a remote sign-out ran")
+        #expect(revoke == nil, "the revoke failed: \(String(describing: revoke))")
+        let issued = try #require(await store.attempted.last?.credentials.refreshToken)
+        #expect(!backend.isLive(refreshToken: issued))
+    }
+
+    /// L12: a sign-out that lands while a refresh is in flight leaves no live refresh token on
+    /// the server. The sign-out revokes the credentials it found, which the refresh has just
+    /// rotated out; the refresh's result is discarded (the session is gone) and revoked too.
+    /// Without the rule the rotated-in refresh token stays live after the user signed out.
+    @Test func l12ARefreshOvertakenBySignOutRevokesWhatItReceived() async throws {
+        for mutated in [false, true] {
+            let sandbox = Sandbox(seed: 24)
+            let backend = ReferenceBackend()
+            sandbox.register(backend, host: host)
+            let hold = Hold()
+            let held = HeldRefreshProvider(hold: hold)
+            let client = try sandbox.makeClient(
+                providers: [held], store: InMemorySessionStore(), autoRefresh: .disabled)
+            if mutated { await client.setMutations(ClientMutations(noOrphanRevoke: true)) }
+            let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
+            let signedIn = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
+            let refresh = Task { try await client.refresh(signedIn) }
+            await hold.waitUntilHeld()  // the server rotated the refresh token; the answer is held
+            #expect(try await client.signOut(provider).wasSignedIn)
+            await hold.release()
+            let error = await #expect(throws: AuthError.self) { _ = try await refresh.value }
+            #expect(error?.code == .unauthorized, "the session was signed out")
+            let rotatedIn = try #require(await held.refreshed.last?.credentials.refreshToken)
+            #expect(!backend.isLive(refreshToken: try #require(signedIn.credentials.refreshToken)))
+            if mutated {
+                #expect(backend.isLive(refreshToken: rotatedIn), "without L12 the rotated-in token stays live")
+                continue
+            }
+            _ = try #require(await held.revoked.next(), "the sign-out's revoke")
+            _ = try #require(await held.revoked.next(), "the discarded refresh result was revoked")
+            #expect(!backend.isLive(refreshToken: rotatedIn), "no live refresh token outlives the sign-out")
+        }
+    }
+
+    /// Every state change appears once on `authStates()`: an app that starts iterating before
+    /// it calls `restoreSessions()` sees the stored session in the initial state and not again
+    /// as `sessionRestored`, and a second restore repeats nothing. The raw event stream, which
+    /// has no initial state, still gets each event once. Before the fix the restored session
+    /// arrived twice.
+    @Test func aStateChangeAppearsOnceOnTheStateStream() async throws {
+        let sandbox = Sandbox(seed: 24)
+        sandbox.register(ReferenceBackend(), host: host)
+        let store = InMemorySessionStore()
+        let first = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let (challenge, code) = try await Self.signIn(first, sandbox: sandbox)
+        let stored = try #require(try await first.submit(ChallengeAnswer(code: code), for: challenge).session)
+
+        // The next launch: iterate first, restore second.
+        let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let raw = RecordingSubscriber(client: client)
+        var states = client.authStates().makeAsyncIterator()
+        let initial = try #require(await states.next())
+        guard case .initialState(let state) = initial.kind else {
+            Issue.record("the first element was \(initial.kind.name)")
+            return
+        }
+        #expect(state.sessions[provider]?.session == stored)
+        await client.restoreSessions()
+        #expect(try await client.signOut(provider).wasSignedIn)
+        let next = try #require(await states.next())
+        #expect(next.kind.name == "signedOut", "the restored session was announced twice: \(next.kind.name)")
+        #expect(await raw.waitFor(count: 2).map(\.kind.name) == ["sessionRestored", "signedOut"])
+
+        // A second restore announces nothing new on the state stream either.
+        let (again, secondCode) = try await Self.signIn(client, sandbox: sandbox, user: "grace")
+        _ = try #require(try await client.submit(ChallengeAnswer(code: secondCode), for: again).session)
+        var kinds: [String] = []
+        while let event = await states.next() {
+            kinds.append(event.kind.name)
+            if event.kind.name == "signedIn" { break }
+        }
+        await client.restoreSessions()
+        _ = try await client.signOut(provider)
+        let after = try #require(await states.next())
+        #expect(after.kind.name == "signedOut", "a second restore repeated the session: \(after.kind.name)")
+        raw.cancel()
+    }
+
     /// F8: the user asked for a second e-mail, signed in with its link, then tapped the link of
     /// the first e-mail: the answer is the session that flow stored, not an error telling a
     /// signed-in user to start again. After a sign-out the old link is refused as before.
@@ -208,11 +414,10 @@ struct FaultPointScenarioTests {
     /// The first delivery of B's link is refused as expired; delivered again (no flow is pending
     /// any more) it must be refused too, never answered with A's session.
     ///
-    /// KNOWN FAILURE (found by the model-based test, seed 51003888 of `SessionLifecycleModelTests`
-    /// on file stores): with no pending flow the provider refuses the link
-    /// (`challengeNotPending`), and the F8 fallback answers with the stored session because
-    /// *some* flow finished on this client stored it, without checking that the link belongs
-    /// to that flow. Remove `withKnownIssue` once the library is fixed.
+    /// Found by the model-based test (seed 51003888 on file stores): with no pending flow the
+    /// provider refuses the link (`challengeNotPending`), and the F8 fallback answered with the
+    /// stored session because *some* flow that finished on this client stored it. It now answers
+    /// only when that flow is the newest since the last sign-out and every other one finished.
     @Test func f8ALinkOfAnotherUsersFlowNeverAnswersWithTheStoredSession() async throws {
         let sandbox = Sandbox(seed: 24)
         sandbox.register(ReferenceBackend(), host: host)
@@ -228,9 +433,7 @@ struct FaultPointScenarioTests {
         let again: Result<SignInStep?, any Error>
         do { again = .success(try await client.handleRedirect(link)) } catch { again = .failure(error) }
         let answered = (try? again.get())??.session
-        withKnownIssue("F8 answers a link of user B's flow with user A's stored session") {
-            #expect(answered == nil, "B's link was answered with \(answered?.user.id ?? "-") (A is \(a.user.id))")
-        }
+        #expect(answered == nil, "B's link was answered with \(answered?.user.id ?? "-") (A is \(a.user.id))")
     }
 
     /// F5: after a resend, the challenge value the app held from before it still addresses the
@@ -305,10 +508,9 @@ struct FaultPointScenarioTests {
     /// server, and the same code submitted again signs in — stored, returned and announced with
     /// `signedIn`, so store and events agree.
     ///
-    /// KNOWN FAILURE (found by the model-based test, `SessionLifecycleModelTests`): the cancelled
-    /// submit publishes `flowCancelled`, which marks the flow cancelled in the event gate while
-    /// the flow stays pending; the retry then stores the session and the gate drops its
-    /// `signedIn`. Remove `withKnownIssue` once the library is fixed.
+    /// Found by the model-based test: the cancelled submit published `flowCancelled`, which
+    /// marked the flow cancelled in the event gate while the flow stayed pending; the retry then
+    /// stored the session and the gate dropped its `signedIn`.
     @Test func f6ACancellationBeforeTheProviderCallSpendsNothingAndTheRetryIsAnnounced() async throws {
         let sandbox = Sandbox(seed: 24)
         let backend = ReferenceBackend()
@@ -335,11 +537,7 @@ struct FaultPointScenarioTests {
         let session = try #require(try await client.submit(ChallengeAnswer(code: code), for: challenge).session)
         #expect(try await store.load(for: provider) == session, "the same code signed in")
         let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
-        withKnownIssue(
-            "a cancelled submit leaves its flow cancelled in the event gate: the retry's signedIn is dropped"
-        ) {
-            #expect(kinds.contains("signedIn"), "store and events agree: \(kinds)")
-        }
+        #expect(kinds.contains("signedIn"), "store and events agree: \(kinds)")
     }
 
     /// F7: a sign-out arriving while the submit's store write is in flight. The sign-out finds
@@ -452,8 +650,16 @@ actor HeldSaveStore: SessionStore {
     /// Every session saved, in order.
     private(set) var saved: [AuthSession] = []
 
-    /// Holds the next `save` before it writes.
-    func holdNextSave() { gate = Hold() }
+    /// Every session a `save` was called with (written or not), in order.
+    private(set) var attempted: [AuthSession] = []
+    private var failHeld = false
+
+    /// Holds the next `save` before it writes; with `thenFail`, the held save then throws
+    /// instead of writing.
+    func holdNextSave(thenFail: Bool = false) {
+        gate = Hold()
+        failHeld = thenFail
+    }
 
     func waitUntilHeld() async { await gate?.waitUntilHeld() }
     func release() async { await gate?.release() }
@@ -461,7 +667,15 @@ actor HeldSaveStore: SessionStore {
     func load(for provider: AuthProviderID) async throws -> AuthSession? { try await base.load(for: provider) }
 
     func save(_ session: AuthSession) async throws {
-        if let gate { await gate.pass() }
+        attempted.append(session)
+        if let gate {
+            await gate.pass()
+            if failHeld {
+                failHeld = false
+                self.gate = nil
+                throw AuthError(.storageFailure, "the held save failed")
+            }
+        }
         try await base.save(session)
         saved.append(session)
     }
@@ -472,5 +686,79 @@ actor HeldSaveStore: SessionStore {
         -> SessionStoreWriteResult
     {
         try await base.replace(expected, with: replacement, for: provider)
+    }
+}
+
+/// The reference provider, reporting each remote sign-out's outcome (`nil`: it succeeded) as it
+/// finishes, so a test can await a revoke that runs in a task of its own.
+private struct RevokeWatchingProvider: RefreshableProvider {
+    let base = ReferenceProvider()
+    private let outcomes: AsyncStream<AuthError?>
+    private let report: AsyncStream<AuthError?>.Continuation
+    var id: AuthProviderID { base.id }
+
+    init() { (outcomes, report) = AsyncStream.makeStream() }
+
+    /// The next remote sign-out's outcome.
+    func next() async -> AuthError?? {
+        var iterator = outcomes.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        try await base.start(request, context: context)
+    }
+
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
+        try await base.respond(to: challenge, with: answer, context: context)
+    }
+
+    func signOut(_ session: AuthSession, context: AuthContext) async throws {
+        do {
+            try await base.signOut(session, context: context)
+            report.yield(nil)
+        } catch {
+            report.yield(error as? AuthError ?? AuthError(.generic, "\(error)"))
+            throw error
+        }
+    }
+
+    func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+        try await base.refresh(session, context: context)
+    }
+}
+
+/// The reference provider, whose first `refresh` is held by ``Hold`` after the server answered;
+/// it records every refreshed session and reports each remote sign-out as it finishes.
+private actor HeldRefreshProvider: RefreshableProvider {
+    let base = ReferenceProvider()
+    let hold: Hold
+    let revoked = RevokeWatchingProvider()
+    private(set) var refreshed: [AuthSession] = []
+    nonisolated var id: AuthProviderID { base.id }
+
+    init(hold: Hold) { self.hold = hold }
+
+    func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        try await base.start(request, context: context)
+    }
+
+    func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
+        try await base.respond(to: challenge, with: answer, context: context)
+    }
+
+    func signOut(_ session: AuthSession, context: AuthContext) async throws {
+        try await revoked.signOut(session, context: context)
+    }
+
+    func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
+        let session = try await base.refresh(session, context: context)
+        refreshed.append(session)
+        await hold.pass()
+        return session
     }
 }

@@ -42,6 +42,7 @@ extension AuthClient {
         case .cancelled: throw CancellationError()
         case .failed(let error):
             if error.code == .unsupported { return session }
+            retryUnsavedWrite(after: error, refreshing: session)
             if error.code == .storageFailure, let kept = lifecycle.unsavedSession(replacing: session),
                 !kept.isExpired(at: time.now)
             {
@@ -112,9 +113,21 @@ extension AuthClient {
         case .ended(let error):
             scheduler.stop(providerID)
             throw error
-        case .failed(let error): throw error
+        case .failed(let error):
+            retryUnsavedWrite(after: error, refreshing: session)
+            throw error
         case .cancelled: throw CancellationError()
         }
+    }
+
+    /// L9 / S5: after a refresh whose store write failed outside the scheduler (a manual refresh
+    /// or `validSession`), the scheduler retries the write with back-off, so the refreshed
+    /// session reaches the store without waiting for the next call.
+    private func retryUnsavedWrite(after error: AuthError, refreshing session: AuthSession) {
+        guard error.code == .storageFailure, !mutations.noUnsavedRetryOnScheduler,
+            lifecycle.unsavedSession(replacing: session) != nil
+        else { return }
+        scheduler.retryUnsaved(session.provider)
     }
 
     static func notSignedIn(_ provider: AuthProviderID) -> AuthError {
@@ -215,6 +228,10 @@ extension AuthClient {
             if mutations.revokeBeforeLocalRemoval {
                 try? await adapter.signOut(newest, context: context(for: provider, flowID: nil))
             }
+            // L13: each removal and the event that announces it are one step of this provider's
+            // state.
+            await lifecycle.writes.acquire(provider)
+            defer { lifecycle.writes.release(provider) }
             removal: while true {
                 switch try await lifecycle.write(expected, nil, provider: provider) {
                 case .written:
@@ -254,8 +271,7 @@ extension AuthClient {
     /// caller does not cancel it), awaited at most ``remoteSignOutTimeout`` on the client's
     /// clock. Returns the provider's error, a `.network` error when the bound passed first, or
     /// `nil` when the revoke succeeded.
-    private nonisolated func revokeRemotely(_ session: AuthSession, with adapter: any AuthProvider) async -> AuthError?
-    {
+    nonisolated func revokeRemotely(_ session: AuthSession, with adapter: any AuthProvider) async -> AuthError? {
         let provider = session.provider
         let context = context(for: provider, flowID: nil)
         let first = FirstResult<AuthError?>()
@@ -335,12 +351,23 @@ extension AuthClient {
     /// missed (Docs/Cases.md, B21 and B22); each subscriber gets its own initial state exactly once, and
     /// past events are not replayed. After ``restoreSessions()`` the state is a snapshot taken
     /// atomically with the registration (expired flags as of this call); before it, the state
-    /// is read from the store when the consumer first iterates.
+    /// is read from the store when the consumer first iterates. A state event outside a flow that
+    /// repeats what the stream has shown (the initial state's session announced again by
+    /// ``restoreSessions()``) is skipped, so every state change appears once (Docs/Events.md,
+    /// "Every state change once").
     /// - Parameter bufferCapacity: The subscriber's buffer size; see
     ///   ``AuthEventSource/subscribe(bufferCapacity:onTermination:)``.
     public nonisolated func authStates(bufferCapacity: Int = AuthEventSource.defaultBufferCapacity) -> AuthEventStream {
+        authStates(bufferCapacity: bufferCapacity, skipRepeats: true)
+    }
+
+    /// ``authStates(bufferCapacity:)`` that, with `skipRepeats` off, also delivers state events
+    /// that repeat what the stream has shown, so every sequence number arrives (`AuthModel`
+    /// folds repeats itself and waits for sequence numbers).
+    package nonisolated func authStates(bufferCapacity: Int, skipRepeats: Bool) -> AuthEventStream {
         let time = self.time
-        return gate.subscribeWithState(bufferCapacity: bufferCapacity, now: { time.now }) { [self] in
+        return gate.subscribeWithState(bufferCapacity: bufferCapacity, skipRepeats: skipRepeats, now: { time.now }) {
+            [self] in
             await self.currentState()
         }
     }

@@ -110,7 +110,8 @@ public actor AuthClient {
                     let context = Self.makeContext(
                         gate: gate, transport: transport, time: time, provider: session.provider, flowID: nil)
                     return Self.schedulerStep(await lifecycle.refresh(session, provider: provider, context: context))
-                }))
+                },
+                hasUnsaved: { session in lifecycle.unsavedSession(replacing: session) != nil }))
     }
 
     deinit {
@@ -171,6 +172,7 @@ public actor AuthClient {
         let provider = try self.provider(providerID)
         let flowID = FlowID.random()
         flows.track(flowID, provider: providerID)
+        flows.noteStarted(flowID, provider: providerID)
         if let previous = flows.takeStart(of: providerID) {
             gate.cancel(previous.flowID, provider: providerID)
             previous.task.cancel()
@@ -227,6 +229,9 @@ public actor AuthClient {
     public func submit(_ answer: ChallengeAnswer, for challenge: Challenge) async throws -> SignInStep {
         let providerID = challenge.provider
         let provider = try self.provider(providerID)
+        // F7: a challenge decoded from an earlier process is new to this client's flow table; from
+        // now on a sign-out of its provider abandons it like a flow started here.
+        flows.track(challenge.flowID, provider: providerID)
         while true {
             try flows.refuseIfAbandoned(challenge)
             if let kept = flows.unsavedSession(challenge.flowID) {
@@ -298,7 +303,10 @@ public actor AuthClient {
         do {
             step = try await provider.respond(to: current, with: normalized, context: context)
         } catch is CancellationError {
-            gate.cancel(flowID, provider: providerID)
+            // F6: cancelled before the provider answered, nothing is spent: the flow stays
+            // pending and the same answer may be submitted again, so the flow is not marked
+            // cancelled (a `flowCancelled` would make the event gate drop that retry's
+            // `signedIn`, leaving a stored session no event announced).
             throw CancellationError()
         } catch {
             let error = normalize(error, provider: providerID).withoutEcho(of: normalized.rawCode)
@@ -329,8 +337,17 @@ public actor AuthClient {
             gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         }
-        // Signed out or cancelled while the provider answered: keep nothing of this flow.
-        try flows.refuseIfAbandoned(challenge)
+        // Signed out or cancelled while the provider answered: keep nothing of this flow, and
+        // revoke the session the server issued for it (as F7 does for one already saved), so no
+        // live refresh token outlives the sign-out.
+        do {
+            try flows.refuseIfAbandoned(challenge)
+        } catch {
+            if case .signedIn(let issued) = step, !mutations.noAbandonAfterSave {
+                _ = await revokeRemotely(issued, with: provider)
+            }
+            throw error
+        }
         return try await accept(step, provider: providerID, flowID: flowID, answer: normalized.rawCode)
     }
 
@@ -423,6 +440,9 @@ public actor AuthClient {
             return try await running.value()
         }
         let pendingChallenge = flows.pending(providerID) ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
+        if flows.pending(providerID) == nil, let resumed = pendingChallenge {
+            flows.noteStarted(resumed.flowID, provider: providerID)
+        }
         if let pendingChallenge, pendingChallenge.isExpired(at: time.now) {
             flows.clearPending(providerID, flow: pendingChallenge.flowID)
             gate.publish(.flowExpired, provider: providerID, flowID: pendingChallenge.flowID)
@@ -444,8 +464,10 @@ public actor AuthClient {
             // F8: another link of a flow that already signed in here (the user tapped two
             // e-mails): the provider finds no pending sign-in, and the session that flow stored
             // is still the stored one, so the answer is that result, not an error telling a
-            // signed-in user to start again (Docs/Architecture.md, "Sign-in flows").
-            if let stored = try? await store.load(for: providerID), flows.hasFinished(with: stored) {
+            // signed-in user to start again (Docs/Architecture.md, "Sign-in flows"). Only when that
+            // flow is the newest since the last sign-out and every other one finished: a flow
+            // that never finished may be the link's — another user's — and then it is refused.
+            if let stored = try? await store.load(for: providerID), flows.answersAnotherLink(with: stored) {
                 return .signedIn(stored)
             }
             throw error
@@ -540,6 +562,10 @@ public actor AuthClient {
     /// Saves `session`, then (only then) publishes `signedIn` and returns it.
     private func persist(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
         let providerID = session.provider
+        // L13: the save and the event that announces it (or the removal that takes it back) are
+        // one step of this provider's state: no other write of it lands in between.
+        let turn = await lifecycle.writes.turn(providerID)
+        defer { turn.end() }
         do {
             try await store.save(session)
         } catch {
@@ -550,6 +576,11 @@ public actor AuthClient {
                 }
                 ?? AuthError(
                     .storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
+            // F7: a sign-out or cancellation overtook a save that then failed: nothing is stored,
+            // so nothing is kept for a retry either, and the issued session is revoked.
+            if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
+                try await withdraw(session, flowID: flowID, stored: false, turn: turn)
+            }
             flows.keepUnsaved(session, answer: answer, flow: flowID)
             gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
             throw failure
@@ -560,7 +591,7 @@ public actor AuthClient {
         // revoked. The store and the events then agree: signed out (Docs/Architecture.md,
         // "Sign-in flows").
         if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
-            try await withdraw(session, flowID: flowID)
+            try await withdraw(session, flowID: flowID, stored: true, turn: turn)
         }
         flows.finish(flowID, session: session, answer: answer)
         endFlow(flowID, provider: session.provider)
@@ -569,25 +600,32 @@ public actor AuthClient {
         return .signedIn(session)
     }
 
-    /// F7: takes back `session`, saved for a flow that a sign-out or a cancellation abandoned
-    /// while the save was in flight: a conditional remove (a session stored since stays), then a
-    /// best-effort remote revoke. Always throws: `challengeNotPending` (signed out) or
-    /// `CancellationError` (cancelled), or the store's error when the remove fails.
-    private func withdraw(_ session: AuthSession, flowID: FlowID) async throws -> Never {
+    /// F7: takes back `session`, issued for a flow that a sign-out or a cancellation abandoned
+    /// while its save was in flight: when the save `stored` it, a conditional remove (a session
+    /// stored since stays); then the remote revoke, in a task of its own with the sign-out's
+    /// bound (``AuthClient/remoteSignOutTimeout``), so a cancelled caller does not cancel it.
+    /// Always throws: `challengeNotPending` (signed out) or `CancellationError` (cancelled), or
+    /// the store's error when the remove fails. The caller's `turn` of the state write lock (L13)
+    /// ends once the store was changed (or failed), before the revoke.
+    private func withdraw(
+        _ session: AuthSession, flowID: FlowID, stored: Bool, turn: StateWriteLock.Turn
+    ) async throws -> Never {
         let providerID = session.provider
         let signedOut = flows.isSignedOut(flowID, provider: providerID)
         flows.abandon(flowID)
         endFlow(flowID, provider: providerID)
         do {
-            _ = try await lifecycle.write(session, nil, provider: providerID)
+            if stored { _ = try await lifecycle.write(session, nil, provider: providerID) }
         } catch {
+            turn.end()
             let failure = AuthError(
                 .storageFailure, "the sign-in was abandoned while its session was saved, and removing it failed",
                 provider: providerID, underlying: error)
             gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
             throw failure
         }
-        try? await providers[providerID]?.signOut(session, context: context(for: providerID, flowID: nil))
+        turn.end()
+        if let adapter = providers[providerID] { _ = await revokeRemotely(session, with: adapter) }
         if signedOut {
             throw AuthError(
                 .challengeNotPending, "signed out while this sign-in was being saved; nothing was kept",

@@ -17,6 +17,10 @@ import Foundation
 ///   a seeded generator, and never before the error's `retryAfter`.
 /// - S4. Its sleeps are marked as background work (``BackgroundWork``), so a test clock counts
 ///   them apart from the sleeps of the operation under test.
+/// - S5. A stored session whose refreshed version is kept unsaved (a failed store write, rule
+///   L9) is not waited on until it is due: the write is retried at once, then with the back-off
+///   of S3 while it keeps failing. ``retryUnsaved(_:)`` (called after a failed write outside the
+///   scheduler, e.g. a manual refresh) starts that retry after the first back-off.
 final class AutoRefreshScheduler: @unchecked Sendable {
     /// What one background refresh came to.
     enum Step: Sendable {
@@ -34,6 +38,8 @@ final class AutoRefreshScheduler: @unchecked Sendable {
         let load: @Sendable (AuthProviderID) async throws -> AuthSession?
         /// Refreshes a stored session and classifies the outcome.
         let refresh: @Sendable (AuthSession) async -> Step
+        /// Whether a refreshed version of this stored session is kept unsaved (S5).
+        let hasUnsaved: @Sendable (AuthSession) -> Bool
     }
 
     let policy: AutoRefresh
@@ -65,7 +71,14 @@ final class AutoRefreshScheduler: @unchecked Sendable {
 
     /// Starts `provider`'s scheduler, replacing a running one (S1). Does nothing when
     /// auto-refresh is off.
-    func restart(_ provider: AuthProviderID) {
+    func restart(_ provider: AuthProviderID) { restart(provider, afterFailure: false) }
+
+    /// Restarts `provider`'s scheduler so it retries an unsaved write (S5) after the first
+    /// back-off, whatever the stored session's due time. Does nothing when auto-refresh is off
+    /// (the write is then retried by the next refresh or `validSession`).
+    func retryUnsaved(_ provider: AuthProviderID) { restart(provider, afterFailure: true) }
+
+    private func restart(_ provider: AuthProviderID, afterFailure: Bool) {
         guard policy.isEnabled else { return }
         let previous: Task<Void, Never>? = lock.locked {
             generation += 1
@@ -74,7 +87,7 @@ final class AutoRefreshScheduler: @unchecked Sendable {
             // Unstructured: it outlives every caller. Owned by `tasks` (one per provider, S1);
             // ends as S2 says, and is cancelled by `restart`, `stop`, `stopAll` and the client's
             // deinit.
-            let task = Task { [self] in await self.run(provider, generation: current) }
+            let task = Task { [self] in await self.run(provider, generation: current, failures: afterFailure ? 1 : 0) }
             tasks[provider] = (current, task)
             return previous
         }
@@ -122,7 +135,7 @@ final class AutoRefreshScheduler: @unchecked Sendable {
         return max(jittered, retryAfter)
     }
 
-    private func run(_ provider: AuthProviderID, generation: UInt64) async {
+    private func run(_ provider: AuthProviderID, generation: UInt64, failures initialFailures: Int) async {
         lock.locked { running += 1 }
         defer {
             lock.locked {
@@ -130,8 +143,10 @@ final class AutoRefreshScheduler: @unchecked Sendable {
                 if tasks[provider]?.generation == generation { tasks[provider] = nil }
             }
         }
-        var failures = 0
+        var failures = initialFailures
         var justRefreshed = false
+        // Started for a write that just failed (S5): wait one back-off before the first retry.
+        if failures > 0, !(await pause(backoff(failures: failures, retryAfter: nil))) { return }
         while !Task.isCancelled {
             guard let hooks = lock.locked({ self.hooks }) else { return }
             let session: AuthSession?
@@ -141,9 +156,12 @@ final class AutoRefreshScheduler: @unchecked Sendable {
                 guard await pause(backoff(failures: failures, retryAfter: nil)) else { return }
                 continue
             }
-            guard let session, let due = Self.dueDate(of: session, margin: margin) else { return }
+            guard let session else { return }
+            // S5: an unsaved refreshed version is written now, not when the stored one is due.
+            let unsaved = hooks.hasUnsaved(session)
+            guard let due = unsaved ? time.now : Self.dueDate(of: session, margin: margin) else { return }
             let wait = due.timeIntervalSince(time.now)
-            if wait > 0 || justRefreshed {
+            if wait > 0 || (justRefreshed && !unsaved) {
                 // A session due again right after its refresh (a lifetime shorter than the
                 // margin) waits the initial back-off instead of spinning.
                 let duration = wait > 0 ? Duration.interval(wait) : policy.initialBackoff

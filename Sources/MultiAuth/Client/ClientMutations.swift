@@ -14,6 +14,13 @@ package struct ClientMutations: Sendable, Hashable {
 
     /// A refreshed session whose store write failed is dropped instead of kept unsaved (L9).
     package var noUnsavedRefresh = false
+    /// A failed write of a refreshed session is retried only by the next call, not by the
+    /// background scheduler with back-off (L9, S5).
+    package var noUnsavedRetryOnScheduler = false
+    /// A refresh result discarded because its session was signed out meanwhile is not revoked (L12).
+    package var noOrphanRevoke = false
+    /// Store writes and the state events that announce them are not ordered per provider (L13).
+    package var unorderedStateWrites = false
 
     /// A submit cancelled after the provider answered throws the answer away (F6).
     package var discardAnswerOnCancel = false
@@ -38,8 +45,13 @@ package struct ClientMutations: Sendable, Hashable {
         noSessionProviderCheck: Bool = false, noUnsavedRefresh: Bool = false,
         discardAnswerOnCancel: Bool = false, noAbandonAfterSave: Bool = false,
         refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false,
-        noAlreadySignedInRedirect: Bool = false, judgeHeldChallenge: Bool = false
+        noAlreadySignedInRedirect: Bool = false, judgeHeldChallenge: Bool = false,
+        noUnsavedRetryOnScheduler: Bool = false, noOrphanRevoke: Bool = false,
+        unorderedStateWrites: Bool = false
     ) {
+        self.unorderedStateWrites = unorderedStateWrites
+        self.noOrphanRevoke = noOrphanRevoke
+        self.noUnsavedRetryOnScheduler = noUnsavedRetryOnScheduler
         self.judgeHeldChallenge = judgeHeldChallenge
         self.noAlreadySignedInRedirect = noAlreadySignedInRedirect
         self.revokeBeforeLocalRemoval = revokeBeforeLocalRemoval

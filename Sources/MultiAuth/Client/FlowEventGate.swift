@@ -127,19 +127,24 @@ final class FlowEventGate: @unchecked Sendable {
 
     /// Registers a subscriber whose first event is the state: a snapshot taken atomically with
     /// the registration when the state is loaded, else `load()` run at first iteration.
+    /// With `skipRepeats`, a state event that repeats what the stream has shown is skipped.
     func subscribeWithState(
-        bufferCapacity: Int, now: @escaping @Sendable () -> Date, load: @escaping @Sendable () async -> AuthState
+        bufferCapacity: Int, skipRepeats: Bool, now: @escaping @Sendable () -> Date,
+        load: @escaping @Sendable () async -> AuthState
     ) -> AuthEventStream {
         lock.lock()
         defer { lock.unlock() }
         guard stateLoaded else {
-            return bus.subscribe(bufferCapacity: bufferCapacity) { (nil, .initialState(await load())) }
+            return bus.subscribe(
+                bufferCapacity: bufferCapacity, initial: { (nil, .initialState(await load())) },
+                skipRepeats: skipRepeats)
         }
         let taken = now()
         let snapshot = AuthState(
             sessions: sessions.mapValues { AuthState.Entry(session: $0, isExpired: $0.isExpired(at: taken)) },
             unavailable: unavailable)
-        return bus.subscribe(bufferCapacity: bufferCapacity) { (nil, .initialState(snapshot)) }
+        return bus.subscribe(
+            bufferCapacity: bufferCapacity, initial: { (nil, .initialState(snapshot)) }, skipRepeats: skipRepeats)
     }
 
     /// Publishes `flowCancelled` once for `flowID`; returns whether this call did it.

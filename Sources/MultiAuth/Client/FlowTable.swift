@@ -40,6 +40,11 @@ struct FlowTable {
     private var exhausted = BoundedMap<FlowID, Bool>(capacity: FlowTable.flowMemory)
     private var epochs = BoundedMap<FlowID, Int>(capacity: FlowTable.flowMemory)
     private var signOutEpochs: [AuthProviderID: Int] = [:]
+    /// Per provider, the flows started (by a sign-in, or resumed by a redirect) since the last
+    /// sign-out, oldest first, at most ``flowsSinceSignOutLimit`` (F8).
+    private var flowsSinceSignOut: [AuthProviderID: [FlowID]] = [:]
+    /// How many flows per provider ``flowsSinceSignOut`` remembers; with more, F8 refuses.
+    static let flowsSinceSignOutLimit = 16
 
     // MARK: Tracking and abandonment
 
@@ -83,6 +88,7 @@ struct FlowTable {
     /// A sign-out of `provider`: every flow of it started before now is abandoned, and what
     /// was kept for its flows (unsaved and finished sessions) is dropped.
     mutating func signOut(_ provider: AuthProviderID) {
+        flowsSinceSignOut[provider] = nil
         signOutEpochs[provider, default: 0] += 1
         unsaved = unsaved.filter { $0.value.session.provider != provider }
         finished.removeAll { $0.session.provider == provider }
@@ -167,10 +173,28 @@ struct FlowTable {
         clearPending(session.provider, flow: flowID)
     }
 
-    /// Whether a remembered finished flow stored `session` (the same sign-in: same provider and
-    /// session id).
-    func hasFinished(with session: AuthSession) -> Bool {
-        finished.allValues.contains { $0.session.provider == session.provider && $0.session.id == session.id }
+    /// Records that `flowID` of `provider` started (a `signIn`) or was resumed (a redirect); the
+    /// newest flow resumed again counts once.
+    mutating func noteStarted(_ flowID: FlowID, provider: AuthProviderID) {
+        var flows = flowsSinceSignOut[provider, default: []]
+        guard flows.last != flowID else { return }
+        // One over the limit: the oldest is no longer known, so `answersAnotherLink` refuses.
+        if flows.count > Self.flowsSinceSignOutLimit { flows.removeFirst() }
+        flows.append(flowID)
+        flowsSinceSignOut[provider] = flows
+    }
+
+    /// Whether a redirect that matches no pending flow of `session.provider` is another link of
+    /// the flow that stored `session` (F8): the newest flow started since the last sign-out
+    /// finished by storing it, and every other flow since then finished too. A flow that never
+    /// finished (replaced by a later start, expired) may be the link's — another user's — and
+    /// then the link is refused.
+    func answersAnotherLink(with session: AuthSession) -> Bool {
+        guard let flows = flowsSinceSignOut[session.provider], flows.count <= Self.flowsSinceSignOutLimit,
+            let newest = flows.last, let done = finished[newest],
+            done.session.provider == session.provider, done.session.id == session.id
+        else { return false }
+        return flows.allSatisfy { finished[$0] != nil }
     }
 
     /// The finished flow `flowID`, if remembered.

@@ -28,6 +28,11 @@ import Foundation
 ///   refresh token older than the newest one the client received; `validSession` returns the
 ///   unsaved session meanwhile and sign-out revokes it (Docs/Architecture.md, "Session
 ///   lifecycle").
+/// - L12. A refresh result discarded because its session was signed out (or replaced by another
+///   sign-in) meanwhile is revoked with the provider: the sign-out revoked the credentials it
+///   found, which the refresh had just rotated out (Docs/Architecture.md, "Session lifecycle").
+/// - L13. A write that changes the stored session and the state event that announces it are one
+///   step per provider (``StateWriteLock``): events come out in the order of the writes.
 /// - L5. Another instance that rotated the credential first makes the provider reject this
 ///   one: the conditional remove then finds the newer session and the outcome is
 ///   ``Outcome/superseded(_:)`` with it — never a sign-out.
@@ -63,6 +68,8 @@ final class SessionLifecycle: @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    /// Orders this client's state writes and their events per provider (L13).
+    let writes = StateWriteLock()
     private var refreshes: [Key: Task<Outcome, Never>] = [:]
     private var unsaved: [AuthProviderID: Unsaved] = [:]
     private var callers = 0
@@ -82,7 +89,10 @@ final class SessionLifecycle: @unchecked Sendable {
     var refreshesInFlight: Int { lock.locked { refreshes.count } }
 
     /// Sets the test seams (mutation checks).
-    func setMutations(_ mutations: ClientMutations) { lock.locked { self.mutations = mutations } }
+    func setMutations(_ mutations: ClientMutations) {
+        lock.locked { self.mutations = mutations }
+        writes.setDisabled(mutations.unorderedStateWrites)
+    }
 
     /// The unsaved refreshed session that replaces `stored` (L9), if a failed write left one.
     func unsavedSession(replacing stored: AuthSession) -> AuthSession? {
@@ -175,9 +185,22 @@ final class SessionLifecycle: @unchecked Sendable {
         // provider built the refreshed value with a new one (rule L6 tells a rotated version of
         // a signed-out session from a newer sign-in by its id).
         refreshed.id = session.id
-        return await apply(
+        let outcome = await apply(
             session, replacement: refreshed, publishing: .sessionRefreshed(refreshed), outcome: .refreshed(refreshed),
             storageFailure: "the refreshed session could not be saved; it is kept and the write retried")
+        // L12: the session was signed out (or replaced by another sign-in) while its refresh was
+        // in flight. The sign-out revoked the credentials it found, which this refresh had just
+        // rotated out; what the provider issued instead is revoked here, so no live refresh
+        // token outlives the sign-out.
+        if case .superseded(let current) = outcome, current?.id != session.id,
+            !lock.locked({ mutations.noOrphanRevoke })
+        {
+            // Unstructured: the revoke is not the caller's to cancel; it ends when the
+            // provider's call does (bounded by the transport's timeouts).
+            let orphan = refreshed
+            Task { try? await provider.signOut(orphan, context: context) }
+        }
+        return outcome
     }
 
     /// L9: writes the unsaved session of `record` in place of what it replaces. `nil`: the store
@@ -185,6 +208,8 @@ final class SessionLifecycle: @unchecked Sendable {
     /// record is dropped and the refresh goes on as usual.
     private func retry(_ record: Unsaved, for session: AuthSession) async -> Outcome? {
         let providerID = record.newest.provider
+        await writes.acquire(providerID)
+        defer { writes.release(providerID) }
         do {
             switch try await write(record.replaces, record.newest, provider: providerID) {
             case .written:
@@ -230,6 +255,9 @@ final class SessionLifecycle: @unchecked Sendable {
         storageFailure message: String
     ) async -> Outcome {
         let providerID = session.provider
+        // L13: the write and the event that announces it are one step of this provider's state.
+        await writes.acquire(providerID)
+        defer { writes.release(providerID) }
         do {
             switch try await write(session, replacement, provider: providerID) {
             case .written:

@@ -8,7 +8,9 @@ import Foundation
 /// Events never carry secrets: sessions and challenges in them redact themselves.
 public struct AuthEvent: Sendable, CustomStringConvertible {
     /// The bus-wide sequence number; consecutive for one subscriber unless events were
-    /// dropped by its buffer policy (see ``AuthEventStream/droppedCount``).
+    /// dropped by its buffer policy (see ``AuthEventStream/droppedCount``) or, on an
+    /// `authStates()` stream, a state event that repeated what the stream had shown was skipped
+    /// (Docs/Events.md, "Every state change once").
     public let sequence: UInt64
     /// When the event was published (wall clock of the bus's `TimeSource`).
     public let timestamp: Date

@@ -78,7 +78,7 @@ package final class AuthEventBus: @unchecked Sendable {
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         onTermination: (@Sendable () -> Void)? = nil
     ) -> AuthEventStream {
-        register(bufferCapacity: bufferCapacity, initial: nil, onTermination: onTermination)
+        register(bufferCapacity: bufferCapacity, initial: nil, skipRepeats: false, onTermination: onTermination)
     }
 
     /// Registers a subscriber whose first element is produced by `initial` when the consumer
@@ -88,19 +88,24 @@ package final class AuthEventBus: @unchecked Sendable {
     ///   - bufferCapacity: The most live events buffered (at least 1).
     ///   - initial: Computes the first event's kind; it gets the sequence number of the last
     ///     event published before registration, so the live events that follow are consecutive.
+    ///   - skipRepeats: Whether a state event that repeats the state the stream has shown is
+    ///     skipped (``StateView``); the skipped event's sequence number is then missing.
     ///   - onTermination: Runs exactly once when the stream ends (cancelled, released, or the
     ///     bus finished).
     package func subscribe(
         bufferCapacity: Int = AuthEventBus.defaultBufferCapacity,
         initial: @escaping @Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind),
+        skipRepeats: Bool = false,
         onTermination: (@Sendable () -> Void)? = nil
     ) -> AuthEventStream {
-        register(bufferCapacity: bufferCapacity, initial: initial, onTermination: onTermination)
+        register(
+            bufferCapacity: bufferCapacity, initial: initial, skipRepeats: skipRepeats, onTermination: onTermination)
     }
 
     private func register(
         bufferCapacity: Int,
         initial: (@Sendable () async -> (provider: AuthProviderID?, kind: AuthEvent.Kind))?,
+        skipRepeats: Bool,
         onTermination: (@Sendable () -> Void)?
     ) -> AuthEventStream {
         lock.lock()
@@ -117,7 +122,7 @@ package final class AuthEventBus: @unchecked Sendable {
         }
         let subscriber = EventSubscriber(
             id: id, capacity: bufferCapacity, lastSequence: lastSequence, lock: lock, initialLoader: initialLoader,
-            onTermination: onTermination)
+            skipRepeats: skipRepeats, onTermination: onTermination)
         subscriber.bus = self
         if isFinished {
             lock.unlock()

@@ -19,12 +19,18 @@ final class EventSubscriber: @unchecked Sendable {
     @exclusivity(unchecked) private var lastDelivered: UInt64
     @exclusivity(unchecked) private var initialLoader: (@Sendable () async -> AuthEvent)?
     @exclusivity(unchecked) private var onTermination: (@Sendable () -> Void)?
+    /// For a stream that starts with a state (`authStates()`): the state its consumer has seen,
+    /// so a state event that repeats it is skipped. Touched only by the single consumer.
+    @exclusivity(unchecked) private var view: StateView?
+    private let skipRepeats: Bool
 
     init(
         id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock,
         initialLoader: (@Sendable () async -> AuthEvent)?,
+        skipRepeats: Bool = false,
         onTermination: (@Sendable () -> Void)?
     ) {
+        self.skipRepeats = skipRepeats
         self.id = id
         self.buffer = EventBuffer(capacity: capacity)
         self.lastDelivered = lastSequence
@@ -64,9 +70,17 @@ final class EventSubscriber: @unchecked Sendable {
     func next() async -> AuthEvent? {
         if let loader = takeInitialLoader() {
             let event = await loader()
+            if skipRepeats, case .initialState(let state) = event.kind { view = StateView(state) }
             return event
         }
-        return await withTaskCancellationHandler {
+        while true {
+            guard let event = await nextBuffered() else { return nil }
+            if view?.repeats(event) != true { return event }
+        }
+    }
+
+    private func nextBuffered() async -> AuthEvent? {
+        await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
                 lock.lock()
                 if let event = takeNext() {
@@ -135,5 +149,63 @@ final class EventSubscriber: @unchecked Sendable {
         let handler = onTermination
         onTermination = nil
         return handler
+    }
+}
+
+/// What the consumer of a state stream has seen per provider: a session (its version) or none.
+/// A state event outside any flow that changes nothing in it repeats what the stream already
+/// showed (a session in the initial state that `restoreSessions()` then announces, or a refresh
+/// or sign-out that an initial state read after the subscription already reflects); it is
+/// skipped, so every state change appears once on the stream. A flow's `signedIn` is always
+/// delivered: it ends the flow's events (Docs/Events.md, "Every state change once").
+struct StateView {
+    /// Per provider, the session last shown (`.some(nil)`: none shown).
+    private var shown: [AuthProviderID: AuthSession?] = [:]
+    /// Whether a provider without an entry is known to have no session (after an initial
+    /// state) rather than unknown (after dropped events).
+    private var complete = true
+    /// Providers whose store was unavailable at the initial state: unknown.
+    private var unknown: Set<AuthProviderID> = []
+
+    init(_ state: AuthState) {
+        for (provider, entry) in state.sessions { shown[provider] = .some(entry.session) }
+        unknown = Set(state.unavailable.keys)
+    }
+
+    /// Whether `event` repeats the state shown; otherwise folds it in.
+    mutating func repeats(_ event: AuthEvent) -> Bool {
+        let next: AuthSession?
+        switch event.kind {
+        case .eventsDropped:
+            // After a gap nothing is assumed.
+            shown.removeAll()
+            complete = false
+            return false
+        case .initialState(let state):
+            self = StateView(state)
+            return false
+        case .signedIn(let session), .sessionRestored(let session), .sessionRefreshed(let session):
+            next = session
+        case .signedOut, .sessionExpired:
+            next = nil
+        default:
+            return false
+        }
+        guard let provider = event.provider else { return false }
+        // A flow's events are delivered whole: its `signedIn` ends it even when an initial state
+        // read after the subscription already shows the session.
+        let partOfAFlow = event.flowID != nil
+        let before: AuthSession??
+        if let entry = shown[provider] {
+            before = .some(entry)
+        } else if complete && !unknown.contains(provider) {
+            before = .some(nil)
+        } else {
+            before = .none
+        }
+        shown[provider] = .some(next)
+        unknown.remove(provider)
+        guard !partOfAFlow, case .some(let old) = before else { return false }
+        return AuthSession.isSameVersion(old, next)
     }
 }

@@ -185,6 +185,9 @@ struct SessionLifecycleExplorationTests {
             name: "revokeBeforeLocalRemoval", mutations: ClientMutations(revokeBeforeLocalRemoval: true),
             scope: [.signOut(0)]),
         MutationCase(
+            name: "unorderedStateWrites", mutations: ClientMutations(unorderedStateWrites: true),
+            scope: [.submit, .refresh(0)]),
+        MutationCase(
             name: "noAlreadySignedInRedirect", mutations: ClientMutations(noAlreadySignedInRedirect: true),
             scope: [.submit, .link]),
     ]

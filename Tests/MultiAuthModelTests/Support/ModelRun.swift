@@ -263,6 +263,13 @@ struct ModelRun {
             + writes.suffix(4).map { "\($0.client):\(ModelStore.name($0.before))→\(ModelStore.name($0.session))" }
             .joined(
                 separator: ", ")
+        // A write this client tried after the last one failed (an armed store fault, reported as
+        // `storageFailed`), e.g. the F7 withdrawal of a sign-in a sign-out overtook: the store
+        // keeps what the failed write meant to change, and the client said so.
+        let failedSince = events[last.client].contains {
+            $0.sequence > last.eventSequence && $0.kind.name == "storageFailed"
+        }
+        if failedSince { return [] }
         if let session = last.session {
             guard let final = since.last, AuthSession.isSameVersion(final, session) else {
                 // The write was announced, then an older write's event came after it: state events

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Orders one client's session-state changes per provider (rule L13, Docs/Architecture.md,
+/// "Session lifecycle"): a store write that changes a provider's session and the state event
+/// that announces it are one step, so the events come out in the order of the writes. Without
+/// it a refresh could write A′, a sign-in then write and announce B, and the refresh's
+/// `sessionRefreshed(A′)` arrive last: the app would show A′ while the store holds B.
+///
+/// A FIFO async lock per provider. Holders do only store writes and in-memory bookkeeping,
+/// never a provider call or a remote revoke, so a wait is bounded by the store's own calls.
+/// Waiting is not cancellable: a cancelled caller still gets its turn and leaves at once.
+final class StateWriteLock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: Set<AuthProviderID> = []
+    private var waiters: [AuthProviderID: [CheckedContinuation<Void, Never>]] = [:]
+    private var disabled = false
+
+    /// Switches the lock off (the `unorderedStateWrites` mutation check).
+    func setDisabled(_ off: Bool) { lock.locked { disabled = off } }
+
+    /// Waits for `provider`'s turn (first come, first served).
+    func acquire(_ provider: AuthProviderID) async {
+        let acquired: Bool = lock.locked {
+            if disabled || !held.contains(provider) {
+                if !disabled { held.insert(provider) }
+                return true
+            }
+            return false
+        }
+        if acquired { return }
+        await withCheckedContinuation { continuation in
+            let now: Bool = lock.locked {
+                if !held.contains(provider) {
+                    held.insert(provider)
+                    return true
+                }
+                waiters[provider, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Ends the turn: the next waiter (if any) takes it over, still held.
+    func release(_ provider: AuthProviderID) {
+        let next: CheckedContinuation<Void, Never>? = lock.locked {
+            if disabled && !held.contains(provider) { return nil }
+            guard var queue = waiters[provider], !queue.isEmpty else {
+                held.remove(provider)
+                return nil
+            }
+            let next = queue.removeFirst()
+            waiters[provider] = queue.isEmpty ? nil : queue
+            return next
+        }
+        next?.resume()
+    }
+}
+
+extension StateWriteLock {
+    /// One held turn of a provider, ended once (``end()`` is idempotent), so a step can end its
+    /// turn early (before a remote call) and a `defer` can end it on every other path.
+    final class Turn: @unchecked Sendable {
+        private let owner: StateWriteLock
+        private let provider: AuthProviderID
+        private let lock = NSLock()
+        private var ended = false
+
+        init(_ owner: StateWriteLock, _ provider: AuthProviderID) {
+            self.owner = owner
+            self.provider = provider
+        }
+
+        /// Ends the turn (the first call only).
+        func end() {
+            let first: Bool = lock.locked {
+                defer { ended = true }
+                return !ended
+            }
+            if first { owner.release(provider) }
+        }
+    }
+
+    /// Waits for `provider`'s turn and returns it.
+    func turn(_ provider: AuthProviderID) async -> Turn {
+        await acquire(provider)
+        return Turn(self, provider)
+    }
+}
