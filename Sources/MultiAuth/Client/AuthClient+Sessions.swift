@@ -233,7 +233,18 @@ extension AuthClient {
             await lifecycle.writes.acquire(provider)
             defer { lifecycle.writes.release(provider) }
             removal: while true {
-                switch try await lifecycle.write(expected, nil, provider: provider) {
+                let written: SessionStoreWriteResult
+                do {
+                    written = try await lifecycle.write(expected, nil, provider: provider)
+                } catch {
+                    // A store that removed, then threw (e.g. a failed directory sync after the
+                    // file was gone): what it holds decides. Nothing stored: the removal landed.
+                    let stillStored: Bool
+                    do { stillStored = try await store.load(for: provider) != nil } catch { stillStored = true }
+                    if stillStored { throw error }
+                    written = .written
+                }
+                switch written {
                 case .written:
                     lifecycle.forgetUnsaved(provider)
                     gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)

@@ -61,6 +61,8 @@ public actor AuthClient {
     var flows = FlowTable()
     private var redirects = RedirectLedger()
     private var submits: [FlowID: (code: String, work: SharedWork<SignInStep>)] = [:]
+    /// Redirect exchanges in flight, by the flow they continue (F9).
+    private var flowExchanges: [FlowID: SharedWork<SignInStep>] = [:]
     var mutations = ClientMutations()
 
     /// Creates a client.
@@ -197,7 +199,18 @@ public actor AuthClient {
         }
         flows.endStart(flowID, provider: providerID)
         defer { gate.forget(flowID) }
-        if gate.isCancelled(flowID) || Task.isCancelled {
+        let cancelledFlow = gate.isCancelled(flowID)
+        if cancelledFlow || Task.isCancelled {
+            if case .success(.signedIn(let issued)) = result {
+                // F6: the provider answered with a session (a one-step sign-in, e.g. SNA), so a
+                // cancellation of the caller's task came too late to spend nothing: the session
+                // is kept (persisted and announced). A flow the app cancelled (or a newer start,
+                // or a sign-out) takes nothing: the issued session is revoked.
+                if !cancelledFlow && !mutations.discardAnswerOnCancel {
+                    return try await accept(.signedIn(issued), provider: providerID, flowID: flowID, answer: nil)
+                }
+                _ = await revokeRemotely(issued, with: provider)
+            }
             gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         }
@@ -240,6 +253,9 @@ public actor AuthClient {
                 return try await persist(kept.session, flowID: challenge.flowID, answer: kept.answer)
             }
             if let done = flows.finishedFlow(challenge.flowID) {
+                // F9: a flow that a redirect (its magic link) finished answers a code with that
+                // session: the same flow, the same user, already signed in.
+                if done.answer == nil && !mutations.noCodeLinkOrdering { return .signedIn(done.session) }
                 guard let expected = done.answer, (try? normalizedAnswer(answer, for: challenge).rawCode) == expected
                 else {
                     throw Self.finished(providerID)
@@ -261,6 +277,13 @@ public actor AuthClient {
                     .attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
             }
             let normalized = try normalizedAnswer(answer, for: current)
+            // F9: the flow's magic link is being exchanged: its grant and this code are one
+            // sign-in, so wait for the exchange and look again instead of spending both.
+            if let exchange = flowExchanges[challenge.flowID], !mutations.noCodeLinkOrdering {
+                _ = try? await exchange.value()
+                try Task.checkCancellation()
+                continue
+            }
             if let running = submits[challenge.flowID] {
                 if running.code == normalized.rawCode { return try await running.work.value() }
                 // A different code waits for the submit in flight, then looks again: the
@@ -448,6 +471,35 @@ public actor AuthClient {
             gate.publish(.flowExpired, provider: providerID, flowID: pendingChallenge.flowID)
             throw AuthError(.expired, "the sign-in link expired; start again", provider: providerID)
         }
+        // F9: a submit of the same flow's code is in flight: wait for it, then answer with what
+        // it finished (a second exchange of the flow would be refused as already used).
+        if let pendingChallenge, let running = submits[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
+            let flow = pendingChallenge.flowID
+            do {
+                _ = try await running.work.value()
+            } catch let error as AuthError where ![.invalidCode, .invalidInput].contains(error.code) {
+                // The server may have spent the flow's grant for the code: the link gets the
+                // same answer the code got (finishing a failed store write first), rather than
+                // spending the grant a second time. A wrong code spent nothing: the link goes on.
+                try Task.checkCancellation()
+                if let kept = flows.unsavedSession(flow) {
+                    return try await persist(kept.session, flowID: flow, answer: kept.answer)
+                }
+                throw error
+            } catch {
+                // A wrong code (or a cancelled submit) leaves the link its own exchange.
+            }
+            try Task.checkCancellation()
+            if let done = flows.finishedFlow(flow) { return .signedIn(done.session) }
+            return try await handleRedirect(url, resuming: resuming)
+        }
+        // F9: the flow's code already signed in on the server but the store write failed: the
+        // link finishes that write instead of spending the flow's grant again.
+        if let pendingChallenge, let kept = flows.unsavedSession(pendingChallenge.flowID),
+            !mutations.noCodeLinkOrdering
+        {
+            return try await persist(kept.session, flowID: pendingChallenge.flowID, answer: kept.answer)
+        }
         let flowID = pendingChallenge?.flowID ?? FlowID.random()
         // Unstructured so concurrent deliveries share it; owned by the redirect ledger (entered
         // before the provider call, removed when the exchange ends); cancelled when its last
@@ -455,6 +507,7 @@ public actor AuthClient {
         let work = SharedWork(
             Task { try await self.exchange(url, key: key, with: provider, pending: pendingChallenge, flowID: flowID) })
         redirects.begin(key, exchange: work)
+        flowExchanges[flowID] = work
         do {
             return try await work.value()
         } catch let error as AuthError
@@ -480,6 +533,7 @@ public actor AuthClient {
     ) async throws -> SignInStep {
         let providerID = provider.id
         flows.track(flowID, provider: providerID)
+        defer { flowExchanges[flowID] = nil }
         let step: SignInStep
         do {
             step = try await provider.handleRedirect(
@@ -576,10 +630,12 @@ public actor AuthClient {
                 }
                 ?? AuthError(
                     .storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
-            // F7: a sign-out or cancellation overtook a save that then failed: nothing is stored,
-            // so nothing is kept for a retry either, and the issued session is revoked.
+            // F7: a sign-out or cancellation overtook a save that then failed: nothing is kept for
+            // a retry, the session is removed in case the write landed before the store threw
+            // (a conditional remove: a session stored since stays), and the issued session is
+            // revoked.
             if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
-                try await withdraw(session, flowID: flowID, stored: false, turn: turn)
+                try await withdraw(session, flowID: flowID, turn: turn)
             }
             flows.keepUnsaved(session, answer: answer, flow: flowID)
             gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
@@ -591,7 +647,7 @@ public actor AuthClient {
         // revoked. The store and the events then agree: signed out (Docs/Architecture.md,
         // "Sign-in flows").
         if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
-            try await withdraw(session, flowID: flowID, stored: true, turn: turn)
+            try await withdraw(session, flowID: flowID, turn: turn)
         }
         flows.finish(flowID, session: session, answer: answer)
         endFlow(flowID, provider: session.provider)
@@ -601,21 +657,21 @@ public actor AuthClient {
     }
 
     /// F7: takes back `session`, issued for a flow that a sign-out or a cancellation abandoned
-    /// while its save was in flight: when the save `stored` it, a conditional remove (a session
-    /// stored since stays); then the remote revoke, in a task of its own with the sign-out's
+    /// while its save was in flight (or whose save failed; it may have landed before the store
+    /// threw): a conditional remove (a session stored since stays); then the remote revoke, in a task of its own with the sign-out's
     /// bound (``AuthClient/remoteSignOutTimeout``), so a cancelled caller does not cancel it.
     /// Always throws: `challengeNotPending` (signed out) or `CancellationError` (cancelled), or
     /// the store's error when the remove fails. The caller's `turn` of the state write lock (L13)
     /// ends once the store was changed (or failed), before the revoke.
     private func withdraw(
-        _ session: AuthSession, flowID: FlowID, stored: Bool, turn: StateWriteLock.Turn
+        _ session: AuthSession, flowID: FlowID, turn: StateWriteLock.Turn
     ) async throws -> Never {
         let providerID = session.provider
         let signedOut = flows.isSignedOut(flowID, provider: providerID)
         flows.abandon(flowID)
         endFlow(flowID, provider: providerID)
         do {
-            if stored { _ = try await lifecycle.write(session, nil, provider: providerID) }
+            _ = try await lifecycle.write(session, nil, provider: providerID)
         } catch {
             turn.end()
             let failure = AuthError(

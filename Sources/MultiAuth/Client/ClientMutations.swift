@@ -21,6 +21,8 @@ package struct ClientMutations: Sendable, Hashable {
     package var noOrphanRevoke = false
     /// Store writes and the state events that announce them are not ordered per provider (L13).
     package var unorderedStateWrites = false
+    /// A flow's code and its magic link handled at once are both exchanged (F9).
+    package var noCodeLinkOrdering = false
 
     /// A submit cancelled after the provider answered throws the answer away (F6).
     package var discardAnswerOnCancel = false
@@ -47,8 +49,9 @@ package struct ClientMutations: Sendable, Hashable {
         refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false,
         noAlreadySignedInRedirect: Bool = false, judgeHeldChallenge: Bool = false,
         noUnsavedRetryOnScheduler: Bool = false, noOrphanRevoke: Bool = false,
-        unorderedStateWrites: Bool = false
+        unorderedStateWrites: Bool = false, noCodeLinkOrdering: Bool = false
     ) {
+        self.noCodeLinkOrdering = noCodeLinkOrdering
         self.unorderedStateWrites = unorderedStateWrites
         self.noOrphanRevoke = noOrphanRevoke
         self.noUnsavedRetryOnScheduler = noUnsavedRetryOnScheduler

@@ -220,6 +220,10 @@ final class SessionLifecycle: @unchecked Sendable {
             case .conflict(let current):
                 drop(record)
                 if let current, current.isSameVersion(as: record.newest) {
+                    // The failed write had landed (a store that wrote, then threw): the store
+                    // holds the unsaved session, which was never announced. Announce it now.
+                    gate.publishState(
+                        .sessionRefreshed(current), provider: providerID, flowID: nil, session: current)
                     return current.id == session.id ? .refreshed(current) : .superseded(current)
                 }
                 return nil

@@ -185,6 +185,8 @@ struct SessionLifecycleExplorationTests {
             name: "revokeBeforeLocalRemoval", mutations: ClientMutations(revokeBeforeLocalRemoval: true),
             scope: [.signOut(0)]),
         MutationCase(
+            name: "noCodeLinkOrdering", mutations: ClientMutations(noCodeLinkOrdering: true), scope: [.submit, .link]),
+        MutationCase(
             name: "unorderedStateWrites", mutations: ClientMutations(unorderedStateWrites: true),
             scope: [.submit, .refresh(0)]),
         MutationCase(
