@@ -10,34 +10,8 @@ import Testing
 
 // MARK: - Gates and fakes
 
-/// A one-shot gate: the first `pass()` suspends until `release()`.
-actor BrkGate {
-    private var held: CheckedContinuation<Void, Never>?
-    private var watchers: [CheckedContinuation<Void, Never>] = []
-    private var armed = true
-    private var reached = false
-
-    func pass() async {
-        guard armed else { return }
-        armed = false
-        reached = true
-        for watcher in watchers { watcher.resume() }
-        watchers = []
-        await withCheckedContinuation { held = $0 }
-    }
-
-    func waitUntilHeld() async {
-        guard !reached else { return }
-        await withCheckedContinuation { watchers.append($0) }
-    }
-
-    func release() async {
-        await waitUntilHeld()
-        while held == nil { await Task.yield() }
-        held?.resume()
-        held = nil
-    }
-}
+// The one-shot gate is `Hold` (FaultPointScenarioTests.swift): the first `pass()` waits for
+// `release()`.
 
 /// An in-memory store whose next call of one kind can be held and/or failed, before or after
 /// it wrote ("wrote, then reported failure").
@@ -45,7 +19,7 @@ actor BrkStore: SessionStore {
     enum Op: Hashable { case load, save, replaceWrite, replaceRemove, remove }
     enum Fail { case none, before, afterWrite }
     struct Arm {
-        var gate: BrkGate?
+        var gate: Hold?
         var fail: Fail
         var count: Int
     }
@@ -57,8 +31,8 @@ actor BrkStore: SessionStore {
 
     /// Arms the next `count` calls of `op`; with `hold`, the first one waits on the returned gate.
     @discardableResult
-    func arm(_ op: Op, hold: Bool = false, fail: Fail = .none, count: Int = 1) -> BrkGate? {
-        let gate = hold ? BrkGate() : nil
+    func arm(_ op: Op, hold: Bool = false, fail: Fail = .none, count: Int = 1) -> Hold? {
+        let gate = hold ? Hold() : nil
         arms[op] = Arm(gate: gate, fail: fail, count: count)
         return gate
     }
@@ -123,10 +97,10 @@ actor BrkStore: SessionStore {
 /// Knobs of ``TamperProvider``, shared by reference.
 final class TamperKnobs: @unchecked Sendable {
     private let lock = NSLock()
-    private var _refreshGate: BrkGate?
-    private var _respondGate: BrkGate?
-    private var _redirectGate: BrkGate?
-    private var _startGate: BrkGate?
+    private var _refreshGate: Hold?
+    private var _respondGate: Hold?
+    private var _redirectGate: Hold?
+    private var _startGate: Hold?
     private var _refreshRewrite: (@Sendable (AuthSession) -> AuthSession)?
     private var _refreshRewriteBudget = 0
     private var _signInRewrite: (@Sendable (AuthSession) -> AuthSession)?
@@ -141,19 +115,19 @@ final class TamperKnobs: @unchecked Sendable {
     }
     private var _oneStep: (@Sendable (String) -> String?)?
 
-    var refreshGate: BrkGate? {
+    var refreshGate: Hold? {
         get { lock.withLock { _refreshGate } }
         set { lock.withLock { _refreshGate = newValue } }
     }
-    var respondGate: BrkGate? {
+    var respondGate: Hold? {
         get { lock.withLock { _respondGate } }
         set { lock.withLock { _respondGate = newValue } }
     }
-    var redirectGate: BrkGate? {
+    var redirectGate: Hold? {
         get { lock.withLock { _redirectGate } }
         set { lock.withLock { _redirectGate = newValue } }
     }
-    var startGate: BrkGate? {
+    var startGate: Hold? {
         get { lock.withLock { _startGate } }
         set { lock.withLock { _startGate = newValue } }
     }
@@ -645,7 +619,7 @@ struct BreakerAttackTests {
         let w = try world()
         let inbox = w.sandbox.inbox
         w.knobs.oneStep = { key in inbox.latest(for: key)?.code }
-        let gate = BrkGate()
+        let gate = Hold()
         w.knobs.startGate = gate
         let email = try EmailAddress("ada@example.com")
         let start = Task { try await w.client.signIn(with: provider, .email(email)) }
@@ -672,7 +646,7 @@ struct BreakerAttackTests {
         let w = try world()
         _ = try await challenge(w)
         let link = try #require(w.sandbox.inbox.latest(for: try EmailAddress("ada@example.com").identityKey)?.link)
-        let gate = BrkGate()
+        let gate = Hold()
         w.knobs.redirectGate = gate
         let redirect = Task { try await w.client.handleRedirect(link) }
         await gate.waitUntilHeld()
@@ -693,7 +667,7 @@ struct BreakerAttackTests {
         let w = try world()
         let a = try await signIn(w)
         w.sandbox.clock.advance(by: .seconds(ReferenceProtocol.accessTokenTTL + 1))
-        let gate = BrkGate()
+        let gate = Hold()
         w.knobs.refreshGate = gate
         let call = Task { try await w.client.validSession(for: provider) }
         await gate.waitUntilHeld()

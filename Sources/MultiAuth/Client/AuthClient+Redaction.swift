@@ -1,7 +1,7 @@
 import Foundation
 
 // The client's mirror: it reaches secrets through what it holds (a transport, a store, its
-// memory of flows and refresh credentials). Issue 15; Docs/Security.md, "Redaction". A
+// memory of flows and refresh credentials). Docs/Security.md, "Redaction". A
 // debugger or `dump` shows these children only.
 
 extension AuthClient: CustomReflectable {

@@ -1,7 +1,7 @@
 import Foundation
 
 // The context's mirror: it reaches secrets through what it holds (a transport such as a
-// sandbox with its inbox, an event sink). Issue 15; Docs/Security.md, "Redaction". A debugger
+// sandbox with its inbox, an event sink). Docs/Security.md, "Redaction". A debugger
 // or `dump` shows these children only.
 
 extension AuthContext: CustomReflectable {

@@ -1,6 +1,6 @@
 import Foundation
 
-// A path segment's debug renderings: a secret segment shows as `<redacted>`. Issue 15;
+// A path segment's debug renderings: a secret segment shows as `<redacted>`.
 // Docs/Security.md, "Redaction".
 
 extension HTTPPathSegment: CustomDebugStringConvertible, CustomReflectable {

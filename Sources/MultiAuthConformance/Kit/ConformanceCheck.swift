@@ -1,4 +1,4 @@
-/// The checks of the provider conformance kit (issue 4), named by what they check; each keeps
+/// The checks of the provider conformance kit, named by what they check; each keeps
 /// its id (`"C01"` … `"C24"`, the raw value) for reports, skip lists and the docs.
 ///
 /// Each check runs against a fresh sandbox, a fresh provider from the factory and a fresh

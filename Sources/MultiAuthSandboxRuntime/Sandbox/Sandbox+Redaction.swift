@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
 
-// Redacted renderings of the sandbox's types (issue 15; Docs/Security.md, "Redaction"). The
+// Redacted renderings of the sandbox's types (Docs/Security.md, "Redaction"). The
 // sandbox holds every code, token and key it issued; test code reads them through the
 // public API (`inbox.latest(for:)?.code`, …), but a failure message, `dump` or a debugger's
 // variables view shows only what these mirrors list.

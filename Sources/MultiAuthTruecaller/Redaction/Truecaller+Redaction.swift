@@ -2,7 +2,7 @@ import Foundation
 import MultiAuth
 
 // Redacted renderings of the Truecaller types that hold a payload, a signature, a nonce, a
-// verifier, personal data or the app key (issue 15; Docs/Security.md, "Redaction"). A
+// verifier, personal data or the app key (Docs/Security.md, "Redaction"). A
 // debugger, `dump` or `String(reflecting:)` shows only what these mirrors list.
 
 extension TruecallerProfileResponse: CustomDebugStringConvertible, CustomReflectable {
