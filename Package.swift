@@ -106,26 +106,32 @@ let package = Package(
             name: "MultiAuthBench",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
-                "CMultiAuthBench", "MultiAuthServer", "MultiAuthSandboxServer", "MultiAuthHTTP",
+                "CMultiAuthBench", "MultiAuthServer", "MultiAuthSandboxServer", "MultiAuthHTTP", "MultiAuthSpawn",
                 cryptoSystemLibrary,
             ]
         ),
         // Dev/CI tool for Scripts/crosscheck_phone.py: JSON lines in, parsed numbers out.
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
+        // Child processes for the tests and the bench through posix_spawn, not Foundation's Process
+        // (Docs/Testing.md, "Child processes"); the C part declares the glibc extensions it needs.
+        .target(name: "CMultiAuthSpawn", path: "Tests/CMultiAuthSpawn"),
+        .target(name: "MultiAuthSpawn", dependencies: ["CMultiAuthSpawn"], path: "Tests/MultiAuthSpawn"),
         // Committed fixture signing keys for the tests (no RSA key is generated at test time).
         .target(name: "MultiAuthTestKeys", dependencies: ["MultiAuthCrypto"], path: "Tests/MultiAuthTestKeys"),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "MultiAuthTestKeys"]),
         // One process of the two-process FileSessionStore test (not a product); the test finds it
         // next to the test bundle.
         .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
-        .testTarget(name: "MultiAuthTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer"]),
+        .testTarget(
+            name: "MultiAuthTests",
+            dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer", "MultiAuthSpawn"]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(
             name: "MultiAuthObservationTests",
             dependencies: ["MultiAuthObservation", "MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
         .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
-        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"]),
+        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI", "MultiAuthSpawn"]),
         .testTarget(
             name: "MultiAuthSandboxKitTests",
             dependencies: [
@@ -168,7 +174,7 @@ let package = Package(
             dependencies: [
                 "MultiAuthSandboxServer", "MultiAuthSandbox", "MultiAuthHTTP", "MultiAuthSandboxKit",
                 "MultiAuthBuiltInConformance", "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
-                "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI",
+                "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI", "MultiAuthSpawn",
             ]),
         .testTarget(
             name: "MultiAuthPortalTests",
@@ -211,7 +217,7 @@ let package = Package(
             name: "MultiAuthServerTests",
             dependencies: [
                 "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
-                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer",
+                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer", "MultiAuthSpawn",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
         .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),

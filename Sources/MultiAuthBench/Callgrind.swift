@@ -1,5 +1,6 @@
 import CMultiAuthBench
 import Foundation
+import MultiAuthSpawn
 
 /// Instruction-count mode: each kernel runs alone in a fresh process under
 /// `valgrind --tool=callgrind`. Instruction counts do not move with the machine's load, so
@@ -63,23 +64,16 @@ enum Callgrind {
     }
 
     private static func runValgrind(_ command: [String], outFile: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            [
+        let completed = try SpawnedProcess.run(
+            "/usr/bin/env",
+            arguments: [
                 "valgrind", "--tool=callgrind", "--callgrind-out-file=\(outFile)", "--dump-line=no",
                 "--compress-strings=no", "--compress-pos=no",
-            ] + command
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let log = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+            ] + command)
+        guard completed.termination == .exited(0) else {
             throw BenchError(
-                "valgrind \(command.dropFirst().joined(separator: " ")) failed (\(process.terminationStatus)): "
-                    + String(decoding: log.suffix(600), as: UTF8.self))
+                "valgrind \(command.dropFirst().joined(separator: " ")) failed (\(completed.termination)): "
+                    + String(decoding: completed.standardError.suffix(600), as: UTF8.self))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSpawn
 
 /// The repository root (for `Scripts/`), from this file's path at build time.
 enum Paths {
@@ -27,28 +28,27 @@ enum Paths {
 /// on a line, the peer performs that many operations and answers the nanoseconds it took,
 /// measured inside Python, so process start-up and pipe traffic are never counted.
 final class PythonPeer: @unchecked Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let input: FileHandle
     private let output: FileHandle
     private var pending = Data()
     private let lock = NSLock()
 
-    private init(process: Process, input: FileHandle, output: FileHandle) {
+    private init(process: SpawnedProcess, input: FileHandle, output: FileHandle) {
         self.process = process
         self.input = input
         self.output = output
     }
 
     static func start(_ arguments: [String]) throws -> Runner {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments + ["--serve"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        let peer = PythonPeer(process: process, input: stdin.fileHandleForWriting, output: stdout.fileHandleForReading)
+        // Standard error stays this process's: a peer's traceback reaches the person running the bench.
+        let process = try SpawnedProcess(
+            executable: "/usr/bin/env", arguments: ["python3"] + arguments + ["--serve"], standardInput: .pipe,
+            standardOutput: .pipe, standardError: .descriptor(STDERR_FILENO))
+        guard let stdin = process.standardInput, let stdout = process.standardOutput else {
+            throw BenchError("python peer \(arguments.first ?? "") has no pipes")
+        }
+        let peer = PythonPeer(process: process, input: stdin, output: stdout)
         let ready = try peer.readLine()
         guard ready.hasPrefix("ready") else {
             throw BenchError("python peer \(arguments.first ?? "") did not start: \(ready)")
@@ -80,6 +80,6 @@ final class PythonPeer: @unchecked Sendable {
 
     private func stop() {
         try? input.close()
-        process.waitUntilExit()
+        _ = process.wait()
     }
 }

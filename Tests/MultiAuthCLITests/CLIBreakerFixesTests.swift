@@ -1,36 +1,57 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads one pipe to its end on a thread of its own.
+final class ErrorsReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle?) {
+        Thread { [self] in
+            data = handle?.readDataToEndOfFile() ?? Data()
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the end of the pipe and returns everything read.
+    func finish() -> Data {
+        done.wait()
+        return data
+    }
+}
 
 extension CLI {
     /// Runs the binary like ``run(_:stdin:)`` but stops it once its standard output passes
     /// `limit` bytes, so a run that would print forever ends the test instead of hanging it.
     /// - Returns: The result, and whether the child had to be stopped.
     static func run(_ arguments: [String], outputLimit limit: Int) throws -> (Result, stopped: Bool) {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("multiauth")
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
+        let child = try SpawnedProcess(
+            executable: executable, arguments: arguments, standardOutput: .pipe, standardError: .pipe)
+        let stdout = try #require(child.standardOutput)
+        // Standard error is read on a thread of its own, so neither pipe can fill up and block the child.
+        let errors = ErrorsReader(child.standardError)
         var output = Data()
         var stopped = false
         while true {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = stdout.availableData
             if chunk.isEmpty { break }
             output.append(chunk)
             if output.count > limit, !stopped {
                 stopped = true
-                process.terminate()
+                child.send(SIGTERM)
             }
         }
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let termination = child.wait()
         let result = Result(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: termination.status, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errors.finish(), as: UTF8.self))
         return (result, stopped)
     }
 }

@@ -1,5 +1,12 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Issue 19 through the real binary: write failures, exit codes, `--qr` limits, Steam Guard
 /// codes and encoded-colon issuers. Rules: Docs/Standards.md.
@@ -15,41 +22,46 @@ extension CLI {
     }
 
     struct Ended {
+        enum Reason { case exit, uncaughtSignal }
+        /// The exit status, or the number of the signal that ended it.
         var status: Int32
-        var reason: Process.TerminationReason
+        var reason: Reason
         var stderr: String
     }
 
     static func run(_ arguments: [String], output: Output) throws -> Ended {
-        let process = Process()
-        let binary = productsDirectory.appendingPathComponent("multiauth")
-        var parentCopy: FileHandle?
+        var executable = Self.executable
+        var arguments = arguments
+        var standardOutput = SpawnedProcess.Output.null
+        var descriptor: Int32 = -1
+        defer { if descriptor >= 0 { close(descriptor) } }
         switch output {
         case .full:
-            process.executableURL = binary
-            process.arguments = arguments
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+            descriptor = open("/dev/full", O_WRONLY | O_CLOEXEC)
+            standardOutput = .descriptor(descriptor)
         case .closedPipe:
-            process.executableURL = binary
-            process.arguments = arguments
-            let pipe = Pipe()
-            try pipe.fileHandleForReading.close()
-            process.standardOutput = pipe.fileHandleForWriting
-            parentCopy = pipe.fileHandleForWriting
+            var ends: [Int32] = [-1, -1]
+            #expect(pipe(&ends) == 0)
+            close(ends[0])
+            descriptor = ends[1]
+            standardOutput = .descriptor(descriptor)
         case .closed:
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", #"exec "$0" "$@" >&-"#, binary.path] + arguments
+            arguments = ["-c", #"exec "$0" "$@" >&-"#, executable] + arguments
+            executable = "/bin/sh"
         }
-        let err = Pipe()
-        process.standardError = err
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        try parentCopy?.close()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Ended(
-            status: process.terminationStatus, reason: process.terminationReason,
-            stderr: String(decoding: errData, as: UTF8.self))
+        let child = try SpawnedProcess(
+            executable: executable, arguments: arguments, standardOutput: standardOutput, standardError: .pipe)
+        if descriptor >= 0 {
+            close(descriptor)  // only the child holds it now
+            descriptor = -1
+        }
+        let errData = child.standardError?.readDataToEndOfFile() ?? Data()
+        let (status, reason): (Int32, Ended.Reason) =
+            switch child.wait() {
+            case .exited(let status): (status, .exit)
+            case .signalled(let signal): (signal, .uncaughtSignal)
+            }
+        return Ended(status: status, reason: reason, stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
 
 /// Runs the built `multiauth` executable as a subprocess and checks exit codes and output.
@@ -19,25 +20,11 @@ struct CLI {
         var stderr: String
     }
 
+    static var executable: String { productsDirectory.appendingPathComponent("multiauth").path }
+
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("multiauth")
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let completed = try SpawnedProcess.run(executable, arguments: arguments, input: Data((stdin ?? "").utf8))
+        return Result(status: completed.termination.status, stdout: completed.output, stderr: completed.errors)
     }
 }
 

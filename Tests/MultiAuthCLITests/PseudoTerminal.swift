@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ final class PseudoTerminal {
         }
     }
 
-    private let process = Process()
+    private let process: SpawnedProcess
     private let master: Int32
     /// Every byte the program printed and the terminal echoed, without `\r`.
     private var bytes: [UInt8] = []
@@ -61,19 +62,14 @@ final class PseudoTerminal {
         }
         let slave = open(name, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw Failure.openFailed(String(cString: strerror(errno))) }
-        let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("multiauth")
-        process.arguments = arguments
-        process.standardInput = terminal
-        process.standardOutput = terminal
-        process.standardError = terminal
-        try process.run()
-        // Only the child keeps the terminal's slave side open: when it exits, reads see the end.
-        try terminal.close()
+        defer { close(slave) }  // only the child keeps the slave side open: when it exits, reads see the end
+        process = try SpawnedProcess(
+            executable: CLI.executable, arguments: arguments, standardInput: .descriptor(slave),
+            standardOutput: .descriptor(slave), standardError: .descriptor(slave))
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.send(SIGTERM)
         close(master)
     }
 
@@ -112,8 +108,7 @@ final class PseudoTerminal {
     /// Reads to the end and waits for the program; returns its exit status.
     func finish() throws -> Int32 {
         while try readMore(waitingFor: "the end of output") {}
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.wait().status
     }
 
     /// The transcript from the last match on.

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthHTTP
 import MultiAuthSandboxServer
+import MultiAuthSpawn
 import MultiAuthTestKeys
 import Testing
 
@@ -33,10 +34,9 @@ struct CrossProcessEquivalenceTests {
 
     /// A `multiauth serve` child process and the URL its first line printed.
     final class ServeProcess: @unchecked Sendable {
-        let process = Process()
+        let process: SpawnedProcess
         let url: URL
         let keyFile: URL
-        let errors = Pipe()
 
         init(extraArguments: [String] = []) throws {
             let binary = try #require(
@@ -44,29 +44,29 @@ struct CrossProcessEquivalenceTests {
             keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "multiauth-serve-\(UUID().uuidString).pem")
             try TestKeys.rsaAPEM.write(to: keyFile, atomically: true, encoding: .utf8)
-            let output = Pipe()
-            process.executableURL = binary
-            process.arguments = ["serve", "--signing-key", keyFile.path] + extraArguments
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            process = try SpawnedProcess(
+                executable: binary.path, arguments: ["serve", "--signing-key", keyFile.path] + extraArguments,
+                standardOutput: .pipe)
+            let output = try #require(process.standardOutput)
             var line: [UInt8] = []
             while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                let byte = output.readData(ofLength: 1)
                 guard let first = byte.first else { break }
                 if first == 10 { break }
                 line.append(first)
             }
             url = try #require(URL(string: String(decoding: line, as: UTF8.self)), "no URL on the first line")
             // The rest of stdout is for people: drain it so the child never blocks on a full pipe.
-            output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            Thread {
+                while !output.availableData.isEmpty {}
+            }.start()
         }
 
         func terminate() -> Int32 {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            process.send(SIGTERM)
+            let ended = process.wait()
             try? FileManager.default.removeItem(at: keyFile)
-            return process.terminationStatus
+            return ended.status
         }
     }
 
@@ -97,16 +97,9 @@ struct CrossProcessEquivalenceTests {
         let serve = try await onThread { try ServeProcess() }
         let port = String(serve.url.port ?? 0)
         let (status, message) = try await onThread { () -> (Int32, String) in
-            let second = Process()
-            second.executableURL = CrossProcessEquivalenceTests.executable()
-            second.arguments = ["serve", "--port", port]
-            let errors = Pipe()
-            second.standardError = errors
-            second.standardOutput = FileHandle.nullDevice
-            try second.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            second.waitUntilExit()
-            return (second.terminationStatus, text)
+            let second = try SpawnedProcess.run(
+                try #require(CrossProcessEquivalenceTests.executable()).path, arguments: ["serve", "--port", port])
+            return (second.termination.status, second.errors)
         }
         #expect(status == 69)
         #expect(message.contains("127.0.0.1:\(port) is already in use"))

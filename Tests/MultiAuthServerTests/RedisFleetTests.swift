@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandboxRuntime
 import MultiAuthServer
+import MultiAuthSpawn
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Testing
@@ -310,21 +311,19 @@ struct Racers {
 
     /// One process and its line reader.
     final class Racer {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
+        let process: SpawnedProcess
+        let input: FileHandle
+        let output: FileHandle
         private var buffer = Data()
 
         init(binary: URL, url: String) throws {
-            process.executableURL = binary
-            process.arguments = ["--redis", url]
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try SpawnedProcess(
+                executable: binary.path, arguments: ["--redis", url], standardInput: .pipe, standardOutput: .pipe)
+            input = try #require(process.standardInput)
+            output = try #require(process.standardOutput)
         }
 
-        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        func send(_ line: String) { input.write(Data((line + "\n").utf8)) }
 
         func readLine() -> String? {
             while true {
@@ -333,15 +332,15 @@ struct Racers {
                     buffer.removeSubrange(buffer.startIndex...newline)
                     return line
                 }
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = output.availableData
                 if chunk.isEmpty { return nil }
                 buffer.append(chunk)
             }
         }
 
         func stop() {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            try? input.close()
+            _ = process.wait()
         }
     }
 

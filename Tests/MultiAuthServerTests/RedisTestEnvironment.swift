@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
 
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ final class RedisServerProcess: @unchecked Sendable {
     let port: Int
     let directory: URL
     let password: String
-    private var process: Process?
+    private var process: SpawnedProcess?
 
     init(binary: String, port: Int, password: String) throws {
         self.binary = binary
@@ -59,20 +60,18 @@ final class RedisServerProcess: @unchecked Sendable {
 
     /// Starts the server and returns once it logs that it accepts connections.
     func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--appendonly", "yes",
-            "--appendfsync", "always", "--save", "", "--requirepass", password, "--daemonize", "no", "--logfile", "",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(
+            executable: binary,
+            arguments: [
+                "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--appendonly", "yes",
+                "--appendfsync", "always", "--save", "", "--requirepass", password, "--daemonize", "no", "--logfile",
+                "",
+            ], standardOutput: .pipe)
         self.process = process
+        let output = try #require(process.standardOutput)
         var log = Data()
         while true {
-            let chunk = pipe.fileHandleForReading.availableData
+            let chunk = output.availableData
             guard !chunk.isEmpty else {
                 throw POSIXError(.ECHILD)  // exited before it was ready
             }
@@ -80,17 +79,16 @@ final class RedisServerProcess: @unchecked Sendable {
             if String(decoding: log, as: UTF8.self).contains("Ready to accept connections") { break }
         }
         // Keep draining the log so the server never blocks on a full pipe.
-        let handle = pipe.fileHandleForReading
         Thread {
-            while !handle.availableData.isEmpty {}
+            while !output.availableData.isEmpty {}
         }.start()
     }
 
     /// SIGKILL: no shutdown, no final save.
     func kill() {
         guard let process else { return }
-        killProcess(process.processIdentifier)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.wait()
         self.process = nil
     }
 
@@ -98,9 +96,4 @@ final class RedisServerProcess: @unchecked Sendable {
         kill()
         try? FileManager.default.removeItem(at: directory)
     }
-}
-
-/// SIGKILL (a free function, so `kill` is the C library's and not the method).
-private func killProcess(_ pid: Int32) {
-    _ = kill(pid, SIGKILL)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthSpawn
 import Testing
 
 #if canImport(Glibc)
@@ -105,57 +106,52 @@ struct HammerRun: Sendable {
         var outcome = Outcome()
         var random = SplitMix64(state: seed)
 
-        func process(worker: Int, incarnation: Int, operations: Int, progress: Bool) -> (Process, String) {
+        /// A hammer process; its standard output is a pipe when `progress` (one line per finished operation).
+        func process(worker: Int, incarnation: Int, operations: Int, progress: Bool) throws -> (SpawnedProcess, String)
+        {
             let log = root.appendingPathComponent("log-\(worker)-\(incarnation)").path
-            let process = Process()
-            process.executableURL = hammer
-            process.arguments =
+            let arguments =
                 [
                     "run", "--directory", store, "--worker", "\(worker)", "--incarnation", "\(incarnation)",
                     "--seed", "\(seed &+ UInt64(worker * 1000 + incarnation))", "--operations", "\(operations)",
                     "--stop", stop, "--log", log,
                 ] + (progress ? ["--progress"] : [])
-            process.standardOutput = FileHandle.nullDevice
-            // Not the test runner's stderr pipe: a hammer must never keep `swift test` waiting.
-            process.standardError = FileHandle.nullDevice
+            // Standard error is /dev/null, not the test runner's pipe: a hammer must never keep
+            // `swift test` waiting.
+            let process = try SpawnedProcess(
+                executable: hammer.path, arguments: arguments, standardOutput: progress ? .pipe : .null)
             return (process, log)
         }
 
-        let (survivor, survivorLog) = process(worker: 0, incarnation: 0, operations: 0, progress: false)
-        try survivor.run()
+        let (survivor, survivorLog) = try process(worker: 0, incarnation: 0, operations: 0, progress: false)
         var killedLogs: [String] = []
         for incarnation in 1...max(kills, 1) where kills > 0 {
-            let (victim, log) = process(worker: 1, incarnation: incarnation, operations: 0, progress: true)
-            let pipe = Pipe()
-            victim.standardOutput = pipe
-            try victim.run()
+            let (victim, log) = try process(worker: 1, incarnation: incarnation, operations: 0, progress: true)
+            let progress = try #require(victim.standardOutput)
             let killAfter = Int(random.next() % 40) + 1
             var finished = 0
             while finished < killAfter {
-                let data = pipe.fileHandleForReading.availableData
+                let data = progress.availableData
                 if data.isEmpty { break }  // the victim exited on its own: reported below
                 finished += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             }
-            kill(victim.processIdentifier, SIGKILL)
-            victim.waitUntilExit()
-            try? pipe.fileHandleForReading.close()
-            if victim.terminationReason == .uncaughtSignal && victim.terminationStatus == SIGKILL {
+            victim.send(SIGKILL)
+            let ended = victim.wait()
+            try? progress.close()
+            if ended == .signalled(SIGKILL) {
                 outcome.killed += 1
             } else {
-                outcome.violations.append(
-                    "incarnation \(incarnation) ended by itself (status \(victim.terminationStatus))")
+                outcome.violations.append("incarnation \(incarnation) ended by itself (\(ended))")
             }
             outcome.operationsB += finished
             killedLogs.append(log)
         }
-        let (last, lastLog) = process(worker: 1, incarnation: kills + 1, operations: 150, progress: false)
-        try last.run()
-        last.waitUntilExit()
+        let (last, lastLog) = try process(worker: 1, incarnation: kills + 1, operations: 150, progress: false)
+        let lastEnded = last.wait()
         _ = FileManager.default.createFile(atPath: stop, contents: nil)
-        survivor.waitUntilExit()
-        for (name, process) in [("survivor", survivor), ("final run", last)]
-        where process.terminationReason != .exit || process.terminationStatus != 0 {
-            outcome.violations.append("\(name) exited with status \(process.terminationStatus)")
+        let survivorEnded = survivor.wait()
+        for (name, ended) in [("survivor", survivorEnded), ("final run", lastEnded)] where ended != .exited(0) {
+            outcome.violations.append("\(name) ended with \(ended)")
         }
 
         // Logs: acknowledged writes, violations, leftovers found at open, operation counts.
@@ -181,17 +177,11 @@ struct HammerRun: Sendable {
         }
 
         // Verify: a fresh process opens the store (deleting leftovers) and loads every provider.
-        let verify = Process()
-        verify.executableURL = hammer
-        verify.arguments = ["verify", "--directory", store]
-        let output = Pipe()
-        verify.standardOutput = output
-        try verify.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        verify.waitUntilExit()
-        if verify.terminationStatus != 0 {
-            outcome.violations.append("verify exited with status \(verify.terminationStatus)")
+        let verify = try SpawnedProcess.run(hammer.path, arguments: ["verify", "--directory", store])
+        if verify.termination != .exited(0) {
+            outcome.violations.append("verify ended with \(verify.termination)")
         }
+        let data = verify.standardOutput
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasSuffix(" .") {
             let fields = line.dropLast(2).split(separator: " ").map(String.init)
             if fields.first == "V" {
