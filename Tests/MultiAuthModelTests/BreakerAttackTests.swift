@@ -339,9 +339,11 @@ struct BreakerAttackTests {
     }
 
     /// Found by the breaker (fixed; failed before the fix) — the promise: sign-out ends the session / store and events agree (F7).
-    /// Promise: store and events agree; sign-out leaves nothing (F7). A sign-out overtakes a
-    /// submit's save; the save then lands but reports failure. The client thinks nothing was
-    /// written, but the store holds the (revoked or live) session no event announced.
+    /// Promise: store and events agree; sign-out leaves nothing (F7). A sign-out arrives during a
+    /// submit's save; the save then lands but reports failure. Before, the client thought nothing
+    /// was written and the store held a (revoked or live) session no event announced. Now the
+    /// landed write counts as stored: it is announced, and the sign-out queued behind it removes
+    /// it, announces the end and revokes it.
     @Test func signOutOvertakesASaveThatLandedThenThrew() async throws {
         let w = try world()
         let (c, code) = try await challenge(w)
@@ -351,15 +353,18 @@ struct BreakerAttackTests {
         await w.store.arm(.replaceWrite, hold: false, fail: .afterWrite)
         let submit = Task { try await w.client.submit(ChallengeAnswer(code: code), for: c) }
         await gate.waitUntilHeld()
-        let outcome = try await w.client.signOut(provider)
-        #expect(!outcome.wasSignedIn)
+        let signOut = Task { try await w.client.signOut(provider) }
+        await w.client.waitUntilStateWritesQueued(provider)
         await gate.release()
         _ = try? await submit.value
+        let outcome = try await signOut.value
         let issued = try #require(w.knobs.issued.last)
         _ = await eventually { !w.backend.isLive(refreshToken: issued.credentials.refreshToken ?? "") }
         let stored = try await w.store.load(for: provider)
         let events = await drain(log, w.client, from: base)
         #expect(stored == nil, "the store still holds the signed-out sign-in's session: \(events.map(\.kind.name))")
+        #expect(eventsView(events) == .some(nil), "store and events agree: \(events.map(\.kind.name))")
+        #expect(outcome.wasSignedIn == events.contains { $0.kind.name == "signedOut" })
         print(
             "BRK overtake: events=\(events.map(\.kind.name)) storedLive=\(w.backend.isLive(refreshToken: stored?.credentials.refreshToken ?? "")) revokes=\(w.knobs.revoked.count) restore=\(await w.client.restoreSessions())"
         )

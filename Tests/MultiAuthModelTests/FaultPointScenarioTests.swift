@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthSandbox
+import Synchronization
 import Testing
 
 /// One scenario per fault point of the session lifecycle (Docs/Architecture.md, "Session
@@ -213,11 +214,12 @@ struct FaultPointScenarioTests {
         }
     }
 
-    /// F7: the session withdrawn after a sign-out overtook the submit's save is revoked on the
-    /// server even when the submit's task was cancelled too (SwiftUI's `.task` ending with the
-    /// view): the revoke runs in a task of its own. Before, it ran in the cancelled task, the
-    /// transport gave up at once and the withdrawn session stayed live on the server.
-    @Test func f7AWithdrawnSessionIsRevokedEvenWhenTheSubmitIsCancelled() async throws {
+    /// F7: a sign-out arriving while a submit's save is in flight comes after the save, even when
+    /// the submit's task is cancelled too (SwiftUI's `.task` ending with the view; F6: too late):
+    /// the session is stored and announced, then the sign-out, queued behind the save on the
+    /// provider's write turn, removes it, publishes `signedOut` and revokes it on the server in a
+    /// task of its own, so the issued session does not outlive the sign-out.
+    @Test func f7ASignOutDuringACancelledSubmitsSaveComesAfterItAndRevokesIt() async throws {
         let sandbox = Sandbox(seed: 24)
         let backend = ReferenceBackend()
         sandbox.register(backend, host: host)
@@ -228,48 +230,55 @@ struct FaultPointScenarioTests {
         await store.holdNextSave()
         let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
         await store.waitUntilHeld()
-        #expect(try await client.signOut(provider).wasSignedIn == false)
+        let signOut = Task { try await client.signOut(provider) }
+        await client.waitUntilStateWritesQueued(provider)
         submit.cancel()
         await store.release()
-        await #expect(throws: (any Error).self) { _ = try await submit.value }
+        let session = try #require(try await submit.value.session, "the save came first: the sign-in finished")
+        #expect(try await signOut.value.wasSignedIn, "then the sign-out removed it")
         #expect(try await store.load(for: provider) == nil)
         let revoke = try #require(await revokes.next(), "a remote sign-out ran")
         #expect(revoke == nil, "the revoke failed: \(String(describing: revoke))")
-        let withdrawn = try #require(await store.saved.last?.credentials.refreshToken)
-        #expect(!backend.isLive(refreshToken: withdrawn), "the withdrawn session was revoked on the server")
+        #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken)))
     }
 
-    /// F7: a challenge decoded from an earlier process (the app was killed between the code
+    /// F2/F7: a challenge decoded from an earlier process (the app was killed between the code
     /// being sent and entered) is abandoned by a sign-out like a flow started in this process: a
-    /// sign-out during its submit's save leaves nothing stored. Before, the flow was unknown to
-    /// the new client's flow table and the sign-out was ignored: the store held a session while
-    /// the sign-out said "not signed in".
+    /// sign-out while its submit's provider call is in flight leaves nothing stored and the issued
+    /// session revoked. Before, the flow was unknown to the new client's flow table and the
+    /// sign-out was ignored: the store held a session while the sign-out said "not signed in".
     @Test func f7AChallengeFromAnEarlierProcessIsAbandonedBySignOut() async throws {
         let sandbox = Sandbox(seed: 24)
         let backend = ReferenceBackend()
         sandbox.register(backend, host: host)
-        let store = HeldSaveStore()
+        let store = InMemorySessionStore()
         let earlier = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
         let (issued, code) = try await Self.signIn(earlier, sandbox: sandbox)
         let challenge = try JSONDecoder().decode(Challenge.self, from: try JSONEncoder().encode(issued))
-        let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
+        let hold = Hold()
+        let answered = Mutex<AuthSession?>(nil)
+        let client = try sandbox.makeClient(
+            providers: [HeldAnswerProvider(hold: hold, record: { step in answered.withLock { $0 = step.session } })],
+            store: store, autoRefresh: .disabled)
         let log = RecordingSubscriber(client: client)
-        await store.holdNextSave()
         let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
-        await store.waitUntilHeld()
+        await hold.waitUntilHeld()
         #expect(try await client.signOut(provider).wasSignedIn == false)
-        await store.release()
+        await hold.release()
         let error = await #expect(throws: AuthError.self) { _ = try await submit.value }
         #expect(error?.code == .challengeNotPending)
         #expect(try await store.load(for: provider) == nil, "the store agrees with the sign-out")
+        let issuedSession = answered.withLock { $0 }
+        let token = try #require(issuedSession?.credentials.refreshToken, "the server answered with a session")
+        #expect(!backend.isLive(refreshToken: token), "the session issued for the flow was revoked")
         let kinds = await log.waitFor(count: Int(client.events.currentSequence)).map(\.kind.name)
         #expect(!kinds.contains("signedIn"), "\(kinds)")
     }
 
-    /// F7: a sign-out that overtakes a save which then fails leaves nothing behind: the submit
-    /// says "signed out" (`challengeNotPending`), nothing is kept for a retry (a retry of the
-    /// same answer cannot sign the user back in) and the issued session is revoked. Before, the
-    /// session was kept unsaved and its refresh token stayed live on the server.
+    /// F7: a sign-out that arrives during a save which then fails leaves nothing behind: the
+    /// submit says "signed out" (`challengeNotPending`), nothing is kept for a retry (a retry of
+    /// the same answer cannot sign the user back in) and the issued session is revoked. Before,
+    /// the session was kept unsaved and its refresh token stayed live on the server.
     @Test func f7ASignOutDuringASaveThatFailsRevokesTheIssuedSession() async throws {
         let sandbox = Sandbox(seed: 24)
         let backend = ReferenceBackend()
@@ -281,10 +290,12 @@ struct FaultPointScenarioTests {
         await store.holdNextSave(thenFail: true)
         let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
         await store.waitUntilHeld()
-        #expect(try await client.signOut(provider).wasSignedIn == false)
+        let signOut = Task { try await client.signOut(provider) }
+        await client.waitUntilStateWritesQueued(provider)
         await store.release()
         let error = await #expect(throws: AuthError.self) { _ = try await submit.value }
         #expect(error?.code == .challengeNotPending)
+        #expect(try await signOut.value.wasSignedIn == false, "nothing was stored")
         let retry = await #expect(throws: AuthError.self) {
             _ = try await client.submit(ChallengeAnswer(code: code), for: challenge)
         }
@@ -540,46 +551,43 @@ struct FaultPointScenarioTests {
         #expect(kinds.contains("signedIn"), "store and events agree: \(kinds)")
     }
 
-    /// F7: a sign-out arriving while the submit's store write is in flight. The sign-out finds
-    /// nothing stored and says so; the submit then takes its session back and fails with
-    /// `challengeNotPending`: the store is empty and no event says otherwise. Without the rule
-    /// the store holds a session that no `signedIn` announced and the sign-out did not remove.
-    @Test func f7ASignOutDuringTheSubmitsSaveLeavesStoreAndEventsAgreeing() async throws {
+    /// F7: a sign-out arriving while the submit's store write is in flight is ordered after the
+    /// write by the provider's write turn: the submit signs in (`signedIn`), then the sign-out
+    /// removes that session (`signedOut`, `wasSignedIn`) and revokes it. Store and events agree:
+    /// signed out. With the `signOutReadsOutsideTurn` mutation the sign-out reads the store before
+    /// the save lands, finds nothing, and the session of a flow started before the sign-out
+    /// survives it.
+    @Test func f7ASignOutDuringTheSubmitsSaveComesAfterItAndEndsIt() async throws {
         for mutated in [false, true] {
             let sandbox = Sandbox(seed: 24)
             let backend = ReferenceBackend()
             sandbox.register(backend, host: host)
             let store = HeldSaveStore()
             let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
-            if mutated { await client.setMutations(ClientMutations(noAbandonAfterSave: true)) }
+            if mutated { await client.setMutations(ClientMutations(signOutReadsOutsideTurn: true)) }
             let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
             let log = RecordingSubscriber(client: client)
             let base = Int(client.events.currentSequence)
             await store.holdNextSave()
             let submit = Task { try await client.submit(ChallengeAnswer(code: code), for: challenge) }
             await store.waitUntilHeld()
-            let outcome = try await client.signOut(provider)
-            #expect(!outcome.wasSignedIn, "nothing was stored when the sign-out looked")
+            let signOut = Task { try await client.signOut(provider) }
+            await client.waitUntilStateWritesQueued(provider)
             await store.release()
-            let result: Result<SignInStep, any Error>
-            do { result = .success(try await submit.value) } catch { result = .failure(error) }
+            let session = try #require(try await submit.value.session)
+            let outcome = try await signOut.value
             let stored = try await store.load(for: provider)
             let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
             if mutated {
                 #expect(
-                    stored != nil && !kinds.contains("signedIn"),
-                    "without F7 the store should hold a session no event announced: \(kinds)")
+                    !outcome.wasSignedIn && stored == session,
+                    "without F7 the session of a flow started before the sign-out survives it: \(kinds)")
                 continue
             }
-            guard case .failure(let error as AuthError) = result else {
-                Issue.record("the submit should fail after the sign-out, got \(result)")
-                continue
-            }
-            #expect(error.code == .challengeNotPending)
+            #expect(outcome.wasSignedIn)
             #expect(stored == nil)
-            #expect(!kinds.contains("signedIn") && !kinds.contains("signedOut"), "\(kinds)")
-            let withdrawn = try #require(await store.saved.last?.credentials.refreshToken)
-            #expect(!backend.isLive(refreshToken: withdrawn), "the withdrawn session was revoked on the server")
+            #expect(kinds.filter { ["signedIn", "signedOut"].contains($0) } == ["signedIn", "signedOut"], "\(kinds)")
+            #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken)), "revoked")
         }
     }
 }
@@ -620,6 +628,8 @@ actor Hold {
 private struct HeldAnswerProvider: RefreshableProvider {
     let base = ReferenceProvider()
     let hold: Hold
+    /// Called with every step the server answered, before the hold.
+    var record: @Sendable (SignInStep) -> Void = { _ in }
     var id: AuthProviderID { base.id }
 
     func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
@@ -630,6 +640,7 @@ private struct HeldAnswerProvider: RefreshableProvider {
         -> SignInStep
     {
         let step = try await base.respond(to: challenge, with: answer, context: context)
+        record(step)
         await hold.pass()
         return step
     }

@@ -68,15 +68,13 @@ struct LifecycleScenarioTests {
         #expect(events.filter { $0.kind.name == "signedOut" }.count == 1)
     }
 
-    /// A's sign-out has read A from the store (the read is held on the clock) when B signs in
-    /// (on the same client, or on a second client sharing the store): the sign-out's removal
-    /// then finds B, B's session stays stored and no `signedOut` follows B's `signedIn`. With
-    /// the conditional write removed (the `unconditionalWrites` mutation) the sign-out deletes
-    /// B: the test fails.
-    @Test(arguments: [1, 2])
-    func aSignOutInFlightNeverRemovesASessionSignedInMeanwhile(clients: Int) async throws {
+    /// A's sign-out has read A from the store (the read is held on the clock) when B signs in on
+    /// a second client sharing the store: the sign-out's removal then finds B, B's session stays
+    /// stored and no `signedOut` follows B's `signedIn`. With the conditional write removed (the
+    /// `unconditionalWrites` mutation) the sign-out deletes B: the test fails.
+    @Test func aSignOutInFlightNeverRemovesASessionSignedInMeanwhile() async throws {
         for mutated in [false, true] {
-            let world = try World(clients: clients)
+            let world = try World(clients: 2)
             if mutated { await world.client.setMutations(ClientMutations(unconditionalWrites: true)) }
             _ = try await world.signIn("a")
             let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
@@ -84,7 +82,7 @@ struct LifecycleScenarioTests {
             let client = world.client
             let signOut = Task { try await client.signOut(provider) }
             await world.sandbox.clock.waitForSleepers(count: 1)
-            let b = try await world.signIn("b", client: world.clients[clients - 1])
+            let b = try await world.signIn("b", client: world.clients[1])
             world.sandbox.clock.advance(by: .seconds(5))
             let outcome = try await signOut.value
             #expect(outcome.wasSignedIn)
@@ -101,8 +99,33 @@ struct LifecycleScenarioTests {
             }
             #expect(names.contains("signedIn"))
             #expect(!names.contains("signedOut"))
-            #expect(try await world.clients[clients - 1].validSession(for: provider) == b)
+            #expect(try await world.clients[1].validSession(for: provider) == b)
         }
+    }
+
+    /// On one client a sign-out and a sign-in's save are ordered by the provider's write turn
+    /// (F7, L13): B's save, reached while the sign-out's read of A is held, waits for the sign-out,
+    /// which removes A (`signedOut`); then B is stored and announced (`signedIn`). B is never
+    /// removed by a sign-out that came first, and nothing survives it that started before it.
+    @Test func onOneClientASignInSaveWaitsForASignOutInFlight() async throws {
+        let world = try World(clients: 1)
+        let a = try await world.signIn("a")
+        let client = world.client
+        let log = RecordingSubscriber(client: client)
+        let base = Int(client.events.currentSequence)
+        await world.store.delayNextLoad(by: .seconds(5))
+        let signOut = Task { try await client.signOut(provider) }
+        await world.sandbox.clock.waitForSleepers(count: 1)
+        let signIn = Task { try await world.signIn("b") }
+        await client.waitUntilStateWritesQueued(provider)
+        world.sandbox.clock.advance(by: .seconds(5))
+        let outcome = try await signOut.value
+        let b = try await signIn.value
+        #expect(outcome.wasSignedIn && !outcome.keptNewerSession)
+        #expect(b != a)
+        #expect(try await world.store.load(for: provider) == b)
+        let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
+        #expect(kinds.filter { ["signedIn", "signedOut"].contains($0) } == ["signedOut", "signedIn"], "\(kinds)")
     }
 
     /// The first state a new `authStates()` subscriber gets.
@@ -159,15 +182,17 @@ struct LifecycleScenarioTests {
         let world = try World(clients: 2)
         _ = try await world.signIn("a")
         let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
-        // All three read the session before any removes it (their reads are held on the clock).
-        await world.store.delayNextLoad(by: .seconds(2), count: 3)
+        // The two clients read the session before either removes it (their reads are held on the
+        // clock); the second sign-out on the first client waits for the first's write turn (L13).
+        await world.store.delayNextLoad(by: .seconds(2), count: 2)
         let first = world.clients[0]
         let second = world.clients[1]
         let outcomes = [
             Task { try await first.signOut(provider) }, Task { try await first.signOut(provider) },
             Task { try await second.signOut(provider) },
         ]
-        await world.sandbox.clock.waitForSleepers(count: 3)
+        await world.sandbox.clock.waitForSleepers(count: 2)
+        await first.waitUntilStateWritesQueued(provider)
         world.sandbox.clock.advance(by: .seconds(2))
         var removed = 0
         for task in outcomes where try await task.value.wasSignedIn { removed += 1 }

@@ -190,7 +190,7 @@ struct SessionLifecycleModelTests {
         ("noRefreshIdentityCheck", ClientMutations(noRefreshIdentityCheck: true)),
         ("noSessionProviderCheck", ClientMutations(noSessionProviderCheck: true)),
         ("discardAnswerOnCancel", ClientMutations(discardAnswerOnCancel: true)),
-        ("noAbandonAfterSave", ClientMutations(noAbandonAfterSave: true)),
+        ("signOutReadsOutsideTurn", ClientMutations(signOutReadsOutsideTurn: true)),
     ])
     func theCheckerCatchesEachNewerMutation(name: String, mutations: ClientMutations) async throws {
         let offset: UInt64 =

@@ -209,13 +209,21 @@ extension AuthClient {
         let adapter = try self.provider(provider)
         cancelFlow(for: provider)
         // Every flow of this provider started before now is abandoned: its challenges are
-        // refused, and a submit in flight stores nothing.
+        // refused, and a submit whose save has not begun stores nothing (F2, F7).
         flows.signOut(provider)
         scheduler.stop(provider)
         var outcome: SignOutOutcome
         let revoked: AuthSession
         do {
-            guard let session = try await store.load(for: provider) else {
+            // F7/L13: the read and the removal are one step of this provider's state, taken after
+            // any sign-in save that holds the turn now: what that save stored is what this sign-out
+            // reads and removes; a save that comes later finds its flow abandoned and stores
+            // nothing. Each removal and the event that announces it are in the same step.
+            let readOutside = mutations.signOutReadsOutsideTurn ? try await store.load(for: provider) : nil
+            let turn = await lifecycle.writes.turn(provider)
+            defer { turn.end() }
+            let read = mutations.signOutReadsOutsideTurn ? readOutside : try await store.load(for: provider)
+            guard let session = read else {
                 return SignOutOutcome(wasSignedIn: false, remoteError: nil)
             }
             // L9: the revoke names the newest credentials, an unsaved refresh's included.
@@ -228,10 +236,6 @@ extension AuthClient {
             if mutations.revokeBeforeLocalRemoval {
                 try? await adapter.signOut(newest, context: context(for: provider, flowID: nil))
             }
-            // L13: each removal and the event that announces it are one step of this provider's
-            // state.
-            await lifecycle.writes.acquire(provider)
-            defer { lifecycle.writes.release(provider) }
             removal: while true {
                 let written: SessionStoreWriteResult
                 do {

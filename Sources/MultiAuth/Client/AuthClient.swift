@@ -158,6 +158,12 @@ public actor AuthClient {
     /// Background scheduler tasks running now (the bounded-task test reads it).
     package nonisolated var autoRefreshTaskCount: Int { scheduler.activeTaskCount }
 
+    /// Returns once `count` operations wait for `provider`'s state-write turn (L13): a test holds
+    /// a store write and knows, without polling, that a sign-out queued behind it.
+    package nonisolated func waitUntilStateWritesQueued(_ provider: AuthProviderID, count: Int = 1) async {
+        await lifecycle.writes.waitUntilQueued(provider, count: count)
+    }
+
     /// Redirect exchanges and submits in flight (bounded-memory checks).
     package var exchangesInFlight: Int { redirects.inFlightCount + submits.count }
 
@@ -366,7 +372,7 @@ public actor AuthClient {
         do {
             try flows.refuseIfAbandoned(challenge)
         } catch {
-            if case .signedIn(let issued) = step, !mutations.noAbandonAfterSave {
+            if case .signedIn(let issued) = step {
                 _ = await revokeRemotely(issued, with: provider)
             }
             throw error
@@ -584,7 +590,10 @@ public actor AuthClient {
             starting.task.cancel()
             endFlow(starting.flowID, provider: provider)
         }
-        if let challenge = flows.takePending(provider) {
+        // F7: a flow whose session is being saved is past cancelling: it finishes.
+        if let pending = flows.pending(provider), !flows.isPersisting(pending.flowID),
+            let challenge = flows.takePending(provider)
+        {
             flows.abandon(challenge.flowID)
             gate.cancel(challenge.flowID, provider: provider)
             endFlow(challenge.flowID, provider: provider)
@@ -614,12 +623,25 @@ public actor AuthClient {
     }
 
     /// Saves `session`, then (only then) publishes `signedIn` and returns it.
+    ///
+    /// F7: the save and a sign-out of the same provider are ordered by the provider's write turn
+    /// (L13). A sign-out that took its turn first has removed what was stored and abandoned this
+    /// flow: nothing is saved, the issued session is revoked and `challengeNotPending` thrown. Once
+    /// this save holds the turn it comes first: a sign-out or `cancelFlow` arriving meanwhile comes
+    /// too late for it (as a cancellation does, F6), the session is stored and announced, and the
+    /// sign-out, which reads and removes under its own turn, then removes it and publishes
+    /// `signedOut` (Docs/Architecture.md, "Sign-in flows").
     private func persist(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
         let providerID = session.provider
-        // L13: the save and the event that announces it (or the removal that takes it back) are
-        // one step of this provider's state: no other write of it lands in between.
+        // L13: the save and the event that announces it are one step of this provider's state.
         let turn = await lifecycle.writes.turn(providerID)
         defer { turn.end() }
+        if !mutations.noAbandonBeforeSave, flows.isAbandoned(flowID, provider: providerID) {
+            turn.end()
+            try await refuseAbandoned(session, flowID: flowID)
+        }
+        flows.beginPersisting(flowID)
+        defer { flows.endPersisting(flowID) }
         do {
             try await store.save(session)
         } catch {
@@ -630,61 +652,51 @@ public actor AuthClient {
                 }
                 ?? AuthError(
                     .storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
-            // F7: a sign-out or cancellation overtook a save that then failed: nothing is kept for
-            // a retry, the session is removed in case the write landed before the store threw
-            // (a conditional remove: a session stored since stays), and the issued session is
-            // revoked.
-            if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
-                try await withdraw(session, flowID: flowID, turn: turn)
+            if flows.isSignedOut(flowID, provider: providerID) {
+                // F7: a sign-out arrived during a save that failed, and waits for this turn; nothing
+                // is kept for a retry. What the store holds decides: a write that landed before the
+                // store threw (`FileSessionStore.save` when only the directory sync fails) is a
+                // stored session, announced like any other, which the sign-out then removes; a write
+                // that did not land leaves the issued session to revoke.
+                let landed = (try? await store.load(for: providerID))?.isSameVersion(as: session) ?? false
+                if !landed {
+                    turn.end()
+                    try await refuseAbandoned(session, flowID: flowID)
+                }
+            } else {
+                flows.keepUnsaved(session, answer: answer, flow: flowID)
+                gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
+                throw failure
             }
-            flows.keepUnsaved(session, answer: answer, flow: flowID)
-            gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
-            throw failure
         }
-        // F7: a sign-out or a cancellation that arrived while the save was in flight is ordered
-        // before the save: the sign-out found nothing stored (and said so), so the session the
-        // save just wrote is removed again, nothing is announced, and the server session is
-        // revoked. The store and the events then agree: signed out (Docs/Architecture.md,
-        // "Sign-in flows").
-        if !mutations.noAbandonAfterSave, flows.isAbandoned(flowID, provider: providerID) {
-            try await withdraw(session, flowID: flowID, turn: turn)
+        if flows.isSignedOut(flowID, provider: providerID) {
+            // F7: a sign-out arrived during the save and removes this session next: nothing of the
+            // flow is kept to replay (a second delivery of its link, the same code again).
+            flows.abandon(flowID)
+            flows.clearPending(providerID, flow: flowID)
+        } else {
+            flows.finish(flowID, session: session, answer: answer)
         }
-        flows.finish(flowID, session: session, answer: answer)
         endFlow(flowID, provider: session.provider)
         gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
         scheduleRefresh(of: session.provider, restart: true)
         return .signedIn(session)
     }
 
-    /// F7: takes back `session`, issued for a flow that a sign-out or a cancellation abandoned
-    /// while its save was in flight (or whose save failed; it may have landed before the store
-    /// threw): a conditional remove (a session stored since stays); then the remote revoke, in a task of its own with the sign-out's
-    /// bound (``AuthClient/remoteSignOutTimeout``), so a cancelled caller does not cancel it.
-    /// Always throws: `challengeNotPending` (signed out) or `CancellationError` (cancelled), or
-    /// the store's error when the remove fails. The caller's `turn` of the state write lock (L13)
-    /// ends once the store was changed (or failed), before the revoke.
-    private func withdraw(
-        _ session: AuthSession, flowID: FlowID, turn: StateWriteLock.Turn
-    ) async throws -> Never {
+    /// F2/F7: refuses `session`, issued for a flow that a sign-out or `cancelFlow` abandoned before
+    /// its save began: nothing is stored, the issued session is revoked on the server in a task of
+    /// its own with the sign-out's bound (``AuthClient/remoteSignOutTimeout``; a cancelled caller
+    /// does not cancel it). Always throws: `challengeNotPending` (signed out) or
+    /// `CancellationError` (cancelled).
+    private func refuseAbandoned(_ session: AuthSession, flowID: FlowID) async throws -> Never {
         let providerID = session.provider
         let signedOut = flows.isSignedOut(flowID, provider: providerID)
         flows.abandon(flowID)
         endFlow(flowID, provider: providerID)
-        do {
-            _ = try await lifecycle.write(session, nil, provider: providerID)
-        } catch {
-            turn.end()
-            let failure = AuthError(
-                .storageFailure, "the sign-in was abandoned while its session was saved, and removing it failed",
-                provider: providerID, underlying: error)
-            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
-            throw failure
-        }
-        turn.end()
         if let adapter = providers[providerID] { _ = await revokeRemotely(session, with: adapter) }
         if signedOut {
             throw AuthError(
-                .challengeNotPending, "signed out while this sign-in was being saved; nothing was kept",
+                .challengeNotPending, "signed out while this sign-in was finishing; nothing was kept",
                 provider: providerID)
         }
         throw CancellationError()

@@ -26,8 +26,12 @@ package struct ClientMutations: Sendable, Hashable {
 
     /// A submit cancelled after the provider answered throws the answer away (F6).
     package var discardAnswerOnCancel = false
-    /// A session saved for a flow abandoned during the save is kept and announced (F7).
-    package var noAbandonAfterSave = false
+    /// A sign-in's save does not look again, once it holds the provider's write turn, whether a
+    /// sign-out abandoned its flow meanwhile: it stores a session after that sign-out (F7).
+    package var noAbandonBeforeSave = false
+    /// `signOut` reads the stored session before it takes the provider's write turn, so a
+    /// sign-in's save in flight lands after the read and survives the sign-out (F7).
+    package var signOutReadsOutsideTurn = false
 
     /// `refresh(_:)` answers with whatever session is stored, another sign-in's included (L10).
     package var refreshReturnsAnySession = false
@@ -45,7 +49,7 @@ package struct ClientMutations: Sendable, Hashable {
     package init(
         unconditionalWrites: Bool = false, noRedirectSingleFlight: Bool = false, noRefreshIdentityCheck: Bool = false,
         noSessionProviderCheck: Bool = false, noUnsavedRefresh: Bool = false,
-        discardAnswerOnCancel: Bool = false, noAbandonAfterSave: Bool = false,
+        discardAnswerOnCancel: Bool = false, noAbandonBeforeSave: Bool = false, signOutReadsOutsideTurn: Bool = false,
         refreshReturnsAnySession: Bool = false, revokeBeforeLocalRemoval: Bool = false,
         noAlreadySignedInRedirect: Bool = false, judgeHeldChallenge: Bool = false,
         noUnsavedRetryOnScheduler: Bool = false, noOrphanRevoke: Bool = false,
@@ -60,7 +64,8 @@ package struct ClientMutations: Sendable, Hashable {
         self.revokeBeforeLocalRemoval = revokeBeforeLocalRemoval
         self.refreshReturnsAnySession = refreshReturnsAnySession
         self.discardAnswerOnCancel = discardAnswerOnCancel
-        self.noAbandonAfterSave = noAbandonAfterSave
+        self.noAbandonBeforeSave = noAbandonBeforeSave
+        self.signOutReadsOutsideTurn = signOutReadsOutsideTurn
         self.noUnsavedRefresh = noUnsavedRefresh
         self.unconditionalWrites = unconditionalWrites
         self.noRedirectSingleFlight = noRedirectSingleFlight

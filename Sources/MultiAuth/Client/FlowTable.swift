@@ -37,6 +37,8 @@ struct FlowTable {
     private var unsaved: [FlowID: (session: AuthSession, answer: String?)] = [:]
     private var finished = BoundedMap<FlowID, Finished>(capacity: FlowTable.finishedMemory)
     private var abandoned: Set<FlowID> = []
+    /// Flows whose session is being saved (F7: past cancelling).
+    private var persisting: Set<FlowID> = []
     private var exhausted = BoundedMap<FlowID, Bool>(capacity: FlowTable.flowMemory)
     private var epochs = BoundedMap<FlowID, Int>(capacity: FlowTable.flowMemory)
     private var signOutEpochs: [AuthProviderID: Int] = [:]
@@ -93,6 +95,15 @@ struct FlowTable {
         unsaved = unsaved.filter { $0.value.session.provider != provider }
         finished.removeAll { $0.session.provider == provider }
     }
+
+    /// F7: `flowID`'s session is being saved; `cancelFlow` comes too late for it from now on.
+    mutating func beginPersisting(_ flowID: FlowID) { persisting.insert(flowID) }
+
+    /// The save of `flowID`'s session ended (stored, or failed).
+    mutating func endPersisting(_ flowID: FlowID) { persisting.remove(flowID) }
+
+    /// Whether `flowID`'s session is being saved.
+    func isPersisting(_ flowID: FlowID) -> Bool { persisting.contains(flowID) }
 
     /// Records that no attempts remain for `flowID` (the provider said so); its pending
     /// challenge is cleared.

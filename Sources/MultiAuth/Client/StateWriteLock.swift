@@ -14,6 +14,13 @@ final class StateWriteLock: @unchecked Sendable {
     private var held: Set<AuthProviderID> = []
     private var waiters: [AuthProviderID: [CheckedContinuation<Void, Never>]] = [:]
     private var disabled = false
+    /// A test waiting until a provider's queue is `count` long (``waitUntilQueued(_:count:)``).
+    private struct QueueWatcher {
+        let provider: AuthProviderID
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+    private var queueWatchers: [QueueWatcher] = []
 
     /// Switches the lock off (the `unorderedStateWrites` mutation check).
     func setDisabled(_ off: Bool) { lock.locked { disabled = off } }
@@ -37,8 +44,34 @@ final class StateWriteLock: @unchecked Sendable {
                 waiters[provider, default: []].append(continuation)
                 return false
             }
+            if now { continuation.resume() } else { resumeQueueWatchers() }
+        }
+    }
+
+    /// Test seam: returns once `count` callers wait for `provider`'s turn (a turn is held and
+    /// they queue behind it), so a test knows a sign-out reached its write step.
+    func waitUntilQueued(_ provider: AuthProviderID, count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now: Bool = lock.locked {
+                if waiters[provider, default: []].count >= count { return true }
+                queueWatchers.append(QueueWatcher(provider: provider, count: count, continuation: continuation))
+                return false
+            }
             if now { continuation.resume() }
         }
+    }
+
+    private func resumeQueueWatchers() {
+        let ready: [CheckedContinuation<Void, Never>] = lock.locked {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            queueWatchers.removeAll { watcher in
+                guard waiters[watcher.provider, default: []].count >= watcher.count else { return false }
+                ready.append(watcher.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
     }
 
     /// Ends the turn: the next waiter (if any) takes it over, still held.

@@ -55,8 +55,6 @@ struct ExplorationSummary {
     var states = 0
     /// Replays whose enabled set differed from the recorded one (a quiescence misfire).
     var divergences = 0
-    /// Known findings: how many schedules showed each, and the first one that did.
-    var findings: [ExplorationFinding: (count: Int, schedule: [String])] = [:]
     var violations: [(schedule: [String], problems: [String])] = []
     var seconds: Double = 0
 
@@ -81,7 +79,6 @@ struct ExplorationDriver {
         var trace: [Position] = []
         var diverged = false
         var problems: [String] = []
-        var findings: [ExplorationFinding] = []
     }
 
     /// Explores the scope; stops at the first violating schedule when `stopAtFirstViolation`.
@@ -108,9 +105,6 @@ struct ExplorationDriver {
                 print("schedule \(summary.schedules): \(result.taken.joined(separator: " → "))")
             }
             summary.states += result.taken.count
-            for finding in result.findings {
-                summary.findings[finding, default: (0, result.taken)].count += 1
-            }
             if result.diverged { summary.divergences += 1 }
             if !result.problems.isEmpty {
                 summary.violations.append((result.taken, result.problems))
@@ -251,7 +245,6 @@ struct ExplorationDriver {
             await world.finalChecks()
         }
         result.problems = world.problems
-        result.findings = world.findings
         return result
     }
 }

@@ -3,16 +3,6 @@ import MultiAuth
 import MultiAuthConformance
 import MultiAuthSandbox
 
-/// Library behaviour the exploration found and reports instead of failing (each is described
-/// with a reproducing schedule in the suite's output).
-enum ExplorationFinding: String, Sendable, Hashable, CaseIterable {
-    /// A sign-out that starts while a sign-in's save is in flight: the save replaces the stored
-    /// session A, F7 withdraws the new one, the sign-out then finds nothing; A is gone without a
-    /// `signedOut` (the last state event still announces it) and its refresh token is never revoked.
-    case withdrawalLeavesDisplacedSessionAnnounced =
-        "a sign-out racing a sign-in's save removes the previous session without signedOut or revoke"
-}
-
 /// One operation of an explored scope. Client 0 signed in user A at set-up and holds a pending
 /// code flow of user B (its code and magic link are in the inbox); client 1 shares the store.
 enum ExplorationOp: Hashable, Sendable, CustomStringConvertible {
@@ -93,13 +83,13 @@ final class ExplorationWorld: @unchecked Sendable {
     private var signOutsInFlight = 0
     private var signOutStarts = [0, 0, 0]
     private var userSignOuts = [0, 0, 0]
+    /// Per client, whether a sign-out returned without throwing (F2/F7 end check).
+    private var signOutsReturned = [false, false, false]
     private var exemptTokens: Set<String> = []
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var started: Set<Int> = []
     private var finishedOps: Set<Int> = []
     private var outcomes: [Int: String] = [:]
-    private var findingList: [ExplorationFinding] = []
-    private var withdrawals: Set<String> = []
 
     // What the set-up made.
     private(set) var sessionA: AuthSession!
@@ -129,13 +119,6 @@ final class ExplorationWorld: @unchecked Sendable {
     var clients: [AuthClient] { lock.withLock { clientList } }
     var problems: [String] { lock.withLock { problemList } }
     var problemCount: Int { lock.withLock { problemList.count } }
-    /// The known findings (library behaviour reported, not failed) this schedule showed.
-    var findings: [ExplorationFinding] { lock.withLock { findingList } }
-
-    private func found(_ finding: ExplorationFinding) {
-        lock.withLock { if !findingList.contains(finding) { findingList.append(finding) } }
-    }
-
     func note(_ problem: String) { lock.withLock { problemList.append(problem) } }
 
     /// Builds the world and runs the set-up with every gate open: client 0 signs in A, starts
@@ -351,6 +334,7 @@ final class ExplorationWorld: @unchecked Sendable {
             await model.beginSignOut(client: c)
             do {
                 let outcome = try await clients[c].signOut(Self.provider)
+                lock.withLock { signOutsReturned[c] = true }
                 if outcome.wasSignedIn && !outcome.keptNewerSession { lock.withLock { userSignOuts[c] += 1 } }
                 finish(index, outcome.wasSignedIn ? (outcome.keptNewerSession ? "kept newer" : "signed out") : "none")
             } catch { finish(index, Self.describe(error)) }
@@ -442,14 +426,6 @@ final class ExplorationWorld: @unchecked Sendable {
         let tag = ExplorationTag.operation ?? "bg"
         lock.withLock {
             if lastWriter.map({ seq > $0.seq }) ?? true { lastWriter = (seq, client, tag, removed != nil) }
-            // F7: a sign-in abandoned during its save takes its own new session back; that removal
-            // belongs to the sign-out that abandoned it (the model only knows sign-outs in flight).
-            let signInTag = operations.indices.contains { index in
-                [.submit, .link, .signIn(client)].contains(operations[index]) && tag == self.tag(index)
-            }
-            if let removed, let token = removed.credentials.refreshToken, signInTag, issuedTo[token]?.signIn == true {
-                withdrawals.insert(ModelStore.name(removed))
-            }
         }
         if let written = stored, removed == nil {
             if let token = written.credentials.refreshToken { lock.withLock { _ = writtenTokens.insert(token) } }
@@ -511,30 +487,35 @@ final class ExplorationWorld: @unchecked Sendable {
     func finalChecks() async {
         var attempt = 0
         while true {
-            let (before, known) = lock.withLock { (problemList.count, findingList.count) }
+            let before = problemCount
             await endChecks()
             attempt += 1
             if problemCount == before || attempt == 5 { return }
-            lock.withLock {
-                problemList.removeLast(problemList.count - before)
-                findingList.removeLast(findingList.count - known)
-            }
+            lock.withLock { problemList.removeLast(problemList.count - before) }
             await settle(40)
         }
     }
 
     private func endChecks() async {
-        let withdrawn = lock.withLock { withdrawals }
-        for violation in await model.violations
-        where !withdrawn.contains(where: {
-            violation.contains("removed \($0), whose refresh token the server still accepts")
-        }) {
-            note("model: \(violation)")
-        }
+        for violation in await model.violations { note("model: \(violation)") }
         // The store holds what the model says.
         let final = try? await model.view(0).load(for: Self.provider)
         let expected = await model.expected
         if !AuthSession.isSameVersion(final, expected) { note("the final store differs from the model") }
+        // F2/F7: B's flow started at set-up, before any sign-out of client 0. Once such a sign-out
+        // returned, B's sign-in (its code or its link), or a refresh of what it stored, is never
+        // what the store holds: it finished before the sign-out read the store and was removed,
+        // or it was abandoned and stored nothing.
+        if lock.withLock({ signOutsReturned[0] }), var token = expected?.credentials.refreshToken {
+            while case .refresh(let parent)? = backend.origin(ofRefreshToken: token) { token = parent }
+            if let info = lock.withLock({ issuedTo[token] }), info.client == 0, info.signIn,
+                info.tag.hasSuffix(".\(ExplorationOp.submit)") || info.tag.hasSuffix(".\(ExplorationOp.link)")
+            {
+                note(
+                    "\(info.tag): B's sign-in, started before client 0's sign-out, is still stored after it returned (F2/F7)"
+                )
+            }
+        }
         // A flow's code and link handled at once were a finding here; F9 orders them now. After
         // a forged answer (refused, L7/L8) the other half of the flow may be tried again against
         // that hostile server: harmless, and not counted.
@@ -594,15 +575,6 @@ final class ExplorationWorld: @unchecked Sendable {
             // hold it (the client published storageFailed).
             let failedRemoval = lock.withLock { failedRemovals.contains { AuthSession.isSameVersion($0, expected) } }
             if let writer, writer.client == index, !AuthSession.isSameVersion(announced, expected), !failedRemoval {
-                // A sign-in's F7 withdrawal was the last write and left the store empty while the
-                // session its save displaced is still the last one announced (known finding).
-                let withdrawal =
-                    expected == nil && writer.removal
-                    && ([.submit, .link, .signIn(index)] as [ExplorationOp]).contains { writer.tag.hasSuffix(".\($0)") }
-                if withdrawal {
-                    found(.withdrawalLeavesDisplacedSessionAnnounced)
-                    continue
-                }
                 // A cancelled submit silencing the same flow's link (F6) and state events published
                 // out of the store's write order (L13) were findings here; both are fixed and fail.
                 let outOfOrder = announcements.dropLast().contains { AuthSession.isSameVersion($0, expected) }

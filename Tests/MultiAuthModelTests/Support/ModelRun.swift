@@ -63,9 +63,23 @@ struct ModelRun {
         private(set) var knownUnannounced: [AuthSession] = []
         func noteKnownUnannounced(_ session: AuthSession) { knownUnannounced.append(session) }
         func note(_ violation: String) { violations.append(violation) }
-        func beginSignOut(_ client: Int) {
+        /// Begins a sign-out of `client`; returns its ordinal among that client's sign-outs.
+        @discardableResult
+        func beginSignOut(_ client: Int) -> Int {
             signOutsBegun[client] += 1
             signOutsRunning[client] += 1
+            return signOutsBegun[client]
+        }
+        /// How many sign-outs of `client` have begun (a flow created now is abandoned by later ones).
+        func signOutsBegunSoFar(_ client: Int) -> Int { signOutsBegun[client] }
+        /// Per client, the ordinals of the sign-outs that returned without throwing.
+        private(set) var returnedSignOuts: [Int: [Int]] = [:]
+        func signOutReturned(_ client: Int, ordinal: Int) { returnedSignOuts[client, default: []].append(ordinal) }
+        /// Per session id, the client whose sign-in returned it and the sign-outs begun when its
+        /// flow had been created (F2/F7 end check).
+        private(set) var signInOrigins: [String: (client: Int, flowMark: Int)] = [:]
+        func noteSignIn(_ session: AuthSession, client: Int, flowMark: Int) {
+            if signInOrigins[session.id] == nil { signInOrigins[session.id] = (client, flowMark) }
         }
         func endSignOut(_ client: Int) { signOutsRunning[client] -= 1 }
         /// Per client, sign-ins begun (a newer sign-in replaces the pending flow, F1).
@@ -157,6 +171,16 @@ struct ModelRun {
         let final = try await model.view(0).load(for: Self.provider)
         if !AuthSession.isSameVersion(final, await model.expected) {
             violations.append("the final store differs from the model")
+        }
+        // F2/F7: a sign-in whose flow was created before a sign-out of its client began, and that
+        // sign-out returned, is not what the store holds: it came first and was removed, or it
+        // was abandoned and stored nothing.
+        if let final, let origin = await observations.signInOrigins[final.id],
+            await observations.returnedSignOuts[origin.client, default: []].contains(where: { $0 > origin.flowMark })
+        {
+            violations.append(
+                "the store holds \(ModelStore.name(final)), signed in on client \(origin.client) by a flow created before a sign-out of that client that returned (F2, F7)"
+            )
         }
         // Events: signedOut only after a user sign-out, sessionExpired only after a revocation.
         var expiredEvents = 0
@@ -480,11 +504,12 @@ struct OperationContext: Sendable {
                     pathPrefix: "/logout",
                     repeat: .once)
             }
-            await observations.beginSignOut(index)
+            let ordinal = await observations.beginSignOut(index)
             await model.beginSignOut(client: index)
             await cancelBeforeCall(point)
             do {
                 let outcome = try await clients[index].signOut(ModelRun.provider)
+                await observations.signOutReturned(index, ordinal: ordinal)
                 if outcome.wasSignedIn, !outcome.keptNewerSession { await observations.signedOut(index) }
             } catch is CancellationError {
                 // L11: a cancelled caller only stops waiting for the remote revoke.
@@ -559,12 +584,14 @@ struct OperationContext: Sendable {
         guard case .challenge(let challenge)? = try? await client.signIn(with: ModelRun.provider, .email(identity)),
             let code = sandbox.inbox.latest(for: identity.identityKey)?.code
         else { return }
+        let flowMark = await observations.signOutsBegunSoFar(index)
         await cancelBeforeCall(point)
         let start = await model.seq
         let answer = ChallengeAnswer(code: code)
         let result: Result<SignInStep, any Error>
         do { result = .success(try await client.submit(answer, for: challenge)) } catch { result = .failure(error) }
         if case .success(.signedIn(let session)) = result {
+            await observations.noteSignIn(session, client: index, flowMark: flowMark)
             await checkReturned(session, from: start, "submit")
             await checkSignedIn(session, client: index, "submit")
         }
@@ -648,6 +675,7 @@ struct OperationContext: Sendable {
         guard (try? await client.signIn(with: ModelRun.provider, .email(identity)))?.challenge != nil,
             let link = sandbox.inbox.latest(for: identity.identityKey)?.link
         else { return }
+        let flowMark = await observations.signOutsBegunSoFar(index)
         if late > 0 { try? await sandbox.time.sleep(for: .seconds(late)) }
         await cancelBeforeCall(point)
         let start = await model.seq
@@ -678,6 +706,7 @@ struct OperationContext: Sendable {
             )
         }
         for case .success(.signedIn(let session)?) in results {
+            await observations.noteSignIn(session, client: index, flowMark: flowMark)
             await checkReturned(session, from: start, "handleRedirect")
             await checkSignedIn(session, client: index, "handleRedirect")
         }
