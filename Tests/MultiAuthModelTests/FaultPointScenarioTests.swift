@@ -245,7 +245,7 @@ struct FaultPointScenarioTests {
     /// F2/F7: a challenge decoded from an earlier process (the app was killed between the code
     /// being sent and entered) is abandoned by a sign-out like a flow started in this process: a
     /// sign-out while its submit's provider call is in flight leaves nothing stored and the issued
-    /// session revoked. Before, the flow was unknown to the new client's flow table and the
+    /// session revoked. Before, the flow was unknown to the new client's flow state machine and the
     /// sign-out was ignored: the store held a session while the sign-out said "not signed in".
     @Test func f7AChallengeFromAnEarlierProcessIsAbandonedBySignOut() async throws {
         let sandbox = Sandbox(seed: 24)

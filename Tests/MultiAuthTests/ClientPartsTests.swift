@@ -3,7 +3,8 @@ import Testing
 
 @testable import MultiAuth
 
-/// Unit tests of the plain types `AuthClient` is composed of: ``FlowTable``,
+/// Unit tests of the plain types `AuthClient` is composed of: ``FlowStateMachine`` (each
+/// transition's state and effects),
 /// ``RedirectLedger``, ``BoundedMap``, ``SessionLifecycle``'s classification.
 @Suite struct ClientPartsTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -20,61 +21,208 @@ import Testing
             createdAt: now)
     }
 
-    @Test func f1OnePendingChallengePerProvider() {
-        var table = FlowTable()
-        let first = challenge()
-        let second = challenge()
-        table.setPending(first)
-        table.setPending(second)
-        #expect(table.pending("p") == second)
-        #expect(table.pending("p", flow: first.flowID) == nil)
-        table.clearPending("p", flow: first.flowID)
-        #expect(table.pending("p") == second)
-        table.noteWrongCode("p", flow: second.flowID, reported: nil)
-        #expect(table.pending("p")?.attemptsRemaining == 2)
-        table.noteWrongCode("p", flow: second.flowID, reported: 0)
-        #expect(table.pending("p")?.attemptsRemaining == 0)
+    /// The effects of a transition, by name (`publish:codeRejected`, `end`, …), for comparisons.
+    func names(_ effects: FlowEffects) -> [String] {
+        effects.list.map { effect in
+            switch effect {
+            case .publish(let kind, _): "publish:\(kind.name)"
+            case .announce(let kind, _, _): "announce:\(kind.name)"
+            case .cancelEvents: "cancelEvents"
+            case .cancelStart: "cancelStart"
+            case .end: "end"
+            case .scheduleRefresh(let restart): "scheduleRefresh:\(restart)"
+            }
+        }
     }
 
-    @Test func f2CancelledFlowsAndFlowsStartedBeforeASignOutAreAbandoned() throws {
-        var table = FlowTable()
+    func isAbandoned(_ state: FlowStateMachine.State?, _ reason: FlowStateMachine.Abandonment) -> Bool {
+        switch (state, reason) {
+        case (.abandoned(.cancelled)?, .cancelled), (.abandoned(.signedOut)?, .signedOut): true
+        default: false
+        }
+    }
+
+    @Test func f1OnePendingChallengePerProviderAndWrongCodesLowerItsAttempts() {
+        var machine = FlowStateMachine()
+        let first = challenge()
+        let second = challenge()
+        let issued = machine.challengeIssued(first)
+        #expect(names(issued) == ["publish:challengeIssued"])
+        _ = machine.challengeIssued(second)
+        #expect(machine.pending("p") == second)
+        #expect(machine.pending("p", flow: first.flowID) == nil)
+        #expect(machine.live(first) == first, "another flow's held challenge is judged as it is")
+        let wrong = AuthError(.invalidCode, "wrong")
+        let rejected = machine.answerRefused(second.flowID, provider: "p", error: wrong)
+        #expect(names(rejected) == ["publish:codeRejected"])
+        #expect(machine.pending("p")?.attemptsRemaining == 2)
+        let last = AuthError(.invalidCode, "wrong", attemptsRemaining: 0)
+        let exhausted = machine.answerRefused(second.flowID, provider: "p", error: last)
+        #expect(names(exhausted) == ["publish:codeRejected", "publish:attemptsExhausted"])
+        #expect(machine.pending("p")?.attemptsRemaining == 0)
+        guard case .refused(let error) = machine.submission(for: second, now: now) else {
+            Issue.record("no attempts left: refused locally")
+            return
+        }
+        #expect(error.code == .attemptsExhausted)
+    }
+
+    @Test func f1ANewStartCancelsTheStartInFlight() {
+        var machine = FlowStateMachine()
+        let first = FlowID.random()
+        let started = machine.begin(first, provider: "p", summary: "a")
+        #expect(names(started) == ["publish:flowStarted"])
+        machine.startRunning(first, provider: "p", task: Task { throw CancellationError() })
+        let second = FlowID.random()
+        let replaced = machine.begin(second, provider: "p", summary: "b")
+        #expect(names(replaced) == ["cancelEvents", "cancelStart", "end", "publish:flowStarted"])
+        #expect(isAbandoned(machine.state(of: first), .cancelled))
+        machine.startReturned(second, provider: "p")
+        let cancelled = machine.cancel("p")
+        #expect(cancelled.list.isEmpty, "nothing in flight, nothing pending")
+    }
+
+    @Test func f2CancelledFlowsAndFlowsStartedBeforeASignOutAreAbandoned() {
+        var machine = FlowStateMachine()
         let before = challenge()
         let other = challenge("q")
-        table.setPending(before)
-        table.setPending(other)
-        table.signOut("p")
-        #expect(table.isAbandoned(before))
-        #expect(!table.isAbandoned(other))
+        _ = machine.challengeIssued(before)
+        _ = machine.challengeIssued(other)
+        let signedOut = machine.signOut("p")
+        #expect(names(signedOut) == ["cancelEvents", "end"])
+        #expect(isAbandoned(machine.state(of: before.flowID), .signedOut))
+        #expect(machine.state(of: other.flowID).map { if case .open = $0 { true } else { false } } == true)
+        guard case .refused(let refusal) = machine.submission(for: before, now: now) else {
+            Issue.record("an abandoned flow's answer is refused")
+            return
+        }
+        #expect(refusal.code == .challengeNotPending)
         let after = challenge()
-        table.setPending(after)
-        #expect(!table.isAbandoned(after))
-        table.abandon(after.flowID)
-        #expect(throws: AuthError.self) { try table.refuseIfAbandoned(after) }
+        _ = machine.challengeIssued(after)
+        #expect(!machine.isAbandoned(after.flowID))
+        let cancelledAfter = machine.cancel("p")
+        #expect(names(cancelledAfter) == ["cancelEvents", "end"])
+        #expect(isAbandoned(machine.state(of: after.flowID), .cancelled))
+        // A challenge from an earlier process is unknown until its first answer: open, then a
+        // sign-out abandons it like any other.
+        let decoded = challenge()
+        guard case .open = machine.submission(for: decoded, now: now) else {
+            Issue.record("a decoded challenge is open")
+            return
+        }
+        _ = machine.signOut("p")
+        #expect(machine.isAbandoned(decoded.flowID))
     }
 
     @Test func f3AFinishedFlowRemembersItsAnswerAndASignOutForgetsIt() {
-        var table = FlowTable()
+        var machine = FlowStateMachine()
         let flow = challenge()
-        table.setPending(flow)
-        table.keepUnsaved(session(), answer: "123456", flow: flow.flowID)
-        #expect(table.unsavedSession(flow.flowID)?.answer == "123456")
-        table.finish(flow.flowID, session: session(), answer: "123456")
-        #expect(table.unsavedSession(flow.flowID) == nil)
-        #expect(table.finishedFlow(flow.flowID)?.answer == "123456")
-        #expect(table.pending("p") == nil)
-        table.signOut("p")
-        #expect(table.finishedFlow(flow.flowID) == nil)
+        _ = machine.challengeIssued(flow)
+        let began = machine.beginPersisting(flow.flowID, provider: "p")
+        #expect(began)
+        let failure = AuthError(.storageFailure, "locked")
+        guard
+            case .keptForRetry(let kept) = machine.saveFailed(
+                flow.flowID, provider: "p", session: session(), answer: "123456", failure: failure)
+        else {
+            Issue.record("a failed save is kept for a retry")
+            return
+        }
+        #expect(names(kept) == ["publish:storageFailed"])
+        guard case .retryWrite(_, let answer) = machine.submission(for: flow, now: now) else {
+            Issue.record("the same answer retries the write")
+            return
+        }
+        #expect(answer == "123456")
+        let again = machine.beginPersisting(flow.flowID, provider: "p")
+        #expect(again)
+        let stored = machine.persisted(flow.flowID, session: session(), answer: "123456")
+        #expect(names(stored) == ["end", "announce:signedIn", "scheduleRefresh:true"])
+        guard case .finished(_, let finishedBy) = machine.submission(for: flow, now: now) else {
+            Issue.record("a finished flow replays")
+            return
+        }
+        #expect(finishedBy == "123456")
+        #expect(machine.pending("p") == nil)
+        _ = machine.signOut("p")
+        guard case .refused = machine.submission(for: flow, now: now) else {
+            Issue.record("after a sign-out nothing replays")
+            return
+        }
     }
 
     @Test func f4MemoryIsBounded() {
-        var table = FlowTable()
+        var machine = FlowStateMachine()
         var first: Challenge?
-        for index in 0..<(FlowTable.finishedMemory + 10) {
+        for index in 0..<(FlowStateMachine.finishedMemory + 10) {
             let flow = challenge()
             if index == 0 { first = flow }
-            table.finish(flow.flowID, session: session(), answer: nil)
+            _ = machine.beginPersisting(flow.flowID, provider: "p")
+            _ = machine.persisted(flow.flowID, session: session(), answer: nil)
         }
-        #expect(table.finishedFlow(first!.flowID) == nil)
+        guard case .closed? = machine.state(of: first!.flowID) else {
+            Issue.record("the oldest finished flow forgot its session")
+            return
+        }
+        guard case .refused = machine.submission(for: first!, now: now) else {
+            Issue.record("a closed flow refuses every answer")
+            return
+        }
+    }
+
+    @Test func f7AFlowBeingSavedIsPastCancellingAndASignOutDuringItKeepsNothing() {
+        var machine = FlowStateMachine()
+        let flow = challenge()
+        _ = machine.challengeIssued(flow)
+        let saving = machine.beginPersisting(flow.flowID, provider: "p")
+        #expect(saving)
+        let tooLate = machine.cancel("p")
+        #expect(tooLate.list.isEmpty, "cancelFlow comes too late")
+        let signOutDuringSave = machine.signOut("p")
+        #expect(signOutDuringSave.list.isEmpty, "the sign-out abandons nothing it could cancel")
+        guard case .persisting(signedOut: true)? = machine.state(of: flow.flowID) else {
+            Issue.record("the save is marked")
+            return
+        }
+        let announced = machine.persisted(flow.flowID, session: session(), answer: "1")
+        #expect(
+            names(announced) == ["end", "announce:signedIn", "scheduleRefresh:true"],
+            "announced: the sign-out then removes it")
+        #expect(isAbandoned(machine.state(of: flow.flowID), .signedOut), "nothing kept to replay")
+
+        let failing = challenge()
+        _ = machine.challengeIssued(failing)
+        let savingAgain = machine.beginPersisting(failing.flowID, provider: "p")
+        #expect(savingAgain)
+        _ = machine.signOut("p")
+        guard
+            case .signedOut = machine.saveFailed(
+                failing.flowID, provider: "p", session: session(), answer: nil, failure: AuthError(.storageFailure, "x")
+            )
+        else {
+            Issue.record("a failed save during a sign-out keeps nothing")
+            return
+        }
+        let (effects, reason) = machine.refused(failing.flowID, provider: "p")
+        #expect(names(effects) == ["end"] && reason == .signedOut)
+
+        let late = challenge()
+        _ = machine.challengeIssued(late)
+        _ = machine.signOut("p")
+        let refusedLate = machine.beginPersisting(late.flowID, provider: "p")
+        #expect(!refusedLate, "a sign-out that came first: nothing saved")
+    }
+
+    @Test func anExpiredChallengeEndsItsFlowWithoutSpendingAnything() {
+        var machine = FlowStateMachine()
+        let flow = challenge()
+        _ = machine.challengeIssued(flow)
+        guard case .expired(let effects) = machine.submission(for: flow, now: now.addingTimeInterval(301)) else {
+            Issue.record("expired")
+            return
+        }
+        #expect(names(effects) == ["end", "publish:flowExpired"])
+        #expect(machine.pending("p") == nil)
     }
 
     @Test func r1r2r3RedirectsAreEnteredBeforeTheExchangeAndRememberedAfter() {

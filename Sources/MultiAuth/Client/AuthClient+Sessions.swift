@@ -207,10 +207,10 @@ extension AuthClient {
     @discardableResult
     public func signOut(_ provider: AuthProviderID) async throws -> SignOutOutcome {
         let adapter = try self.provider(provider)
-        cancelFlow(for: provider)
-        // Every flow of this provider started before now is abandoned: its challenges are
-        // refused, and a submit whose save has not begun stores nothing (F2, F7).
-        flows.signOut(provider)
+        // The pending flow and the start in flight are cancelled, and every flow of this provider
+        // started before now is abandoned: its challenges are refused, and a sign-in whose save
+        // has not begun stores nothing (F2, F7).
+        apply(flows.signOut(provider))
         scheduler.stop(provider)
         var outcome: SignOutOutcome
         let revoked: AuthSession
@@ -222,6 +222,9 @@ extension AuthClient {
             let readOutside = mutations.signOutReadsOutsideTurn ? try await store.load(for: provider) : nil
             let turn = await lifecycle.writes.turn(provider)
             defer { turn.end() }
+            lifecycle.transition { $0.signOutBegan(provider) }
+            // Whatever ends this step without removing the session puts back what was kept (L9).
+            defer { lifecycle.transition { $0.signOutEnded(provider) } }
             let read = mutations.signOutReadsOutsideTurn ? readOutside : try await store.load(for: provider)
             guard let session = read else {
                 return SignOutOutcome(wasSignedIn: false, remoteError: nil)
@@ -250,15 +253,13 @@ extension AuthClient {
                 }
                 switch written {
                 case .written:
-                    lifecycle.forgetUnsaved(provider)
-                    gate.publishState(.signedOut, provider: provider, flowID: nil, session: nil)
+                    lifecycle.publish(lifecycle.transition { $0.signOutRemoved(provider) })
                     outcome = SignOutOutcome(wasSignedIn: true, remoteError: nil)
                     break removal
                 case .conflict(nil):
-                    lifecycle.forgetUnsaved(provider)
                     // Already removed by a concurrent sign-out: on another client, this client's
                     // subscribers still need the `signedOut`; on this one, it was published once.
-                    let published = gate.publishEndUnlessAnnounced(.signedOut, provider: provider)
+                    let published = lifecycle.publish(lifecycle.transition { $0.signOutFoundNothing(provider) })
                     outcome = SignOutOutcome(wasSignedIn: published, remoteError: nil)
                     break removal
                 case .conflict(let current?) where current.id == session.id:

@@ -29,7 +29,7 @@ import Foundation
 ///     themselves before expiry (``AutoRefresh``).
 /// 13. One redirect is exchanged at most once, even when delivered twice at the same moment.
 ///
-/// Internally the client composes a `FlowTable` (sign-in flows), a `RedirectLedger`
+/// Internally the client composes a `FlowStateMachine` (sign-in flows), a `RedirectLedger`
 /// (redirect exchanges), a `SessionLifecycle` (refresh rules) and an
 /// `AutoRefreshScheduler` (background refresh); see Docs/Architecture.md.
 ///
@@ -58,7 +58,7 @@ public actor AuthClient {
     nonisolated let gate: FlowEventGate
     nonisolated let lifecycle: SessionLifecycle
     nonisolated let scheduler: AutoRefreshScheduler
-    var flows = FlowTable()
+    var flows = FlowStateMachine()
     private var redirects = RedirectLedger()
     private var submits: [FlowID: (code: String, work: SharedWork<SignInStep>)] = [:]
     /// Redirect exchanges in flight, by the flow they continue (F9).
@@ -179,19 +179,12 @@ public actor AuthClient {
     public func signIn(with providerID: AuthProviderID, _ request: SignInRequest) async throws -> SignInStep {
         let provider = try self.provider(providerID)
         let flowID = FlowID.random()
-        flows.track(flowID, provider: providerID)
-        flows.noteStarted(flowID, provider: providerID)
-        if let previous = flows.takeStart(of: providerID) {
-            gate.cancel(previous.flowID, provider: providerID)
-            previous.task.cancel()
-            endFlow(previous.flowID, provider: providerID)
-        }
-        gate.publish(.flowStarted(summary: request.description), provider: providerID, flowID: flowID)
+        apply(flows.begin(flowID, provider: providerID, summary: request.description))
         let context = context(for: providerID, flowID: flowID)
-        // Unstructured so a newer start can cancel it; owned by the flow table and awaited
+        // Unstructured so a newer start can cancel it; owned by the flow state machine and awaited
         // right here, so it ends before this call returns (cancelled with the caller).
         let task = Task { try await provider.start(request, context: context) }
-        flows.beginStart(flowID, task: task, provider: providerID)
+        flows.startRunning(flowID, provider: providerID, task: task)
         let result: Result<SignInStep, any Error>
         do {
             result = .success(
@@ -203,7 +196,7 @@ public actor AuthClient {
         } catch {
             result = .failure(error)
         }
-        flows.endStart(flowID, provider: providerID)
+        flows.startReturned(flowID, provider: providerID)
         defer { gate.forget(flowID) }
         let cancelledFlow = gate.isCancelled(flowID)
         if cancelledFlow || Task.isCancelled {
@@ -248,39 +241,33 @@ public actor AuthClient {
     public func submit(_ answer: ChallengeAnswer, for challenge: Challenge) async throws -> SignInStep {
         let providerID = challenge.provider
         let provider = try self.provider(providerID)
-        // F7: a challenge decoded from an earlier process is new to this client's flow table; from
-        // now on a sign-out of its provider abandons it like a flow started here.
-        flows.track(challenge.flowID, provider: providerID)
         while true {
-            try flows.refuseIfAbandoned(challenge)
-            if let kept = flows.unsavedSession(challenge.flowID) {
+            refreshPending(providerID)
+            // A challenge decoded from an earlier process becomes known here; from now on a
+            // sign-out abandons it like a flow started in this process (F2).
+            let current: Challenge
+            switch flows.submission(for: challenge, now: time.now, judgeHeldChallenge: mutations.judgeHeldChallenge) {
+            case .refused(let error):
+                throw error
+            case .retryWrite(let session, let kept):
                 let normalized = try normalizedAnswer(answer, for: challenge)
-                guard kept.answer == nil || kept.answer == normalized.rawCode else { throw Self.finished(providerID) }
-                return try await persist(kept.session, flowID: challenge.flowID, answer: kept.answer)
-            }
-            if let done = flows.finishedFlow(challenge.flowID) {
+                guard kept == nil || kept == normalized.rawCode else {
+                    throw FlowStateMachine.finishedError(providerID)
+                }
+                return try await persist(session, flowID: challenge.flowID, answer: kept)
+            case .finished(let session, let finishedBy):
                 // F9: a flow that a redirect (its magic link) finished answers a code with that
                 // session: the same flow, the same user, already signed in.
-                if done.answer == nil && !mutations.noCodeLinkOrdering { return .signedIn(done.session) }
-                guard let expected = done.answer, (try? normalizedAnswer(answer, for: challenge).rawCode) == expected
-                else {
-                    throw Self.finished(providerID)
+                if finishedBy == nil && !mutations.noCodeLinkOrdering { return .signedIn(session) }
+                guard let finishedBy, (try? normalizedAnswer(answer, for: challenge).rawCode) == finishedBy else {
+                    throw FlowStateMachine.finishedError(providerID)
                 }
-                return .signedIn(done.session)
-            }
-            // F5: a resend keeps the flow's identity: the challenge value the app held before the
-            // resend still addresses the live flow, with the expiry the resend gave it.
-            if live(challenge).isExpired(at: time.now) {
-                flows.clearPending(providerID, flow: challenge.flowID)
-                endFlow(challenge.flowID, provider: providerID)
-                gate.publish(.flowExpired, provider: providerID, flowID: challenge.flowID)
+                return .signedIn(session)
+            case .expired(let effects):
+                apply(effects)
                 throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
-            }
-            refreshPending(providerID)
-            let current = flows.pending(providerID, flow: challenge.flowID) ?? challenge
-            if flows.isExhausted(challenge.flowID) || (current.attemptsRemaining.map { $0 <= 0 } ?? false) {
-                throw AuthError(
-                    .attemptsExhausted, "no attempts remain; start again", provider: providerID, attemptsRemaining: 0)
+            case .open(let live):
+                current = live
             }
             let normalized = try normalizedAnswer(answer, for: current)
             // F9: the flow's magic link is being exchanged: its grant and this code are one
@@ -307,19 +294,6 @@ public actor AuthClient {
         }
     }
 
-    /// The newest challenge of `challenge`'s flow this client holds (F5): the pending one of the
-    /// same flow, else `challenge` itself.
-    private func live(_ challenge: Challenge) -> Challenge {
-        guard !mutations.judgeHeldChallenge, let pending = flows.pending(challenge.provider, flow: challenge.flowID)
-        else { return challenge }
-        return pending
-    }
-
-    private static func finished(_ provider: AuthProviderID) -> AuthError {
-        AuthError(
-            .challengeNotPending, "this sign-in already finished with another answer; start again", provider: provider)
-    }
-
     /// The provider call of one submit, shared by every caller of the same code.
     private func respond(
         _ provider: any AuthProvider, to current: Challenge, with normalized: ChallengeAnswer, for challenge: Challenge
@@ -339,24 +313,7 @@ public actor AuthClient {
             throw CancellationError()
         } catch {
             let error = normalize(error, provider: providerID).withoutEcho(of: normalized.rawCode)
-            switch error.code {
-            case .invalidCode:
-                flows.noteWrongCode(providerID, flow: flowID, reported: error.attemptsRemaining)
-                gate.publish(
-                    .codeRejected(attemptsRemaining: error.attemptsRemaining), provider: providerID, flowID: flowID)
-                if error.attemptsRemaining == 0 {
-                    gate.publish(.attemptsExhausted, provider: providerID, flowID: flowID)
-                }
-            case .attemptsExhausted:
-                flows.exhaust(flowID, provider: providerID)
-                endFlow(flowID, provider: providerID)
-                gate.publish(.attemptsExhausted, provider: providerID, flowID: flowID)
-            case .expired:
-                flows.clearPending(providerID, flow: flowID)
-                endFlow(flowID, provider: providerID)
-                gate.publish(.flowExpired, provider: providerID, flowID: flowID)
-            default: break
-            }
+            apply(flows.answerRefused(flowID, provider: providerID, error: error))
             throw error
         }
         // F6: the provider answered, so the code is spent and the server issued what it issued;
@@ -366,16 +323,12 @@ public actor AuthClient {
             gate.cancel(flowID, provider: providerID)
             throw CancellationError()
         }
-        // Signed out or cancelled while the provider answered: keep nothing of this flow, and
-        // revoke the session the server issued for it (as F7 does for one already saved), so no
-        // live refresh token outlives the sign-out.
-        do {
-            try flows.refuseIfAbandoned(challenge)
-        } catch {
-            if case .signedIn(let issued) = step {
-                _ = await revokeRemotely(issued, with: provider)
-            }
-            throw error
+        // F2: signed out or cancelled while the provider answered: keep nothing of this flow, and
+        // revoke the session the server issued for it, so no live refresh token outlives the
+        // sign-out.
+        if flows.isAbandoned(flowID) {
+            if case .signedIn(let issued) = step { _ = await revokeRemotely(issued, with: provider) }
+            throw FlowStateMachine.abandonedError(providerID)
         }
         return try await accept(step, provider: providerID, flowID: flowID, answer: normalized.rawCode)
     }
@@ -406,10 +359,10 @@ public actor AuthClient {
         guard let provider = try self.provider(providerID) as? any ResendableProvider else {
             throw AuthError(.unsupported, "this provider cannot resend codes", provider: providerID)
         }
-        try flows.refuseIfAbandoned(challenge)
+        if flows.isAbandoned(challenge.flowID) { throw FlowStateMachine.abandonedError(providerID) }
         let now = time.now
         // F5: judged by the flow's newest challenge (a value held from before a resend is the same flow).
-        let challenge = live(challenge)
+        let challenge = mutations.judgeHeldChallenge ? challenge : flows.live(challenge)
         if challenge.isExpired(at: now) {
             throw AuthError(.expired, "the challenge expired; start again", provider: providerID)
         }
@@ -426,8 +379,7 @@ public actor AuthClient {
         } catch {
             throw normalize(error, provider: providerID)
         }
-        flows.setPending(updated)
-        gate.publish(.challengeIssued(updated), provider: providerID, flowID: updated.flowID)
+        apply(flows.challengeIssued(updated))
         return updated
     }
 
@@ -459,22 +411,23 @@ public actor AuthClient {
         if let flowID = redirects.completedFlow(key) {
             // A re-delivered redirect replays its result without a network call: the session
             // (finishing an interrupted store write first), or the further step still pending.
-            if let kept = flows.unsavedSession(flowID) {
-                return try await persist(kept.session, flowID: flowID, answer: kept.answer)
+            switch flows.redirectReplay(of: flowID, provider: providerID) {
+            case .retryWrite(let session, let answer)?:
+                return try await persist(session, flowID: flowID, answer: answer)
+            case .session(let session)?: return .signedIn(session)
+            case .challenge(let next)?: return .challenge(next)
+            case nil: break
             }
-            if let done = flows.finishedFlow(flowID) { return .signedIn(done.session) }
-            if let next = flows.pending(providerID, flow: flowID) { return .challenge(next) }
         }
         if !mutations.noRedirectSingleFlight, let running = redirects.inFlight(key) {
             return try await running.value()
         }
         let pendingChallenge = flows.pending(providerID) ?? resuming.flatMap { $0.provider == providerID ? $0 : nil }
         if flows.pending(providerID) == nil, let resumed = pendingChallenge {
-            flows.noteStarted(resumed.flowID, provider: providerID)
+            flows.resume(resumed)
         }
         if let pendingChallenge, pendingChallenge.isExpired(at: time.now) {
-            flows.clearPending(providerID, flow: pendingChallenge.flowID)
-            gate.publish(.flowExpired, provider: providerID, flowID: pendingChallenge.flowID)
+            apply(flows.expire(pendingChallenge.flowID, provider: providerID))
             throw AuthError(.expired, "the sign-in link expired; start again", provider: providerID)
         }
         // F9: a submit of the same flow's code is in flight: wait for it, then answer with what
@@ -488,23 +441,23 @@ public actor AuthClient {
                 // same answer the code got (finishing a failed store write first), rather than
                 // spending the grant a second time. A wrong code spent nothing: the link goes on.
                 try Task.checkCancellation()
-                if let kept = flows.unsavedSession(flow) {
-                    return try await persist(kept.session, flowID: flow, answer: kept.answer)
+                if case .unsaved(let session, let answer)? = flows.state(of: flow) {
+                    return try await persist(session, flowID: flow, answer: answer)
                 }
                 throw error
             } catch {
                 // A wrong code (or a cancelled submit) leaves the link its own exchange.
             }
             try Task.checkCancellation()
-            if let done = flows.finishedFlow(flow) { return .signedIn(done.session) }
+            if case .finished(let session, _)? = flows.state(of: flow) { return .signedIn(session) }
             return try await handleRedirect(url, resuming: resuming)
         }
         // F9: the flow's code already signed in on the server but the store write failed: the
         // link finishes that write instead of spending the flow's grant again.
-        if let pendingChallenge, let kept = flows.unsavedSession(pendingChallenge.flowID),
+        if let pendingChallenge, case .unsaved(let session, let answer)? = flows.state(of: pendingChallenge.flowID),
             !mutations.noCodeLinkOrdering
         {
-            return try await persist(kept.session, flowID: pendingChallenge.flowID, answer: kept.answer)
+            return try await persist(session, flowID: pendingChallenge.flowID, answer: answer)
         }
         let flowID = pendingChallenge?.flowID ?? FlowID.random()
         // Unstructured so concurrent deliveries share it; owned by the redirect ledger (entered
@@ -572,32 +525,32 @@ public actor AuthClient {
         }
         var challenge = updated
         challenge.provider = provider
-        flows.setPending(challenge)
+        flows.challengeUpdated(challenge)
     }
 
-    /// Tells the provider a flow ended and drops what the client kept for it.
-    private func endFlow(_ flowID: FlowID, provider: AuthProviderID) {
-        gate.forgetChallenges(of: flowID)
-        providers[provider]?.flowEnded(flowID)
+    /// Carries out what a transition of the flow state machine asks, in order, without suspending.
+    func apply(_ effects: FlowEffects) {
+        let provider = effects.provider
+        for effect in effects.list {
+            switch effect {
+            case .publish(let kind, let flowID): gate.publish(kind, provider: provider, flowID: flowID)
+            case .announce(let kind, let flowID, let session):
+                gate.publishState(kind, provider: provider, flowID: flowID, session: session)
+            case .cancelEvents(let flowID): gate.cancel(flowID, provider: provider)
+            case .cancelStart(let task): task.cancel()
+            case .end(let flowID):
+                gate.forgetChallenges(of: flowID)
+                providers[provider]?.flowEnded(flowID)
+            case .scheduleRefresh(let restart): scheduleRefresh(of: provider, restart: restart)
+            }
+        }
     }
 
     /// Abandons `provider`'s pending flow (and its start in flight): publishes `flowCancelled`
-    /// once; later events of that flow are dropped.
+    /// once; later events of that flow are dropped. A flow whose session is already being saved
+    /// is past cancelling and finishes (rule F7).
     public func cancelFlow(for provider: AuthProviderID) {
-        if let starting = flows.takeStart(of: provider) {
-            flows.abandon(starting.flowID)
-            gate.cancel(starting.flowID, provider: provider)
-            starting.task.cancel()
-            endFlow(starting.flowID, provider: provider)
-        }
-        // F7: a flow whose session is being saved is past cancelling: it finishes.
-        if let pending = flows.pending(provider), !flows.isPersisting(pending.flowID),
-            let challenge = flows.takePending(provider)
-        {
-            flows.abandon(challenge.flowID)
-            gate.cancel(challenge.flowID, provider: provider)
-            endFlow(challenge.flowID, provider: provider)
-        }
+        apply(flows.cancel(provider))
     }
 
     private func accept(_ step: SignInStep, provider: AuthProviderID, flowID: FlowID, answer: String?) async throws
@@ -606,8 +559,7 @@ public actor AuthClient {
         switch step {
         case .challenge(var challenge):
             challenge.provider = provider
-            flows.setPending(challenge)
-            gate.publish(.challengeIssued(challenge), provider: provider, flowID: challenge.flowID)
+            apply(flows.challengeIssued(challenge))
             return .challenge(challenge)
         case .signedIn(let session):
             // L8: a session is stored under the provider that produced it; one naming another
@@ -636,12 +588,11 @@ public actor AuthClient {
         // L13: the save and the event that announces it are one step of this provider's state.
         let turn = await lifecycle.writes.turn(providerID)
         defer { turn.end() }
-        if !mutations.noAbandonBeforeSave, flows.isAbandoned(flowID, provider: providerID) {
+        guard flows.beginPersisting(flowID, provider: providerID, ignoringAbandonment: mutations.noAbandonBeforeSave)
+        else {
             turn.end()
             try await refuseAbandoned(session, flowID: flowID)
         }
-        flows.beginPersisting(flowID)
-        defer { flows.endPersisting(flowID) }
         do {
             try await store.save(session)
         } catch {
@@ -652,54 +603,45 @@ public actor AuthClient {
                 }
                 ?? AuthError(
                     .storageFailure, "the session could not be saved", provider: session.provider, underlying: error)
-            if flows.isSignedOut(flowID, provider: providerID) {
-                // F7: a sign-out arrived during a save that failed, and waits for this turn; nothing
-                // is kept for a retry. What the store holds decides: a write that landed before the
-                // store threw (`FileSessionStore.save` when only the directory sync fails) is a
-                // stored session, announced like any other, which the sign-out then removes; a write
-                // that did not land leaves the issued session to revoke.
+            switch flows.saveFailed(flowID, provider: providerID, session: session, answer: answer, failure: failure) {
+            case .keptForRetry(let effects):
+                apply(effects)
+                throw failure
+            case .signedOut:
+                // F7: a sign-out arrived during a save that failed, and waits for this turn. What
+                // the store holds decides: a write that landed before the store threw
+                // (`FileSessionStore.save` when only the directory sync fails) is a stored session,
+                // announced like any other, which the sign-out then removes; a write that did not
+                // land leaves the issued session to revoke.
                 let landed = (try? await store.load(for: providerID))?.isSameVersion(as: session) ?? false
                 if !landed {
                     turn.end()
                     try await refuseAbandoned(session, flowID: flowID)
                 }
-            } else {
-                flows.keepUnsaved(session, answer: answer, flow: flowID)
-                gate.publish(.storageFailed(failure), provider: session.provider, flowID: flowID)
-                throw failure
             }
         }
-        if flows.isSignedOut(flowID, provider: providerID) {
-            // F7: a sign-out arrived during the save and removes this session next: nothing of the
-            // flow is kept to replay (a second delivery of its link, the same code again).
-            flows.abandon(flowID)
-            flows.clearPending(providerID, flow: flowID)
-        } else {
-            flows.finish(flowID, session: session, answer: answer)
-        }
-        endFlow(flowID, provider: session.provider)
-        gate.publishState(.signedIn(session), provider: session.provider, flowID: flowID, session: session)
-        scheduleRefresh(of: session.provider, restart: true)
+        apply(flows.persisted(flowID, session: session, answer: answer))
         return .signedIn(session)
     }
 
     /// F2/F7: refuses `session`, issued for a flow that a sign-out or `cancelFlow` abandoned before
-    /// its save began: nothing is stored, the issued session is revoked on the server in a task of
-    /// its own with the sign-out's bound (``AuthClient/remoteSignOutTimeout``; a cancelled caller
-    /// does not cancel it). Always throws: `challengeNotPending` (signed out) or
-    /// `CancellationError` (cancelled).
+    /// its save began (or whose save failed while a sign-out waited): nothing is stored, the issued
+    /// session is revoked on the server in a task of its own with the sign-out's bound
+    /// (``AuthClient/remoteSignOutTimeout``; a cancelled caller does not cancel it). Always throws:
+    /// `challengeNotPending` (signed out) or `CancellationError` (cancelled).
     private func refuseAbandoned(_ session: AuthSession, flowID: FlowID) async throws -> Never {
         let providerID = session.provider
-        let signedOut = flows.isSignedOut(flowID, provider: providerID)
-        flows.abandon(flowID)
-        endFlow(flowID, provider: providerID)
+        let (effects, reason) = flows.refused(flowID, provider: providerID)
+        apply(effects)
         if let adapter = providers[providerID] { _ = await revokeRemotely(session, with: adapter) }
-        if signedOut {
+        switch reason {
+        case .signedOut:
             throw AuthError(
                 .challengeNotPending, "signed out while this sign-in was finishing; nothing was kept",
                 provider: providerID)
+        case .cancelled:
+            throw CancellationError()
         }
-        throw CancellationError()
     }
 
     nonisolated func normalize(_ error: any Error, provider: AuthProviderID) -> AuthError {

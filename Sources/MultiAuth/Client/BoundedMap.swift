@@ -14,6 +14,9 @@ struct BoundedMap<Key: Hashable, Value> {
     /// The remembered values.
     var allValues: Dictionary<Key, Value>.Values { values.values }
 
+    /// The remembered entries (a copy: the map may change while they are visited).
+    var entries: [Key: Value] { values }
+
     /// Sets `value` for `key` (a new key goes to the back of the order).
     /// - Returns: The oldest entry, when keeping `key` pushed it out.
     @discardableResult

@@ -37,8 +37,9 @@ import Foundation
 ///   one: the conditional remove then finds the newer session and the outcome is
 ///   ``Outcome/superseded(_:)`` with it — never a sign-out.
 ///
-/// Concurrency: a lock-protected table of refresh tasks; refreshes run in unstructured tasks
-/// owned by that table (removed when they finish), never cancelled by a single caller.
+/// Concurrency: what it keeps per provider is a ``SessionStateMachine`` under a lock (the refresh
+/// tasks in flight among it); refreshes run in unstructured tasks owned by that machine (removed
+/// when they finish), never cancelled by a single caller.
 final class SessionLifecycle: @unchecked Sendable {
     /// What a refresh came to, shared by every caller that joined it.
     enum Outcome: Sendable {
@@ -56,22 +57,12 @@ final class SessionLifecycle: @unchecked Sendable {
         case cancelled
     }
 
-    private struct Key: Hashable {
-        let provider: AuthProviderID
-        let credential: String
-    }
-
-    /// A refreshed session the store did not take (L9) and the stored version it replaces.
-    struct Unsaved: Sendable {
-        let replaces: AuthSession
-        let newest: AuthSession
-    }
-
     private let lock = NSLock()
     /// Orders this client's state writes and their events per provider (L13).
     let writes = StateWriteLock()
-    private var refreshes: [Key: Task<Outcome, Never>] = [:]
-    private var unsaved: [AuthProviderID: Unsaved] = [:]
+    /// What this client keeps in memory per provider: unsaved refreshes, refreshes in flight,
+    /// sign-outs holding the write turn. Read and moved under `lock`.
+    private var machine = SessionStateMachine()
     private var callers = 0
     private var mutations = ClientMutations()
     let store: any SessionStore
@@ -86,7 +77,29 @@ final class SessionLifecycle: @unchecked Sendable {
     var callersInFlight: Int { lock.locked { callers } }
 
     /// Refreshes in flight.
-    var refreshesInFlight: Int { lock.locked { refreshes.count } }
+    var refreshesInFlight: Int { lock.locked { machine.refreshesInFlight } }
+
+    /// Moves the session state machine (under the lock) and returns what the transition returned.
+    func transition<Result>(_ body: (inout SessionStateMachine) -> Result) -> Result {
+        lock.locked { body(&machine) }
+    }
+
+    /// Publishes what a transition asks, in order. Returns `false` when an end the effects asked
+    /// to announce was already announced.
+    @discardableResult
+    func publish(_ effects: SessionEffects) -> Bool {
+        var announced = true
+        for effect in effects.list {
+            switch effect {
+            case .publish(let kind): gate.publish(kind, provider: effects.provider, flowID: nil)
+            case .announce(let kind, let session):
+                gate.publishState(kind, provider: effects.provider, flowID: nil, session: session)
+            case .announceEndUnlessAnnounced(let kind):
+                announced = gate.publishEndUnlessAnnounced(kind, provider: effects.provider)
+            }
+        }
+        return announced
+    }
 
     /// Sets the test seams (mutation checks).
     func setMutations(_ mutations: ClientMutations) {
@@ -96,23 +109,11 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// The unsaved refreshed session that replaces `stored` (L9), if a failed write left one.
     func unsavedSession(replacing stored: AuthSession) -> AuthSession? {
-        lock.locked { unsaved[stored.provider].flatMap { $0.replaces.isSameVersion(as: stored) ? $0.newest : nil } }
+        lock.locked { machine.unsaved(replacing: stored) }
     }
 
     /// The newest version of `stored` this client holds: its unsaved refresh (L9), else itself.
-    func newest(of stored: AuthSession) -> AuthSession { unsavedSession(replacing: stored) ?? stored }
-
-    /// Forgets the unsaved session of `provider` (sign-out removed what it replaced).
-    func forgetUnsaved(_ provider: AuthProviderID) { lock.locked { unsaved[provider] = nil } }
-
-    /// Forgets `record` unless a newer one took its place.
-    private func drop(_ record: Unsaved) {
-        lock.locked {
-            if let current = unsaved[record.newest.provider], current.newest.isSameVersion(as: record.newest) {
-                unsaved[record.newest.provider] = nil
-            }
-        }
-    }
+    func newest(of stored: AuthSession) -> AuthSession { lock.locked { machine.newest(of: stored) } }
 
     /// Whether a refresh error means the provider ended the session (L3).
     static func isRevocation(_ error: AuthError) -> Bool {
@@ -126,18 +127,20 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// Refreshes `session` with `provider` (single-flight, L1) and applies the result (L2–L5).
     func refresh(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
-        let key = Key(provider: session.provider, credential: Self.refreshCredential(of: session))
+        let key = SessionStateMachine.RefreshKey(
+            provider: session.provider, credential: Self.refreshCredential(of: session))
         let task: Task<Outcome, Never> = lock.locked {
             callers += 1
-            if let running = refreshes[key] { return running }
-            // Unstructured so every concurrent caller awaits the same refresh; owned by
-            // `refreshes` and removed by itself when it completes; never cancelled by a caller.
+            if let running = machine.refresh(key) { return running }
+            // Unstructured so every concurrent caller awaits the same refresh; owned by the
+            // session state machine and removed by itself when it completes; never cancelled by a
+            // caller.
             let task = Task { [self] in
                 let outcome = await self.run(session, provider: provider, context: context)
-                lock.locked { refreshes[key] = nil }
+                lock.locked { machine.refreshEnded(key) }
                 return outcome
             }
-            refreshes[key] = task
+            machine.refreshBegan(key, task: task)
             return task
         }
         let outcome = await task.value
@@ -149,7 +152,7 @@ final class SessionLifecycle: @unchecked Sendable {
         let providerID = session.provider
         // L9: an unsaved refreshed session is written first, with no network call: its refresh
         // token is the newest, the stored one may already be rotated out.
-        if let record = lock.locked({ unsaved[providerID] }) {
+        if let record = lock.locked({ machine.keptRecord(providerID) }) {
             if let outcome = await retry(record, for: session) { return outcome }
         }
         // L2: a session that is no longer stored is not refreshed (its credential may be
@@ -206,33 +209,30 @@ final class SessionLifecycle: @unchecked Sendable {
     /// L9: writes the unsaved session of `record` in place of what it replaces. `nil`: the store
     /// holds something else now (a sign-in, a sign-out or another client's refresh), the
     /// record is dropped and the refresh goes on as usual.
-    private func retry(_ record: Unsaved, for session: AuthSession) async -> Outcome? {
+    private func retry(_ record: SessionStateMachine.Unsaved, for session: AuthSession) async -> Outcome? {
         let providerID = record.newest.provider
         await writes.acquire(providerID)
         defer { writes.release(providerID) }
         do {
             switch try await write(record.replaces, record.newest, provider: providerID) {
             case .written:
-                drop(record)
-                gate.publishState(
-                    .sessionRefreshed(record.newest), provider: providerID, flowID: nil, session: record.newest)
+                publish(transition { $0.unsavedSettled(record, written: record.newest) })
                 return record.newest.id == session.id ? .refreshed(record.newest) : .superseded(record.newest)
             case .conflict(let current):
-                drop(record)
                 if let current, current.isSameVersion(as: record.newest) {
                     // The failed write had landed (a store that wrote, then threw): the store
                     // holds the unsaved session, which was never announced. Announce it now.
-                    gate.publishState(
-                        .sessionRefreshed(current), provider: providerID, flowID: nil, session: current)
+                    publish(transition { $0.unsavedSettled(record, written: current) })
                     return current.id == session.id ? .refreshed(current) : .superseded(current)
                 }
+                publish(transition { $0.unsavedSettled(record, written: nil) })
                 return nil
             }
         } catch {
             let failure = AuthError(
                 .storageFailure, "the refreshed session could not be saved; it is kept and the write retried",
                 provider: providerID, underlying: error)
-            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
+            publish(transition { $0.storeFailed(providerID, failure: failure) })
             return .failed(failure)
         }
     }
@@ -265,7 +265,7 @@ final class SessionLifecycle: @unchecked Sendable {
         do {
             switch try await write(session, replacement, provider: providerID) {
             case .written:
-                gate.publishState(event, provider: providerID, flowID: nil, session: replacement)
+                publish(transition { $0.written(providerID, event: event, replacement: replacement) })
                 return outcome
             case .conflict(let current):
                 return .superseded(current)
@@ -275,9 +275,10 @@ final class SessionLifecycle: @unchecked Sendable {
             // L9: what the provider issued is kept for the next write; dropping it would make the
             // next refresh spend a rotated-out refresh token and end the session.
             if let replacement, !lock.locked({ mutations.noUnsavedRefresh }) {
-                lock.locked { unsaved[providerID] = Unsaved(replaces: session, newest: replacement) }
+                publish(transition { $0.writeFailed(replaces: session, newest: replacement, failure: failure) })
+            } else {
+                publish(transition { $0.storeFailed(providerID, failure: failure) })
             }
-            gate.publish(.storageFailed(failure), provider: providerID, flowID: nil)
             return .failed(failure)
         }
     }
