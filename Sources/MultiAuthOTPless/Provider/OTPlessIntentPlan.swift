@@ -36,6 +36,7 @@ struct OTPlessIntentPlan: Sendable {
     static func expirySeconds(_ raw: String) -> Int? {
         let text = raw.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            // wire-number: a String of at most 12 ASCII digits, parsed (nil on overflow), not converted.
             let seconds = Int(text), seconds >= 1, seconds <= maximumExpirySeconds
         else { return nil }
         return seconds
