@@ -99,8 +99,8 @@ struct TruecallerRealServerTests {
         #expect(error?.providerCode == raw, "\(body)")
     }
 
-    /// TrueSDK's EU list (`NSURL+TrueSDK.m` `euCountryCodes`, Docs/Providers/Truecaller.md,
-    /// "Configuration"), written out here as the SDK has it: 44 codes.
+    /// TrueSDK's EU list (Docs/Providers/Truecaller.md, "Configuration"), written out here as the
+    /// SDK has it: 44 codes.
     static let trueSDKEuropeanCodes: Set<String> = [
         "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
         "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "UK", "GB", "IS", "LI", "NO", "CH", "AD", "FO", "GI",
