@@ -21,6 +21,9 @@ A block without a marker, a marker naming a missing file, or a block whose text 
 its sample fails the check, so changing one character of a block without changing its
 compiled copy fails CI.
 
+A sign-in loop (`while case .challenge`) must also catch a wrong or mistyped code inside the
+loop (`error.asksForTheCodeAgain`), so no sample ends a sign-in at the first wrong code.
+
 Usage: python3 Scripts/check_doc_blocks.py [--list]
 """
 import difflib
@@ -115,6 +118,10 @@ def main():
                 failures.append(f"{where}: swift block without a marker; put <!-- sample: Docs/Samples/<file>.swift --> "
                                 "or <!-- fragment: reason --> on the line above the fence")
                 continue
+            text = "\n".join(body)
+            if "while case .challenge" in text and "asksForTheCodeAgain" not in text:
+                failures.append(f"{where}: a sign-in loop without a wrong-code catch inside it; catch "
+                                "`let error as AuthError where error.asksForTheCodeAgain` around the submit")
             if kind == "fragment":
                 if not argument:
                     failures.append(f"{where}: a fragment needs a reason: <!-- fragment: why it is not compiled -->")

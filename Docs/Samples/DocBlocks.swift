@@ -24,7 +24,7 @@ func readmeTour(
     var step = try await client.signIn(with: .dynamic, .email(email))
     while case .challenge(let challenge) = step {                         // code sent: ask the user
         do { step = try await client.submit(ChallengeAnswer(code: typed()), for: challenge) }
-        catch let error as AuthError where error.code == .invalidCode { continue }   // still usable
+        catch let error as AuthError where error.asksForTheCodeAgain { continue }    // wrong or mistyped: ask again
     }
     if case .signedIn(let session) = step { print(session) }              // persisted; tokens redacted
     let fresh = try await client.validSession(for: .dynamic)              // refreshes once for all callers

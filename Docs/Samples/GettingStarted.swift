@@ -17,7 +17,11 @@ func runItAgainstTheSandbox() async throws -> AuthState {
     var step = try await client.signIn(with: .dynamic, .email(email))
     while case .challenge(let challenge) = step {      // the backend "sent" a code to the sandbox inbox
         let code = world.inbox.latest(for: email.identityKey, channel: .email)?.code ?? ""
-        step = try await client.submit(ChallengeAnswer(code: code), for: challenge)
+        do {
+            step = try await client.submit(ChallengeAnswer(code: code), for: challenge)
+        } catch let error as AuthError where error.asksForTheCodeAgain {
+            print(error.localizedDescription)          // a person would type the code again
+        }
     }
     if case .signedIn(let session) = step {
         print("signed in as \(session.user)")          // tokens are redacted in every rendering
@@ -40,8 +44,8 @@ func signInWithEmail(_ client: AuthClient, address: String, typedCode: (Challeng
     while case .challenge(let challenge) = step {                // a code was sent; maybe a further step
         do {
             step = try await client.submit(ChallengeAnswer(code: try await typedCode(challenge)), for: challenge)
-        } catch let error as AuthError where error.code == .invalidCode {
-            continue                                             // same challenge, attempts left: ask again
+        } catch let error as AuthError where error.asksForTheCodeAgain {
+            continue                                             // wrong or mistyped: same challenge, ask again
         }
     }
     guard case .signedIn(let session) = step else { fatalError("unreachable") }
@@ -54,6 +58,20 @@ struct GettingStartedSample {
         let state = try await runItAgainstTheSandbox()
         #expect(state.sessions[.dynamic]?.isExpired == false)
         #expect(state.sessions[.dynamic]?.session.user.email?.identityKey == "ada@example.com")
+    }
+
+    /// §4's loop asks again after a wrong code and after a mistyped one (a space and a digit
+    /// missing: refused locally, no attempt used), then signs in: neither ends the sign-in.
+    @Test func aWrongAndAMistypedCodeAreAskedForAgainInsideTheLoop() async throws {
+        let sandbox = Sandbox(seed: 2)
+        sandbox.register(try DynamicBackend(), host: DynamicBackend.defaultHost)
+        let client = try makeClient(sandbox: sandbox, store: InMemorySessionStore())
+        let typed = LockedQueue(["000000", "12 34"])
+        let session = try await signInWithEmail(client, address: "ada@example.com") { _ in
+            typed.next() ?? sandbox.inbox.latest(for: "ada@example.com", channel: .email)!.code!
+        }
+        #expect(session.user.email?.identityKey == "ada@example.com")
+        #expect(typed.taken == 2)
     }
 
     @Test func emailOTPSignInPersistsAndPublishes() async throws {
@@ -78,4 +96,25 @@ struct GettingStartedSample {
         #expect(names == ["flowStarted", "deliveryStatus", "challengeIssued", "signedIn"])
         #expect(!"\(session)".contains(session.credentials.accessToken!))   // descriptions redact tokens
     }
+}
+
+/// What a person types, one answer at a time (the test's keyboard).
+final class LockedQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String]
+    private var count = 0
+
+    init(_ items: [String]) { self.items = items }
+
+    /// The next typed answer, or `nil` when the person has typed them all.
+    func next() -> String? {
+        lock.withLock {
+            guard !items.isEmpty else { return nil }
+            count += 1
+            return items.removeFirst()
+        }
+    }
+
+    /// How many answers were typed.
+    var taken: Int { lock.withLock { count } }
 }

@@ -48,7 +48,7 @@ func otplessSetUp() throws -> (AuthClient, OTPlessProvider, Sandbox) {
     let provider = try OTPlessProvider(configuration: .production(
         appID: "YOURAPPID",                                  // public; names the scheme otpless.yourappid
         packageName: Bundle.main.bundleIdentifier!,          // empty → .configuration
-        preferredChannels: [.whatsapp, .sms],                // SmartAuth order when the system chooses
+        preferredChannels: [.whatsapp, .sms],                // checked locally only: the dashboard sets the real order
         enabledChannels: [.whatsapp, .sms, .email, "google"])) // optional: makes 4003 a local check
     let client = try AuthClient(providers: [provider], transport: URLSessionTransport()) // no cellular path: no SNA
     // Apple platforms: transport: CellularTransport() (MultiAuthHTTP, Network framework) adds the path SNA needs

@@ -5,7 +5,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 
 extension BuiltInConformance {
-    /// `DynamicProvider` (``/MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:)``)
+    /// `DynamicProvider` (``/MultiAuthDynamic/DynamicConfiguration/sandbox(environmentID:sessionPublicKey:)``)
     /// against `DynamicBackend`.
     public static func dynamic() -> ProviderConformance {
         ProviderConformance(provider: { _ in DynamicProvider(configuration: try .sandbox()) }, harness: .dynamic())

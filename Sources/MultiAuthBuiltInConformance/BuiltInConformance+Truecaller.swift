@@ -89,7 +89,10 @@ extension ConformanceHarness {
                 BuiltInConformance.truecallerError(
                     "attempt limit", .submit, 429, 4290, "Too many attempts", retryAfter: 300, .rateLimited),
                 BuiltInConformance.truecallerError("invalid name", .submit, 400, 18, "Invalid name", .invalidInput),
-                BuiltInConformance.truecallerError("unknown code", .submit, 400, 7777, "?", .generic),
+                // A refused verify is a wrong code whatever its code (the real one is unpublished);
+                // an unknown code elsewhere stays generic (Docs/Providers/Truecaller.md, "Error table").
+                BuiltInConformance.truecallerError("unknown code on verify", .submit, 400, 7777, "?", .invalidCode),
+                BuiltInConformance.truecallerError("unknown code on create", .start, 400, 7777, "?", .generic),
             ],
             // Expiry is relative (`tokenTtl` seconds from the local clock), so any server offset works.
             serverClockTolerance: .seconds(300),

@@ -46,9 +46,27 @@ enum CLI {
     /// What `multiauth --version` prints: the tool's name and the library's version.
     static var versionLine: String { "multiauth \(SemanticVersion.multiAuth)" }
 
+    /// What `multiauth version --help` prints: the version command's own usage.
+    static var versionHelp: String {
+        """
+        Usage: multiauth version
+               multiauth --version
+
+        Prints the tool's name and MultiAuth's version, e.g. '\(versionLine)'.
+
+        Exit codes:
+           0  success
+           2  an argument other than --help
+        """
+    }
+
     static func main(_ argv: [String]) async -> Int32 {
         var argv = argv
         if let first = argv.first, ["--version", "version"].contains(first) {
+            if argv.count == 2, ["--help", "-h"].contains(argv[1]) {
+                Terminal.out(versionHelp)
+                return ExitCode.ok
+            }
             guard argv.count == 1 else {
                 Terminal.err("multiauth \(first): takes no arguments")
                 return ExitCode.usage
@@ -68,7 +86,10 @@ enum CLI {
             if ["--help", "-h"].contains(argv[1]) {
                 Terminal.out(helpHelp(known))
                 return ExitCode.ok
-            } else if ["help", "version"].contains(argv[1]) {
+            } else if argv[1] == "version" {
+                Terminal.out(versionHelp)
+                return ExitCode.ok
+            } else if argv[1] == "help" {
                 argv = ["help"]
             } else if known.contains(argv[1]) {
                 argv = [argv[1], "--help"]

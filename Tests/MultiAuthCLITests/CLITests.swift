@@ -55,6 +55,18 @@ struct CLITests {
         #expect(try CLI.run(["--help"]).stdout.contains("--version"))
     }
 
+    /// `version` answers `--help` like every other command (exit 0, its usage), and still
+    /// refuses other arguments (exit 2).
+    @Test func versionHelpIsItsUsage() throws {
+        for arguments in [["version", "--help"], ["version", "-h"], ["--version", "--help"], ["help", "version"]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.contains("Usage: multiauth version"), "\(arguments): \(result.stdout)")
+            #expect(result.stderr.isEmpty, "\(arguments)")
+        }
+        #expect(try CLI.run(["version", "extra"]).status == 2)
+    }
+
     @Test func helpAsAWordShowsACommandsHelp() throws {
         for arguments in [["demo", "help"], ["help", "demo"]] {
             let result = try CLI.run(arguments)
@@ -131,6 +143,24 @@ struct CLITests {
         #expect(!expired.stdout.contains("c2ln"))
         #expect(try CLI.run(["jwt", "eyJhY.eyJhY", "--any-audience"]).status == 2)
         #expect(try CLI.run(["jwt", "a.b", "--json", "--any-audience"]).stdout.contains(#""valid":false"#))
+    }
+
+    /// The audience line reads as words, never as the enum's raw rendering
+    /// (`expected(my-app)`, `anyAudience`); `--json` carries the audience itself and whether it
+    /// was checked.
+    @Test func jwtPrintsTheAudienceInWords() throws {
+        let token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyIiwiZXhwIjoxNzAwMDAwMDAwfQ.c2ln"
+        let expected = try CLI.run(["jwt", token, "--time", "1700000000", "--audience", "my-app"])
+        #expect(expected.stdout.contains("audience   must name my-app"), "\(expected.stdout)")
+        let any = try CLI.run(["jwt", token, "--time", "1700000000", "--any-audience"])
+        #expect(any.stdout.contains("audience   not checked (--any-audience)"), "\(any.stdout)")
+        let json = try CLI.run(["jwt", token, "--time", "1700000000", "--audience", "my-app", "--json"])
+        #expect(json.stdout.contains(#""audience":"my-app""#) && json.stdout.contains(#""audienceChecked":true"#))
+        let anyJSON = try CLI.run(["jwt", token, "--time", "1700000000", "--any-audience", "--json"])
+        #expect(anyJSON.stdout.contains(#""audience":null"#) && anyJSON.stdout.contains(#""audienceChecked":false"#))
+        for output in [expected.stdout, any.stdout, json.stdout, anyJSON.stdout] {
+            #expect(!output.contains("expected(") && !output.contains("anyAudience"), "\(output)")
+        }
     }
 
     /// PyJWT-made ES256 token (kid ec-1, sub user-2, exp 1700003600.5, no aud) and its JWKS:

@@ -149,6 +149,34 @@ struct InteractiveDemoTerminalTests {
         }
     }
 
+    /// `wait` lets the code expire; the demo then asks about a new code at once, so the `y`
+    /// the person types answers that question and is never submitted as a code.
+    @Test(arguments: [false, true])
+    func afterWaitTheDemoAsksForANewCodeAndNeverSubmitsTheAnswerAsACode(_ answerYes: Bool) throws {
+        let terminal = try Self.demo("dynamic")
+        try terminal.expect("e-mail address [")
+        terminal.send("")
+        try terminal.expect("code (or 'resend'")
+        terminal.send("wait")
+        try terminal.expect("the code has expired")
+        try terminal.expect("Send a new code? [y/N]")
+        if answerYes {
+            terminal.send("y")
+            let delivered = try terminal.expect("code (or 'resend'")
+            #expect(delivered.contains("a new code was sent"))
+            terminal.send(try Self.deliveredCode(in: delivered))
+            try terminal.expect("✔ signed in")
+            #expect(try terminal.finish() == 0, "\(terminal.transcript)")
+        } else {
+            terminal.send("n")
+            try terminal.expect("no new code was sent")
+            #expect(try terminal.finish() == 1, "\(terminal.transcript)")
+        }
+        #expect(!terminal.transcript.contains("submit(code: y)"), "\(terminal.transcript)")
+        #expect(!terminal.transcript.contains("submit(code: n)"), "\(terminal.transcript)")
+        #expect(!terminal.transcript.contains("invalidCodeFormat"), "\(terminal.transcript)")
+    }
+
     @Test func theTOTPStepShowsTheSecretAndTheExactCommandThatComputesTheCode() throws {
         let terminal = try Self.demo("portal")
         try terminal.expect("Google account [")

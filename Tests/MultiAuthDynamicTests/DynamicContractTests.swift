@@ -19,12 +19,14 @@ struct DynamicContractTests {
     static let environment = DynamicBackend.defaultEnvironmentID
     static let code = "123456"
     static let token = "token-1"
+    /// The fixtures' embedded-wallet session public key (a compressed P-256 point, ours).
+    static let sessionPublicKey = "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
         #expect(
             Set(Self.fixtures.map(\.name)) == [
                 "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin",
-                "email-signin-captcha",
+                "email-signin-captcha", "email-signin-session-key",
                 "sms-signin", "refresh", "revoke",
             ])
     }
@@ -57,7 +59,10 @@ struct DynamicContractTests {
     /// the earlier steps with their fixtures' successes and the last step with `response`.
     static func adapterDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
         do {
-            let provider = DynamicProvider(configuration: try .production(environmentID: environment))
+            let provider = DynamicProvider(
+                configuration: try .production(
+                    environmentID: environment,
+                    sessionPublicKey: fixture.name.hasSuffix("session-key") ? sessionPublicKey : nil))
             let isSMS = fixture.name.hasPrefix("sms")
             let createName =
                 isSMS ? "sms-create" : fixture.name.hasSuffix("captcha") ? "email-create-captcha" : "email-create"
@@ -102,7 +107,7 @@ struct DynamicContractTests {
                     _ = try await provider.resend(challenge, channel: nil, context: context(transport))
                     return "challenge"
                 }
-            case "email-signin", "email-signin-captcha", "sms-signin":
+            case "email-signin", "email-signin-captcha", "email-signin-session-key", "sms-signin":
                 transport = ScriptedTransport([created.httpResponse(), last])
                 outcome = await run {
                     let challenge = try await provider.start(request, context: context(transport)).challenge!
@@ -183,7 +188,9 @@ struct DynamicContractTests {
                 bindings["token"] = token
             }
             switch fixture.name {
-            case "email-retry", "sms-retry", "email-signin", "email-signin-captcha", "sms-signin": try await create()
+            case "email-retry", "sms-retry", "email-signin", "email-signin-captcha", "email-signin-session-key",
+                "sms-signin":
+                try await create()
             case "refresh", "revoke": try await signIn()
             default: break
             }

@@ -56,6 +56,46 @@ struct DynamicWireTests {
         #expect(step.challenge?.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
     }
 
+    /// `sessionPublicKey` (embedded-wallet environments) goes where the SDK's request types
+    /// carry it: the code sign-in body, trimmed, and nowhere else; without one nothing is sent;
+    /// a blank one is refused before any request (Docs/Providers/Dynamic.md, "Flow").
+    @Test func theSessionPublicKeyIsSentOnSignInOnly() async throws {
+        let key = "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
+        let signedIn = ScriptedTransport.json(
+            200, #"{"jwt":"a.b.c","minifiedJwt":"a.b.c","expiresAt":1700007200,"user":{"id":"u-1"}}"#)
+        for configured in [key, "  \(key)\n", nil] {
+            let configuration = DynamicConfiguration(
+                environmentID: "env-123", baseURL: URL(string: "https://dyn.test/api/v0")!, sessionPublicKey: configured
+            )
+            let provider = DynamicProvider(configuration: configuration)
+            let stub = ScriptedTransport([
+                ScriptedTransport.json(201, #"{"verificationUUID":"v-1","email":"a@example.com"}"#), signedIn,
+            ])
+            let challenge = try #require(
+                try await provider.start(try .email("a@example.com"), context: context(stub)).challenge)
+            _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: context(stub))
+            #expect(try json(stub.requests[0]) == ["email": "a@example.com"])
+            var expected = ["verificationUUID": "v-1", "verificationToken": "123456"]
+            if configured != nil { expected["sessionPublicKey"] = key }
+            #expect(try json(stub.requests[1]) == expected, "\(String(describing: configured))")
+        }
+        for blank in ["", "  \n"] {
+            let provider = DynamicProvider(
+                configuration: DynamicConfiguration(
+                    environmentID: "env-123", baseURL: URL(string: "https://dyn.test/api/v0")!, sessionPublicKey: blank)
+            )
+            let stub = ScriptedTransport([])
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await provider.start(try .email("a@example.com"), context: context(stub))
+            }
+            #expect(error?.code == .configuration)
+            #expect(stub.requests.isEmpty)
+        }
+        #expect(throws: AuthError.self) {
+            try DynamicConfiguration.production(environmentID: "env", sessionPublicKey: " ")
+        }
+    }
+
     @Test func unsupportedRequestsMakeNoCall() async throws {
         let stub = ScriptedTransport([])
         for request in [

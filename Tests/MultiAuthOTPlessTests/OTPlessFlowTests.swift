@@ -84,6 +84,17 @@ struct OTPlessFlowTests {
         #expect(try await client.submit(ChallengeAnswer(code: code), for: resent).session != nil)
     }
 
+    /// The sandbox honors `preferredChannels` (sent only by sandbox configurations as
+    /// `clientMetaData.channels`): SMS first although the merchant lists WhatsApp first.
+    @Test func theSandboxHonorsThePreferredChannelOrder() async throws {
+        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.whatsapp, .sms]))
+        let provider = try world.provider { $0.preferredChannels = [.sms, .whatsapp] }
+        let challenge = try #require(try await provider.start(.phone(phone), context: world.context()).challenge)
+        provider.stopAllPolling()
+        #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
+        #expect(world.latest(phone.e164, channel: .sms)?.code != nil)
+    }
+
     @Test func aLinkFromAnAbandonedFlowOrAnotherAccountNeverSignsIn() async throws {
         let world = try TestWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
         let provider = try world.provider()

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthCrypto
 import MultiAuthOTPless
 import Testing
 
@@ -17,8 +18,25 @@ struct OTPlessLocalCheckTests {
         #expect(world.requestCount == 0)
     }
 
-    @Test(arguments: ["29", "901", "-5", "60.5", "soon"])
-    func expiryOutsideTheRangeIsRefusedLocally(_ expiry: String) async throws {
+    /// Only the form of `expiry` is checked locally; no providerCode, because the server did
+    /// not say so (its range is unknown).
+    @Test(arguments: ["-5", "60.5", "soon", "0", "", "1e3", "99999999999999999999"])
+    func anExpiryThatIsNotWholeSecondsIsRefusedLocally(_ expiry: String) async throws {
+        let world = try TestWorld()
+        let provider = try world.provider()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await provider.start(.email(email, options: ["expiry": expiry]), context: world.context())
+        }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.providerCode == nil)
+        #expect(world.requestCount == 0)
+    }
+
+    /// The 30…900 s range is a guess (Docs/Providers/OTPless.md, "Verified against"): an expiry
+    /// outside it reaches the server, which decides. The sandbox keeps the guess and answers
+    /// `7113`, the server's own code, so the refusal comes from the wire.
+    @Test(arguments: ["29", "901"])
+    func anExpiryOutsideTheGuessedRangeIsSentAndTheServerDecides(_ expiry: String) async throws {
         let world = try TestWorld()
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
@@ -26,7 +44,9 @@ struct OTPlessLocalCheckTests {
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.providerCode == "7113")
-        #expect(world.requestCount == 0)
+        let intent = try #require(world.requests(containing: "/transaction/intent/").first?.body)
+        let body = try #require(try JSONDecoder().decode(JSONValue.self, from: intent).objectValue)
+        #expect(body["expiry"] == .string(expiry))
     }
 
     @Test func aChannelTheMerchantDidNotEnableIsRefusedLocally() async throws {

@@ -236,7 +236,7 @@ struct PortalWireTests {
         // Any 401 is a wrong code whatever its body (the real SDK never reads 401 bodies); 409 is
         // a code already used in its step ([ASSUMPTION]).
         for (status, body, expected) in [
-            (401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode), (400, "{}", .invalidCode),
+            (401, #"{"error":"Invalid TOTP code"}"#, AuthError.Code.invalidCode),
             (401, #"{"error":"Unauthorized"}"#, .invalidCode), (401, "", .invalidCode),
             (401, "<html>nope</html>", .invalidCode), (409, #"{"error":"TOTP code already used"}"#, .codeAlreadyUsed),
             (500, "{}", .providerUnavailable),
@@ -288,6 +288,94 @@ struct PortalWireTests {
         #expect(TOTPEnrollment(otpauthURI: link).totpSecret == expected)
     }
 
+    /// PortalSwift reads only `unauthorized` (a `401`) as a refused code: a `400` on
+    /// `/totps/validations` is a bad request, which another code would not fix, so it must not
+    /// send the person back to "enter the current code" (Docs/Providers/Portal.md, "Errors").
+    @Test func aTOTP400IsABadRequestNotAWrongCode() async throws {
+        var state = ProviderState()
+        state["userJwt"] = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
+        let challenge = Challenge(
+            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
+        for body in ["{}", #"{"error":"Bad Request"}"#, ""] {
+            let transport = ScriptedTransport { _ in json(400, body) }
+            let error = await #expect(throws: AuthError.self) {
+                try await PortalTestBed.provider().respond(
+                    to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport))
+            }
+            #expect(error?.code != .invalidCode, "\(body)")
+            #expect(error?.code == .generic && error?.providerCode == "400", "\(body)")
+        }
+    }
+
+    /// A whitespace-only `clientSessionToken` or `endUserId` is refused as PortalSwift refuses
+    /// it (blank counts as absent), with a typed error, before the session exists: it is never
+    /// stored, and never sent as a bearer.
+    @Test func blankSessionTokensAndEndUserIDsAreRefusedBeforeAnyUse() async throws {
+        var magicState = ProviderState()
+        magicState["method"] = "EMAIL_MAGIC_LINK"
+        let pending = Challenge(
+            flowID: .random(), provider: .portal, kind: .magicLink(channel: .email),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: magicState)
+        let url = URL(string: PortalBackend.defaultRedirectURL + "?token=g1&authMethod=EMAIL_MAGIC_LINK")!
+        for (body, providerCode) in [
+            (#"{"data":{"endUserId":"u1","clientSessionToken":" \n "}}"#, "invalidGrantResponse"),
+            (#"{"data":{"endUserId":"  ","clientSessionToken":"cst"}}"#, "malformedResponse"),
+            (#"{"data":{"endUserId":"\t","clientSessionToken":"cst"}}"#, "malformedResponse"),
+        ] {
+            let transport = ScriptedTransport { _ in json(200, body) }
+            let error = await #expect(throws: AuthError.self) {
+                try await PortalTestBed.provider().handleRedirect(url, pending: pending, context: context(transport))
+            }
+            #expect(error?.code == .malformedResponse && error?.providerCode == providerCode, "\(body)")
+            #expect(transport.requests.count == 1)
+        }
+        var totpState = ProviderState()
+        totpState["userJwt"] = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
+        let totp = Challenge(
+            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
+            issuedAt: Date(timeIntervalSince1970: 0), providerState: totpState)
+        let blank = ScriptedTransport { _ in json(200, #"{"data":{"clientSessionToken":"   "}}"#) }
+        let error = await #expect(throws: AuthError.self) {
+            try await PortalTestBed.provider().respond(
+                to: totp, with: ChallengeAnswer(code: "123456"), context: context(blank))
+        }
+        #expect(error?.code == .malformedResponse)
+
+        // Through the client: nothing is stored.
+        let bed = try PortalTestBed()
+        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
+        let link = try #require(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        bed.sandbox.faults.add(
+            .status(200, headers: [:], body: Data(#"{"data":{"endUserId":" ","clientSessionToken":"cst"}}"#.utf8)),
+            host: PortalBackend.defaultHost, pathPrefix: "/api/v3/auth/magic-links/validations", repeat: .once)
+        await #expect(throws: AuthError.self) { _ = try await bed.client.handleRedirect(link) }
+        #expect(try await bed.client.session(for: .portal) == nil)
+    }
+
+    /// A redirect carrying a grant without `authMethod=EMAIL_MAGIC_LINK` or
+    /// `login_type=GOOGLE|APPLE` is ignored, as PortalSwift ignores it: not claimed, never
+    /// exchanged (it was exchanged as a magic link).
+    @Test func aRedirectWithoutAnAuthMethodIsIgnored() async throws {
+        let bed = try PortalTestBed(totpRequired: false)
+        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
+        let link = try #require(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        var components = try #require(URLComponents(url: link, resolvingAgainstBaseURL: false))
+        components.queryItems = components.queryItems?.filter { $0.name != "authMethod" }
+        let unmarked = try #require(components.url)
+        let before = bed.sandbox.requestCount
+        #expect(!PortalTestBed.provider().canHandle(unmarked))
+        #expect(try await bed.client.handleRedirect(unmarked) == nil)
+        for other in ["&authMethod=GOOGLE", "&authMethod=email_magic_link", "&login_type=EMAIL_MAGIC_LINK"] {
+            #expect(
+                try await bed.client.handleRedirect(URL(string: unmarked.absoluteString + other)!) == nil, "\(other)")
+        }
+        #expect(bed.sandbox.requestCount == before)
+        #expect(await bed.client.pendingChallenge(for: .portal) != nil)
+        // The link as sent still signs in.
+        #expect(try await bed.client.handleRedirect(link)?.session != nil)
+    }
+
     @Test(arguments: [
         "otpauth://totp/A?issuer=X", "otpauth://totp/A?secret=JBSWY3DPEHPK3PX1", "otpauth://totp/A?secret=JB=SW",
         "otpauth://totp/A?secret=", "not a link",
@@ -301,8 +389,8 @@ struct PortalWireTests {
             configuration: try PortalConfiguration(
                 authEnvironmentID: "e", redirectURL: URL(string: "https://App.Example.com/Auth/Callback")!))
         for yes in [
-            "https://app.example.com/Auth/Callback?token=t", "HTTPS://APP.EXAMPLE.COM/Auth/Callback/?x=1#f",
-            "https://app.example.com/Auth/Callback",
+            "https://app.example.com/Auth/Callback?token=t&authMethod=EMAIL_MAGIC_LINK",
+            "HTTPS://APP.EXAMPLE.COM/Auth/Callback/?x=1#f", "https://app.example.com/Auth/Callback",
         ] {
             #expect(provider.canHandle(URL(string: yes)!), "\(yes)")
         }

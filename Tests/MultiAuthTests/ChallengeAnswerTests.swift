@@ -29,13 +29,15 @@ import Testing
         #expect(try PersonName(firstName: "José", lastName: "O'Brien-Núñez").fullName == "José O'Brien-Núñez")
         #expect(try PersonName(firstName: "李", lastName: "小龙").fullName == "李 小龙")
         for (first, last) in [
-            ("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", "42"),
+            ("", "Smith"), ("   ", ""), ("1234", ""), ("!!", ""), ("Ana", String(repeating: "b", count: 129)),
             (String(repeating: "a", count: 128), ""), ("\u{301}", ""), ("1\u{301}", ""),
         ] {
             let error = #expect(throws: AuthError.self) { try PersonName(firstName: first, lastName: last) }
             #expect(error?.reason == .invalidName)
         }
         #expect(try PersonName(firstName: String(repeating: "a", count: 127)).firstName.count == 127)
+        // The last name follows TrueSDK: its length only (Docs/Providers/Truecaller.md).
+        #expect(try PersonName(firstName: "Ana", lastName: "42").lastName == "42")
     }
 
     @Test func decodingAppliesTheNameRules() throws {

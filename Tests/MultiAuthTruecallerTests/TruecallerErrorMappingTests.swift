@@ -95,6 +95,51 @@ struct TruecallerErrorMappingTests {
         }
     }
 
+    /// The real wrong-code answer is unpublished (4001 is the sandbox's invention): a verify
+    /// the server refuses is `.invalidCode` by its status, whatever its code, with the raw
+    /// code kept; 429 and 5xx keep their meaning; the same answers to `create` stay `generic`
+    /// (Docs/Providers/Truecaller.md, "Error table").
+    @Test func aRefusedVerifyIsAWrongCodeWhateverItsCode() async throws {
+        let cases: [(HTTPResponse, AuthError.Code, String?, Int?)] = [
+            (Stub.json(400, ["code": 40101, "message": "OTP mismatch"]), .invalidCode, "40101", nil),
+            (Stub.json(400, ["code": "E_OTP", "attemptsRemaining": 2]), .invalidCode, "E_OTP", 2),
+            (Stub.json(200, ["code": 77]), .invalidCode, "77", nil),
+            (Stub.json(422, [:]), .invalidCode, "422", nil),
+            (Stub.json(401, ["message": "nope"]), .invalidCode, "401", nil),
+            (Stub.json(400, ["code": 4001, "attemptsRemaining": 4]), .invalidCode, "4001", 4),
+            (Stub.json(429, ["code": 77], headers: ["Retry-After": "5"]), .rateLimited, "77", nil),
+            (Stub.json(503, [:]), .providerUnavailable, "503", nil),
+            (Stub.json(400, ["code": 2, "message": "Invalid phone number"]), .invalidInput, "2", nil),
+        ]
+        for (response, expected, providerCode, remaining) in cases {
+            let transport = ScriptedTransport { request in
+                request.url.path.hasSuffix("/verify")
+                    ? response
+                    : Stub.json(
+                        200,
+                        ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": 300])
+            }
+            let provider = TruecallerProvider(configuration: Fixture.configuration)
+            let challenge = try #require(
+                try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await provider.respond(
+                    to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
+                    context: Fixture.context(transport))
+            }
+            #expect(error?.code == expected, "\(response)")
+            #expect(error?.providerCode == providerCode, "\(response)")
+            #expect(error?.attemptsRemaining == remaining, "\(response)")
+        }
+        // The same unknown code on `create` is not a wrong code.
+        let create = ScriptedTransport { _ in Stub.json(400, ["code": 40101]) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
+                .phone(Fixture.phone), context: Fixture.context(create))
+        }
+        #expect(error?.code == .generic)
+    }
+
     @Test func transportErrorsPassThrough() async throws {
         let transport = ScriptedTransport { _ in throw AuthError(.network, "dropped") }
         let error = await #expect(throws: AuthError.self) {

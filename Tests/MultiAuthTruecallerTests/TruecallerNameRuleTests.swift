@@ -12,10 +12,13 @@ struct TruecallerNameRuleTests {
         ("Mary-Jane", "O'Brien"), ("R2D2", ""),
         (String(repeating: "a", count: 127), String(repeating: "b", count: 127)),
         ("J.", "R.R."),
+        // TrueSDK's last-name rule is its length only (Docs/Providers/Truecaller.md, "OTP flow and states").
+        ("Asha", "123"), ("Asha", "!!"), ("Asha", String(repeating: "b", count: 128)), ("Asha", "III 3rd"),
     ]
     static let invalid: [(String, String)] = [
         ("", "Rao"), ("   ", ""), ("12345", ""), ("!!!", ""), ("123-456", ""), ("@#$", "Rao"),
-        (String(repeating: "a", count: 128), ""), ("Asha", String(repeating: "b", count: 128)), ("Asha", "123"),
+        (String(repeating: "a", count: 128), ""), ("Asha", String(repeating: "b", count: 129)),
+        ("Asha", String(repeating: "😀", count: 65)),  // 130 UTF-16 code units
     ]
 
     @Test(arguments: valid)

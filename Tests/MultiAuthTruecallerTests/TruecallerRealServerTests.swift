@@ -99,6 +99,47 @@ struct TruecallerRealServerTests {
         #expect(error?.providerCode == raw, "\(body)")
     }
 
+    /// TrueSDK's EU list (Docs/Providers/Truecaller.md, "Configuration"), written out here as the
+    /// SDK has it: 44 codes.
+    static let trueSDKEuropeanCodes: Set<String> = [
+        "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
+        "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "UK", "GB", "IS", "LI", "NO", "CH", "AD", "FO", "GI",
+        "GG", "IM", "JE", "MC", "SM", "SJ", "VA", "AX",
+    ]
+
+    /// The adapter routes every one of TrueSDK's 44 codes to the EU profile host, and the
+    /// sandbox serves a Swiss and a British number's profile there (and refuses it on the
+    /// non-EU host): one list, read by both.
+    @Test func everyTrueSDKEuropeanRegionUsesTheEUProfileHostInAdapterAndSandbox() async throws {
+        #expect(Self.trueSDKEuropeanCodes.count == 44)
+        let production = try TruecallerConfiguration.production(
+            appKey: "k", appLink: URL(string: "https://a.example/tc")!, deviceID: "d")
+        #expect(TruecallerConfiguration.defaultEURegions == Self.trueSDKEuropeanCodes)
+        for code in Self.trueSDKEuropeanCodes {
+            #expect(production.profileBaseURL(forRegion: code).host == "outline-eu.truecaller.com", "\(code)")
+        }
+        #expect(production.profileBaseURL(forRegion: "IN").host == "outline-noneu.truecaller.com")
+        #expect(production.profileBaseURL(forRegion: "US").host == "outline-noneu.truecaller.com")
+
+        let world = Sandbox(seed: 6)
+        TruecallerBackend(signingKey: BuiltInConformance.sandboxSigningKey).install(in: world)
+        let client = try AuthClient(
+            providers: [TruecallerProvider(configuration: try .sandbox(otpRegions: nil))], transport: world.transport,
+            time: world.time)
+        for number in ["+41 78 123 45 67", "+44 7911 123456"] {
+            let phone = try PhoneNumber(number)
+            let challenge = try #require(try await client.signIn(with: .truecaller, .phone(phone)).challenge)
+            let code = try #require(world.inbox.latest(for: phone.e164)?.code)
+            let session = try await client.submit(
+                ChallengeAnswer(code: code, name: try PersonName(firstName: "Lea")), for: challenge
+            ).session
+            #expect(session != nil, "\(number)")
+            try await client.signOut(.truecaller)
+        }
+        #expect(world.requestCount(host: "outline-eu.truecaller.test", pathPrefix: "/v1/profile") == 4)
+        #expect(world.requestCount(host: "outline-noneu.truecaller.test") == 0)
+    }
+
     /// The sandbox configuration keeps the production layout on `.test` names; the backend
     /// serves each path only on its host, and an EU number's profile only on the EU host.
     @Test func sandboxKeepsTheProductionHostLayout() async throws {

@@ -185,6 +185,16 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         [.network, .providerUnavailable, .rateLimited, .storageFailure, .storageUnavailable].contains(code)
     }
 
+    /// Whether the challenge just answered is still usable and the person should type the code
+    /// again: a wrong code (``Code/invalidCode``; attempts remain, the last one is
+    /// ``Code/attemptsExhausted`` instead) or a code refused before any request for its form
+    /// (``Code/invalidInput`` with ``Reason/invalidCodeFormat``: a missing digit, a letter; no
+    /// attempt used). A sign-in loop catches these inside the loop and asks again; every other
+    /// error ends the attempt (Docs/GettingStarted.md, "4. Sign in").
+    public var asksForTheCodeAgain: Bool {
+        code == .invalidCode || (code == .invalidInput && reason == .invalidCodeFormat)
+    }
+
     /// A one-line, secret-free description: code, reason, provider and raw code.
     public var description: String {
         var parts = ["AuthError(\(code.rawValue)"]

@@ -2,17 +2,21 @@ import Foundation
 
 /// A person's name as Truecaller-style flows require it: a first name and an optional last name.
 ///
-/// Rules (Docs/Providers/Truecaller.md, "OTP flow and states"; its error 18): the first name is required, holds at least one
-/// letter, is not only digits or symbols, and each part is under 128 characters; the last
-/// name may be empty but follows the same rules when present.
+/// Rules (Docs/Providers/Truecaller.md, "OTP flow and states"; its error 18): the first name is
+/// required, holds at least one letter, is not only digits or symbols, and is under 128
+/// characters; the last name is TrueSDK's rule: anything (empty, digits, symbols) of at most
+/// 128 UTF-16 code units.
 public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
     /// The first (given) name, trimmed.
     public let firstName: String
     /// The last (family) name, trimmed; may be empty.
     public let lastName: String
 
-    /// The longest accepted part, in characters (exclusive upper bound is 128).
+    /// The longest accepted first name, in characters (exclusive upper bound is 128).
     public static let maximumLength = 127
+    /// The longest accepted last name, in UTF-16 code units (TrueSDK's `lastName.length`
+    /// limit; Docs/Providers/Truecaller.md, "OTP flow and states").
+    public static let maximumLastNameLength = 128
     /// The longest part read at all, in UTF-8 bytes: checked before trimming or counting
     /// characters (127 characters of any script with combining marks fit well within it).
     public static let maximumInputBytes = 2_048
@@ -27,7 +31,10 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
         let last = lastName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !first.isEmpty else { throw AuthError.invalidInput(.invalidName, "the first name is required") }
         try Self.check(first, part: "first name")
-        if !last.isEmpty { try Self.check(last, part: "last name") }
+        guard last.utf16.count <= Self.maximumLastNameLength else {
+            throw AuthError.invalidInput(
+                .invalidName, "the last name must be at most \(Self.maximumLastNameLength) characters")
+        }
         self.firstName = first
         self.lastName = last
     }

@@ -34,7 +34,8 @@ struct JWTCommand: Command {
           --time T         Unix time to validate at, a finite number of seconds (default: now)
           --issuer I       require iss == I
           --json           print one JSON object ("valid" is true only when the signature
-                           was checked and every check passed)
+                           was checked and every check passed; "audience" is the required
+                           audience, or null with "audienceChecked": false)
 
         Examples:
           multiauth jwt "$TOKEN" --jwks jwks.json --audience my-app
@@ -124,7 +125,9 @@ struct JWTCommand: Command {
                 Terminal.jsonLine([
                     "header": header, "claims": claims, "valid": valid, "claimsValid": claimsValid,
                     "signatureChecked": signatureChecked,
-                    "problems": problems, "signature": signature, "audience": audience.description,
+                    "problems": problems, "signature": signature,
+                    "audience": Self.expectedAudience(audience) ?? NSNull(),
+                    "audienceChecked": Self.expectedAudience(audience) != nil,
                 ]))
         } else {
             Terminal.out("header")
@@ -143,12 +146,23 @@ struct JWTCommand: Command {
                         return ["  \(key)", Self.text(value)]
                     }))
             Terminal.out("signature  \(signature)")
-            Terminal.out("audience   \(audience)")
+            Terminal.out("audience   \(Self.words(audience))")
             Terminal.out(
                 valid
                     ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
         }
         return valid ? ExitCode.ok : ExitCode.verificationFailed
+    }
+
+    /// The audience the token must name, or `nil` when the check was waived.
+    static func expectedAudience(_ audience: JWTAudience) -> String? {
+        if case .expected(let value) = audience { return value }
+        return nil
+    }
+
+    /// The audience rule as a person reads it: "must name A" or "not checked (--any-audience)".
+    static func words(_ audience: JWTAudience) -> String {
+        expectedAudience(audience).map { "must name \($0)" } ?? "not checked (--any-audience)"
     }
 
     /// Why `--jwks` could not be read, as one sentence for standard error.

@@ -95,14 +95,27 @@ struct DemoWorld {
                 if console.interactive { throw DemoQuit() }
                 return nil
             case .wait:
-                if let expiresAt = challenge.expiresAt {
-                    let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
-                    sandbox.clock.advance(by: .interval(wait))
-                    console.say(
-                        "⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
-                } else {
+                guard let expiresAt = challenge.expiresAt else {
                     console.say("this challenge has no expiry")
+                    continue
                 }
+                let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
+                sandbox.clock.advance(by: .interval(wait))
+                console.say(
+                    "⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
+                // An expired code cannot be answered: ask about a new one now, never at the code
+                // prompt (where a "y" would be submitted as a code).
+                guard let restart,
+                    try console.confirm("The code has expired. Send a new code?", default: false, automatic: false)
+                else {
+                    await client.cancelFlow(for: challenge.provider)
+                    await printer.catchUp()
+                    console.say("the flow has ended; no new code was sent")
+                    return nil
+                }
+                guard let fresh = try await restart() else { return nil }
+                console.say("↻ started a new sign-in: a new code was sent")
+                challenge = fresh
             case .resend:
                 do {
                     challenge = try await client.resend(challenge)

@@ -18,7 +18,7 @@ extension DynamicProvider {
     /// | 422 | `too_many_email_verification_attempts`, `too_many_sms_verification_attempts`, `too_many_verification_attempts` | `attemptsExhausted` |
     /// | 422 | `too_many_requests` | `rateLimited` |
     /// | 422 | `invalid_email_address`, `invalid_phone`, `missing_phone_number_or_email` | `invalidInput` |
-    /// | 422 | `no_enabled_email_provider`, `no_enabled_sms_provider` | `configuration` |
+    /// | 422 | `no_enabled_email_provider`, `no_enabled_sms_provider`, `invalid_session_public_key` | `configuration` |
     /// | 422 | any other code | `generic` |
     /// | 429 | — | `rateLimited`, `retryAfter` from `Retry-After`, else the send-limit window |
     /// | 401, 403 | — / `error.code` | `unauthorized` |
@@ -90,6 +90,11 @@ extension DynamicProvider {
         case "no_enabled_email_provider", "no_enabled_sms_provider":
             return error(
                 .configuration, "this Dynamic environment has no \(channel == .sms ? "SMS" : "e-mail") provider enabled"
+            )
+        case "invalid_session_public_key":
+            return error(
+                .configuration,
+                "Dynamic refused DynamicConfiguration.sessionPublicKey: check the session key's public half"
             )
         default:
             return error(.generic, "Dynamic answered HTTP 422")

@@ -4,7 +4,7 @@ import MultiAuth
 /// How a ``DynamicProvider`` (and a ``DynamicTokenVerifier``) reaches one Dynamic environment:
 /// its environment id, the API base URL, and the values Dynamic does not publish.
 ///
-/// Build one with ``production(environmentID:)`` (the real host) or ``sandbox(environmentID:)``
+/// Build one with ``production(environmentID:sessionPublicKey:)`` (the real host) or ``sandbox(environmentID:sessionPublicKey:)``
 /// (the emulated backend of `MultiAuthSandbox`, host `app.dynamic.test`); switching between
 /// them is the only change an app makes. Every path is `baseURL + /sdk/{environmentID}/…`.
 /// The defaults marked **[ASSUMPTION]** apply only because the real values are not published
@@ -35,6 +35,16 @@ public struct DynamicConfiguration: Sendable, Hashable {
     /// header: 10 minutes (documented "3 per 10 minutes per address" for e-mail; the SMS
     /// window is an **[ASSUMPTION]**).
     public var sendLimitWindow: Duration
+    /// The session public key an embedded-wallet environment registers with the session, sent
+    /// as `sessionPublicKey` on the code sign-in (`…/signin`), where the Dynamic SDK's request
+    /// types carry it (Docs/Providers/Dynamic.md, "Flow"). `nil` (the default) sends nothing.
+    /// Its form is Dynamic's to check (the SDK types it as a non-empty string): a blank value
+    /// is `.configuration` before any request; surrounding whitespace is trimmed; a key the
+    /// server refuses (`422 invalid_session_public_key`) is `.configuration`.
+    public var sessionPublicKey: String?
+
+    /// The longest ``sessionPublicKey`` read, in UTF-8 bytes (a bound, not a format rule).
+    public static let maximumSessionPublicKeyBytes = 4_096
 
     /// Creates a configuration.
     /// - Parameters:
@@ -43,36 +53,50 @@ public struct DynamicConfiguration: Sendable, Hashable {
     ///   - codeLifetime: Code lifetime (default 600 s, an [ASSUMPTION]).
     ///   - maximumAttempts: Wrong codes per verification (default 3).
     ///   - sendLimitWindow: The send-limit window (default 600 s).
+    ///   - sessionPublicKey: The embedded-wallet session public key, or `nil`.
     public init(
         environmentID: String, baseURL: URL = DynamicConfiguration.productionBaseURL,
         codeLifetime: Duration = .seconds(600),
-        maximumAttempts: Int = 3, sendLimitWindow: Duration = .seconds(600)
+        maximumAttempts: Int = 3, sendLimitWindow: Duration = .seconds(600), sessionPublicKey: String? = nil
     ) {
         self.environmentID = environmentID
         self.baseURL = baseURL
         self.codeLifetime = codeLifetime
         self.maximumAttempts = maximumAttempts
         self.sendLimitWindow = sendLimitWindow
+        self.sessionPublicKey = sessionPublicKey
     }
 
     /// The configuration for Dynamic's production API (``productionBaseURL``).
-    /// - Parameter environmentID: The environment id from the Dynamic dashboard.
+    /// - Parameters:
+    ///   - environmentID: The environment id from the Dynamic dashboard.
+    ///   - sessionPublicKey: The embedded-wallet session public key (``sessionPublicKey``), or `nil`.
     /// - Returns: A validated configuration.
-    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`.
-    public static func production(environmentID: String) throws -> DynamicConfiguration {
-        let configuration = DynamicConfiguration(environmentID: environmentID, baseURL: productionBaseURL)
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
+    ///   or the session public key is blank or over ``maximumSessionPublicKeyBytes``.
+    public static func production(environmentID: String, sessionPublicKey: String? = nil) throws
+        -> DynamicConfiguration
+    {
+        let configuration = DynamicConfiguration(
+            environmentID: environmentID, baseURL: productionBaseURL, sessionPublicKey: sessionPublicKey)
         try configuration.validate(provider: .dynamic)
         return configuration
     }
 
     /// The configuration for the emulated backend (`DynamicBackend` of `MultiAuthSandbox`,
     /// registered on ``sandboxHost``).
-    /// - Parameter environmentID: The environment id (default ``sandboxEnvironmentID``, the
-    ///   one the backend serves by default).
+    /// - Parameters:
+    ///   - environmentID: The environment id (default ``sandboxEnvironmentID``, the one the
+    ///     backend serves by default).
+    ///   - sessionPublicKey: The embedded-wallet session public key (``sessionPublicKey``), or `nil`.
     /// - Returns: A validated configuration.
-    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`.
-    public static func sandbox(environmentID: String = sandboxEnvironmentID) throws -> DynamicConfiguration {
-        let configuration = DynamicConfiguration(environmentID: environmentID, baseURL: sandboxBaseURL)
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
+    ///   or the session public key is blank or over ``maximumSessionPublicKeyBytes``.
+    public static func sandbox(environmentID: String = sandboxEnvironmentID, sessionPublicKey: String? = nil) throws
+        -> DynamicConfiguration
+    {
+        let configuration = DynamicConfiguration(
+            environmentID: environmentID, baseURL: sandboxBaseURL, sessionPublicKey: sessionPublicKey)
         try configuration.validate(provider: .dynamic)
         return configuration
     }
@@ -115,7 +139,8 @@ public struct DynamicConfiguration: Sendable, Hashable {
     public var jwksURL: URL { endpoint(".well-known/jwks") }
 
     /// Checks the configuration before any network call.
-    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`.
+    /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
+    ///   or ``sessionPublicKey`` is blank or over ``maximumSessionPublicKeyBytes``.
     func validate(provider: AuthProviderID) throws {
         let id = environmentID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty, !id.contains("/") else {
@@ -124,5 +149,21 @@ public struct DynamicConfiguration: Sendable, Hashable {
                 "the Dynamic environment id is empty or malformed: set the environment id from the Dynamic dashboard",
                 provider: provider)
         }
+        if let sessionPublicKey {
+            guard sessionPublicKey.utf8.count <= Self.maximumSessionPublicKeyBytes, wireSessionPublicKey != nil else {
+                throw AuthError(
+                    .configuration,
+                    "DynamicConfiguration.sessionPublicKey is blank or longer than \(Self.maximumSessionPublicKeyBytes) bytes: set the session key's public half, or nil",
+                    provider: provider)
+            }
+        }
+    }
+
+    /// ``sessionPublicKey`` as sent: trimmed; `nil` when unset or blank.
+    var wireSessionPublicKey: String? {
+        guard let key = sessionPublicKey?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
+            return nil
+        }
+        return key
     }
 }

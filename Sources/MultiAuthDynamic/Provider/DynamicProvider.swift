@@ -12,7 +12,7 @@ import MultiAuth
 ///    whose ``/MultiAuth/Challenge/providerState`` keeps the `verificationUUID` (so it survives a
 ///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
 ///    is the challenge kind's.
-/// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken, captchaToken?}`
+/// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken, captchaToken?, sessionPublicKey?}`
 ///    → `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
 ///    `mfaToken` it is a further challenge (never a silent success); with neither (a
 ///    cookie-authentication environment) it is `.configuration`.
@@ -72,8 +72,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     }
 
     /// Creates a provider for `environmentID` at `baseURL` with the default assumptions
-    /// (prefer ``init(configuration:id:)`` with ``DynamicConfiguration/production(environmentID:)``
-    /// or ``DynamicConfiguration/sandbox(environmentID:)``).
+    /// (prefer ``init(configuration:id:)`` with ``DynamicConfiguration/production(environmentID:sessionPublicKey:)``
+    /// or ``DynamicConfiguration/sandbox(environmentID:sessionPublicKey:)``).
     /// - Parameters:
     ///   - environmentID: The Dynamic environment id.
     ///   - baseURL: The API base URL (default `https://app.dynamicauth.com/api/v0`).
@@ -206,7 +206,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             .post, configuration.endpoint(path),
             body: DynamicWire.SignIn(
                 verificationUUID: uuid, verificationToken: code,
-                captchaToken: challenge.providerState[StateKey.captchaToken]))
+                captchaToken: challenge.providerState[StateKey.captchaToken],
+                sessionPublicKey: configuration.wireSessionPublicKey))
         let verified: DynamicWire.VerifyResponse
         do {
             verified = try await send(request, channel: channel, context: context)

@@ -57,11 +57,13 @@ enum DynamicWire {
     }
 
     /// `POST …/signin` body (`EmailVerificationVerifyRequest` / `SmsVerificationVerifyRequest`).
-    /// `captchaToken` is sent when the app gave one; `sessionPublicKey` (embedded wallets) never.
+    /// `captchaToken` is sent when the app gave one, `sessionPublicKey` when the configuration
+    /// has one (embedded wallets); absent keys are omitted.
     struct SignIn: Encodable {
         var verificationUUID: String
         var verificationToken: String
         var captchaToken: String?
+        var sessionPublicKey: String?
     }
 
     /// `VerifyResponse`: `{mfaToken?, jwt?, minifiedJwt?, expiresAt, user}`.

@@ -22,10 +22,19 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     public var baseURL: URL
     /// The session API used by refresh and sign-out, `https://api.otpless.com` in production.
     public var sessionBaseURL: URL
-    /// The SmartAuth order used when the system chooses the channel, e.g. `[.whatsapp, .sms]`;
-    /// empty lets the merchant's dashboard order apply. Sent in `clientMetaData.channels`
-    /// (a guess: the headless wire has no documented field for it; Docs/Providers/OTPless.md,
-    /// "Verified against").
+    /// The SmartAuth order you expect when the system chooses the channel, e.g.
+    /// `[.whatsapp, .sms]`.
+    ///
+    /// **Production: OTPLESS does not take this order from the app.** The real SDK sends no
+    /// channel order on the wire (one channel is forced with `deliveryMethod`, nothing else);
+    /// the order is the one set on the OTPLESS dashboard (Docs/Providers/OTPless.md,
+    /// "Channels"). Against the real hosts the adapter uses this list locally only: the policy
+    /// check (a channel missing from ``enabledChannels`` is `.configuration`, providerCode
+    /// `4003`) and the channel assumed until the server names one.
+    ///
+    /// **Sandbox**: configurations built with `.sandbox(…)` also send the order as
+    /// `clientMetaData.channels`, a key only the sandbox's `OTPlessBackend` reads, so demos and
+    /// tests can choose the order the dashboard would.
     public var preferredChannels: [DeliveryChannel]
     /// The delivery channels the merchant enabled (`sms`, `whatsapp`, `email`, …) and OAuth
     /// channel names (`google`, `whatsapp`, …) when known at build time. Known channels make the
@@ -43,6 +52,10 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     /// pass the one your app persists, or `nil` for an id derived from ``appID`` and
     /// ``packageName`` (stable for this configuration).
     public var installationID: String?
+    /// Whether the intent carries ``preferredChannels`` as `clientMetaData.channels`: set by
+    /// the `.sandbox(…)` constructors only, because only the sandbox reads that key (the real
+    /// SDK never sends it; Docs/Providers/OTPless.md, "Channels").
+    var sendsChannelOrderToSandbox = false
 
     /// The production headless host, `https://user-auth.otpless.app`.
     public static let productionBaseURL = URL(string: "https://user-auth.otpless.app")!
@@ -66,7 +79,8 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     ///   - appID: The public app id (non-empty, letters and digits).
     ///   - baseURL: The headless API base URL.
     ///   - sessionBaseURL: The session API base URL.
-    ///   - preferredChannels: SmartAuth order for system-chosen channels.
+    ///   - preferredChannels: The SmartAuth order you expect (checked locally; sent to no
+    ///     server by this initializer, see ``preferredChannels``).
     ///   - enabledChannels: The merchant's enabled channels, when known.
     ///   - hasWhatsApp: Whether WhatsApp is installed.
     ///   - packageName: The app's bundle id; required (``validate()`` refuses an empty one).
@@ -94,7 +108,8 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     /// - Parameters:
     ///   - appID: The merchant's public app id.
     ///   - packageName: The app's bundle identifier (what the SDK sends; required).
-    ///   - preferredChannels: SmartAuth order for system-chosen channels.
+    ///   - preferredChannels: The SmartAuth order you expect; checked locally, never sent: the
+    ///     real order is the OTPLESS dashboard's (see ``preferredChannels``).
     ///   - enabledChannels: The merchant's enabled channels, when known.
     ///   - hasWhatsApp: Whether WhatsApp is installed.
     ///   - smartAuthTemplateID: A SmartAuth template id.
@@ -116,7 +131,8 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     /// - Parameters:
     ///   - appID: The app id of the emulated merchant (default ``sandboxAppID``).
     ///   - packageName: The bundle id sent (default ``sandboxPackageName``).
-    ///   - preferredChannels: SmartAuth order for system-chosen channels.
+    ///   - preferredChannels: SmartAuth order for system-chosen channels, sent to the sandbox
+    ///     as `clientMetaData.channels` (see ``preferredChannels``).
     ///   - enabledChannels: The merchant's enabled channels, when known.
     ///   - hasWhatsApp: Whether WhatsApp is installed.
     ///   - smartAuthTemplateID: A SmartAuth template id.
@@ -128,10 +144,12 @@ public struct OTPlessConfiguration: Sendable, Hashable {
         enabledChannels: Set<DeliveryChannel>? = nil, hasWhatsApp: Bool = true, smartAuthTemplateID: String? = nil,
         installationID: String? = nil
     ) -> OTPlessConfiguration {
-        OTPlessConfiguration(
+        var configuration = OTPlessConfiguration(
             appID: appID, baseURL: sandboxBaseURL, sessionBaseURL: sandboxSessionBaseURL,
             preferredChannels: preferredChannels, enabledChannels: enabledChannels, hasWhatsApp: hasWhatsApp,
             packageName: packageName, smartAuthTemplateID: smartAuthTemplateID, installationID: installationID)
+        configuration.sendsChannelOrderToSandbox = true
+        return configuration
     }
 
     /// A configuration for the emulated OTPLESS server served by `multiauth serve` (or a
@@ -142,7 +160,8 @@ public struct OTPlessConfiguration: Sendable, Hashable {
     ///   - baseURL: Where the server listens, e.g. `http://127.0.0.1:4010`.
     ///   - appID: The app id of the emulated merchant (default ``sandboxAppID``).
     ///   - packageName: The bundle id sent (default ``sandboxPackageName``).
-    ///   - preferredChannels: SmartAuth order for system-chosen channels.
+    ///   - preferredChannels: SmartAuth order for system-chosen channels, sent to the sandbox
+    ///     as `clientMetaData.channels` (see ``preferredChannels``).
     ///   - enabledChannels: The merchant's enabled channels, when known.
     ///   - hasWhatsApp: Whether WhatsApp is installed.
     ///   - smartAuthTemplateID: A SmartAuth template id.
@@ -153,11 +172,13 @@ public struct OTPlessConfiguration: Sendable, Hashable {
         preferredChannels: [DeliveryChannel] = [], enabledChannels: Set<DeliveryChannel>? = nil,
         hasWhatsApp: Bool = true, smartAuthTemplateID: String? = nil, installationID: String? = nil
     ) -> OTPlessConfiguration {
-        OTPlessConfiguration(
+        var configuration = OTPlessConfiguration(
             appID: appID, baseURL: baseURL.appending(path: sandboxBaseURL.host!),
             sessionBaseURL: baseURL.appending(path: sandboxSessionBaseURL.host!), preferredChannels: preferredChannels,
             enabledChannels: enabledChannels, hasWhatsApp: hasWhatsApp, packageName: packageName,
             smartAuthTemplateID: smartAuthTemplateID, installationID: installationID)
+        configuration.sendsChannelOrderToSandbox = true
+        return configuration
     }
 
     /// The deep-link scheme, `otpless.` followed by the lower-cased app id.

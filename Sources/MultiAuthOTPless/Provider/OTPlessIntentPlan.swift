@@ -2,8 +2,8 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 
-/// One intent request worked out from a `SignInRequest`: the local checks (`7116`, `7113`,
-/// `4003`), the wire fields of the intent body (Docs/Providers/OTPless.md, "Wire: intent") and
+/// One intent request worked out from a `SignInRequest`: the local checks (`7116`, the
+/// expiry's form, `4003`), the wire fields of the intent body (Docs/Providers/OTPless.md, "Wire: intent") and
 /// the provider state the challenge keeps.
 struct OTPlessIntentPlan: Sendable {
     enum Target: Sendable {
@@ -19,16 +19,32 @@ struct OTPlessIntentPlan: Sendable {
     let requestedOTPLength: Int?
     /// The OTP length used for the challenge.
     var otpLength: Int
-    /// The expiry option in seconds, if given.
+    /// The expiry option in seconds, if given: any whole positive number, sent as given (the
+    /// server decides which it accepts; Docs/Providers/OTPless.md, "Set-up").
     let requestedExpiry: Int?
     let smartAuthChannels: [DeliveryChannel]
     /// Whether the transport can send on the cellular bearer now (SNA is asked for only then).
     var cellularAvailable = false
 
     static let phoneChannels: Set<DeliveryChannel> = [.sms, .whatsapp, .voice, "viber"]
+    /// The longest expiry option read, in seconds: 10 years, the bound every lifetime in the
+    /// package has (Docs/Security.md, "Numbers from the wire"). Not a guess about the server.
+    static let maximumExpirySeconds = 315_576_000
+
+    /// The `expiry` option as whole seconds: ASCII digits (surrounding whitespace ignored),
+    /// 1 to ``maximumExpirySeconds``; `nil` for anything else.
+    static func expirySeconds(_ raw: String) -> Int? {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            // wire-number: a String of at most 12 ASCII digits, parsed (nil on overflow), not converted.
+            let seconds = Int(text), seconds >= 1, seconds <= maximumExpirySeconds
+        else { return nil }
+        return seconds
+    }
 
     /// Runs the local checks.
-    /// - Throws: `AuthError` `.invalidInput` (`7116`, `7113`), `.unsupported`, `.configuration` (`4003`).
+    /// - Throws: `AuthError` `.invalidInput` (`7116`; an expiry that is not whole positive
+    ///   seconds, without a providerCode), `.unsupported`, `.configuration` (`4003`).
     init(request: SignInRequest, configuration: OTPlessConfiguration, provider: AuthProviderID) throws {
         switch request.identity {
         case .phone(let number): target = .phone(number)
@@ -45,11 +61,14 @@ struct OTPlessIntentPlan: Sendable {
         }
         otpLength = requestedOTPLength ?? 6
         if let raw = request.options["expiry"] {
-            guard let seconds = Int(raw), OTPlessProvider.expiryRange.contains(seconds) else {
+            // Only the form is ours to check: the range the server accepts is not published,
+            // so any whole number of seconds is sent and the server's answer (`7113`) decides
+            // (Docs/Providers/OTPless.md, "Set-up").
+            guard let seconds = Self.expirySeconds(raw) else {
                 throw AuthError(
                     .invalidInput,
-                    "expiry must be whole seconds in \(OTPlessProvider.expiryRange.lowerBound)...\(OTPlessProvider.expiryRange.upperBound)",
-                    provider: provider, providerCode: "7113")
+                    "the expiry option must be a whole number of seconds from 1 to \(Self.maximumExpirySeconds)",
+                    provider: provider)
             }
             requestedExpiry = seconds
         } else {
@@ -207,8 +226,12 @@ struct OTPlessIntentPlan: Sendable {
         if let requestedOTPLength { body["otpLength"] = .string(String(requestedOTPLength)) }
         var meta: [String: JSONValue] = [:]
         if let tid = configuration.smartAuthTemplateID { meta["tid"] = .string(tid) }
+        // The real SDK sends no channel order (the dashboard's applies); only the sandbox reads
+        // one, so only sandbox configurations send it (Docs/Providers/OTPless.md, "Channels").
         let order = smartAuthChannels.compactMap(OTPlessChannel.deliveryMode(for:))
-        if forcedChannel == nil, !order.isEmpty { meta["channels"] = .array(order.map(JSONValue.string)) }
+        if configuration.sendsChannelOrderToSandbox, forcedChannel == nil, !order.isEmpty {
+            meta["channels"] = .array(order.map(JSONValue.string))
+        }
         // Always present, `{}` when empty, as the SDK sends it.
         let data = (try? JSONEncoder.multiAuth.encode(meta)) ?? Data("{}".utf8)
         body["clientMetaData"] = .string(String(decoding: data, as: UTF8.self))

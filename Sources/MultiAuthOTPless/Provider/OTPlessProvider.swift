@@ -7,13 +7,15 @@ import MultiAuthCrypto
 /// SmartAuth channel fallback (Docs/Providers/OTPless.md).
 ///
 /// - **Start** (`start(_:context:)`): local checks first, with no network call: OTP length
-///   option `otpLength` must be `"4"` or `"6"` (`7116`), expiry option `expiry` must be whole
-///   seconds in 30…900 (`7113`, a guessed range), the channel must be enabled by the merchant
+///   option `otpLength` must be `"4"` or `"6"` (`7116`, the SDK's own rule), expiry option
+///   `expiry` must be whole seconds (`.invalidInput` without a providerCode; the range is the
+///   server's to decide and is sent as given), the channel must be enabled by the merchant
 ///   (`4003`). Then the device state and merchant config are fetched once, and the intent is
 ///   posted. Phone numbers travel as country code + national number.
 /// - **Channel choice** (Docs/Cases.md, B29): `request.channel == nil` lets the server choose (SNA when
-///   the merchant enabled it, else SmartAuth in ``OTPlessConfiguration/preferredChannels``
-///   order) and fall back automatically; an explicit channel is forced (`deliveryMethod`) and a
+///   the merchant enabled it, else SmartAuth in the order set on the OTPLESS dashboard: the
+///   real wire carries no order from the app, so ``OTPlessConfiguration/preferredChannels``
+///   reaches only the sandbox) and fall back automatically; an explicit channel is forced (`deliveryMethod`) and a
 ///   failure on it is `.channelUnavailable`, never a silent switch.
 /// - **Polling**: after a delivery intent with `pollingRequired`, a poller owned by this
 ///   provider GETs the transaction status every `timerSettings.interval` **seconds** (default
@@ -49,10 +51,9 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     let registry = OTPlessFlowRegistry()
     let device = OTPlessDevice()
 
-    /// A guess (Docs/Providers/OTPless.md, "Verified against"): default OTP expiry in seconds.
+    /// A guess (Docs/Providers/OTPless.md, "Verified against"): default OTP expiry in seconds,
+    /// used for the challenge when the request sets no `expiry` option.
     public static let defaultExpirySeconds = 300
-    /// A guess: accepted `expiry` option range in seconds.
-    public static let expiryRange = 30...900
     /// A guess: resend cooldown.
     public static let resendCooldown: Duration = .seconds(30)
     /// A guess: wrong codes allowed before the transaction is burned.
@@ -105,7 +106,8 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     /// once (no carrier hit, no SNA polling).
     /// - Returns: A challenge (`oneTimeCode`, `magicLink`, `silentNetworkAuth`, `oauthRedirect`)
     ///   or a session when the server answers with `oneTap` at once.
-    /// - Throws: `AuthError` `.invalidInput` (providerCode `7116`, `7113`), `.configuration`
+    /// - Throws: `AuthError` `.invalidInput` (providerCode `7116`; an `expiry` option that is
+    ///   not whole seconds, no providerCode; the server's `7113` for one it refuses), `.configuration`
     ///   (`4003`, `4001`), `.unsupported` (a channel OTPLESS cannot use for that identity),
     ///   `.channelUnavailable` (explicit channel that cannot deliver; `7160` SNA-only merchant
     ///   without a cellular path), `.rateLimited`, `.providerUnavailable` (`5003`, 5xx),

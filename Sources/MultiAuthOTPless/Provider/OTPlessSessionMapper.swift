@@ -6,9 +6,10 @@ import MultiAuthCrypto
 /// mapping"): the app token as access token, the OIDC id token, the session tokens of the
 /// sibling `sessionInfo`, and the user's identities.
 ///
-/// Nothing the provider returned is dropped: an identity value that is not a valid phone
-/// number (e.g. Mexico's legacy `+52 1` mobile form) stays in `user.identities` and is
-/// reported in `user.attributes["unparsedPhone"]`; an unusable session expiry makes the session
+/// Nothing the provider returned is dropped: a phone identity libphonenumber normalizes to a
+/// valid number (legacy national forms included) is `user.phone`; one it refuses (e.g.
+/// Mexico's retired `52 1` mobile form) stays in `user.identities` and is reported in
+/// `user.attributes["unparsedPhone"]` (Docs/Providers/OTPless.md, "Session mapping"); an unusable session expiry makes the session
 /// due for refresh now and is reported in `user.attributes["expiryIssue"]`.
 enum OTPlessSessionMapper {
     /// The attribute naming a phone identity that could not be parsed (the raw value).

@@ -164,14 +164,15 @@ public struct PortalProvider: RedirectHandlingProvider {
     /// Any `401` is `.invalidCode` whatever its body: the real server's wrong-code answer is a
     /// `401` (PortalSwift's tests) whose body its SDK never reads, and a `401` for a spent or
     /// expired `userJwt` cannot be told apart on the wire. The challenge's expiry (from the
-    /// `userJwt`) ends a stale step locally instead.
+    /// `userJwt`) ends a stale step locally instead. A `400` is not a wrong code.
     /// - Returns: The signed-in session (`AuthClient` persists it before returning it).
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidToken` (blank, malformed,
     ///   not base64url, unreadable, no `endUserId`; zero network calls), `.invalidInput` with
-    ///   `.answerMismatch` (not a TOTP challenge), `.invalidCode` (`401` or `400`: the same
-    ///   challenge stays usable), `.codeAlreadyUsed` (`409`: the code's time step was already
-    ///   used, RFC 6238 §5.2; wait for the next code), `.rateLimited`, `.network`,
-    ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
+    ///   `.answerMismatch` (not a TOTP challenge), `.invalidCode` (`401` only: the same
+    ///   challenge stays usable), `.generic` (`400`: a bad request, never a wrong code),
+    ///   `.codeAlreadyUsed` (`409`: the code's time step was already used, RFC 6238 §5.2; wait
+    ///   for the next code), `.rateLimited`, `.network`, `.providerUnavailable`,
+    ///   `.malformedResponse` (no, or a blank, `clientSessionToken`), or `CancellationError`.
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
         -> SignInStep
     {
@@ -187,11 +188,18 @@ public struct PortalProvider: RedirectHandlingProvider {
             headers: ["Authorization": "Bearer \(token)"], context: context)
         if !response.isSuccess {
             switch response.status {
-            case 400, 401:
+            case 401:
                 throw AuthError(
                     .invalidCode,
                     "the authenticator code was not accepted; enter the current code (if this repeats, start the sign-in again)",
-                    provider: id, providerCode: "\(response.status)")
+                    provider: id, providerCode: "401")
+            case 400:
+                // PortalSwift reads only a `401` as a refused code; a bad request is not one,
+                // and another code would not fix it (Docs/Providers/Portal.md, "Errors").
+                throw AuthError(
+                    .generic,
+                    "Portal refused the authenticator step as a bad request (HTTP 400), not as a wrong code; start the sign-in again",
+                    provider: id, providerCode: "400")
             case 409:
                 // [ASSUMPTION] (Docs/Providers/Portal.md): the real answer to a replayed code is unpublished.
                 throw AuthError(
@@ -202,9 +210,9 @@ public struct PortalProvider: RedirectHandlingProvider {
             }
         }
         let result: PortalWire.TOTPResult = try decodeData(response, path: "/totps/validations")
-        guard let cst = result.clientSessionToken, !cst.isEmpty else {
+        guard let cst = result.clientSessionToken, !Self.isBlank(cst) else {
             throw AuthError(
-                .malformedResponse, "/totps/validations: data.clientSessionToken is missing", provider: id,
+                .malformedResponse, "/totps/validations: data.clientSessionToken is missing or blank", provider: id,
                 providerCode: "malformedResponse")
         }
         return .signedIn(
@@ -223,8 +231,13 @@ public struct PortalProvider: RedirectHandlingProvider {
     /// Whether `url` is this provider's redirect URL: compared without query and fragment,
     /// trimmed of whitespace and trailing slashes, scheme and authority case-insensitive, the
     /// path case-sensitive; links over 8192 UTF-16 units are never claimed (PortalSwift `RedirectUrl`).
+    /// A grant without a method marker (neither `authMethod=EMAIL_MAGIC_LINK` nor
+    /// `login_type=GOOGLE|APPLE`) is not claimed either: the SDK ignores such a link, so
+    /// `AuthClient.handleRedirect(_:)` answers `nil` and nothing is exchanged.
     public func canHandle(_ url: URL) -> Bool {
-        PortalRedirect.matches(url, redirectURL: configuration.redirectURL)
+        guard PortalRedirect.matches(url, redirectURL: configuration.redirectURL) else { return false }
+        if case .unmarked = PortalRedirect(url).outcome { return false }
+        return true
     }
 
     /// Completes a magic-link or OAuth flow from its redirect.
@@ -242,12 +255,14 @@ public struct PortalProvider: RedirectHandlingProvider {
     /// - Returns: A session, or a `.totp(digits:enrollment:)` challenge.
     /// - Throws: `AuthError` `.cancelledByProvider` (`?error=`, raw value in `providerCode`),
     ///   `.invalidInput` (no token and no error: `CALLBACK_INCOMPLETE`),
-    ///   `.challengeNotPending` (no pending flow, or the link's method does not match it),
+    ///   `.challengeNotPending` (no pending flow, the link's method does not match it, or the
+    ///   link names no method; ``canHandle(_:)`` does not claim such a link),
     ///   `.unauthorized` (grant rejected or already used), `.malformedResponse`
-    ///   (`invalidGrantResponse`), `.network`, `.providerUnavailable`, or `CancellationError`.
+    ///   (`invalidGrantResponse`; a blank `endUserId` beside a session token), `.network`,
+    ///   `.providerUnavailable`, or `CancellationError`.
     public func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let token: String
-        let method: String?
+        let method: String
         switch PortalRedirect(url).outcome {
         case .failure(let value):
             throw AuthError(
@@ -260,6 +275,11 @@ public struct PortalProvider: RedirectHandlingProvider {
         case .grant(let grant, let name):
             token = grant
             method = name
+        case .unmarked:
+            // Never claimed by `canHandle`; a direct call is refused without a request.
+            throw AuthError(
+                .challengeNotPending, "the link names no sign-in method Portal uses (authMethod or login_type)",
+                provider: id)
         }
         guard let pending else {
             throw AuthError(.challengeNotPending, "no Portal sign-in is pending; start one first", provider: id)
@@ -272,13 +292,13 @@ public struct PortalProvider: RedirectHandlingProvider {
         let path: String
         switch pending.kind {
         case .magicLink:
-            guard method == nil || method == Method.magicLink else {
+            guard method == Method.magicLink else {
                 throw AuthError(
                     .challengeNotPending, "the link is not for the pending magic-link sign-in", provider: id)
             }
             path = "magic-links/validations"
         case .oauthRedirect:
-            guard let method, method == pending.providerState[StateKey.method] else {
+            guard method == pending.providerState[StateKey.method] else {
                 throw AuthError(.challengeNotPending, "the link is not for the pending OAuth sign-in", provider: id)
             }
             path = "oauth/tokens"
@@ -297,10 +317,13 @@ public struct PortalProvider: RedirectHandlingProvider {
         let result: PortalWire.GrantResult = try decodeData(response, path: "/" + path)
         var state = pending.providerState
         state[StateKey.grant] = grantDigest
-        if let cst = result.clientSessionToken, !cst.isEmpty {
-            guard let endUser = result.endUserId, !endUser.isEmpty else {
+        // A blank (empty or whitespace-only) session token counts as absent and a completed
+        // grant needs a non-blank end user, as PortalSwift decides: a blank one is refused here,
+        // before it is stored or ever sent as a bearer (Docs/Providers/Portal.md, "Errors").
+        if let cst = result.clientSessionToken, !Self.isBlank(cst) {
+            guard let endUser = result.endUserId, !Self.isBlank(endUser) else {
                 throw AuthError(
-                    .malformedResponse, "/\(path): data.endUserId is missing", provider: id,
+                    .malformedResponse, "/\(path): data.endUserId is missing or blank", provider: id,
                     providerCode: "malformedResponse")
             }
             return .signedIn(
@@ -335,6 +358,11 @@ public struct PortalProvider: RedirectHandlingProvider {
     }
 
     // MARK: Helpers
+
+    /// Empty or whitespace-only: unusable as a bearer or a user id (PortalSwift's rule).
+    static func isBlank(_ value: String) -> Bool {
+        value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
 
     private func makeSession(
         endUserID: String, cst: String, clientID: String?, accountAbstracted: Bool?, state: ProviderState, now: Date

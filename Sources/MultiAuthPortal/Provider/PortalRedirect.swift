@@ -10,8 +10,13 @@ struct PortalRedirect: Sendable {
 
     /// What the redirect says.
     enum Outcome: Sendable {
-        /// A single-use grant and the method that produced it (`EMAIL_MAGIC_LINK`, `GOOGLE`, `APPLE`).
-        case grant(token: String, method: String?)
+        /// A single-use grant and the method that produced it: `EMAIL_MAGIC_LINK` from
+        /// `authMethod`, or `GOOGLE` / `APPLE` from `login_type`.
+        case grant(token: String, method: String)
+        /// A grant without a method marker the SDK recognises (no `authMethod=EMAIL_MAGIC_LINK`,
+        /// no `login_type=GOOGLE|APPLE`): PortalSwift ignores such a link, and so do we
+        /// (Docs/Providers/Portal.md, "Mapping to the core model").
+        case unmarked
         /// The backend reported a failure (the value, cut to 100 characters).
         case failure(String)
         /// Neither a token nor an error (the SDK's `CALLBACK_INCOMPLETE`).
@@ -30,7 +35,17 @@ struct PortalRedirect: Sendable {
         if let error = values["error"] {
             outcome = .failure(String(error.prefix(Self.maximumErrorLength)))
         } else if let token = values["token"], !token.isEmpty {
-            outcome = .grant(token: token, method: values["authMethod"] ?? values["login_type"])
+            // The SDK's routing, exact on the wire values: `authMethod` names a magic link only,
+            // `login_type` an OAuth provider only; magic link first.
+            if values["authMethod"] == PortalProvider.Method.magicLink {
+                outcome = .grant(token: token, method: PortalProvider.Method.magicLink)
+            } else if let type = values["login_type"],
+                type == PortalProvider.Method.google || type == PortalProvider.Method.apple
+            {
+                outcome = .grant(token: token, method: type)
+            } else {
+                outcome = .unmarked
+            }
         } else {
             outcome = .incomplete
         }

@@ -186,7 +186,8 @@ extension OTPlessBackend {
         if identifierType == "MOBILE", merchant.silentAuthEnabled, merchant.phoneChannels.isEmpty {
             return Self.error(400, "7160", "Invalid Request", "silent network auth could not be initiated")
         }
-        // Channel order: forced, the client's SmartAuth order, or the dashboard order.
+        // Channel order: forced, the dashboard order, or (this sandbox only) the order a
+        // sandbox configuration sends in `clientMetaData.channels`.
         var order: [DeliveryChannel]
         let forcedMode = text("deliveryMethod")
         if !forcedMode.isEmpty {

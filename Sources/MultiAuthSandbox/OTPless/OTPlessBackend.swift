@@ -23,10 +23,14 @@ import MultiAuthSandboxRuntime
 /// Behaviour: codes and links go to the inbox through the environment's `deliver`; a channel
 /// whose delivery fails falls back at once to the next SmartAuth channel when the system chose
 /// the channel, and after ``OTPlessMerchant/fallbackDelay`` when the code is not verified;
-/// a forced channel (`deliveryMethod`) that fails answers `400 7103`. Errors are
+/// a forced channel (`deliveryMethod`) that fails answers `400 7103`. The SmartAuth order is
+/// the merchant's (``OTPlessMerchant/phoneChannels``, the dashboard's), unless the intent's
+/// `clientMetaData` carries `channels`: a key of this sandbox only (the real SDK never sends
+/// one), which sandbox configurations fill from `preferredChannels`. Errors are
 /// `{errorCode, message, description}`. Every POST must carry the SDK's common parameters
 /// (`uid` included, `""` when unknown) or gets `400 7101`. Guesses (Docs/Providers/OTPless.md,
-/// "Verified against"): OTP expiry 300 s (allowed 30–900 s), resend refused with `429 7022`
+/// "Verified against"): OTP expiry 300 s (allowed 30–900 s, else `400 7113`; the adapter never
+/// checks this range, it sends any whole number of seconds), resend refused with `429 7022`
 /// within 30 s, five wrong codes burn the transaction (`7118`, then `7303` for the right code),
 /// replays refused with `7115`, an SNA-only merchant asked without SNA answers `400 7160`, a
 /// refused refresh token answers `401`.
@@ -84,7 +88,7 @@ public final class OTPlessBackend: @unchecked Sendable {
     public static let issuer = "https://\(issuerHost)"
     /// The emulated carrier's path prefix on ``carrierHost``.
     public static let carrierPath = "/sandbox/sna/"
-    /// A guess: OTP expiry default, seconds (allowed 30–900 s).
+    /// A guess: OTP expiry default, seconds (the sandbox allows 30–900 s, also a guess).
     public static let defaultExpiry = 300
     /// A guess: resend cooldown, seconds.
     public static let resendCooldown: TimeInterval = 30

@@ -49,12 +49,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     public static let hosts = [otpHost, profileHostEU, profileHostNonEU, verificationHost]
     /// The host for a single-host registration: ``otpHost``.
     public static let defaultHost = otpHost
-    /// Regions (upper-case ISO codes) served by ``profileHostEU``: the EU member states plus
-    /// Iceland, Liechtenstein and Norway (the adapter's default list).
-    static let euRegions: Set<String> = [
-        "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
-        "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO",
-    ]
+    /// Regions (upper-case codes) served by ``profileHostEU``: TrueSDK's 44 codes, the list
+    /// the adapter's default reads too (Docs/Providers/Truecaller.md, "Configuration").
+    static let euRegions: Set<String> = TruecallerProfileRegions.europe
     /// The only signature algorithm the backend signs with.
     public static let signatureAlgorithm = "SHA512withRSA"
 

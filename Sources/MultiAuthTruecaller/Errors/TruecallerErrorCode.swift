@@ -6,7 +6,9 @@ import MultiAuth
 ///
 /// Every code maps to one ``/MultiAuth/AuthError/Code`` through ``authErrorCode``; the raw
 /// number is kept as the error's `providerCode` (e.g. `"15"`), so nothing is lost. A code this
-/// type does not know maps to `.generic`.
+/// type does not know maps to `.generic` here; the adapter maps a server answer with such a
+/// code by its HTTP status and call (a refused verify is `.invalidCode`;
+/// Docs/Providers/Truecaller.md, "Error table").
 public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The numeric code as the SDK or the backend sends it.
     public let rawValue: Int
@@ -60,7 +62,7 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     /// 20 `UrlSchemeMissing`: `truecallersdk-{appKey}` is not in Info.plist → `.configuration`.
     public static let urlSchemeMissing = Self(20)
 
-    // MARK: Backend codes (server-side validation docs; invented [ASSUMPTION]s)
+    // MARK: Backend codes (server-side validation docs) and the sandbox's own codes
 
     /// 404 "Invalid partner credentials." from the token check (server-side validation docs) → `.configuration`.
     public static let invalidPartnerCredentials = Self(404)
@@ -68,15 +70,19 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     public static let invalidAccessToken = Self(1404)
     /// 500 server error (server-side validation docs) → `.providerUnavailable`.
     public static let serverError = Self(500)
-    /// 4001 wrong OTP; the body may carry `attemptsRemaining` → `.invalidCode`.
-    /// [ASSUMPTION] (the real wire code is not published; Docs/Providers/Truecaller.md).
+    /// 4001 wrong OTP, the **sandbox's** code (invented: the real one is not published); the
+    /// body may carry `attemptsRemaining` → `.invalidCode`. A real refused verify reaches
+    /// `.invalidCode` by its status, whatever its code (Docs/Providers/Truecaller.md, "Error
+    /// table").
     public static let invalidOTP = Self(4001)
-    /// 4002 the verification token's `tokenTtl` passed → `.expired`. [ASSUMPTION]
+    /// 4002 the verification token's `tokenTtl` passed → `.expired`: the **sandbox's** code
+    /// (invented). The challenge's own expiry ends a stale flow locally first.
     public static let verificationTokenExpired = Self(4002)
     /// 4290 too many wrong codes; the number is locked for `retryAfter` seconds →
-    /// `.rateLimited`. [ASSUMPTION] (unpublished; Docs/Providers/Truecaller.md).
+    /// `.rateLimited`: the **sandbox's** code (invented), answered with HTTP 429.
     public static let tooManyAttempts = Self(4290)
-    /// 4291 too many verification requests for the number → `.rateLimited`. [ASSUMPTION]
+    /// 4291 too many verification requests for the number → `.rateLimited`: the **sandbox's**
+    /// code (invented), answered with HTTP 429.
     public static let tooManyRequests = Self(4291)
 
     /// The SDK's name for codes 1–20 (e.g. `"VerificationFailed"`), a short name for the

@@ -24,8 +24,8 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// `https://api4.truecaller.com/v1/key` (Truecaller's server-side validation docs).
     public var keyEndpoint: URL
     /// Upper-case ISO 3166-1 alpha-2 codes whose profile calls go to ``profileBaseURLEU``.
-    /// Default: the EU member states plus Iceland, Liechtenstein and Norway (the SDK keeps its
-    /// own EU/EEA list in `NSURL+TrueSDK.m`).
+    /// Default ``defaultEURegions``: TrueSDK's 44 codes (Docs/Providers/Truecaller.md,
+    /// "Configuration").
     public var euRegions: Set<String>
     /// Regions the OTP flow accepts (upper-case ISO codes); `nil` accepts any region.
     /// Default `["IN"]`: the non-Truecaller OTP flow is India only (Truecaller's iOS docs).
@@ -65,11 +65,12 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     public static let sandboxAppKey = "sandbox-app-key"
     /// The app link used by ``sandbox(appKey:appLink:deviceID:otpRegions:)`` by default.
     public static let sandboxAppLink = URL(string: "https://app.example.test/truecaller")!
-    /// EU member states plus Iceland, Liechtenstein and Norway, upper case.
-    public static let defaultEURegions: Set<String> = [
-        "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
-        "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO",
-    ]
+    /// The 44 upper-case codes TrueSDK sends to the EU profile host (Docs/Providers/Truecaller.md,
+    /// "Configuration"): the EU member states, Iceland, Liechtenstein, Norway, Switzerland, the
+    /// United Kingdom (`GB` and TrueSDK's `UK`), Andorra, the Faroe Islands, Gibraltar,
+    /// Guernsey, the Isle of Man, Jersey, Monaco, San Marino, Svalbard and Jan Mayen, the
+    /// Vatican and the Åland Islands. The sandbox's backend reads the same list.
+    public static let defaultEURegions: Set<String> = TruecallerProfileRegions.europe
 
     /// Creates a configuration for the production hosts.
     /// - Parameters:

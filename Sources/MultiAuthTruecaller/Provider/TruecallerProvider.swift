@@ -78,7 +78,7 @@ public struct TruecallerProvider: AuthProvider {
     /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
     ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
     ///   option breaking the rules), `.configuration` (code 1, blank app key), the mapped backend codes
-    ///   (`.rateLimited` with `retryAfter` for 4290/4291, …), `.malformedResponse`,
+    ///   (`.rateLimited` with `retryAfter` for `429`, …), `.malformedResponse`,
     ///   `.network`, `.providerUnavailable`; or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         try configuration.validate()
@@ -161,8 +161,10 @@ public struct TruecallerProvider: AuthProvider {
     ///   `.answerMismatch` (no name) or `.invalidName` (name rules), both with provider code
     ///   `"18"`; `.invalidInput` `.invalidCodeFormat`; `.expired` (TTL passed);
     ///   `.invalidInput` `.answerMismatch` (not a Truecaller OTP challenge). From the backend:
-    ///   `.invalidCode` with `attemptsRemaining` (4001), `.expired` (4002), `.rateLimited`
-    ///   with `retryAfter` (4290), the other mapped codes, `.malformedResponse`, `.network`,
+    ///   `.invalidCode` for a refused verify (any `4xx` but `429`, or a `code` this adapter does
+    ///   not know; raw code kept, `attemptsRemaining` when the body has it; the sandbox's 4001
+    ///   too), `.rateLimited` with `retryAfter` (`429`; the sandbox's 4290), `.expired` (the
+    ///   sandbox's 4002), a documented message's meaning, `.malformedResponse`, `.network`,
     ///   `.providerUnavailable`. Or `CancellationError`.
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
         -> SignInStep
@@ -196,7 +198,7 @@ public struct TruecallerProvider: AuthProvider {
         let body = TruecallerWire.VerifyRequest(
             countryCodeName: region, phoneNumber: national, secretToken: code, verificationToken: token)
         let object = try await TruecallerWire.send(
-            .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)),
+            .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)), call: .verify,
             transport: context.transport)
         guard let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty else {
             throw AuthError(

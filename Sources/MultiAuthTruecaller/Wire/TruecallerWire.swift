@@ -49,13 +49,16 @@ enum TruecallerWire {
 
     /// Sends `request` and returns its JSON object, or throws the mapped error.
     ///
-    /// - Throws: `AuthError`: the error ``failure(_:object:)`` finds; `.malformedResponse` for
-    ///   a success whose body is not a JSON object; `.network` or `CancellationError` from the
-    ///   transport.
-    static func send(_ request: HTTPRequest, transport: any HTTPTransport) async throws -> [String: JSONValue] {
+    /// - Parameter call: Which call this is (a refused `verify` is a refused code).
+    /// - Throws: `AuthError`: the error ``failure(_:object:call:)`` finds; `.malformedResponse`
+    ///   for a success whose body is not a JSON object; `.network` or `CancellationError` from
+    ///   the transport.
+    static func send(_ request: HTTPRequest, call: Call = .other, transport: any HTTPTransport) async throws
+        -> [String: JSONValue]
+    {
         let response = try await transport.send(request)
         let object = (try? JSONDecoder().decode(JSONValue.self, from: response.body))?.objectValue
-        if let error = failure(response, object: object) { throw error }
+        if let error = failure(response, object: object, call: call) { throw error }
         guard let object else {
             throw AuthError(
                 .malformedResponse, "HTTP \(response.status) body is not a JSON object", provider: .truecaller)
@@ -65,7 +68,7 @@ enum TruecallerWire {
 
     /// Sends a request whose answer TrueSDK never reads (`POST /v1/profile`, the name update):
     /// any 2xx is a success whatever its body (`204`, empty, `{}`, `true`, even a `code`);
-    /// anything else is mapped like ``send(_:transport:)``.
+    /// anything else is mapped like ``send(_:call:transport:)``.
     /// - Throws: `AuthError` for a non-2xx answer; `.network` or `CancellationError`.
     static func sendIgnoringBody(_ request: HTTPRequest, transport: any HTTPTransport) async throws {
         let response = try await transport.send(request)

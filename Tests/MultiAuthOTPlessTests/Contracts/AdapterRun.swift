@@ -47,9 +47,10 @@ struct AdapterRun {
     let events = RecordingSubscriber()
     let provider: OTPlessProvider
 
-    init() throws {
-        provider = try OTPlessProvider(
-            configuration: .production(appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox"))
+    init(
+        configuration: OTPlessConfiguration = .production(appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox")
+    ) throws {
+        provider = try OTPlessProvider(configuration: configuration)
         transport.setHandler { request in
             HTTPResponse(status: 599, body: Data("no script for \(ContractEndpoint.name(of: request))".utf8))
         }

@@ -61,6 +61,42 @@ struct ContractAdapterTests {
         run.provider.stopAllPolling()
     }
 
+    /// The real SDK sends no channel order (Docs/Providers/OTPless.md, "Channels"): a production
+    /// configuration with `preferredChannels` sends `clientMetaData` without `channels`; only a
+    /// sandbox configuration sends it, for the sandbox.
+    @Test func aProductionIntentCarriesNoChannelOrder() async throws {
+        func clientMetaData(_ configuration: OTPlessConfiguration) async throws -> JSONValue? {
+            let run = try AdapterRun(configuration: configuration)
+            run.transport.script(
+                "intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+            _ = try await run.provider.start(.phone(AdapterRun.phone), context: run.context)
+            run.provider.stopAllPolling()
+            let request = try #require(run.transport.requests("intent-phone").first)
+            let body = try JSONDecoder().decode(JSONValue.self, from: try #require(request.body))
+            return Contract.parse(try #require(body["clientMetaData"]?.stringValue))
+        }
+        let production = try await clientMetaData(
+            .production(
+                appID: "SANDBOXAPP", packageName: "com.multiauth.sandbox", preferredChannels: [.whatsapp]))
+        #expect(production == .object([:]))
+        let sandbox = OTPlessConfiguration.sandbox(preferredChannels: [.whatsapp])
+        #expect(try await clientMetaData(sandbox) == .object(["channels": .array([.string("WHATSAPP")])]))
+    }
+
+    /// An expiry outside the guessed 30…900 s is sent precisely, as the decimal the app gave.
+    @Test func anExpiryOutsideTheGuessedRangeIsSentToTheServer() async throws {
+        let run = try AdapterRun()
+        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+        let challenge = try #require(
+            try await run.provider.start(.phone(AdapterRun.phone, options: ["expiry": " 1200 "]), context: run.context)
+                .challenge)
+        run.provider.stopAllPolling()
+        let request = try #require(run.transport.requests("intent-phone").first)
+        let body = try JSONDecoder().decode(JSONValue.self, from: try #require(request.body))
+        #expect(body["expiry"] == .string("1200"))
+        #expect(challenge.expiresAt == run.now.addingTimeInterval(1200))
+    }
+
     /// Drives the adapter to `endpoint` and answers it with the fixture response `response`;
     /// returns the mismatches with the response's `expect`.
     static func drive(endpoint: String, response name: String, run: AdapterRun) async throws -> [String] {
