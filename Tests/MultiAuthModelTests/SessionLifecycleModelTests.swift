@@ -184,13 +184,16 @@ struct SessionLifecycleModelTests {
 
     /// Mutation checks of the newer kinds of operations (cancellations, store faults, foreign
     /// answers): with the guard of each rule off, the model finds a violation; the number of
-    /// schedules it took is printed.
+    /// schedules it took is printed. The F7 ordering mutations (`signOutReadsOutsideTurn`,
+    /// `noAbandonBeforeSave`) need a sign-out to land in a narrow window of a save; the random
+    /// schedules reached it once in 10,000 runs and in another run not at all (it depends on how
+    /// the machine schedules tasks), so they are left to the exhaustive exploration, which reaches
+    /// them in every run (`theExplorationCatchesTheMutation`).
     @Test(arguments: [
         ("noUnsavedRefresh", ClientMutations(noUnsavedRefresh: true)),
         ("noRefreshIdentityCheck", ClientMutations(noRefreshIdentityCheck: true)),
         ("noSessionProviderCheck", ClientMutations(noSessionProviderCheck: true)),
         ("discardAnswerOnCancel", ClientMutations(discardAnswerOnCancel: true)),
-        ("signOutReadsOutsideTurn", ClientMutations(signOutReadsOutsideTurn: true)),
     ])
     func theCheckerCatchesEachNewerMutation(name: String, mutations: ClientMutations) async throws {
         let offset: UInt64 =

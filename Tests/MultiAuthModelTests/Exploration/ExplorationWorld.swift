@@ -121,6 +121,10 @@ final class ExplorationWorld: @unchecked Sendable {
     var problemCount: Int { lock.withLock { problemList.count } }
     func note(_ problem: String) { lock.withLock { problemList.append(problem) } }
 
+    /// Forgets the problems noted so far (the driver judges the schedule again after a gate that
+    /// arrived late was released).
+    func clearProblems() { lock.withLock { problemList.removeAll() } }
+
     /// Builds the world and runs the set-up with every gate open: client 0 signs in A, starts
     /// B's flow, and the clock moves 30 s (so a resend is allowed). Then every gate holds.
     static func make(operations: [ExplorationOp], mutations: ClientMutations, quiet: Int) async throws
