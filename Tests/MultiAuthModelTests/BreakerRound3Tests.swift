@@ -997,4 +997,77 @@ struct BreakerRound3Tests {
         #expect(expired.r3Code == .expired, "\(expired)")
         #expect(w.sandbox.requestCount == before)
     }
+
+    // MARK: Acceptance cases (/work/shared/cases/CASES.md) the existing tests assert only in part
+
+    /// Case B21, the two branches its test (`authStatesStartWithTheCurrentState`) leaves out: after
+    /// the restore with nothing stored the first event is the initial state with no session (the
+    /// snapshot path; the existing test subscribes before any restore); and with a stored expired
+    /// session whose refresh token was revoked, the subscriber attached after the restore gets
+    /// `initialState(S, expired)` then the end of the session, once (MultiAuth names it
+    /// `sessionExpired`, never `signedOut`: Events.md). A second subscriber starts with the
+    /// current state, and no initial state comes twice.
+    @Test func caseB21AfterTheRestoreNothingStoredAndARevokedRefreshToken() async throws {
+        let empty = try world()
+        _ = await empty.client.restoreSessions()
+        var first = empty.client.authStates().makeAsyncIterator()
+        guard case .initialState(let none)? = await first.next()?.kind else {
+            Issue.record("no initial state")
+            return
+        }
+        #expect(none.isSignedOut)
+
+        let w = try world()
+        let a = try await signIn(w, user: "a")
+        w.backend.revoke(refreshToken: try token(a))
+        w.sandbox.clock.advance(by: .seconds(ReferenceProtocol.accessTokenTTL + 1))
+        let app = try world(sharing: w)  // the app starts again on the same store
+        _ = await app.client.restoreSessions()
+        var states = app.client.authStates().makeAsyncIterator()
+        let error = await #expect(throws: AuthError.self) { _ = try await app.client.validSession(for: provider) }
+        #expect(error?.code == .sessionExpired)
+        guard case .initialState(let initial)? = await states.next()?.kind else {
+            Issue.record("no initial state")
+            return
+        }
+        #expect(initial.sessions[provider]?.session == a)
+        #expect(initial.sessions[provider]?.isExpired == true)
+        let next = try #require(await states.next())
+        #expect(next.kind.name == "sessionExpired", "\(next.kind.name)")
+        var late = app.client.authStates().makeAsyncIterator()
+        guard case .initialState(let lateState)? = await late.next()?.kind else {
+            Issue.record("the late subscriber got no initial state")
+            return
+        }
+        #expect(lateState.isSignedOut)
+        #expect(try await w.store.load(for: provider) == nil)
+    }
+
+    /// Case B17's last clause: "A refresh asked for a different token R9 must not be answered with
+    /// R1's result." The existing test (`aSessionThatIsNotStoredIsNotRefreshed`) refreshes an R9
+    /// copy of the stored session with nothing in flight and expects the stored R1 session back.
+    /// Here R9 belongs to another sign-in and R1's refresh is in flight: R9's caller never gets
+    /// R1's result (rule L10), before or after R1's refresh lands, and R1's callers share one call.
+    @Test func caseB17ARefreshOfAnotherTokenNeverGetsR1sResult() async throws {
+        let w = try world()
+        let a = try await signIn(w, user: "a")
+        var other = a
+        other.id = "another-sign-in"
+        other.credentials.refreshToken = "R9"
+        let gate = R3Gate()
+        w.knobs.refreshGate = gate
+        let r1 = (0..<3).map { _ in Task { try await w.client.refresh(a) } }
+        await gate.waitUntilHeld()
+        let during = await r3Attempt { try await w.client.refresh(other) }
+        await gate.release()
+        var results: [AuthSession] = []
+        for task in r1 { results.append(try await task.value) }
+        let after = await r3Attempt { try await w.client.refresh(other) }
+        let r2 = try #require(results.first)
+        #expect(results.allSatisfy { $0 == r2 } && r2.credentials.refreshToken != a.credentials.refreshToken)
+        #expect(w.knobs.refreshed.count == 1, "one refresh request for R1")
+        #expect((try? during.get()) != r2 && (try? after.get()) != r2, "during: \(during), after: \(after)")
+        #expect(during.r3Code == .unauthorized && after.r3Code == .unauthorized)
+        #expect(try await w.store.load(for: provider) == r2)
+    }
 }
