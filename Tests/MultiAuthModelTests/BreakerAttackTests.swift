@@ -204,6 +204,8 @@ struct TamperProvider: RefreshableProvider, RedirectHandlingProvider, Resendable
 
     func canHandle(_ url: URL) -> Bool { base.canHandle(url) }
 
+    func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? { base.redirect(url, belongsTo: challenge) }
+
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let step = knobs.afterSignIn(try await base.handleRedirect(url, pending: pending, context: context))
         if let gate = knobs.redirectGate { await gate.pass() }

@@ -88,7 +88,7 @@ import Testing
         let other = challenge("q")
         _ = machine.challengeIssued(before)
         _ = machine.challengeIssued(other)
-        let signedOut = machine.signOut("p")
+        let signedOut = machine.signOut("p", at: now)
         #expect(names(signedOut) == ["cancelEvents", "end"])
         #expect(isAbandoned(machine.state(of: before.flowID), .signedOut))
         #expect(machine.state(of: other.flowID).map { if case .open = $0 { true } else { false } } == true)
@@ -105,12 +105,14 @@ import Testing
         #expect(isAbandoned(machine.state(of: after.flowID), .cancelled))
         // A challenge from an earlier process is unknown until its first answer: open, then a
         // sign-out abandons it like any other.
-        let decoded = challenge()
-        guard case .open = machine.submission(for: decoded, now: now) else {
-            Issue.record("a decoded challenge is open")
+        var decoded = challenge()
+        decoded.issuedAt = now.addingTimeInterval(1)
+        guard case .open = machine.submission(for: decoded, now: now.addingTimeInterval(2)) else {
+            Issue.record("a decoded challenge issued after the last sign-out is open")
             return
         }
-        _ = machine.signOut("p")
+        machine.answering(decoded)
+        _ = machine.signOut("p", at: now.addingTimeInterval(3))
         #expect(machine.isAbandoned(decoded.flowID))
     }
 
@@ -144,7 +146,7 @@ import Testing
         }
         #expect(finishedBy == "123456")
         #expect(machine.pending("p") == nil)
-        _ = machine.signOut("p")
+        _ = machine.signOut("p", at: now)
         guard case .refused = machine.submission(for: flow, now: now) else {
             Issue.record("after a sign-out nothing replays")
             return
@@ -178,7 +180,7 @@ import Testing
         #expect(saving)
         let tooLate = machine.cancel("p")
         #expect(tooLate.list.isEmpty, "cancelFlow comes too late")
-        let signOutDuringSave = machine.signOut("p")
+        let signOutDuringSave = machine.signOut("p", at: now)
         #expect(signOutDuringSave.list.isEmpty, "the sign-out abandons nothing it could cancel")
         guard case .persisting(signedOut: true)? = machine.state(of: flow.flowID) else {
             Issue.record("the save is marked")
@@ -194,7 +196,7 @@ import Testing
         _ = machine.challengeIssued(failing)
         let savingAgain = machine.beginPersisting(failing.flowID, provider: "p")
         #expect(savingAgain)
-        _ = machine.signOut("p")
+        _ = machine.signOut("p", at: now)
         guard
             case .signedOut = machine.saveFailed(
                 failing.flowID, provider: "p", session: session(), answer: nil, failure: AuthError(.storageFailure, "x")
@@ -208,9 +210,67 @@ import Testing
 
         let late = challenge()
         _ = machine.challengeIssued(late)
-        _ = machine.signOut("p")
+        _ = machine.signOut("p", at: now)
         let refusedLate = machine.beginPersisting(late.flowID, provider: "p")
         #expect(!refusedLate, "a sign-out that came first: nothing saved")
+    }
+
+    @Test func f2AFlowThisClientDoesNotKnowIsJudgedByWhenItWasIssued() {
+        var machine = FlowStateMachine()
+        let before = challenge()  // issued at `now`
+        _ = machine.signOut("p", at: now.addingTimeInterval(10))
+        guard case .refused(let error) = machine.submission(for: before, now: now.addingTimeInterval(20)) else {
+            Issue.record("a challenge issued before the last sign-out is abandoned, remembered or not")
+            return
+        }
+        #expect(error.code == .challengeNotPending)
+        #expect(machine.state(of: before.flowID) == nil, "a refused answer does not take memory")
+        var later = challenge()
+        later.issuedAt = now.addingTimeInterval(15)
+        later.expiresAt = now.addingTimeInterval(315)
+        guard case .open = machine.submission(for: later, now: now.addingTimeInterval(20)) else {
+            Issue.record("a challenge issued after the sign-out is open")
+            return
+        }
+    }
+
+    @Test func f6AOneStepStartIsInFlightUntilItsSessionIsTakenAndPastCancellingOnceSaved() {
+        var machine = FlowStateMachine()
+        let flow = FlowID.random()
+        _ = machine.begin(flow, provider: "p", summary: "sna")
+        machine.startRunning(flow, provider: "p", task: Task { throw CancellationError() })
+        let cancelled = machine.cancel("p")
+        #expect(names(cancelled) == ["cancelEvents", "cancelStart", "end"])
+        let refused = machine.beginPersisting(flow, provider: "p")
+        #expect(!refused, "the start the app cancelled takes nothing")
+
+        let saved = FlowID.random()
+        _ = machine.begin(saved, provider: "p", summary: "sna")
+        machine.startRunning(saved, provider: "p", task: Task { throw CancellationError() })
+        let saving = machine.beginPersisting(saved, provider: "p")
+        #expect(saving)
+        let late = machine.cancel("p")
+        #expect(late.list.isEmpty, "its session is being saved: too late (F7)")
+        let newer = machine.begin(FlowID.random(), provider: "p", summary: "again")
+        #expect(names(newer) == ["publish:flowStarted"], "a newer start does not cancel a save either")
+    }
+
+    @Test func f8AStrayLinkAnswersOnlyForTheFlowItBelongsTo() {
+        var machine = FlowStateMachine()
+        let first = FlowID.random()
+        _ = machine.begin(first, provider: "p", summary: "a")
+        let challengeA = challenge(flow: first)
+        _ = machine.challengeIssued(challengeA)
+        _ = machine.beginPersisting(first, provider: "p")
+        let stored = session()
+        _ = machine.persisted(first, session: stored, answer: "1")
+        #expect(machine.answersAnotherLink(with: stored, knownFlow: nil, belongs: { _ in nil }))
+        #expect(machine.answersAnotherLink(with: stored, knownFlow: nil, belongs: { $0.flowID == first }))
+        #expect(!machine.answersAnotherLink(with: stored, knownFlow: nil, belongs: { _ in false }))
+        #expect(!machine.answersAnotherLink(with: stored, knownFlow: .random(), belongs: { _ in true }))
+        #expect(machine.answersAnotherLink(with: stored, knownFlow: first, belongs: { _ in nil }))
+        #expect(
+            !machine.answersAnotherLink(with: session(), knownFlow: first, belongs: { _ in true }), "another session")
     }
 
     @Test func anExpiredChallengeEndsItsFlowWithoutSpendingAnything() {

@@ -210,7 +210,7 @@ extension AuthClient {
         // The pending flow and the start in flight are cancelled, and every flow of this provider
         // started before now is abandoned: its challenges are refused, and a sign-in whose save
         // has not begun stores nothing (F2, F7).
-        apply(flows.signOut(provider))
+        apply(flows.signOut(provider, at: time.now))
         scheduler.stop(provider)
         var outcome: SignOutOutcome
         let revoked: AuthSession

@@ -61,6 +61,10 @@ public actor AuthClient {
     var flows = FlowStateMachine()
     private var redirects = RedirectLedger()
     private var submits: [FlowID: (code: String, work: SharedWork<SignInStep>)] = [:]
+    /// Retried writes of a flow's session a failed save left unsaved, by flow: every retry (the
+    /// same answer again, the flow's link) joins the one in flight, so one sign-in is written and
+    /// announced once.
+    private var saves: [FlowID: SharedWork<SignInStep>] = [:]
     /// Redirect exchanges in flight, by the flow they continue (F9).
     private var flowExchanges: [FlowID: SharedWork<SignInStep>] = [:]
     var mutations = ClientMutations()
@@ -196,7 +200,9 @@ public actor AuthClient {
         } catch {
             result = .failure(error)
         }
-        flows.startReturned(flowID, provider: providerID)
+        // The start counts as in flight until what it answered was taken: a `cancelFlow` or a newer
+        // start while a one-step session waits for its save abandons it (F6, F7).
+        defer { flows.startReturned(flowID, provider: providerID) }
         defer { gate.forget(flowID) }
         let cancelledFlow = gate.isCancelled(flowID)
         if cancelledFlow || Task.isCancelled {
@@ -254,7 +260,7 @@ public actor AuthClient {
                 guard kept == nil || kept == normalized.rawCode else {
                     throw FlowStateMachine.finishedError(providerID)
                 }
-                return try await persist(session, flowID: challenge.flowID, answer: kept)
+                return try await retryWrite(session, flowID: challenge.flowID, answer: kept)
             case .finished(let session, let finishedBy):
                 // F9: a flow that a redirect (its magic link) finished answers a code with that
                 // session: the same flow, the same user, already signed in.
@@ -270,10 +276,11 @@ public actor AuthClient {
                 current = live
             }
             let normalized = try normalizedAnswer(answer, for: current)
-            // F9: the flow's magic link is being exchanged: its grant and this code are one
-            // sign-in, so wait for the exchange and look again instead of spending both.
-            if let exchange = flowExchanges[challenge.flowID], !mutations.noCodeLinkOrdering {
-                _ = try? await exchange.value()
+            // F9: the flow's magic link is being exchanged, or the flow's session written again
+            // after a failed save: its grant and this code are one sign-in, so wait for that and
+            // look again instead of spending the grant twice.
+            if let running = flowExchanges[challenge.flowID] ?? saves[challenge.flowID], !mutations.noCodeLinkOrdering {
+                _ = try? await running.value()
                 try Task.checkCancellation()
                 continue
             }
@@ -285,6 +292,7 @@ public actor AuthClient {
                 try Task.checkCancellation()
                 continue
             }
+            flows.answering(challenge)
             // Unstructured so concurrent submits of this challenge share it; owned by
             // `submits` (removed by itself when it ends); cancelled when its last waiter is.
             let work = SharedWork(
@@ -413,8 +421,15 @@ public actor AuthClient {
             // (finishing an interrupted store write first), or the further step still pending.
             switch flows.redirectReplay(of: flowID, provider: providerID) {
             case .retryWrite(let session, let answer)?:
-                return try await persist(session, flowID: flowID, answer: answer)
+                return try await retryWrite(session, flowID: flowID, answer: answer)
             case .session(let session)?: return .signedIn(session)
+            case .saving?:
+                // Its session is being saved: every delivery gets that save's result (R1).
+                if let running = flowExchanges[flowID] ?? saves[flowID] {
+                    _ = try? await running.value()
+                    try Task.checkCancellation()
+                    return try await handleRedirect(url, resuming: resuming)
+                }
             case .challenge(let next)?: return .challenge(next)
             case nil: break
             }
@@ -442,7 +457,7 @@ public actor AuthClient {
                 // spending the grant a second time. A wrong code spent nothing: the link goes on.
                 try Task.checkCancellation()
                 if case .unsaved(let session, let answer)? = flows.state(of: flow) {
-                    return try await persist(session, flowID: flow, answer: answer)
+                    return try await retryWrite(session, flowID: flow, answer: answer)
                 }
                 throw error
             } catch {
@@ -452,12 +467,20 @@ public actor AuthClient {
             if case .finished(let session, _)? = flows.state(of: flow) { return .signedIn(session) }
             return try await handleRedirect(url, resuming: resuming)
         }
+        // F9: the flow's session is being written again after a failed save: the link waits for
+        // that write and answers with what it stored.
+        if let pendingChallenge, let running = saves[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
+            _ = try? await running.value()
+            try Task.checkCancellation()
+            if case .finished(let session, _)? = flows.state(of: pendingChallenge.flowID) { return .signedIn(session) }
+            return try await handleRedirect(url, resuming: resuming)
+        }
         // F9: the flow's code already signed in on the server but the store write failed: the
         // link finishes that write instead of spending the flow's grant again.
         if let pendingChallenge, case .unsaved(let session, let answer)? = flows.state(of: pendingChallenge.flowID),
             !mutations.noCodeLinkOrdering
         {
-            return try await persist(session, flowID: pendingChallenge.flowID, answer: answer)
+            return try await retryWrite(session, flowID: pendingChallenge.flowID, answer: answer)
         }
         let flowID = pendingChallenge?.flowID ?? FlowID.random()
         // Unstructured so concurrent deliveries share it; owned by the redirect ledger (entered
@@ -479,7 +502,11 @@ public actor AuthClient {
             // signed-in user to start again (Docs/Architecture.md, "Sign-in flows"). Only when that
             // flow is the newest since the last sign-out and every other one finished: a flow
             // that never finished may be the link's — another user's — and then it is refused.
-            if let stored = try? await store.load(for: providerID), flows.answersAnotherLink(with: stored) {
+            if let stored = try? await store.load(for: providerID),
+                flows.answersAnotherLink(
+                    with: stored, knownFlow: redirects.completedFlow(key),
+                    belongs: { provider.redirect(url, belongsTo: $0) })
+            {
                 return .signedIn(stored)
             }
             throw error
@@ -574,6 +601,22 @@ public actor AuthClient {
         }
     }
 
+    /// Writes again the session a failed save left for `flowID` (invariant 2), once: every retry
+    /// (the same answer again, the flow's link delivered) joins the write in flight.
+    private func retryWrite(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
+        if let running = saves[flowID] { return try await running.value() }
+        // Unstructured so concurrent retries share it; owned by `saves` (removed by itself when
+        // it ends); cancelled when its last waiter is.
+        let work = SharedWork(Task { try await self.persistAgain(session, flowID: flowID, answer: answer) })
+        saves[flowID] = work
+        return try await work.value()
+    }
+
+    private func persistAgain(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
+        defer { saves[flowID] = nil }
+        return try await persist(session, flowID: flowID, answer: answer)
+    }
+
     /// Saves `session`, then (only then) publishes `signedIn` and returns it.
     ///
     /// F7: the save and a sign-out of the same provider are ordered by the provider's write turn
@@ -585,6 +628,7 @@ public actor AuthClient {
     /// `signedOut` (Docs/Architecture.md, "Sign-in flows").
     private func persist(_ session: AuthSession, flowID: FlowID, answer: String?) async throws -> SignInStep {
         let providerID = session.provider
+        flows.awaitSave(flowID, provider: providerID)
         // L13: the save and the event that announces it are one step of this provider's state.
         let turn = await lifecycle.writes.turn(providerID)
         defer { turn.end() }
@@ -593,6 +637,10 @@ public actor AuthClient {
             turn.end()
             try await refuseAbandoned(session, flowID: flowID)
         }
+        // The session this save displaces, if any: another sign-in's, revoked once this one is
+        // stored, so no live refresh token outlives its place in the store (L14). Unreadable:
+        // nothing is revoked.
+        let displaced = try? await store.load(for: providerID)
         do {
             try await store.save(session)
         } catch {
@@ -621,6 +669,12 @@ public actor AuthClient {
             }
         }
         apply(flows.persisted(flowID, session: session, answer: answer))
+        if let displaced, displaced.id != session.id, let adapter = providers[providerID] {
+            // L14: revoked in a task of its own with the sign-out's bound; the sign-in does not
+            // wait for it. The newest credentials this client holds for it are the ones revoked (L9).
+            let revoked = lifecycle.newest(of: displaced)
+            Task { _ = await self.revokeRemotely(revoked, with: adapter) }
+        }
         return .signedIn(session)
     }
 

@@ -34,6 +34,9 @@ struct FlowStateMachine {
         /// Started (its start in flight or its challenge out) or resumed: answers reach the
         /// provider.
         case open
+        /// The provider issued a session; its save waits for the provider's write turn (L13).
+        /// Still cancellable (F2, F6); answers and deliveries of its link wait for the save.
+        case awaitingSave
         /// The provider issued a session and its save holds the provider's write turn (F7): past
         /// cancelling. `signedOut`: a sign-out arrived during the save; it removes the session
         /// next, so nothing of the flow is kept to replay.
@@ -75,8 +78,13 @@ struct FlowStateMachine {
 
     /// What a redirect already handled for a flow can be answered with, without the provider.
     enum RedirectReplay {
+        /// The flow's save failed: write this session (answered by `answer`) again.
         case retryWrite(AuthSession, answer: String?)
+        /// The flow finished with this session.
         case session(AuthSession)
+        /// The flow's session is being saved: wait for that save, then look again.
+        case saving
+        /// The flow goes on with this challenge (a further step).
         case challenge(Challenge)
     }
 
@@ -99,6 +107,8 @@ struct FlowStateMachine {
     private struct Flow {
         let provider: AuthProviderID
         var state: State
+        /// The flow's newest challenge this client saw (F5, F8).
+        var challenge: Challenge?
     }
 
     private struct ProviderFlows {
@@ -114,6 +124,10 @@ struct FlowStateMachine {
     private var flows = BoundedMap<FlowID, Flow>(capacity: FlowStateMachine.flowMemory)
     private var finishedOrder: [FlowID] = []
     private var providers: [AuthProviderID: ProviderFlows] = [:]
+    /// Per provider, when its last sign-out happened (the client's clock): a flow this client
+    /// does not know (forgotten, F4, or from an earlier process) whose challenge was issued before
+    /// it is abandoned, however many flows came since (F2).
+    private var lastSignOut: [AuthProviderID: Date] = [:]
 
     // MARK: Queries
 
@@ -160,18 +174,25 @@ struct FlowStateMachine {
         var effects = FlowEffects(provider: provider)
         register(flowID, provider: provider)
         noteStarted(flowID, provider: provider)
-        if let previous = providers[provider]?.starting {
-            providers[provider]?.starting = nil
-            set(previous.flowID, to: .abandoned(.cancelled))
-            effects.append(.cancelEvents(previous.flowID))
-            effects.append(.cancelStart(previous.task))
-            effects.append(.end(previous.flowID))
-        }
+        effects.append(contentsOf: cancelStart(of: provider))
         effects.append(.publish(.flowStarted(summary: summary), flowID: flowID))
         return effects
     }
 
-    /// The task running `provider`'s start of `flowID` (cancelled by a newer start or `cancelFlow`).
+    /// Abandons `provider`'s start in flight (F1, F2): its flow's events end with `flowCancelled`,
+    /// its task is cancelled, its provider told. A one-step start whose session is being saved is
+    /// past cancelling (F7): it only stops counting as in flight.
+    private mutating func cancelStart(of provider: AuthProviderID) -> [FlowEffects.Effect] {
+        guard let starting = providers[provider]?.starting else { return [] }
+        providers[provider]?.starting = nil
+        if case .persisting? = flows[starting.flowID]?.state { return [] }
+        set(starting.flowID, to: .abandoned(.cancelled))
+        return [.cancelEvents(starting.flowID), .cancelStart(starting.task), .end(starting.flowID)]
+    }
+
+    /// The task running `provider`'s start of `flowID`. It counts as in flight — a newer start or
+    /// `cancelFlow` abandons it — until ``startReturned(_:provider:)``, which the client calls once
+    /// what the start answered was taken (a challenge issued, a one-step session saved or refused).
     mutating func startRunning(_ flowID: FlowID, provider: AuthProviderID, task: Task<SignInStep, any Error>) {
         providers[provider, default: ProviderFlows()].starting = (flowID, task)
     }
@@ -181,15 +202,16 @@ struct FlowStateMachine {
         if providers[provider]?.starting?.flowID == flowID { providers[provider]?.starting = nil }
     }
 
-    /// A flow this client did not start (a challenge decoded from an earlier process, a redirect
-    /// without a pending flow) becomes known, open; from now on a sign-out abandons it (F2).
+    /// A flow this client did not start (a redirect without a pending flow) becomes known, open;
+    /// from now on a sign-out abandons it (F2).
     mutating func track(_ flowID: FlowID, provider: AuthProviderID) {
         register(flowID, provider: provider)
     }
 
-    /// A redirect resumes `challenge`, saved by an earlier process: it is tracked and counts for F8.
+    /// A redirect resumes `challenge`, saved by an earlier process: it is tracked (abandoned when
+    /// it was issued before the provider's last sign-out, F2) and counts for F8.
     mutating func resume(_ challenge: Challenge) {
-        register(challenge.flowID, provider: challenge.provider)
+        register(challenge.flowID, provider: challenge.provider, challenge: challenge)
         noteStarted(challenge.flowID, provider: challenge.provider)
     }
 
@@ -208,6 +230,11 @@ struct FlowStateMachine {
     /// it replaces the pending one, nothing more is published.
     mutating func challengeUpdated(_ challenge: Challenge) {
         register(challenge.flowID, provider: challenge.provider)
+        flows[challenge.flowID].map { flow in
+            var flow = flow
+            flow.challenge = challenge
+            flows.set(flow, for: challenge.flowID)
+        }
         providers[challenge.provider, default: ProviderFlows()].pending = challenge
     }
 
@@ -216,8 +243,12 @@ struct FlowStateMachine {
     /// pending challenge cleared, `flowExpired` among the effects).
     mutating func submission(for challenge: Challenge, now: Date, judgeHeldChallenge: Bool = false) -> Submission {
         let provider = challenge.provider
-        register(challenge.flowID, provider: provider)
-        switch flows[challenge.flowID]?.state {
+        // A flow this client does not know (a challenge decoded from an earlier process, or one
+        // forgotten, F4) is judged by when it was issued: at or before the provider's last sign-out
+        // it is abandoned (F2). It becomes known only when an answer goes to the provider
+        // (``answering(_:)``), so answers refused locally cannot push other flows out of memory.
+        let known = flows[challenge.flowID]?.state ?? (issuedBeforeSignOut(challenge) ? .abandoned(.signedOut) : nil)
+        switch known {
         case .abandoned?: return .refused(Self.abandonedError(provider))
         case .closed?: return .refused(Self.finishedError(provider))
         case .unsaved(let session, let answer)?: return .retryWrite(session, answer: answer)
@@ -226,7 +257,7 @@ struct FlowStateMachine {
             return .refused(
                 AuthError(
                     .attemptsExhausted, "no attempts remain; start again", provider: provider, attemptsRemaining: 0))
-        case .open?, .persisting?, nil: break
+        case .open?, .awaitingSave?, .persisting?, nil: break
         }
         let current = judgeHeldChallenge ? challenge : live(challenge)
         if current.isExpired(at: now) { return .expired(expire(challenge.flowID, provider: provider)) }
@@ -238,6 +269,12 @@ struct FlowStateMachine {
         return .open(current: current)
     }
 
+    /// An answer to `challenge` goes to the provider: its flow is known from now on (a challenge
+    /// from an earlier process becomes a flow of this client, abandoned by a later sign-out, F2).
+    mutating func answering(_ challenge: Challenge) {
+        register(challenge.flowID, provider: challenge.provider, challenge: challenge)
+    }
+
     /// The provider refused an answer to `flowID` with `error`: a wrong code lowers the attempts
     /// (to what the provider reported, else by one) and publishes `codeRejected` (and, at zero,
     /// `attemptsExhausted`); no attempts left ends the flow (`attemptsExhausted`); an expired flow
@@ -246,12 +283,14 @@ struct FlowStateMachine {
         var effects = FlowEffects(provider: provider)
         switch error.code {
         case .invalidCode:
+            // A count below zero (an absurd answer) means none left, like zero.
+            let reported = error.attemptsRemaining.map { max(0, $0) }
             if var updated = pending(provider, flow: flowID) {
-                updated.attemptsRemaining = error.attemptsRemaining ?? updated.attemptsRemaining.map { max(0, $0 - 1) }
+                updated.attemptsRemaining = reported ?? updated.attemptsRemaining.map { max(0, $0 - 1) }
                 providers[provider]?.pending = updated
             }
-            effects.append(.publish(.codeRejected(attemptsRemaining: error.attemptsRemaining), flowID: flowID))
-            if error.attemptsRemaining == 0 { effects.append(.publish(.attemptsExhausted, flowID: flowID)) }
+            effects.append(.publish(.codeRejected(attemptsRemaining: reported), flowID: flowID))
+            if reported == 0 { effects.append(.publish(.attemptsExhausted, flowID: flowID)) }
         case .attemptsExhausted:
             set(flowID, to: .exhausted)
             clearPending(provider, flow: flowID)
@@ -275,6 +314,13 @@ struct FlowStateMachine {
     }
 
     // MARK: Saving the session (F7)
+
+    /// The provider issued a session for `flowID`; its save now waits for the write turn. A flow
+    /// already abandoned, unsaved or finished keeps its state.
+    mutating func awaitSave(_ flowID: FlowID, provider: AuthProviderID) {
+        register(flowID, provider: provider)
+        if case .open? = flows[flowID]?.state { set(flowID, to: .awaitingSave) }
+    }
 
     /// The save of `flowID`'s session is about to begin under the provider's write turn. Returns
     /// `false` when the flow was abandoned meanwhile (the client then refuses the session,
@@ -348,13 +394,7 @@ struct FlowStateMachine {
     /// session is being saved is past cancelling (F7) and finishes.
     mutating func cancel(_ provider: AuthProviderID) -> FlowEffects {
         var effects = FlowEffects(provider: provider)
-        if let starting = providers[provider]?.starting {
-            providers[provider]?.starting = nil
-            set(starting.flowID, to: .abandoned(.cancelled))
-            effects.append(.cancelEvents(starting.flowID))
-            effects.append(.cancelStart(starting.task))
-            effects.append(.end(starting.flowID))
-        }
+        effects.append(contentsOf: cancelStart(of: provider))
         if let challenge = providers[provider]?.pending {
             if case .persisting? = flows[challenge.flowID]?.state { return effects }
             providers[provider]?.pending = nil
@@ -368,8 +408,9 @@ struct FlowStateMachine {
     /// A sign-out of `provider`: ``cancel(_:)``, then every flow of `provider` this client knows
     /// is abandoned as signed out (F2) — a flow being saved is marked so nothing of it is kept
     /// after its save (F7), a finished flow forgets its session — and the F8 list starts over.
-    mutating func signOut(_ provider: AuthProviderID) -> FlowEffects {
+    mutating func signOut(_ provider: AuthProviderID, at now: Date) -> FlowEffects {
         let effects = cancel(provider)
+        lastSignOut[provider] = now
         for (flowID, flow) in flows.entries where flow.provider == provider {
             switch flow.state {
             case .persisting: set(flowID, to: .persisting(signedOut: true))
@@ -390,33 +431,49 @@ struct FlowStateMachine {
         switch flows[flowID]?.state {
         case .unsaved(let session, let answer)?: return .retryWrite(session, answer: answer)
         case .finished(let session, _)?: return .session(session)
+        case .persisting?, .awaitingSave?: return .saving
         case .abandoned?, .closed?: return nil
         default: return pending(provider, flow: flowID).map { .challenge($0) }
         }
     }
 
     /// F8: whether a redirect that matches no pending flow of `session.provider` is another link of
-    /// the flow that stored `session`: the newest flow started since the last sign-out finished by
-    /// storing it, and every other flow since then finished too. A flow that never finished
-    /// (replaced by a later start, expired) may be the link's — another user's — and then the link
-    /// is refused.
-    func answersAnotherLink(with session: AuthSession) -> Bool {
+    /// the flow that stored `session`. The newest flow started since the last sign-out must have
+    /// finished by storing it; then:
+    /// - a redirect this client already exchanged (`knownFlow`) belongs to that flow only if it is
+    ///   that flow;
+    /// - when the provider can tell from the URL which flow it belongs to (`belongs` answers for the
+    ///   flow's newest challenge), it must say that flow;
+    /// - otherwise it must be the only flow of that provider this client remembers: any other
+    ///   (finished, replaced, expired, abandoned by a sign-out) may be the link's — another user's.
+    /// In every other case the link is refused.
+    func answersAnotherLink(
+        with session: AuthSession, knownFlow: FlowID?, belongs: (Challenge) -> Bool?
+    ) -> Bool {
         guard let started = providers[session.provider]?.sinceSignOut,
             started.count <= Self.flowsSinceSignOutLimit, let newest = started.last,
-            case .finished(let stored, _)? = flows[newest]?.state,
+            let flow = flows[newest], case .finished(let stored, _) = flow.state,
             stored.provider == session.provider, stored.id == session.id
         else { return false }
-        return started.allSatisfy { flowID in
-            if case .finished? = flows[flowID]?.state { return true }
-            return false
-        }
+        if let knownFlow { return knownFlow == newest }
+        if let challenge = flow.challenge, let verdict = belongs(challenge) { return verdict }
+        return !flows.entries.contains { $0.key != newest && $0.value.provider == session.provider }
     }
 
     // MARK: Bookkeeping
 
-    private mutating func register(_ flowID: FlowID, provider: AuthProviderID) {
+    private mutating func register(_ flowID: FlowID, provider: AuthProviderID, challenge: Challenge? = nil) {
         guard flows[flowID] == nil else { return }
-        flows.set(Flow(provider: provider, state: .open), for: flowID)
+        let abandoned = challenge.map(issuedBeforeSignOut) ?? false
+        flows.set(
+            Flow(provider: provider, state: abandoned ? .abandoned(.signedOut) : .open, challenge: challenge),
+            for: flowID)
+    }
+
+    /// Whether `challenge` was issued before its provider's last sign-out on this client.
+    private func issuedBeforeSignOut(_ challenge: Challenge) -> Bool {
+        guard let signedOut = lastSignOut[challenge.provider] else { return false }
+        return challenge.issuedAt <= signedOut
     }
 
     private mutating func set(_ flowID: FlowID, to state: State) {
@@ -466,4 +523,6 @@ struct FlowEffects {
     init(provider: AuthProviderID) { self.provider = provider }
 
     mutating func append(_ effect: Effect) { list.append(effect) }
+
+    mutating func append(contentsOf effects: [Effect]) { list.append(contentsOf: effects) }
 }

@@ -143,7 +143,16 @@ final class SessionLifecycle: @unchecked Sendable {
             machine.refreshBegan(key, task: task)
             return task
         }
-        let outcome = await task.value
+        // The refresh is not this caller's to cancel (L1), but a cancelled caller stops waiting
+        // for it at once (invariant 6): it gets `.cancelled` while the refresh goes on and its
+        // outcome is applied for everyone else.
+        let first = FirstResult<Outcome>()
+        Task { first.offer(await task.value) }
+        let outcome = await withTaskCancellationHandler {
+            await first.value()
+        } onCancel: {
+            first.offer(.cancelled)
+        }
         lock.locked { callers -= 1 }
         return outcome
     }

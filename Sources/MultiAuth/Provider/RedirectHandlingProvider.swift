@@ -14,4 +14,17 @@ public protocol RedirectHandlingProvider: AuthProvider {
     ///   - context: Transport, time and event sink for this call.
     /// - Throws: `AuthError` (`.challengeNotPending`, `.unauthorized`, `.invalidInput`, …).
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep
+
+    /// Whether `url` is a redirect of the flow whose newest challenge is `challenge` (its state
+    /// parameter matches the challenge's), without any network call: `true`, `false`, or `nil`
+    /// when the URL alone cannot tell. `AuthClient` answers a redirect that matches no pending
+    /// flow with the stored session only when its provider says it belongs to the flow that
+    /// stored that session, or cannot tell and no other flow could own it (rule F8,
+    /// Docs/Architecture.md, "Sign-in flows"). The default implementation answers `nil`.
+    func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool?
+}
+
+extension RedirectHandlingProvider {
+    /// The default: the URL alone cannot tell which flow it belongs to (`nil`).
+    public func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? { nil }
 }

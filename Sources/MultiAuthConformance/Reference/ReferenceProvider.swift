@@ -136,6 +136,15 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         url.scheme?.lowercased() == ReferenceProtocol.redirectScheme && url.host == "callback"
     }
 
+    /// Whether `url`'s `state` parameter is `challenge`'s (`nil` when the URL carries none).
+    public func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? {
+        guard
+            let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+                .first(where: { $0.name == "state" })?.value
+        else { return nil }
+        return challenge.providerState["state"] == state
+    }
+
     /// Completes the pending flow with a magic link: its `state` must equal the pending flow's.
     /// - Throws: `AuthError` `.challengeNotPending` (no pending flow or another flow's state),
     ///   `.invalidInput` (no code in the link), the verify errors, or `CancellationError`.

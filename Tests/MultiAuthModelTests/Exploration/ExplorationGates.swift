@@ -318,6 +318,8 @@ struct GatedProvider: RedirectHandlingProvider, RefreshableProvider, ResendableP
 
     func canHandle(_ url: URL) -> Bool { base.canHandle(url) }
 
+    func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? { base.redirect(url, belongsTo: challenge) }
+
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         try await call(.redirectCall)
         let result: Result<SignInStep, any Error>

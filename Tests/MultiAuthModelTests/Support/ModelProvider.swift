@@ -191,6 +191,8 @@ struct ModelProvider: RedirectHandlingProvider, RefreshableProvider, ResendableP
 
     func canHandle(_ url: URL) -> Bool { base.canHandle(url) }
 
+    func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? { base.redirect(url, belongsTo: challenge) }
+
     func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         if await hooks.reach(.redirect, .beforeRequest) { try Task.checkCancellation() }
         let step = try await base.handleRedirect(url, pending: pending, context: context)
