@@ -159,6 +159,9 @@ public actor AuthClient {
     /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
     var refreshCallersInFlight: Int { lifecycle.callersInFlight }
 
+    /// Shared refreshes in flight (tests wait for a refresh whose caller stopped waiting, L1).
+    package nonisolated var refreshesInFlight: Int { lifecycle.refreshesInFlight }
+
     /// Background scheduler tasks running now (the bounded-task test reads it).
     package nonisolated var autoRefreshTaskCount: Int { scheduler.activeTaskCount }
 

@@ -136,28 +136,32 @@ final class SessionLifecycle: @unchecked Sendable {
             // session state machine and removed by itself when it completes; never cancelled by a
             // caller.
             let task = Task { [self] in
-                let outcome = await self.run(session, provider: provider, context: context)
+                let outcome = await self.run(session, provider: provider, context: context, key: key)
                 lock.locked { machine.refreshEnded(key) }
                 return outcome
             }
             machine.refreshBegan(key, task: task)
             return task
         }
-        // The refresh is not this caller's to cancel (L1), but a cancelled caller stops waiting
-        // for it at once (invariant 6): it gets `.cancelled` while the refresh goes on and its
-        // outcome is applied for everyone else.
+        // The refresh is not this caller's to cancel (L1), but a caller cancelled while the
+        // provider has not answered stops waiting at once (invariant 6): it gets `.cancelled`
+        // while the refresh goes on and its outcome is applied for everyone else. Once the
+        // provider answered, only the local write is left and the caller gets the outcome.
         let first = FirstResult<Outcome>()
         Task { first.offer(await task.value) }
         let outcome = await withTaskCancellationHandler {
             await first.value()
-        } onCancel: {
-            first.offer(.cancelled)
+        } onCancel: { [self] in
+            if !lock.locked({ machine.isAnswered(key) }) { first.offer(.cancelled) }
         }
         lock.locked { callers -= 1 }
         return outcome
     }
 
-    private func run(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
+    private func run(
+        _ session: AuthSession, provider: any RefreshableProvider, context: AuthContext,
+        key: SessionStateMachine.RefreshKey
+    ) async -> Outcome {
         let providerID = session.provider
         // L9: an unsaved refreshed session is written first, with no network call: its refresh
         // token is the newest, the stored one may already be rotated out.
@@ -175,9 +179,11 @@ final class SessionLifecycle: @unchecked Sendable {
         var refreshed: AuthSession
         do {
             refreshed = try await provider.refresh(session, context: context)
+            lock.locked { machine.refreshAnswered(key) }
         } catch is CancellationError {
             return .cancelled
         } catch {
+            lock.locked { machine.refreshAnswered(key) }
             let error = Self.normalize(error, provider: providerID)
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)

@@ -28,6 +28,8 @@ struct SessionStateMachine {
 
     private var states: [AuthProviderID: State] = [:]
     private var refreshes: [RefreshKey: Task<SessionLifecycle.Outcome, Never>] = [:]
+    /// The refreshes in flight whose provider call answered: only their local write is left.
+    private var answered: Set<RefreshKey> = []
 
     /// What identifies one refresh in flight: the provider and the credential it spends.
     struct RefreshKey: Hashable {
@@ -56,8 +58,18 @@ struct SessionStateMachine {
         refreshes[key] = task
     }
 
+    /// The provider answered the refresh of `key` (success or failure): what is left is local.
+    mutating func refreshAnswered(_ key: RefreshKey) { answered.insert(key) }
+
+    /// Whether the provider answered the refresh of `key` in flight: a caller cancelled from now on
+    /// comes too late to stop waiting (like F6), since only the local write is left.
+    func isAnswered(_ key: RefreshKey) -> Bool { answered.contains(key) }
+
     /// The refresh of `key` ended (its outcome applied).
-    mutating func refreshEnded(_ key: RefreshKey) { refreshes[key] = nil }
+    mutating func refreshEnded(_ key: RefreshKey) {
+        refreshes[key] = nil
+        answered.remove(key)
+    }
 
     /// How many refreshes are in flight.
     var refreshesInFlight: Int { refreshes.count }

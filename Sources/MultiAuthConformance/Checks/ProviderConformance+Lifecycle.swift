@@ -13,7 +13,9 @@ extension ProviderConformance {
         let a = try await env.signIn(0)
         let client = env.client
         let latency = Duration.seconds(5)
-        let rule = env.sandbox.faults.add(.latency(latency), host: env.harness.host, repeat: .once)
+        // The server serves the refresh at once and the answer comes late: the provider's side of
+        // the refresh happened before B signs in (whose sign-in then revokes A, rule L14).
+        let rule = env.sandbox.faults.add(.responseLatency(latency), host: env.harness.host, repeat: .once)
         let stale = Task { try await client.refresh(a) }
         await env.clock.waitForSleepers(count: 1)
         let b = try await env.signIn(1)

@@ -7,6 +7,11 @@ public enum FaultAction: Sendable, Hashable, CustomStringConvertible {
     /// happens (the request is then served normally unless another rule intervenes). A task
     /// cancelled while delayed throws `CancellationError`; the backend never sees the request.
     case latency(Duration)
+    /// Let the backend serve the request, then delay its answer by this long on the sandbox's
+    /// ``ManualClock``: the server's side effects (a rotated token, a spent code) happen before
+    /// the client hears of them. A task cancelled while delayed throws `CancellationError` and the
+    /// answer is lost.
+    case responseLatency(Duration)
     /// Answer with this status, headers and body instead of the backend (e.g. `503`).
     case status(Int, headers: [String: String], body: Data)
     /// Drop the connection: the transport throws `AuthError(.network)`; the backend never sees
@@ -31,6 +36,7 @@ public enum FaultAction: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .latency(let duration): "latency(\(duration))"
+        case .responseLatency(let duration): "responseLatency(\(duration))"
         case .status(let status, _, _): "status(\(status))"
         case .dropConnection: "dropConnection"
         case .rateLimit(let limit, let window): "rateLimit(\(limit) per \(window))"

@@ -38,6 +38,7 @@ public final class FaultPlan: @unchecked Sendable {
     /// What the plan decided for one request.
     struct Decision {
         var latency: Duration = .zero
+        var responseLatency: Duration = .zero
         var outcome: Outcome = .pass
 
         enum Outcome {
@@ -188,6 +189,7 @@ public final class FaultPlan: @unchecked Sendable {
                 let kind: String
                 switch rule.action {
                 case .latency: kind = "latency"
+                case .responseLatency: kind = "responseLatency"
                 case .status: kind = "status"
                 case .dropConnection: kind = "dropConnection"
                 case .rateLimit: kind = "rateLimit"
@@ -251,7 +253,10 @@ public final class FaultPlan: @unchecked Sendable {
             }
             let rule = rules[index]
             let isLatency: Bool
-            if case .latency = rule.action { isLatency = true } else { isLatency = false }
+            switch rule.action {
+            case .latency, .responseLatency: isLatency = true
+            default: isLatency = false
+            }
             if !isLatency && terminalChosen {
                 index += 1
                 continue
@@ -264,6 +269,8 @@ public final class FaultPlan: @unchecked Sendable {
             switch rule.action {
             case .latency(let duration):
                 decision.latency += duration
+            case .responseLatency(let duration):
+                decision.responseLatency += duration
             case .dropConnection:
                 decision.outcome = .drop
                 terminalChosen = true

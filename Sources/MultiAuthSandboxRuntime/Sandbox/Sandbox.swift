@@ -188,6 +188,10 @@ public final class Sandbox: @unchecked Sendable {
             return failure
         }
         finish(index, .response(status: response.status))
+        if decision.responseLatency > .zero {
+            // The backend has served the request; only its answer is late (or lost if cancelled).
+            do { try await time.sleep(for: decision.responseLatency) } catch { throw CancellationError() }
+        }
         return HTTPResponse(status: response.status, headers: response.headers, body: Data(response.body))
     }
 

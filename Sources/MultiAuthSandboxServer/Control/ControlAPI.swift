@@ -333,6 +333,11 @@ struct ControlAPI: Sendable {
             return plan.add(
                 .latency(.interval(seconds)), host: host, pathPrefix: pathPrefix, repeat: repeatValue,
                 probability: probability)
+        case "responseLatency":
+            let seconds = try number(object["seconds"], name: "seconds", in: 0...86_400) ?? 0
+            return plan.add(
+                .responseLatency(.interval(seconds)), host: host, pathPrefix: pathPrefix, repeat: repeatValue,
+                probability: probability)
         case "status":
             let status = try integer(object["status"], name: "status", in: 100...599) ?? 503
             var headers: [String: String] = [:]

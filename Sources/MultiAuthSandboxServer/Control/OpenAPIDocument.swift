@@ -101,6 +101,7 @@ enum OpenAPIDocument {
              "type": {
               "enum": [
                "latency",
+               "responseLatency",
                "status",
                "dropConnection",
                "rateLimit",
@@ -168,6 +169,7 @@ enum OpenAPIDocument {
              "type": {
               "enum": [
                "latency",
+               "responseLatency",
                "status",
                "dropConnection",
                "rateLimit",

@@ -525,7 +525,7 @@ struct OperationContext: Sendable {
             if let session = try? await clients[index].refresh(ModelRun.provider) {
                 await checkReturned(session, from: start, "refresh")
             }
-            await checkCancelledRefresh(point, faultsBefore: faults)
+            await checkCancelledRefresh(point, faultsBefore: faults, client: clients[index])
         case .validSession(let index):
             await cancelBeforeCall(point)
             let start = await model.seq
@@ -533,7 +533,7 @@ struct OperationContext: Sendable {
             if let session = try? await clients[index].validSession(for: ModelRun.provider) {
                 await checkReturned(session, from: start, "validSession")
             }
-            await checkCancelledRefresh(point, faultsBefore: faults)
+            await checkCancelledRefresh(point, faultsBefore: faults, client: clients[index])
         case .restoreSessions(let index):
             await clients[index].restoreSessions()
         case .revokeOnServer:
@@ -562,12 +562,17 @@ struct OperationContext: Sendable {
     /// A refresh whose caller was cancelled after the provider answered still applies the
     /// answer (the refresh task is never cancelled by a caller, L1): the refreshed session is
     /// written, unless the store stopped holding the session refreshed (L2) or a store write
-    /// failed (L9).
-    private func checkCancelledRefresh(_ point: CancelPoint?, faultsBefore: Int) async {
+    /// failed (L9). A caller cancelled before the provider call returned stops waiting at once,
+    /// while the refresh goes on: its write may come after the caller returned, so the check waits
+    /// (by yielding, a bounded number of times) for the client's refreshes in flight to end, and
+    /// judges nothing if they have not (a write blocked on the manual clock).
+    private func checkCancelledRefresh(_ point: CancelPoint?, faultsBefore: Int, client: AuthClient) async {
         guard point == .afterAnswer, let fired = hooks.fired(operationID), let answer = fired.answer,
             !hooks.isForeign(answer), let token = answer.credentials.refreshToken,
             case .refresh(let parent)? = backend.origin(ofRefreshToken: token)
         else { return }
+        for _ in 0..<20_000 where client.refreshesInFlight > 0 { await Task.yield() }
+        guard client.refreshesInFlight == 0 else { return }
         let end = await model.seq
         if await model.wasStored(refreshToken: token, from: fired.seq, to: end) { return }
         guard await model.heldThroughout(refreshToken: parent, from: fired.seq), await model.faultsFired == faultsBefore
