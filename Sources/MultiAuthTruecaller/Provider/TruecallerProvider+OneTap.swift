@@ -153,7 +153,8 @@ extension TruecallerProvider {
     ///   (`cancelledByProvider` for 3, the user declined; `unsupported` for 4, 6, 7, 8;
     ///   Docs/Providers/Truecaller.md, "Error table"), `.malformedResponse` `"13"` (an unreadable
     ///   return), `.signatureInvalid` `"15"` (forged or unknown signature) or `"16"` (another
-    ///   nonce), `.expired` (a stale profile), the key endpoint's errors; or `CancellationError`.
+    ///   nonce), `.codeAlreadyUsed` (the nonce already signed in through this provider),
+    ///   `.expired` (a stale profile), the key endpoint's errors; or `CancellationError`.
     public func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         guard canHandle(url) else {
             throw AuthError(.invalidInput, "not a Truecaller return link of this app", provider: id)
@@ -172,6 +173,10 @@ extension TruecallerProvider {
         case .response(let response):
             let profile = try await profileVerifier.verify(response, expectedNonce: nonce, context: context)
             try Task.checkCancellation()
+            // Last, after every check passed: a forged or stale return never spends the nonce.
+            guard usedNonces.insert(nonce) else {
+                throw AuthError(.codeAlreadyUsed, "this one-tap return link was already used", provider: id)
+            }
             return .signedIn(oneTapSession(response, profile: profile, context: context))
         }
     }
@@ -186,6 +191,27 @@ extension TruecallerProvider {
         extra["signatureAlgorithm"] = response.signatureAlgorithm
         return AuthSession(
             provider: id, user: profile.authUser, credentials: Credentials(extra: extra), createdAt: context.now)
+    }
+}
+
+/// The one-tap nonces already exchanged, oldest forgotten first past ``capacity`` (a flow's
+/// nonce is also bounded by its challenge's expiry, so forgetting old ones reopens nothing a
+/// client would still accept). Thread-safe.
+final class UsedNonces: @unchecked Sendable {
+    /// How many nonces are remembered.
+    static let capacity = 4_096
+    private let lock = NSLock()
+    private var set: Set<String> = []
+    private var order: [String] = []
+
+    /// Records `nonce`; `false` when it was recorded before.
+    func insert(_ nonce: String) -> Bool {
+        lock.withLock {
+            guard set.insert(nonce).inserted else { return false }
+            order.append(nonce)
+            if order.count > Self.capacity { set.remove(order.removeFirst()) }
+            return true
+        }
     }
 }
 

@@ -46,6 +46,9 @@ public struct TruecallerProvider: RedirectHandlingProvider {
     public let profileVerifier: TruecallerProfileVerifier
     /// Whether the Truecaller app is installed, asked before each one-tap start.
     public let app: TruecallerApp
+    /// The one-tap nonces this provider (and its copies) already signed in with: a return link
+    /// is exchanged once, even by a caller without the client's single-flight.
+    let usedNonces = UsedNonces()
 
     /// Provider-state keys of an OTP challenge.
     enum StateKey {
