@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 
 extension OAuthProviderName {
-    /// Truecaller one-tap (the identity of a ``/MultiAuth/SignInRequest/truecallerOneTap(fallback:options:)``
+    /// Truecaller one-tap (the identity of a `SignInRequest.truecallerOneTap(fallback:options:)`
     /// request without a fallback number).
     public static let truecaller: OAuthProviderName = "truecaller"
 }
@@ -34,7 +34,7 @@ extension SignInRequest {
 
 extension TruecallerProvider {
     /// `SignInRequest.options` key marking a phone request as one-tap first (set by
-    /// ``/MultiAuth/SignInRequest/truecallerOneTap(fallback:options:)``): `"truecallerOneTap"`.
+    /// `SignInRequest.truecallerOneTap(fallback:options:)`): `"truecallerOneTap"`.
     public static let oneTapOption = "truecallerOneTap"
 
     /// `SignInRequest.options` key of the app's own `requestNonce` for the one-tap request (the

@@ -23,7 +23,7 @@ import MultiAuthCrypto
 ///   of ``TruecallerVerificationState``.
 ///
 /// ## One-tap (Docs/Providers/Truecaller.md, "One-tap hand-off")
-/// ``start(_:context:)`` with a ``/MultiAuth/SignInRequest/truecallerOneTap(fallback:options:)``
+/// ``start(_:context:)`` with a `SignInRequest.truecallerOneTap(fallback:options:)`
 /// request asks ``app`` whether the Truecaller app is installed. If it is, the answer is a
 /// challenge of kind `.oauthRedirect(url:)` whose URL is TrueSDK's profile request (an archived
 /// `TCTrueProfileRequest` with a fresh `requestNonce`, for `https://www.truecaller.com/userProfile`);
@@ -84,7 +84,7 @@ public struct TruecallerProvider: RedirectHandlingProvider {
     /// Starts a one-tap hand-off, or requests verification of a phone number
     /// (`POST /v1/otp/installation/create`).
     /// - Parameters:
-    ///   - request: A one-tap request (``/MultiAuth/SignInRequest/truecallerOneTap(fallback:options:)``:
+    ///   - request: A one-tap request (`SignInRequest.truecallerOneTap(fallback:options:)`:
     ///     with the Truecaller app installed, a hand-off challenge, no network call; without
     ///     it, the OTP flow for the fallback number), or `.phone(number)` with channel `nil` or
     ///     `.sms`; the number's region must be in ``TruecallerConfiguration/otpRegions``.
