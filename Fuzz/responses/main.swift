@@ -476,7 +476,7 @@ final class Checker: @unchecked Sendable {
 /// resends once, refreshes and signs out.
 func signInFlow(
     _ client: AuthClient, _ id: AuthProviderID, _ request: SignInRequest, redirect: URL?, name: PersonName? = nil,
-    checker: Checker, redirectFor: ((Challenge) -> URL?)? = nil, beforeAnswer: () async -> Void = {}
+    checker: Checker, beforeAnswer: () async -> Void = {}, redirectFor: ((Challenge) -> URL?)? = nil
 ) async {
     guard var step = await checker.run("signIn", { try await client.signIn(with: id, request) }) else { return }
     checker.step("signIn", step)
