@@ -122,7 +122,7 @@ extension DynamicProvider {
     ///   - context: Transport and time.
     /// - Returns: `.signedIn`, or the MFA step (`.totp`) when the environment requires one.
     /// - Throws: `AuthError` `.invalidInput` (not this app's return; no code; a link over
-    ///   ``maximumReturnLinkBytes``), `.challengeNotPending` (no pending social flow, or a state
+    ///   8 KB), `.challengeNotPending` (no pending social flow, or a state
     ///   of another flow), `.cancelledByProvider` (an error return `access_denied`) or
     ///   `.unauthorized` (any other error return), `.codeAlreadyUsed` (this return was already
     ///   exchanged here), the sign-in's mapped errors (`.configuration` for a provider not
