@@ -30,6 +30,8 @@ FORBIDDEN = re.compile(r"DESIGN\.md|providers\.md|CASES\.md|wire-audit|\.\./shar
 # Root folders of other projects' sources cited with their repository and commit.
 EXTERNAL_ROOTS = {
     "Sources/PortalSwift", "Tests/PortalSwiftTests", "Sources/OtplessBM", "Tests/OtplessBMTests",
+    # swift-corelibs-foundation (NSError's keyed archiving, Docs/Providers/Truecaller.md).
+    "Sources/Foundation",
     # The reader's own package in Docs/GettingStarted.md and Docs/WritingAProvider.md.
     "Sources/MyApp", "Sources/AcmeAuth", "Sources/AcmeAuthTestSupport", "Tests/AcmeAuthTests",
     # Made by the scripts at run time (ignored by Git).

@@ -85,6 +85,8 @@ MUTATIONS = [
      "UIApplication.shared.canOpenURL($0)", "UIApplication.shared.canOpenUrl($0)"),
     ("UIKit: wrong argument label", "Sources/MultiAuthTruecaller/Provider/TruecallerAppHandoff.swift",
      "await UIApplication.shared.open(requestURL)", "await UIApplication.shared.open(url: requestURL)"),
+    ("UIKit seam (one-tap's TruecallerApp.system): typo", "Sources/MultiAuthTruecaller/Provider/TruecallerApp.swift",
+     "await TruecallerAppHandoff.isTruecallerInstalled", "await TruecallerAppHandoff.isTruecallerInstaled"),
     ("SwiftUI: wrong argument label", "Docs/Samples/SignInView.swift",
      'TextField("Code", text: $code)', 'TextField("Code", value: $code)'),
     ("SwiftUI: typo", "Docs/Samples/SignInView.swift",

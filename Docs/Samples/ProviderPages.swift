@@ -119,12 +119,49 @@ func truecallerSandbox() async throws -> AuthSession {
     return session
 }
 
+/// Docs/Providers/Truecaller.md, "One-tap hand-off": the sandbox's emulated Truecaller app
+/// answers the hand-off.
+func truecallerOneTap() async throws -> AuthSession? {
+    let sandbox = Sandbox(seed: 1)
+    let backend = try TruecallerBackend()
+    backend.install(in: sandbox)
+    let app = backend.app                                                 // the emulated Truecaller app
+    let provider = TruecallerProvider(configuration: try .sandbox(), app: TruecallerApp { app.isInstalled })
+    let client = try AuthClient(providers: [provider], transport: sandbox.transport, time: sandbox.time)
+    let phone = try PhoneNumber("+91 98765 43210")                        // used only without the Truecaller app
+    guard case .oauthRedirect(let handoff)? = try await client.signIn(with: .truecaller, .truecallerOneTap(fallback: phone)).challenge?.kind else { return nil }
+    // on a device: await TruecallerAppHandoff.open(handoff); the answer arrives as userActivity.webpageURL
+    let returnLink = try app.approve(handoff, now: sandbox.time.now)      // or app.decline(handoff): cancelledByProvider
+    let session = try await client.handleRedirect(returnLink)!.session!   // verified, stored, signedIn published
+    return session
+}
+
+/// Docs/Providers/Dynamic.md, "Social login" and "MFA": Google through the emulated consent
+/// page, then the TOTP step the environment asks of this user.
+func dynamicSocialLogin() async throws -> AuthSession? {
+    let sandbox = Sandbox()
+    let backend = try DynamicBackend()
+    sandbox.register(backend, host: DynamicBackend.defaultHost)
+    backend.requireMFA(for: "ada@example.com")                                    // Ada has an authenticator app
+    let provider = DynamicProvider(configuration: try .sandbox())                   // deep link multiauth-sandbox://dynamic/callback
+    let client = try AuthClient(providers: [provider], transport: sandbox.transport, time: sandbox.time)
+    guard case .oauthRedirect(let authorize)? = try await client.signIn(with: .dynamic, .oauth(.google)).challenge?.kind else { return nil }
+    // on a device: open `authorize` in ASWebAuthenticationSession, callback scheme "multiauth-sandbox"
+    let deepLink = try backend.approveSocialLogin(authorize, email: "ada@example.com", now: sandbox.time.now)
+    let mfaStep = try await client.handleRedirect(deepLink)!.challenge!             // .totp(6 digits): MFA owed
+    let code = try TOTP(secret: backend.totpSecret(for: "ada@example.com")!).code(at: sandbox.clock.wallNow)
+    let session = try await client.submit(ChallengeAnswer(code: code), for: mfaStep).session!
+    return session
+}
+
 @Suite(.timeLimit(.minutes(10)))
 struct ProviderPagesSample {
     @Test func theSandboxWalkthroughsSignIn() async throws {
         #expect(try await dynamicSandbox().provider == .dynamic)
         #expect(try await portalSandbox()?.provider == .portal)
         #expect(try await truecallerSandbox().user.phone?.e164 == "+919876543210")
+        #expect(try await truecallerOneTap()?.user.name?.fullName == "Asha Rao")
+        #expect(try await dynamicSocialLogin()?.user.identities.map(\.kind) == ["google"])
     }
 
     @Test func theSandboxConfigurationsBuild() throws {

@@ -476,7 +476,7 @@ final class Checker: @unchecked Sendable {
 /// resends once, refreshes and signs out.
 func signInFlow(
     _ client: AuthClient, _ id: AuthProviderID, _ request: SignInRequest, redirect: URL?, name: PersonName? = nil,
-    checker: Checker, beforeAnswer: () async -> Void = {}
+    checker: Checker, beforeAnswer: () async -> Void = {}, redirectFor: ((Challenge) -> URL?)? = nil
 ) async {
     guard var step = await checker.run("signIn", { try await client.signIn(with: id, request) }) else { return }
     checker.step("signIn", step)
@@ -489,7 +489,7 @@ func signInFlow(
         let next: SignInStep?
         switch challenge.kind {
         case .magicLink, .oauthRedirect:
-            guard let redirect else { return }
+            guard let redirect = redirectFor?(challenge) ?? redirect else { return }
             next = await checker.run("handleRedirect", { try await client.handleRedirect(redirect) }) ?? nil
         case .silentNetworkAuth:
             next = await checker.run(
@@ -523,12 +523,33 @@ let email = try! EmailAddress("ada@example.com")
 func runDynamic(_ target: EndpointFixture, _ response: HTTPResponse) async {
     let clock = LeapingClock()
     let checker = Checker(provider: "Dynamic", now: clock.wallNow)
-    let transport = RoutingTransport(provider: "Dynamic", target: target, mutated: response, canned: [:])
+    // The MFA endpoint is reached only after a sign-in that owes the step.
+    let canned =
+        target.name == "mfa-totp" ? ["email-signin": "MFA required", "social-sign-in": "MFA required"] : [:]
+    let transport = RoutingTransport(provider: "Dynamic", target: target, mutated: response, canned: canned)
+    let deepLink = "myapp://auth/callback"
     let provider = DynamicProvider(
-        configuration: try! .production(environmentID: "6b1c2d3e-0000-4000-8000-00000000d7a1"))
+        configuration: try! .production(
+            environmentID: "6b1c2d3e-0000-4000-8000-00000000d7a1", socialRedirectURL: URL(string: deepLink)!))
     let captcha = target.name.hasSuffix("captcha") ? [DynamicProvider.captchaTokenOption: "captcha-token-1"] : [:]
-    for request: SignInRequest in [.email(email, options: captcha), .phone(phone)] {
-        await signInFlow(makeClient(provider, transport, clock), .dynamic, request, redirect: nil, checker: checker)
+    // Social login: the return carries the state of the challenge's authorization URL.
+    let socialReturn: (Challenge) -> URL? = { challenge in
+        guard case .oauthRedirect(let url) = challenge.kind,
+            let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: {
+                $0.name == "state"
+            })?.value,
+            var components = URLComponents(string: deepLink)
+        else { return nil }
+        components.queryItems = [
+            URLQueryItem(name: "dynamicOauthCode", value: "fixture-code-1"),
+            URLQueryItem(name: "dynamicOauthState", value: state),
+        ]
+        return components.url
+    }
+    for request: SignInRequest in [.email(email, options: captcha), .phone(phone), .oauth(.google)] {
+        await signInFlow(
+            makeClient(provider, transport, clock), .dynamic, request, redirect: nil, checker: checker,
+            redirectFor: socialReturn)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthConformance
+import MultiAuthCrypto
 import MultiAuthSandbox
 import MultiAuthTruecaller
 
@@ -9,9 +10,12 @@ extension BuiltInConformance {
     /// on `.test` names) against `TruecallerBackend`.
     public static func truecaller() -> ProviderConformance {
         ProviderConformance(
-            provider: { _ in
-                TruecallerProvider(
-                    configuration: try .sandbox(appKey: "sandbox-app-key-secret", deviceID: "conformance-device"))
+            provider: { sandbox in
+                // The one-tap hand-off asks the sandbox's emulated Truecaller app whether it is installed.
+                let app = (sandbox.backend(forHost: TruecallerBackend.otpHost) as? TruecallerBackend)?.app
+                return TruecallerProvider(
+                    configuration: try .sandbox(appKey: "sandbox-app-key-secret", deviceID: "conformance-device"),
+                    app: TruecallerApp { app?.isInstalled ?? false })
             },
             harness: .truecaller())
     }
@@ -21,7 +25,6 @@ extension BuiltInConformance {
         .attemptLimit:
             "the attempt limit (code 4290) maps to rateLimited with retryAfter (a lock-out is a wait), not attemptsExhausted (see C08)",
         .resend: "Truecaller has no resend API; a new create starts over",
-        .redirect: "one-tap is an app hand-off, not a redirect",
         .refresh: "no refresh API",
     ]
 
@@ -54,11 +57,73 @@ extension BuiltInConformance {
 
     /// The Truecaller harness with the default seed (`ConformanceHarness.truecaller(seed:)`).
     public static var truecallerHarness: ConformanceHarness { .truecaller() }
+
+    /// The one-tap request of C17 and C23: `.truecallerOneTap()` (the emulated Truecaller app is
+    /// installed, so the start is a hand-off).
+    public static func truecallerOneTapRequest(_ index: Int) -> SignInRequest {
+        .truecallerOneTap(options: [TruecallerProvider.requestNonceOption: "conformance-nonce-\(index)"])
+    }
+
+    /// The redirects of one-tap (Docs/Providers/Truecaller.md, "One-tap hand-off"): the genuine
+    /// link is the emulated Truecaller app's approval of the challenge's hand-off URL; the forged
+    /// one carries that response re-archived with another nonce (its signature still verifies,
+    /// so only the nonce check can refuse it); the refusals are the user declining (code 3)
+    /// and the Truecaller app failing (code 10).
+    public static let truecallerOneTapRedirects = ConformanceHarness.RedirectFixture(
+        validURL: { sandbox, _, challenge in
+            try truecallerApp(sandbox).approve(handoff(challenge), now: sandbox.time.now)
+        },
+        forge: { url in (try? TruecallerReturnLink.withNonce("forged-nonce", in: url)) ?? url },
+        foreignURLs: [
+            URL(string: "https://app.example.test/other?state=abc")!,
+            URL(string: "https://www.truecaller.com/userProfile?profileRequest=abc")!,
+        ],
+        refusals: { sandbox, _, challenge in
+            let app = try truecallerApp(sandbox)
+            return [
+                .init("declined", url: try app.decline(handoff(challenge)), expectedCodes: [.cancelledByProvider]),
+                .init(
+                    "internal error", url: try app.fail(handoff(challenge), code: 10),
+                    expectedCodes: [.providerUnavailable]),
+            ]
+        })
+
+    static func truecallerApp(_ sandbox: Sandbox) throws -> TruecallerAppEmulator {
+        guard let backend = sandbox.backend(forHost: TruecallerBackend.otpHost) as? TruecallerBackend else {
+            throw ConformanceFailure("no TruecallerBackend on \(TruecallerBackend.otpHost)")
+        }
+        return backend.app
+    }
+
+    static func handoff(_ challenge: Challenge) throws -> URL {
+        guard case .oauthRedirect(let url) = challenge.kind else {
+            throw ConformanceFailure("the one-tap start gave \(challenge.kind), not a hand-off")
+        }
+        return url
+    }
+}
+
+/// Rewrites a Truecaller return link (C17's forged link).
+enum TruecallerReturnLink {
+    /// `url` with its archived response's `requestNonce` replaced by `nonce`.
+    static func withNonce(_ nonce: String, in url: URL) throws -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let index = components.queryItems?.firstIndex(where: { $0.name == "response" }),
+            let text = components.queryItems?[index].value
+        else { throw ConformanceFailure("not a Truecaller return link with a response") }
+        var object = try KeyedArchive.decode(try Base64.decode(text.filter { !$0.isWhitespace }))
+        object.fields["requestNonce"] = .string(nonce)
+        components.queryItems?[index].value = Base64.encode(KeyedArchive.encode(object))
+        guard let forged = components.url else { throw ConformanceFailure("the forged link could not be built") }
+        return forged
+    }
 }
 
 extension ConformanceHarness {
     /// The harness of `TruecallerProvider` against `TruecallerBackend`: Indian mobile numbers,
-    /// code entry and expiry; the other abilities are skipped with
+    /// code entry and expiry by the OTP flow; redirects by one-tap against the emulated
+    /// Truecaller app (`BuiltInConformance.truecallerOneTapRedirects`); the other abilities are
+    /// skipped with
     /// `BuiltInConformance.truecallerReasons`. Error fixtures from Docs/Providers/Truecaller.md
     /// ("Error table"); any clock offset works (expiry is relative).
     public static func truecaller(seed: UInt64 = 1) -> ConformanceHarness {
@@ -76,7 +141,7 @@ extension ConformanceHarness {
                 // error 18
                 .phone(try! PhoneNumber("+91 98765 43210"), options: [TruecallerProvider.firstNameOption: "1234"]),
             ],
-            abilities: [.codeEntry, .expiry],
+            abilities: [.codeEntry, .expiry, .redirect],
             unsupportedReasons: BuiltInConformance.truecallerReasons,
             errorFixtures: [
                 BuiltInConformance.truecallerError(
@@ -94,11 +159,13 @@ extension ConformanceHarness {
                 BuiltInConformance.truecallerError("unknown code on verify", .submit, 400, 7777, "?", .invalidCode),
                 BuiltInConformance.truecallerError("unknown code on create", .start, 400, 7777, "?", .generic),
             ],
+            redirect: BuiltInConformance.truecallerOneTapRedirects,
             // Expiry is relative (`tokenTtl` seconds from the local clock), so any server offset works.
             serverClockTolerance: .seconds(300),
             fixtureSecrets: ["sandbox-app-key-secret"],
             seed: seed,
             // C24: without the name options the challenge must say it needs a name.
-            bareRequest: { index in SignInRequest(identity: BuiltInConformance.truecallerRequest(index).identity) })
+            bareRequest: { index in SignInRequest(identity: BuiltInConformance.truecallerRequest(index).identity) },
+            redirectRequest: BuiltInConformance.truecallerOneTapRequest)
     }
 }

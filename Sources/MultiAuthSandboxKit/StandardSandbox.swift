@@ -110,12 +110,15 @@ public struct StandardSandbox: Sendable {
     /// The in-process transport serving the four backends.
     public var transport: SandboxTransport { sandbox.transport }
 
-    /// One provider per backend, built from the sandbox configurations: Dynamic, Truecaller,
-    /// Portal, OTPLESS.
+    /// One provider per backend, built from the sandbox configurations: Dynamic, Truecaller
+    /// (one-tap asks the emulated Truecaller app, ``/MultiAuthSandbox/TruecallerBackend/app``,
+    /// whether it is installed), Portal, OTPLESS.
     /// - Throws: `AuthError` `.configuration` from the OTPLESS provider (not with the defaults).
     public func providers() throws -> [any AuthProvider] {
-        [
-            DynamicProvider(configuration: dynamic), TruecallerProvider(configuration: truecaller),
+        let app = truecallerBackend.app
+        return [
+            DynamicProvider(configuration: dynamic),
+            TruecallerProvider(configuration: truecaller, app: TruecallerApp { app.isInstalled }),
             PortalProvider(configuration: portal), try OTPlessProvider(configuration: otpless),
         ]
     }

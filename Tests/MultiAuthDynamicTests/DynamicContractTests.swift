@@ -19,6 +19,29 @@ struct DynamicContractTests {
     static let environment = DynamicBackend.defaultEnvironmentID
     static let code = "123456"
     static let token = "token-1"
+    /// The production deep link of the social fixtures (the SDK guide's example shape).
+    static let deepLink = "myapp://auth/callback"
+    /// The MFA-pending JWT of `email-signin`'s "MFA required" answer: the bearer of `mfa-totp`.
+    static var mfaToken: String {
+        (try? ContractFixture.named("email-signin", in: fixtures).response("MFA required"))?.body?["minifiedJwt"]?
+            .stringValue ?? ""
+    }
+
+    /// The social return for `challenge`: the deep link with `dynamicOauthCode` and the state of
+    /// the challenge's authorization URL.
+    static func socialReturn(_ challenge: Challenge, code: String) throws -> URL {
+        guard case .oauthRedirect(let url) = challenge.kind,
+            let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: {
+                $0.name == "state"
+            })?.value
+        else { throw ContractError("not a social challenge") }
+        var components = URLComponents(string: deepLink)!
+        components.queryItems = [
+            URLQueryItem(name: "dynamicOauthCode", value: code), URLQueryItem(name: "dynamicOauthState", value: state),
+        ]
+        return components.url!
+    }
+
     /// The fixtures' embedded-wallet session public key (a compressed P-256 point, ours).
     static let sessionPublicKey = "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
 
@@ -27,7 +50,7 @@ struct DynamicContractTests {
             Set(Self.fixtures.map(\.name)) == [
                 "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin",
                 "email-signin-captcha", "email-signin-session-key",
-                "sms-signin", "refresh", "revoke",
+                "sms-signin", "refresh", "revoke", "social-init-auth", "social-login-url", "social-sign-in", "mfa-totp",
             ])
     }
 
@@ -55,6 +78,11 @@ struct DynamicContractTests {
 
     // MARK: Adapter direction: the request it sends, what it makes of the response
 
+    /// A fixture's response as the scripted server's answer to an earlier step.
+    static func success(_ name: String, _ response: String) -> HTTPResponse {
+        (try? ContractFixture.named(name, in: fixtures).response(response).httpResponse()) ?? HTTPResponse(status: 599)
+    }
+
     /// Runs the adapter (production configuration) against a scripted transport that answers
     /// the earlier steps with their fixtures' successes and the last step with `response`.
     static func adapterDirection(_ fixture: ContractFixture, _ response: ContractResponse) async -> [String] {
@@ -62,7 +90,8 @@ struct DynamicContractTests {
             let provider = DynamicProvider(
                 configuration: try .production(
                     environmentID: environment,
-                    sessionPublicKey: fixture.name.hasSuffix("session-key") ? sessionPublicKey : nil))
+                    sessionPublicKey: fixture.name.hasSuffix("session-key") ? sessionPublicKey : nil,
+                    socialRedirectURL: URL(string: deepLink)!))
             let isSMS = fixture.name.hasPrefix("sms")
             let createName =
                 isSMS ? "sms-create" : fixture.name.hasSuffix("captcha") ? "email-create-captcha" : "email-create"
@@ -115,6 +144,44 @@ struct DynamicContractTests {
                         to: challenge, with: ChallengeAnswer(code: code), context: context(transport))
                     return step.session != nil ? "session" : "challenge"
                 }
+            case "social-init-auth":
+                transport = ScriptedTransport([last, success("social-login-url", "login URL")])
+                outcome = await run {
+                    try await provider.start(.oauth(.google), context: context(transport)).challenge != nil
+                        ? "challenge" : "session"
+                }
+            case "social-login-url":
+                transport = ScriptedTransport([success("social-init-auth", "initialized"), last])
+                outcome = await run {
+                    try await provider.start(.oauth(.google), context: context(transport)).challenge != nil
+                        ? "challenge" : "session"
+                }
+            case "social-sign-in":
+                transport = ScriptedTransport([
+                    success("social-init-auth", "initialized"), success("social-login-url", "login URL"), last,
+                ])
+                outcome = await run {
+                    let challenge = try await provider.start(.oauth(.google), context: context(transport)).challenge!
+                    let link = try socialReturn(challenge, code: code)
+                    let step = try await provider.handleRedirect(link, pending: challenge, context: context(transport))
+                    return step.session != nil ? "session" : "challenge"
+                }
+            case "mfa-totp":
+                transport = ScriptedTransport([
+                    created.httpResponse(), success("email-signin", "MFA required"), last,
+                ])
+                bindings["token"] = mfaToken
+                outcome = await run {
+                    let challenge = try await provider.start(request, context: context(transport)).challenge!
+                    guard
+                        let mfa = try await provider.respond(
+                            to: challenge, with: ChallengeAnswer(code: code), context: context(transport)
+                        ).challenge
+                    else { return "no MFA step" }
+                    let step = try await provider.respond(
+                        to: mfa, with: ChallengeAnswer(code: code), context: context(transport))
+                    return step.session != nil ? "session" : "challenge"
+                }
             case "refresh":
                 transport = ScriptedTransport([last])
                 outcome = await run {
@@ -131,7 +198,8 @@ struct DynamicContractTests {
                 return ["no adapter driver for \(fixture.name)"]
             }
             var failures: [String] = []
-            if let sent = transport.requests.last {
+            // initAuth is the first call of a social start; every other fixture is the last call.
+            if let sent = fixture.name == "social-init-auth" ? transport.requests.first : transport.requests.last {
                 failures += ContractMatch.request(sent, matches: fixture, host: fixture.host, bindings: &bindings)
             } else {
                 failures.append("no request was sent")
@@ -187,11 +255,45 @@ struct DynamicContractTests {
                 }
                 bindings["token"] = token
             }
+            // Social: the emulated provider's consent gives the code of a state `initAuth` registered.
+            func socialCode() async throws {
+                for name in ["social-init-auth", "social-login-url"] {
+                    let step = try ContractFixture.named(name, in: fixtures)
+                    let answer = try await sandbox.transport.send(
+                        ContractMatch.httpRequest(step, base: base, bindings: bindings))
+                    guard answer.isSuccess else { throw ContractError("\(name) answered \(answer.status)") }
+                    if name == "social-login-url" {
+                        let object = try JSONDecoder().decode(JSONValue.self, from: answer.body)
+                        guard var page = URLComponents(string: object["url"]?.stringValue ?? "") else {
+                            throw ContractError("loginUrl is not a URL")
+                        }
+                        let items = page.queryItems ?? []
+                        page.queryItems = items + [URLQueryItem(name: "state", value: bindings["state"])]
+                        let link = try backend.approveSocialLogin(
+                            page.url!, email: destination, now: sandbox.clock.wallNow)
+                        bindings["code"] =
+                            URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems?.first {
+                                $0.name == "dynamicOauthCode"
+                            }?.value
+                    }
+                }
+            }
+            if fixture.name.hasPrefix("social") {
+                bindings["provider"] = "google"
+                bindings["state"] = "state-fixture-1"
+            }
             switch fixture.name {
             case "email-retry", "sms-retry", "email-signin", "email-signin-captcha", "email-signin-session-key",
                 "sms-signin":
                 try await create()
             case "refresh", "revoke": try await signIn()
+            case "social-sign-in": try await socialCode()
+            case "mfa-totp":
+                backend.requireMFA(for: destination)
+                try await signIn()
+                let secret = backend.totpSecret(for: destination) ?? []
+                bindings["code"] = try TOTP(secret: secret).code(
+                    at: Int64(sandbox.clock.wallNow.timeIntervalSince1970.rounded(.down)))
             default: break
             }
 
@@ -222,6 +324,9 @@ struct DynamicContractTests {
                 if recipe == "attempts-exhausted" { repeats = DynamicBackend.maximumAttempts - 1 }
             case "expired": sandbox.clock.advance(by: DynamicBackend.codeLifetime + .seconds(1))
             case "mfa": backend.requireMFA(for: destination)
+            case "provider-disabled": backend.setSocialProvider("google", enabled: false)
+            case "deep-link-not-whitelisted": backend.whitelistDeepLinks(["other-app://callback"])
+            case "spent-code": repeats = 1
             case "cookie": backend.useCookieAuthentication()
             case "short-code": bindings["code"] = "12345"
             case "revoked": backend.revokeAllSessions()

@@ -322,6 +322,7 @@ struct RenderingSweepTests {
         add(TruecallerTokenVerifier(credential: .appKey(Plant.appKey), transport: sandbox.transport))
         add(TruecallerTokenVerifier.Credential.clientID(Plant.appKey))
         add(TruecallerVerificationState.allCases.first as Any, as: "MultiAuthTruecaller.TruecallerVerificationState")
+        add(TruecallerApp.installed)
         add(BuiltInConformance.portalConfiguration())
         add(PortalProvider(configuration: BuiltInConformance.portalConfiguration()))
         add(try QRCode(encoding: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)"))
@@ -330,6 +331,12 @@ struct RenderingSweepTests {
         // MARK: MultiAuthSandbox
         add(world.dynamic)
         add(world.truecaller)
+        add(world.truecaller.app)
+        do {
+            _ = try world.truecaller.app.decline(URL(string: "https://example.com/?profileRequest=\(Plant.nonce)")!)
+        } catch {
+            add(error, as: "MultiAuthSandbox.TruecallerAppEmulator.Refusal")
+        }
         add(world.portal)
         add(world.otpless)
         add(world.reference)
@@ -401,6 +408,10 @@ struct RenderingSweepTests {
         add(harness.errorFixtures.first as Any, as: "MultiAuthConformance.ConformanceHarness.ErrorFixture")
         add(ConformanceHarness.ErrorFixture.Stage.submit)
         add(ConformanceHarness.RedirectFixture.inboxLink())
+        add(
+            ConformanceHarness.RedirectFixture.Refusal(
+                "declined", url: URL(string: "https://app.example.test/cb?error=\(Plant.nonce)")!,
+                expectedCodes: [.cancelledByProvider]))
         add(
             ConformanceReport(
                 provider: "reference", results: [ConformanceResult(id: "C14", title: "t", status: .passed)]))

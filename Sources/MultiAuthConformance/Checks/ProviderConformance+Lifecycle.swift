@@ -98,7 +98,7 @@ extension ProviderConformance {
     /// never a second session.
     static func duplicateRedirectsShareOneExchange(_ env: ConformanceEnvironment) async throws {
         let (provider, fixture) = try env.requireRedirects()
-        let (request, challenge) = try await env.start(0)
+        let (request, challenge) = try await env.start(0, redirect: true)
         let link = try fixture.validURL(env.sandbox, request, challenge)
         let client = env.client
         let latency = Duration.seconds(5)

@@ -171,9 +171,10 @@ extension ProviderConformance {
         try require(Set(tokens).count == tokens.count, "two flows received the same access token")
     }
 
-    /// C17: foreign URLs are not claimed (no request); a link with an unknown state is refused
-    /// and stores nothing; the genuine link signs in; replaying it returns the same session
-    /// without a request. A genuine link that leads to a further step instead is checked by
+    /// C17: foreign URLs are not claimed (no request); the fixture's refusals (a declined
+    /// hand-off, say) end in their typed errors, store nothing and leave the flow pending; a link
+    /// with an unknown state is refused and stores nothing; the genuine link signs in; replaying
+    /// it returns the same session without a request. A genuine link that leads to a further step instead is checked by
     /// ``replayRedirectWithFurtherStep(_:link:next:request:)``.
     static func redirectsAreClaimedOnlyWhenValid(_ env: ConformanceEnvironment) async throws {
         let (provider, fixture) = try env.requireRedirects()
@@ -192,9 +193,23 @@ extension ProviderConformance {
         }
         try require(env.sandbox.requestCount == 0, "foreign URLs made \(env.sandbox.requestCount) network call(s)")
 
-        let (request, challenge) = try await env.start(0)
+        let (request, challenge) = try await env.start(0, redirect: true)
         let valid = try fixture.validURL(env.sandbox, request, challenge)
         try require(provider.canHandle(valid), "the provider does not claim its own redirect URL")
+        for refusal in try fixture.refusals(env.sandbox, request, challenge) {
+            try require(provider.canHandle(refusal.url), "the provider does not claim its refusal \(refusal)")
+            let refused = try await expectAuthError("the refusal \(refusal)") {
+                try await env.client.handleRedirect(refusal.url)
+            }
+            try require(
+                refusal.expectedCodes.contains(refused.code),
+                "the refusal \(refusal) gave \(refused.code), expected one of \(refusal.expectedCodes.map(\.rawValue).sorted())"
+            )
+            try require(try await env.storedSession() == nil, "a session was stored from the refusal \(refusal)")
+            try require(
+                await env.client.pendingChallenge(for: env.providerID) != nil,
+                "the refusal \(refusal) ended the flow; the user could not try again")
+        }
         let forged = fixture.forge(valid)
         let refused = try await expectAuthError("a link with an unknown state") {
             try await env.client.handleRedirect(forged)

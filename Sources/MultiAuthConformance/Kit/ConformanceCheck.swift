@@ -82,7 +82,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, Codable, Comparabl
             "a pending challenge survives encode → decode into a fresh client and can be completed"
         case .concurrentFlowsDoNotCrossTalk: "concurrent flows on distinct identities all succeed with no cross-talk"
         case .redirectsAreClaimedOnlyWhenValid:
-            "redirects: foreign URL not claimed, unknown state refused, replayed grant returns the same result"
+            "redirects: foreign URL not claimed, refusals and unknown state refused typed, replayed grant returns the same result"
         case .concurrentRefreshesCoalesce: "concurrent refreshes of one session make one network call"
         case .serverClockOffsetIsTolerated:
             "a server clock offset within the documented tolerance does not break expiry checks"

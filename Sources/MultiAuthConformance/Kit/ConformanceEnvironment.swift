@@ -62,9 +62,12 @@ final class ConformanceEnvironment: Sendable {
     /// A context for calling the provider directly (outside a client).
     var directContext: AuthContext { AuthContext(transport: sandbox.transport, time: sandbox.time) }
 
-    /// Starts a flow for identity `index` and requires a challenge.
-    func start(_ index: Int, client: AuthClient? = nil) async throws -> (SignInRequest, Challenge) {
-        let request = harness.validRequest(index)
+    /// Starts a flow for identity `index` (the harness's redirect request when `redirect`) and
+    /// requires a challenge.
+    func start(_ index: Int, client: AuthClient? = nil, redirect: Bool = false) async throws -> (
+        SignInRequest, Challenge
+    ) {
+        let request = redirect ? (harness.redirectRequest ?? harness.validRequest)(index) : harness.validRequest(index)
         let step = try await expectSuccess("start for \(request)") {
             try await (client ?? self.client).signIn(with: self.providerID, request)
         }

@@ -97,6 +97,36 @@ public struct ConformanceHarness: Sendable {
 
     /// How to produce redirect URLs for C17.
     public struct RedirectFixture: Sendable {
+        /// A redirect the provider's side answers with instead of a grant (the user declined, the
+        /// provider failed), and the `AuthError` codes it may map to (C17).
+        public struct Refusal: Sendable, CustomStringConvertible, CustomReflectable {
+            /// A short, secret-free name for reports, e.g. `"declined"`.
+            public var name: String
+            /// The redirect URL.
+            public var url: URL
+            /// The codes the refusal may map to (any one of them passes).
+            public var expectedCodes: Set<AuthError.Code>
+
+            /// Creates a refusal.
+            public init(_ name: String, url: URL, expectedCodes: Set<AuthError.Code>) {
+                self.name = name
+                self.url = url
+                self.expectedCodes = expectedCodes
+            }
+
+            /// The name.
+            public var description: String { name }
+
+            /// The name, the expected codes and the URL's host (its query may carry a state).
+            public var customMirror: Mirror {
+                Mirror(
+                    self,
+                    children: [
+                        "name": name, "host": url.host ?? "", "expectedCodes": expectedCodes.map(\.rawValue).sorted(),
+                    ], displayStyle: .struct)
+            }
+        }
+
         /// The genuine redirect URL for a pending challenge (e.g. the magic link from the inbox).
         public var validURL:
             @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> URL
@@ -105,15 +135,22 @@ public struct ConformanceHarness: Sendable {
         /// URLs of other apps and services that the provider must not claim (added to the
         /// kit's own).
         public var foreignURLs: [URL]
+        /// The refusals the provider's side can answer a pending challenge with (C17: each ends
+        /// in one of its codes, stores nothing and leaves the flow pending, so the genuine link
+        /// still signs in afterwards). Default: none.
+        public var refusals:
+            @Sendable (_ sandbox: Sandbox, _ request: SignInRequest, _ challenge: Challenge) throws -> [Refusal]
 
         /// Creates a fixture.
         public init(
             validURL: @escaping @Sendable (Sandbox, SignInRequest, Challenge) throws -> URL,
-            forge: @escaping @Sendable (URL) -> URL = RedirectFixture.replacingState, foreignURLs: [URL] = []
+            forge: @escaping @Sendable (URL) -> URL = RedirectFixture.replacingState, foreignURLs: [URL] = [],
+            refusals: @escaping @Sendable (Sandbox, SignInRequest, Challenge) throws -> [Refusal] = { _, _, _ in [] }
         ) {
             self.validURL = validURL
             self.forge = forge
             self.foreignURLs = foreignURLs
+            self.refusals = refusals
         }
 
         /// Replaces (or adds) the `state` query item with a value no flow has.
@@ -149,6 +186,10 @@ public struct ConformanceHarness: Sendable {
     /// A valid request that leaves to the answer everything the provider lets the answer
     /// bring (e.g. no name in the options), for C24; `nil` uses ``validRequest``.
     public var bareRequest: (@Sendable (_ index: Int) -> SignInRequest)?
+    /// A valid request whose flow completes through a redirect (a social login, a one-tap
+    /// hand-off), for C17 and C23, when ``validRequest``'s flow completes by code; `nil` uses
+    /// ``validRequest``.
+    public var redirectRequest: (@Sendable (_ index: Int) -> SignInRequest)?
     /// Requests the provider must refuse before any network call (C01).
     public var invalidRequests: [SignInRequest]
     /// The inbox destination key of a request (default: E.164 or e-mail identity key).
@@ -199,7 +240,8 @@ public struct ConformanceHarness: Sendable {
         abilities: Abilities, unsupportedReasons: [Abilities: String] = [:], errorFixtures: [ErrorFixture] = [],
         redirect: RedirectFixture? = nil,
         serverClockTolerance: Duration? = nil, fixtureSecrets: [String] = [], publicProviderStateKeys: Set<String> = [],
-        concurrentFlows: Int = 200, seed: UInt64 = 1, bareRequest: (@Sendable (Int) -> SignInRequest)? = nil
+        concurrentFlows: Int = 200, seed: UInt64 = 1, bareRequest: (@Sendable (Int) -> SignInRequest)? = nil,
+        redirectRequest: (@Sendable (Int) -> SignInRequest)? = nil
     ) {
         self.host = host
         self.installBackend = installBackend
@@ -224,6 +266,7 @@ public struct ConformanceHarness: Sendable {
         self.concurrentFlows = concurrentFlows
         self.seed = seed
         self.bareRequest = bareRequest
+        self.redirectRequest = redirectRequest
     }
 
     /// The inbox key of a request: the E.164 number, the e-mail identity key, or the OAuth name.

@@ -19,6 +19,8 @@ extension DynamicProvider {
     /// | 422 | `too_many_requests` | `rateLimited` |
     /// | 422 | `invalid_email_address`, `invalid_phone`, `missing_phone_number_or_email` | `invalidInput` |
     /// | 422 | `no_enabled_email_provider`, `no_enabled_sms_provider`, `invalid_session_public_key` | `configuration` |
+    /// | 422 | `provider_not_available`, `unauthorized_mobile_deeplink_url`, `invalid_mobile_deeplink_urls` (social login) | `configuration` |
+    /// | 422 | `social_account_already_exists`, `email_associated_with_different_provider`, `user_has_already_account_with_email` | `unauthorized` |
     /// | 422 | any other code | `generic` |
     /// | 429 | — | `rateLimited`, `retryAfter` from `Retry-After`, else the send-limit window |
     /// | 401, 403 | — / `error.code` | `unauthorized` |
@@ -90,6 +92,16 @@ extension DynamicProvider {
         case "no_enabled_email_provider", "no_enabled_sms_provider":
             return error(
                 .configuration, "this Dynamic environment has no \(channel == .sms ? "SMS" : "e-mail") provider enabled"
+            )
+        case "provider_not_available", "unauthorized_mobile_deeplink_url", "invalid_mobile_deeplink_urls":
+            return error(
+                .configuration,
+                "this Dynamic environment does not offer that social provider, or has not whitelisted the app's deep link"
+            )
+        case "social_account_already_exists", "email_associated_with_different_provider",
+            "user_has_already_account_with_email":
+            return error(
+                .unauthorized, "that social account or e-mail address already belongs to another Dynamic sign-in method"
             )
         case "invalid_session_public_key":
             return error(

@@ -4,7 +4,7 @@ import MultiAuth
 /// How a ``DynamicProvider`` (and a ``DynamicTokenVerifier``) reaches one Dynamic environment:
 /// its environment id, the API base URL, and the values Dynamic does not publish.
 ///
-/// Build one with ``production(environmentID:sessionPublicKey:)`` (the real host) or ``sandbox(environmentID:sessionPublicKey:)``
+/// Build one with ``production(environmentID:sessionPublicKey:socialRedirectURL:)`` (the real host) or ``sandbox(environmentID:sessionPublicKey:socialRedirectURL:)``
 /// (the emulated backend of `MultiAuthSandbox`, host `app.dynamic.test`); switching between
 /// them is the only change an app makes. Every path is `baseURL + /sdk/{environmentID}/…`.
 /// The defaults marked **[ASSUMPTION]** apply only because the real values are not published
@@ -43,8 +43,22 @@ public struct DynamicConfiguration: Sendable, Hashable {
     /// server refuses (`422 invalid_session_public_key`) is `.configuration`.
     public var sessionPublicKey: String?
 
+    /// The app's deep link for social login (the SDK's `deepLinkUrl`, e.g.
+    /// `myapp://auth/callback`), whitelisted in the Dynamic dashboard ("Whitelist Mobile
+    /// Deeplink"): sent as `redirectUrl` to `initAuth`, and the URL the social return comes back
+    /// on (Docs/Providers/Dynamic.md, "Social login"). `nil` (the default for
+    /// ``production(environmentID:sessionPublicKey:socialRedirectURL:)``) refuses social sign-ins with
+    /// `.configuration`; ``sandbox(environmentID:sessionPublicKey:socialRedirectURL:)`` sets
+    /// ``sandboxSocialRedirectURL``.
+    public var socialRedirectURL: URL?
+    /// How long a social sign-in waits for its return: **[ASSUMPTION]** 10 minutes (Dynamic
+    /// publishes no lifetime for an OAuth `state`).
+    public var socialLoginLifetime: Duration
+
     /// The longest ``sessionPublicKey`` read, in UTF-8 bytes (a bound, not a format rule).
     public static let maximumSessionPublicKeyBytes = 4_096
+    /// The sandbox's social deep link, `multiauth-sandbox://dynamic/callback`.
+    public static let sandboxSocialRedirectURL = URL(string: "multiauth-sandbox://dynamic/callback")!
 
     /// Creates a configuration.
     /// - Parameters:
@@ -65,20 +79,26 @@ public struct DynamicConfiguration: Sendable, Hashable {
         self.maximumAttempts = maximumAttempts
         self.sendLimitWindow = sendLimitWindow
         self.sessionPublicKey = sessionPublicKey
+        self.socialRedirectURL = nil
+        self.socialLoginLifetime = .seconds(600)
     }
 
     /// The configuration for Dynamic's production API (``productionBaseURL``).
     /// - Parameters:
     ///   - environmentID: The environment id from the Dynamic dashboard.
     ///   - sessionPublicKey: The embedded-wallet session public key (``sessionPublicKey``), or `nil`.
+    ///   - socialRedirectURL: The app's whitelisted deep link for social login
+    ///     (``socialRedirectURL``), or `nil`.
     /// - Returns: A validated configuration.
     /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
-    ///   or the session public key is blank or over ``maximumSessionPublicKeyBytes``.
-    public static func production(environmentID: String, sessionPublicKey: String? = nil) throws
-        -> DynamicConfiguration
-    {
-        let configuration = DynamicConfiguration(
+    ///   the session public key is blank or over ``maximumSessionPublicKeyBytes``, or the deep
+    ///   link has no scheme.
+    public static func production(
+        environmentID: String, sessionPublicKey: String? = nil, socialRedirectURL: URL? = nil
+    ) throws -> DynamicConfiguration {
+        var configuration = DynamicConfiguration(
             environmentID: environmentID, baseURL: productionBaseURL, sessionPublicKey: sessionPublicKey)
+        configuration.socialRedirectURL = socialRedirectURL
         try configuration.validate(provider: .dynamic)
         return configuration
     }
@@ -89,14 +109,19 @@ public struct DynamicConfiguration: Sendable, Hashable {
     ///   - environmentID: The environment id (default ``sandboxEnvironmentID``, the one the
     ///     backend serves by default).
     ///   - sessionPublicKey: The embedded-wallet session public key (``sessionPublicKey``), or `nil`.
+    ///   - socialRedirectURL: The deep link social returns come back on (default
+    ///     ``sandboxSocialRedirectURL``).
     /// - Returns: A validated configuration.
     /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
-    ///   or the session public key is blank or over ``maximumSessionPublicKeyBytes``.
-    public static func sandbox(environmentID: String = sandboxEnvironmentID, sessionPublicKey: String? = nil) throws
-        -> DynamicConfiguration
-    {
-        let configuration = DynamicConfiguration(
+    ///   the session public key is blank or over ``maximumSessionPublicKeyBytes``, or the deep
+    ///   link has no scheme.
+    public static func sandbox(
+        environmentID: String = sandboxEnvironmentID, sessionPublicKey: String? = nil,
+        socialRedirectURL: URL? = sandboxSocialRedirectURL
+    ) throws -> DynamicConfiguration {
+        var configuration = DynamicConfiguration(
             environmentID: environmentID, baseURL: sandboxBaseURL, sessionPublicKey: sessionPublicKey)
+        configuration.socialRedirectURL = socialRedirectURL
         try configuration.validate(provider: .dynamic)
         return configuration
     }
@@ -121,8 +146,9 @@ public struct DynamicConfiguration: Sendable, Hashable {
                 "the sandbox server URL must be an http or https URL with a host, e.g. http://127.0.0.1:4010",
                 provider: .dynamic)
         }
-        let configuration = DynamicConfiguration(
+        var configuration = DynamicConfiguration(
             environmentID: environmentID, baseURL: baseURL.appending(path: sandboxHost).appending(path: "api/v0"))
+        configuration.socialRedirectURL = sandboxSocialRedirectURL
         try configuration.validate(provider: .dynamic)
         return configuration
     }
@@ -142,6 +168,11 @@ public struct DynamicConfiguration: Sendable, Hashable {
     /// - Throws: `AuthError` `.configuration` when the environment id is empty or contains `/`,
     ///   or ``sessionPublicKey`` is blank or over ``maximumSessionPublicKeyBytes``.
     func validate(provider: AuthProviderID) throws {
+        if let link = socialRedirectURL, link.scheme?.isEmpty ?? true {
+            throw AuthError(
+                .configuration, "DynamicConfiguration.socialRedirectURL must be an absolute deep link (with a scheme)",
+                provider: provider)
+        }
         let id = environmentID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty, !id.contains("/") else {
             throw AuthError(

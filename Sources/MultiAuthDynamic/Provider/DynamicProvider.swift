@@ -1,9 +1,10 @@
 import Foundation
 import MultiAuth
 
-/// The Dynamic-style adapter: e-mail OTP and SMS OTP keyed by a `verificationUUID`, a JWT
-/// session from `{jwt, minifiedJwt, expiresAt, user}`, refresh with the bearer token, and
-/// revoke on sign-out (Docs/Providers/Dynamic.md).
+/// The Dynamic-style adapter: e-mail OTP and SMS OTP keyed by a `verificationUUID`, social
+/// login through the app's deep link, the MFA TOTP step, a JWT session from `{jwt,
+/// minifiedJwt, expiresAt, user}`, refresh with the bearer token, and revoke on sign-out
+/// (Docs/Providers/Dynamic.md).
 ///
 /// ## Flow (Docs/Providers/Dynamic.md, "Flow")
 /// 1. ``start(_:context:)``: `POST /sdk/{env}/emailVerifications/create` `{email, captchaToken?}` or
@@ -13,9 +14,18 @@ import MultiAuth
 ///    process restart) and the wire identity (for ``resend(_:channel:context:)``); the channel
 ///    is the challenge kind's.
 /// 2. ``respond(to:with:context:)``: `POST …/signin` `{verificationUUID, verificationToken, captchaToken?, sessionPublicKey?}`
-///    → `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session; with an
-///    `mfaToken` it is a further challenge (never a silent success); with neither (a
-///    cookie-authentication environment) it is `.configuration`.
+///    → `200 VerifyResponse`. With a `jwt`/`minifiedJwt` the result is a session, unless the
+///    token's scope holds `requiresAdditionalAuth` (MFA pending; or an `mfaToken` without a
+///    JWT): then it is a further `.totp` challenge, answered through
+///    `POST /sdk/{env}/users/mfa/auth/totp` with the pending token as bearer (never a silent
+///    success); with neither (a cookie-authentication environment) it is `.configuration`.
+///
+/// Social login (``socialProviders``; Docs/Providers/Dynamic.md, "Social login"): `start(.oauth(name))`
+/// posts `initAuth {state, redirectUrl}`, reads `loginUrl` and answers with an
+/// `.oauthRedirect(url:)` challenge (the provider's authorization page with the `state`); the
+/// deep link the return comes back on (``DynamicConfiguration/socialRedirectURL``, carrying
+/// `dynamicOauthCode` and `dynamicOauthState`) completes it through `AuthClient.handleRedirect(_:)`
+/// (``handleRedirect(_:pending:context:)``: `POST …/providers/{name}/signIn {code, state}`).
 ///
 /// Captcha: an environment with captcha enabled needs a token from its captcha widget; pass
 /// it as the request option ``captchaTokenOption``. It is sent on `create`, kept in the
@@ -36,9 +46,10 @@ import MultiAuth
 ///
 /// Error mapping: Docs/Providers/Dynamic.md, "Errors".
 ///
-/// Concurrency: a stateless `Sendable` value; every flow's state lives in its challenge. It
-/// never retries a request on its own (a resent `create` burns the send budget).
-public struct DynamicProvider: RefreshableProvider, ResendableProvider {
+/// Concurrency: a `Sendable` value; every flow's state lives in its challenge, and the only
+/// shared state is the set of social `state`s already exchanged (a return link is exchanged
+/// once). It never retries a request on its own (a resent `create` burns the send budget).
+public struct DynamicProvider: RefreshableProvider, ResendableProvider, RedirectHandlingProvider {
     /// The provider id, ``/MultiAuth/AuthProviderID/dynamic`` by default.
     public let id: AuthProviderID
     /// The environment, base URL and unpublished defaults.
@@ -59,8 +70,14 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         static let email = "email"
         static let sms = "sms"
         static let mfaToken = "mfaToken"
+        static let mfaBearer = "mfaBearer"
         static let captchaToken = "captchaToken"
+        static let socialState = "socialState"
+        static let socialProvider = "socialProvider"
     }
+
+    /// The social `state`s this provider (and its copies) already exchanged.
+    let usedStates = UsedStates()
 
     /// Creates a provider.
     /// - Parameters:
@@ -72,8 +89,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     }
 
     /// Creates a provider for `environmentID` at `baseURL` with the default assumptions
-    /// (prefer ``init(configuration:id:)`` with ``DynamicConfiguration/production(environmentID:sessionPublicKey:)``
-    /// or ``DynamicConfiguration/sandbox(environmentID:sessionPublicKey:)``).
+    /// (prefer ``init(configuration:id:)`` with ``DynamicConfiguration/production(environmentID:sessionPublicKey:socialRedirectURL:)``
+    /// or ``DynamicConfiguration/sandbox(environmentID:sessionPublicKey:socialRedirectURL:)``).
     /// - Parameters:
     ///   - environmentID: The Dynamic environment id.
     ///   - baseURL: The API base URL (default `https://app.dynamicauth.com/api/v0`).
@@ -89,14 +106,21 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     /// request and never retries it.
     /// - Returns: `.challenge` with `attemptsRemaining` = ``DynamicConfiguration/maximumAttempts``
     ///   and `expiresAt` = now + ``DynamicConfiguration/codeLifetime`` ([ASSUMPTION]).
-    /// - Throws: `AuthError` `.unsupported` (OAuth, phone + non-SMS channel, e-mail + non-email
-    ///   channel; no request made), `.invalidInput` with `.invalidCountryCode` (a number with no
+    /// An `.oauth(name)` request starts a social login instead (``socialProviders``;
+    /// Docs/Providers/Dynamic.md, "Social login"): `initAuth`, then `loginUrl`, then an
+    /// `.oauthRedirect(url:)` challenge expiring after ``DynamicConfiguration/socialLoginLifetime``.
+    /// - Throws: `AuthError` `.unsupported` (an OAuth provider outside ``socialProviders`` or
+    ///   with a channel, phone + non-SMS channel, e-mail + non-email channel; no request made),
+    ///   `.configuration` (social login without ``DynamicConfiguration/socialRedirectURL``; a deep
+    ///   link Dynamic has not whitelisted, `unauthorized_mobile_deeplink_url`; a provider not
+    ///   enabled, `provider_not_available`), `.invalidInput` with `.invalidCountryCode` (a number with no
     ///   ISO region; no request made) or a blank ``captchaTokenOption`` (no request made),
     ///   `.configuration` (also: the environment requires a captcha token),
     ///   `.rateLimited` with `retryAfter` (the 3-per-10-minutes send limit), `.network`,
     ///   `.providerUnavailable`, `.malformedResponse`, or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         try configuration.validate(provider: id)
+        if case .oauth(let name) = request.identity { return try await startSocial(name, request, context: context) }
         var state = ProviderState()
         let captcha = try Self.captchaToken(in: request, provider: id)
         state[StateKey.captchaToken] = captcha
@@ -175,14 +199,19 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     ///
     /// A wrong code leaves the challenge usable: the error carries `attemptsRemaining`, one less
     /// than the challenge's.
-    /// - Returns: `.signedIn` when the response has a JWT; `.challenge` (an MFA step, kind
-    ///   `.totp(digits: 6, enrollment: nil)`) when it has an `mfaToken`.
+    /// The MFA step (a challenge this provider issued with a pending token) is answered with
+    /// the authenticator's 6-digit code instead: `POST …/users/mfa/auth/totp {code}` with the
+    /// pending token as bearer ("Upgrade JWT scope with valid MFA session").
+    /// - Returns: `.signedIn` when the response has a JWT that needs no further step;
+    ///   `.challenge` (an MFA step, kind `.totp(digits: 6, enrollment: nil)`) when the token's
+    ///   scope holds `requiresAdditionalAuth` or only an `mfaToken` came.
     /// - Throws: `AuthError` `.invalidInput` (`.invalidCodeFormat`: not 6 digits; no request
     ///   made), `.challengeNotPending` (no `verificationUUID` in the state), `.invalidCode`
-    ///   with `attemptsRemaining` (`wrong_*_verification_token`), `.expired`
+    ///   with `attemptsRemaining` (`wrong_*_verification_token`; `mfa_invalid_code` in the MFA
+    ///   step, the step staying usable), `.expired`
     ///   (`email_verification_expired`, `invalid_*_verification`), `.attemptsExhausted`
-    ///   (`too_many_*_verification_attempts`), `.unsupported` (answering the MFA step: its
-    ///   wire protocol is not documented), `.configuration` (a cookie-authentication
+    ///   (`too_many_*_verification_attempts`), `.unauthorized` (the MFA step's token expired or
+    ///   was refused; or the upgrade still asks for a factor, `mfa_required`), `.configuration` (a cookie-authentication
     ///   environment: the code was accepted but no JWT came back; or a captcha is required),
     ///   `.rateLimited`, `.unauthorized` (403), `.network`, `.providerUnavailable`,
     ///   `.malformedResponse`, or `CancellationError`.
@@ -190,11 +219,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         -> SignInStep
     {
         try configuration.validate(provider: id)
-        if challenge.providerState[StateKey.mfaToken] != nil {
-            throw AuthError(
-                .unsupported, "completing Dynamic's MFA step is not supported: its wire protocol is not documented",
-                provider: id, providerCode: "mfa_required")
-        }
+        if Self.isMFAStep(challenge) { return try await respondToMFA(challenge, answer: answer, context: context) }
         let code = try answer.normalizedCode(length: Self.codeLength)
         guard let uuid = challenge.providerState[StateKey.verificationUUID],
             let channel = Self.channel(of: challenge)
@@ -215,17 +240,9 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
             error.attemptsRemaining = max(0, (challenge.attemptsRemaining ?? configuration.maximumAttempts) - 1)
             throw error
         }
-        if let mfaToken = verified.mfaToken, !mfaToken.isEmpty {
-            context.emit(.verificationStateChanged("mfaRequired"))
-            var state = challenge.providerState
-            state[StateKey.mfaToken] = mfaToken
-            return .challenge(
-                Challenge(
-                    flowID: challenge.flowID, provider: id, kind: .totp(digits: 6, enrollment: nil),
-                    destination: challenge.destination,
-                    issuedAt: context.now, providerState: state))
-        }
-        return .signedIn(try makeSession(verified, sessionID: nil, createdAt: context.now, now: context.now))
+        return try finish(
+            verified, flowID: challenge.flowID, destination: challenge.destination, state: challenge.providerState,
+            context: context)
     }
 
     /// Revokes the session: `POST /sdk/{env}/revoke` with the bearer token → `204`.
@@ -272,7 +289,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         let response = try await context.transport.send(request)
         guard response.isSuccess else { throw refreshError(response) }
         let verified = try response.decodeJSON(DynamicWire.VerifyResponse.self, provider: id)
-        if verified.mfaToken != nil, verified.jwt == nil, verified.minifiedJwt == nil {
+        if Self.mfaPendingToken(verified) != nil {
             throw AuthError(
                 .sessionExpired, "the refresh asked for an MFA step; sign in again", provider: id,
                 providerCode: "mfa_required")
@@ -299,7 +316,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
         try configuration.validate(provider: id)
         guard let uuid = challenge.providerState[StateKey.verificationUUID],
             let own = Self.channel(of: challenge),
-            challenge.providerState[StateKey.mfaToken] == nil
+            !Self.isMFAStep(challenge)
         else {
             throw AuthError(
                 .challengeNotPending, "the challenge carries no Dynamic verification to resend", provider: id)
@@ -345,7 +362,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider {
     // MARK: Wire
 
     /// Sends `request`; a 2xx body decodes as `Result`, anything else goes through `mapError(_:channel:)`.
-    private func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext)
+    func send<Result: Decodable>(_ request: HTTPRequest, channel: DeliveryChannel?, context: AuthContext)
         async throws -> Result
     {
         let response = try await context.transport.send(request)

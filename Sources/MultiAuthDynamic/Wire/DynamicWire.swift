@@ -66,6 +66,35 @@ enum DynamicWire {
         var sessionPublicKey: String?
     }
 
+    /// `POST …/providers/{provider}/initAuth` body (`OauthInitAuthRequest`): the OAuth `state`
+    /// and the app's deep link.
+    struct OAuthInit: Encodable {
+        var state: String
+        var redirectUrl: String
+    }
+
+    /// `GET …/providers/{provider}/loginUrl` answer (`OauthProviderLoginUrl`).
+    struct OAuthLoginURL: Decodable {
+        var url: String
+    }
+
+    /// `POST …/providers/{provider}/signIn` body (`OauthRequest`): the code and state of the
+    /// return; `captchaToken` and `sessionPublicKey` when present (`codeVerifier` is never sent:
+    /// the flow has no PKCE verifier of the app's).
+    struct OAuthSignIn: Encodable {
+        var code: String
+        var state: String
+        var captchaToken: String?
+        var sessionPublicKey: String?
+    }
+
+    /// `POST …/users/mfa/auth/totp` body (`MFAAuthTotpDevicePostRequest`): the authenticator
+    /// code only (`id` names a device when the user has several; `createMfaToken` asks for an
+    /// action token; neither is sent).
+    struct MFATotp: Encodable {
+        var code: String
+    }
+
     /// `VerifyResponse`: `{mfaToken?, jwt?, minifiedJwt?, expiresAt, user}`.
     struct VerifyResponse: Decodable {
         var mfaToken: String?

@@ -8,7 +8,9 @@ extension DynamicBackend {
     func userJSON(_ user: User, sessionID: String?) -> JSONValue {
         var credential = user.wire
         credential["id"] = .string(user.credentialID)
-        credential["format"] = .string(user.channel == .sms ? "phoneNumber" : "email")
+        credential["format"] = .string(
+            user.oauthProvider != nil ? "oauth" : user.channel == .sms ? "phoneNumber" : "email")
+        if let provider = user.oauthProvider { credential["oauthProvider"] = .string(provider) }
         credential["signInEnabled"] = .bool(true)
         var object: [String: JSONValue] = [
             "id": .string(user.id),
@@ -78,14 +80,18 @@ extension DynamicBackend {
             "last_verified_credential_id": .string(user.credentialID), "verified_credentials_hashes": .object([:]),
         ]
         if user.channel == .email { minifiedExtra["email"] = .string(user.destination) }
+        // A session that still owes its MFA step gets tokens with that scope alone.
+        let scopes = session.mfaPending ? [Self.requiresAdditionalAuthScope] : [Self.basicScope]
         let minified = try mintToken(
-            userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: minifiedExtra)
+            userID: user.id, sessionID: session.id, scopes: scopes, issuedAt: now, host: context.host,
+            extra: minifiedExtra)
         var fullExtra = minifiedExtra
         fullExtra["verified_credentials"] = .array(
             userJSON(user, sessionID: session.id)["verifiedCredentials"]?.arrayValue ?? [])
         if user.channel == .sms { fullExtra["phone_number"] = .string(user.destination) }
         let jwt = try mintToken(
-            userID: user.id, sessionID: session.id, issuedAt: now, host: context.host, extra: fullExtra)
+            userID: user.id, sessionID: session.id, scopes: scopes, issuedAt: now, host: context.host,
+            extra: fullExtra)
         lock.withLock {
             tokens[minified] = sessionID
             tokens[jwt] = sessionID

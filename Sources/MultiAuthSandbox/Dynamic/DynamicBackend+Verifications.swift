@@ -169,26 +169,15 @@ extension DynamicBackend {
                     id: userID, credentialID: credentialID, destination: key, channel: channel, wire: verification.wire)
             }
             users[key]?.signIns += 1
-            return .success(userKey: key, mfa: mfaDestinations.contains(key))
+            return .success(userKey: key, mfa: mfaSecrets[key] != nil)
         }
         switch outcome {
         case .error(let code):
             return try Self.error(
                 422, code.hasPrefix("wrong_") ? "Wrong verification code" : "Verification failed", code: code)
         case .success(let key, let mfa):
-            if mfa {
-                let user = lock.withLock { users[key] }!
-                return try .json(
-                    200,
-                    JSONValue.object([
-                        "mfaToken": .string("mfa_" + context.random.hex(bytes: 16)),
-                        "expiresAt": .number(
-                            (now.addingTimeInterval(Self.codeLifetime.timeInterval)).timeIntervalSince1970.rounded()),
-                        "user": userJSON(user, sessionID: nil),
-                    ]))
-            }
             let sessionID = Self.uuid(context)
-            lock.withLock { sessions[sessionID] = Session(id: sessionID, userKey: key) }
+            lock.withLock { sessions[sessionID] = Session(id: sessionID, userKey: key, mfaPending: mfa) }
             return try .json(200, try issue(sessionID: sessionID, context: context))
         }
     }

@@ -76,6 +76,8 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     public static let tokenLifetime: Duration = .seconds(7200)
     /// The scope a finished sign-in carries (Docs/Providers/Dynamic.md, server side).
     public static let basicScope = "user:basic"
+    /// The only scope of a sign-in that still owes its MFA step (Dynamic's MFA docs).
+    public static let requiresAdditionalAuthScope = "requiresAdditionalAuth"
 
     /// The API base URL for a host, e.g. `https://app.dynamic.test/api/v0`.
     public static func baseURL(host: String = defaultHost) -> URL {
@@ -96,9 +98,30 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     var users: [String: User] = [:]
     var sessions: [String: Session] = [:]
     var tokens: [String: String] = [:]
-    var mfaDestinations: Set<String> = []
+    var mfaSecrets: [String: [UInt8]] = [:]
     var captchaRequired = false
     var cookieAuthentication = false
+    var oauthStates: [String: OAuthState] = [:]
+    var oauthCodes: [String: OAuthCode] = [:]
+    var oauthCounter = 0
+    var disabledSocialProviders: Set<String> = []
+    var allowedDeepLinks: Set<String>?
+
+    /// An OAuth `state` registered by `initAuth`.
+    struct OAuthState {
+        let provider: String
+        let redirectURL: String
+        let createdAt: Date
+    }
+
+    /// An authorization code the emulated social provider issued for a state.
+    struct OAuthCode {
+        let state: String
+        let provider: String
+        let email: String
+        let expiresAt: Date
+        var used = false
+    }
 
     struct Verification {
         let channel: DeliveryChannel
@@ -117,12 +140,16 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         let channel: DeliveryChannel
         let wire: [String: JSONValue]
         var signIns = 0
+        /// The social provider of a user who signed in with one (`oauth` credential).
+        var oauthProvider: String? = nil
     }
 
     struct Session {
         let id: String
         let userKey: String
         var revoked = false
+        /// Signed in, MFA still owed: its tokens carry only `requiresAdditionalAuth`.
+        var mfaPending = false
     }
 
     /// Creates a backend that signs with the process's shared sandbox RSA-2048 key (generated
@@ -158,10 +185,20 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
         self.signingKey = signingKey
     }
 
-    /// Makes sign-ins of `destination` (e-mail identity key or E.164) answer with an
-    /// `mfaToken` and no JWT, as an environment with MFA does.
+    /// Makes sign-ins of `destination` (e-mail identity key, E.164, or a social user's e-mail)
+    /// owe the MFA step, as an environment with TOTP MFA does for a user with a registered
+    /// authenticator (Dynamic's MFA docs): the sign-in answers with tokens whose scope is
+    /// ``requiresAdditionalAuthScope`` alone, and `POST users/mfa/auth/totp` with the right code
+    /// upgrades them. The authenticator's secret is ``totpSecret(for:)``.
     public func requireMFA(for destination: String) {
-        lock.withLock { _ = mfaDestinations.insert(destination) }
+        let secret = Array(MessageDigest.sha256(Array(("multiauth-sandbox-mfa:" + destination).utf8)).prefix(20))
+        lock.withLock { mfaSecrets[destination] = secret }
+    }
+
+    /// The TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) of `destination`'s emulated
+    /// authenticator after ``requireMFA(for:)``, or `nil`.
+    public func totpSecret(for destination: String) -> [UInt8]? {
+        lock.withLock { mfaSecrets[destination] }
     }
 
     /// Makes create, retry and signin require a non-empty `captchaToken`, as an environment
@@ -226,6 +263,13 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
             case (.post, "revoke"): return try revoke(request, context: context)
             case (.get, ".well-known/jwks"): return try .json(200, try jwks)
             case (.get, "users"): return try currentUser(request, context: context)
+            case (.post, "users/mfa/auth/totp"): return try authenticateTOTP(request, context: context)
+            case (.post, let path) where Self.socialRoute(path, "initauth") != nil:
+                return try initAuth(request, provider: Self.socialRoute(path, "initauth")!, context: context)
+            case (.get, let path) where Self.socialRoute(path, "loginurl") != nil:
+                return try loginURL(provider: Self.socialRoute(path, "loginurl")!, context: context)
+            case (.post, let path) where Self.socialRoute(path, "signin") != nil:
+                return try socialSignIn(request, provider: Self.socialRoute(path, "signin")!, context: context)
             default: return try Self.error(404, "Not found")
             }
         } catch let error as AuthError where error.code == .invalidInput {

@@ -65,6 +65,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     public let lockout: Duration
     /// App keys (and OAuth client ids) accepted; `nil` accepts any non-empty key.
     public let acceptedAppKeys: Set<String>?
+    /// The emulated Truecaller app of the one-tap hand-off, signing with this backend's key
+    /// (Docs/Providers/Truecaller.md, "One-tap hand-off").
+    public let app: TruecallerAppEmulator
 
     struct Environment {
         var now: Date
@@ -141,6 +144,8 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         self.acceptedAppKeys = acceptedAppKeys
         self.signingKey = signingKey
         self.publishedKeys = [signingKey.publicKey]
+        self.app = TruecallerAppEmulator()
+        app.attach(self)
     }
 
     /// Registers this backend on every host of the production layout's `.test` twins (``hosts``).

@@ -46,6 +46,21 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// bundle id keyed with ``appKey``) when the payload carries one; `nil` skips that check.
     /// [ASSUMPTION] (Android docs describe `verifier`; whether iOS payloads carry it is unknown).
     public var bundleID: String?
+    /// The app's name, sent as `appName` in the one-tap profile request (the SDK sends
+    /// `CFBundleName`); `nil` sends none (Docs/Providers/Truecaller.md, "One-tap hand-off").
+    public var appName: String?
+    /// Where the one-tap profile request goes: `https://www.truecaller.com/userProfile`
+    /// (TrueSDK's `kTCTruecallerAppURL`), a universal link the system hands to the Truecaller
+    /// app. The sandbox uses the same URL: nothing is fetched from it, the emulated Truecaller
+    /// app reads it.
+    public var oneTapURL: URL
+    /// The `titleType` of the one-tap request: the heading the Truecaller app shows (TrueSDK's
+    /// `TitleType`: 0 default, 1 "Log in to", 2 "Sign up with", 3 "Sign in to", 4 "Verify with",
+    /// 5 "Get started with", 6 "Register with"). Default 0; outside 0...6 is `.configuration`.
+    public var oneTapTitleType: Int
+    /// The `locale` of the one-tap request. Default `"en_US"` (TrueSDK's default); must not be
+    /// blank.
+    public var oneTapLocale: String
 
     /// The production OTP host, `https://api4.truecaller.com`.
     public static let productionOTPBaseURL = URL(string: "https://api4.truecaller.com")!
@@ -65,6 +80,9 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     public static let sandboxAppKey = "sandbox-app-key"
     /// The app link used by ``sandbox(appKey:appLink:deviceID:otpRegions:)`` by default.
     public static let sandboxAppLink = URL(string: "https://app.example.test/truecaller")!
+    /// The one-tap hand-off URL, `https://www.truecaller.com/userProfile` (TrueSDK's
+    /// `kTCTruecallerAppURL`).
+    public static let defaultOneTapURL = URL(string: "https://www.truecaller.com/userProfile")!
     /// The 44 upper-case codes TrueSDK sends to the EU profile host (Docs/Providers/Truecaller.md,
     /// "Configuration"): the EU member states, Iceland, Liechtenstein, Norway, Switzerland, the
     /// United Kingdom (`GB` and TrueSDK's `UK`), Andorra, the Faroe Islands, Gibraltar,
@@ -93,6 +111,10 @@ public struct TruecallerConfiguration: Sendable, Hashable {
         self.otpLength = 6
         self.maximumProfileAge = .seconds(600)
         self.bundleID = nil
+        self.appName = nil
+        self.oneTapURL = Self.defaultOneTapURL
+        self.oneTapTitleType = 0
+        self.oneTapLocale = "en_US"
     }
 
     /// The configuration for Truecaller's production hosts.
@@ -193,6 +215,26 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// SDK, which compares case-sensitively).
     public func profileBaseURL(forRegion region: String) -> URL {
         euRegions.contains(region.uppercased()) ? profileBaseURLEU : profileBaseURLNonEU
+    }
+
+    /// Checks what a one-tap request needs besides ``validate()``: an `https` app link with a
+    /// host (the universal link the Truecaller app answers on), a `titleType` in 0...6 and a
+    /// locale.
+    /// - Throws: `AuthError` `.configuration` with provider code `"1"` (blank app key), `"2"`
+    ///   (app link not an `https` URL with a host), or without a code (title type, locale).
+    public func validateOneTap() throws {
+        try validate()
+        guard appLink.scheme?.lowercased() == "https", let host = appLink.host, !host.isEmpty else {
+            throw TruecallerErrorCode.appLinkMissing.authError(
+                "the Truecaller app link must be an https universal link with a host")
+        }
+        guard (0...6).contains(oneTapTitleType) else {
+            throw AuthError(.configuration, "the one-tap title type must be 0 to 6", provider: .truecaller)
+        }
+        guard !oneTapLocale.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, oneTapLocale.utf8.count <= 64
+        else {
+            throw AuthError(.configuration, "the one-tap locale must be 1 to 64 bytes", provider: .truecaller)
+        }
     }
 
     /// Checks the configuration before any network call.

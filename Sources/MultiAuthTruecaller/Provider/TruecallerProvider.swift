@@ -22,21 +22,33 @@ import MultiAuthCrypto
 /// - States are published as `AuthEvent.Kind.verificationStateChanged(_:)` with the raw values
 ///   of ``TruecallerVerificationState``.
 ///
-/// ## One-tap
-/// ``signIn(with:expectedNonce:context:)`` verifies a ``TruecallerProfileResponse`` with
-/// ``TruecallerProfileVerifier`` (signature, key rotation, nonce) and builds a session. The app
-/// hand-off itself is Apple-only (`TruecallerAppHandoff`).
+/// ## One-tap (Docs/Providers/Truecaller.md, "One-tap hand-off")
+/// ``start(_:context:)`` with a `SignInRequest.truecallerOneTap(fallback:options:)`
+/// request asks ``app`` whether the Truecaller app is installed. If it is, the answer is a
+/// challenge of kind `.oauthRedirect(url:)` whose URL is TrueSDK's profile request (an archived
+/// `TCTrueProfileRequest` with a fresh `requestNonce`, for `https://www.truecaller.com/userProfile`);
+/// the app opens it (`TruecallerAppHandoff.open`), and the Truecaller app's return link through the
+/// app link completes the flow with `AuthClient.handleRedirect(_:)`
+/// (``handleRedirect(_:pending:context:)``: the nonce of the pending flow, the signed profile
+/// checked by ``TruecallerProfileVerifier``). If it is not, a request with a fallback number
+/// runs the OTP flow below. ``signIn(with:expectedNonce:context:)`` checks a response obtained
+/// elsewhere (TrueSDK's own delegate), outside a client.
 ///
 /// Errors are `AuthError`s whose `providerCode` is the raw Truecaller code
 /// (``TruecallerErrorCode``). Concurrency: a `Sendable` value; the only shared state is the
 /// key cache (an actor). Time only from `context.time`.
-public struct TruecallerProvider: AuthProvider {
+public struct TruecallerProvider: RedirectHandlingProvider {
     /// ``/MultiAuth/AuthProviderID/truecaller``.
     public let id: AuthProviderID
     /// The configuration.
     public let configuration: TruecallerConfiguration
     /// The one-tap profile verifier (with its key cache).
     public let profileVerifier: TruecallerProfileVerifier
+    /// Whether the Truecaller app is installed, asked before each one-tap start.
+    public let app: TruecallerApp
+    /// The one-tap nonces this provider (and its copies) already signed in with: a return link
+    /// is exchanged once, even by a caller without the client's single-flight.
+    let usedNonces = UsedNonces()
 
     /// Provider-state keys of an OTP challenge.
     enum StateKey {
@@ -44,6 +56,7 @@ public struct TruecallerProvider: AuthProvider {
         static let countryCodeName = "countryCodeName"
         static let phoneNumber = "phoneNumber"
         static let name = "name"
+        static let oneTapNonce = "oneTapNonce"
     }
 
     /// `SignInRequest.options` key for the first name, when the app collects the name before
@@ -56,32 +69,53 @@ public struct TruecallerProvider: AuthProvider {
     /// - Parameters:
     ///   - configuration: App key, app link, base URLs, installation id.
     ///   - id: The provider id; ``/MultiAuth/AuthProviderID/truecaller`` by default.
-    public init(configuration: TruecallerConfiguration, id: AuthProviderID = .truecaller) {
+    ///   - app: Whether the Truecaller app is installed (one-tap); ``TruecallerApp/system`` by
+    ///     default (UIKit's answer on Apple platforms, never installed elsewhere).
+    public init(configuration: TruecallerConfiguration, id: AuthProviderID = .truecaller, app: TruecallerApp = .system)
+    {
         self.id = id
         self.configuration = configuration
         self.profileVerifier = TruecallerProfileVerifier(configuration: configuration)
+        self.app = app
     }
 
     // MARK: Start
 
-    /// Requests verification of a phone number (`POST /v1/otp/installation/create`).
+    /// Starts a one-tap hand-off, or requests verification of a phone number
+    /// (`POST /v1/otp/installation/create`).
     /// - Parameters:
-    ///   - request: `.phone(number)` with channel `nil` or `.sms`; the number's region must be
-    ///     in ``TruecallerConfiguration/otpRegions``. Options ``firstNameOption`` and
-    ///     ``lastNameOption`` may carry the name up front; it is checked here, before any
-    ///     network call, and used when the answer brings no name.
+    ///   - request: A one-tap request (`SignInRequest.truecallerOneTap(fallback:options:)`:
+    ///     with the Truecaller app installed, a hand-off challenge, no network call; without
+    ///     it, the OTP flow for the fallback number), or `.phone(number)` with channel `nil` or
+    ///     `.sms`; the number's region must be in ``TruecallerConfiguration/otpRegions``.
+    ///     Options ``firstNameOption`` and ``lastNameOption`` may carry the name up front; it
+    ///     is checked here, before any network call, and used when the answer brings no name.
     ///   - context: Transport, time and event sink.
-    /// - Returns: `.challenge` (a `.oneTimeCode` of ``TruecallerConfiguration/otpLength``
-    ///   digits on SMS, expiring after `tokenTtl`, requiring ``/MultiAuth/Challenge/Requirement/name``
-    ///   unless the options carried the name) after emitting `otpInitiated`, or
-    ///   `.signedIn` after emitting `verifiedBefore`.
+    /// - Returns: `.challenge` of kind `.oauthRedirect(url:)` (one-tap: the hand-off URL,
+    ///   expiring after ``TruecallerConfiguration/maximumProfileAge``); `.challenge` (a
+    ///   `.oneTimeCode` of ``TruecallerConfiguration/otpLength`` digits on SMS, expiring after
+    ///   `tokenTtl`, requiring ``/MultiAuth/Challenge/Requirement/name`` unless the options
+    ///   carried the name) after emitting `otpInitiated`; or `.signedIn` after emitting
+    ///   `verifiedBefore`.
     /// - Throws: `AuthError` `.unsupported` (not a phone, another channel, a region outside
-    ///   the OTP regions), `.invalidInput` `.invalidName` with provider code `"18"` (a name
-    ///   option breaking the rules), `.configuration` (code 1, blank app key), the mapped backend codes
-    ///   (`.rateLimited` with `retryAfter` for `429`, …), `.malformedResponse`,
+    ///   the OTP regions; code 8 for a one-tap request without a fallback number when the
+    ///   Truecaller app is not installed), `.invalidInput` `.invalidName` with provider code
+    ///   `"18"` (a name option breaking the rules), `.invalidInput` (a blank or over-long
+    ///   ``requestNonceOption``), `.configuration` (code 1, blank app key; code 2, an app link
+    ///   that is not an `https` URL; a title type or locale out of range), the mapped backend
+    ///   codes (`.rateLimited` with `retryAfter` for `429`, …), `.malformedResponse`,
     ///   `.network`, `.providerUnavailable`; or `CancellationError`.
     public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         try configuration.validate()
+        if Self.isOneTap(request) {
+            if let handoff = try await oneTapStart(request, context: context) { return handoff }
+            return try await otpStart(Self.withoutOneTap(request), context: context)
+        }
+        return try await otpStart(request, context: context)
+    }
+
+    /// The OTP flow's start (`POST /v1/otp/installation/create`); see ``start(_:context:)``.
+    private func otpStart(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         guard case .phone(let phone) = request.identity else {
             throw AuthError(.unsupported, "Truecaller verifies phone numbers only", provider: id)
         }
@@ -224,8 +258,10 @@ public struct TruecallerProvider: AuthProvider {
 
     // MARK: One-tap
 
-    /// Signs in with a one-tap profile response after verifying it (see
-    /// ``TruecallerProfileVerifier`` for the checks and their order).
+    /// Signs in with a one-tap profile response obtained outside a client (TrueSDK's own
+    /// delegate) after verifying it (see ``TruecallerProfileVerifier`` for the checks and their
+    /// order). The session is not stored: an app that wants `AuthClient` to keep it uses the
+    /// client's one-tap flow instead (``handleRedirect(_:pending:context:)``).
     /// - Parameters:
     ///   - response: The response from the Truecaller app.
     ///   - expectedNonce: The nonce the app issued with the profile request.
@@ -239,12 +275,7 @@ public struct TruecallerProvider: AuthProvider {
         async throws -> AuthSession
     {
         let profile = try await profileVerifier.verify(response, expectedNonce: expectedNonce, context: context)
-        var extra = ProviderState()
-        extra["payload"] = response.payload
-        extra["signature"] = response.signature
-        extra["signatureAlgorithm"] = response.signatureAlgorithm
-        return AuthSession(
-            provider: id, user: profile.authUser, credentials: Credentials(extra: extra), createdAt: context.now)
+        return oneTapSession(response, profile: profile, context: context)
     }
 
     // MARK: Helpers
