@@ -112,6 +112,18 @@ extension DynamicProvider {
             && a.port == b.port && path(a) == path(b)
     }
 
+    /// Whether `url` is the social return of `challenge`'s flow: its `dynamicOauthState` is the
+    /// flow's state (`nil` when the URL or the challenge carries none). No network call; lets
+    /// `AuthClient` tell a second return of a signed-in flow from another user's (rule F8,
+    /// Docs/Architecture.md, "Sign-in flows").
+    public func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? {
+        guard let expected = challenge.providerState[StateKey.socialState],
+            let returned = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+                .first(where: { $0.name == Self.stateItem })?.value
+        else { return nil }
+        return ConstantTime.equals(Array(returned.utf8), Array(expected.utf8))
+    }
+
     /// Completes a social login with its return: checks `dynamicOauthState` against the
     /// pending flow, then exchanges `dynamicOauthCode` through
     /// `POST /sdk/{env}/providers/{name}/signIn {code, state}` (Docs/Providers/Dynamic.md,
