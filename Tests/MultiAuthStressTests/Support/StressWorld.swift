@@ -17,8 +17,10 @@ final class StressWorld: Sendable {
     let truecaller: TruecallerBackend
     let portal: PortalBackend
     let otpless: OTPlessBackend
-    /// Every `OTPlessProvider` the OTPLESS lane made, for ``backgroundSleepers``.
-    private let otplessProviders = Mutex<[OTPlessProvider]>([])
+    /// Every `OTPlessProvider` the OTPLESS lane made, for ``backgroundSleepers``; guarded by
+    /// ``otplessLock`` (a pthread lock ThreadSanitizer sees; it cannot see `Mutex`'s futex).
+    nonisolated(unsafe) private var otplessProviders: [OTPlessProvider] = []
+    private let otplessLock = NSLock()
 
     init(seed: UInt64) throws {
         sandbox = Sandbox(seed: seed)
@@ -33,11 +35,13 @@ final class StressWorld: Sendable {
     }
 
     /// Remembers a provider the OTPLESS lane made (its status pollers sleep on the clock).
-    func track(_ provider: OTPlessProvider) { otplessProviders.withLock { $0.append(provider) } }
+    func track(_ provider: OTPlessProvider) { otplessLock.withLock { otplessProviders.append(provider) } }
 
     /// Status pollers currently running (asleep on the clock or about to be): tasks that are
     /// not flows but may sit among the clock's sleepers. ``ClockDriver`` subtracts them.
-    var backgroundSleepers: Int { otplessProviders.withLock { $0.reduce(0) { $0 + $1.activePollerCount } } }
+    var backgroundSleepers: Int {
+        otplessLock.withLock { otplessProviders.reduce(0) { $0 + $1.activePollerCount } }
+    }
 
     /// Every provider the tests drive, in a fixed order. Add new adapters here.
     var lanes: [StressLane] { [.dynamic(self), .truecaller(self), .portal(self), .otpless(self)] }
