@@ -12,6 +12,8 @@ enum ExplorationChoice: Hashable, CustomStringConvertible {
     case cancel(Int, String)
     /// Move the clock past the refresh due time (the `tick` operation).
     case tick
+    /// Move the clock past B's first challenge's expiry, not a resent one's (the `lapse` operation).
+    case lapse
     /// Client 0's process dies and the `takeover` operation starts.
     case kill
 
@@ -21,6 +23,7 @@ enum ExplorationChoice: Hashable, CustomStringConvertible {
         case .release(let label, let verdict): "\(verdict.rawValue) [\(label)]"
         case .cancel(_, let tag): "cancel \(tag)"
         case .tick: "tick"
+        case .lapse: "lapse"
         case .kill: "kill client 0"
         }
     }
@@ -129,6 +132,7 @@ struct ExplorationDriver {
         for (index, operation) in scope.enumerated() where !world.isStarted(index) {
             switch operation {
             case .tick: choices.append(.tick)
+            case .lapse: choices.append(.lapse)
             case .takeover: if !world.board.isDead(0) { choices.append(.kill) }
             default:
                 if let client = operation.client, !world.board.isDead(client) {
@@ -155,6 +159,9 @@ struct ExplorationDriver {
         case .tick:
             if let index = scope.firstIndex(of: .tick) { world.markDriverAction(index) }
             world.sandbox.clock.advance(by: .seconds(ExplorationWorld.tickSeconds))
+        case .lapse:
+            if let index = scope.firstIndex(of: .lapse) { world.markDriverAction(index) }
+            world.sandbox.clock.advance(by: .seconds(ExplorationWorld.lapseSeconds))
         case .kill:
             if let index = scope.firstIndex(of: .takeover) { world.kill(takeover: index) }
         }

@@ -24,6 +24,9 @@ enum ExplorationOp: Hashable, Sendable, CustomStringConvertible {
     case restore(Int)
     /// The clock jumps past A's refresh due time (the background scheduler refreshes).
     case tick
+    /// The clock jumps past B's first challenge's expiry, not past a challenge resent after the
+    /// set-up (F5).
+    case lapse
     /// Client 0's process dies; a new client on the same store restores and refreshes.
     case takeover
 
@@ -38,6 +41,7 @@ enum ExplorationOp: Hashable, Sendable, CustomStringConvertible {
         case .signOut(let c): "signOut@\(c)"
         case .restore(let c): "restore@\(c)"
         case .tick: "tick"
+        case .lapse: "lapse"
         case .takeover: "takeover"
         }
     }
@@ -47,7 +51,7 @@ enum ExplorationOp: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .submit, .link, .resend: 0
         case .signIn(let c), .refresh(let c), .valid(let c), .signOut(let c), .restore(let c): c
-        case .tick, .takeover: nil
+        case .tick, .lapse, .takeover: nil
         }
     }
 }
@@ -60,6 +64,9 @@ final class ExplorationWorld: @unchecked Sendable {
     /// How far `tick` moves the clock: from 30 s after the set-up sign-in to 11 s past its
     /// refresh due time (`expiresAt − 60 s`), which is also past the server's reuse interval.
     static let tickSeconds = ReferenceProtocol.accessTokenTTL - 60 + 11 - 30
+    /// How far `lapse` moves the clock: from 30 s after B's challenge was issued to 15 s past its
+    /// expiry, while a challenge resent at set-up time + 30 s is still valid for 15 s (F5).
+    static let lapseSeconds = ReferenceProtocol.challengeTTL - ReferenceProtocol.resendAfter + 15
 
     let sandbox: Sandbox
     let backend: ReferenceBackend
@@ -85,6 +92,8 @@ final class ExplorationWorld: @unchecked Sendable {
     private var userSignOuts = [0, 0, 0]
     /// Per client, whether a sign-out returned without throwing (F2/F7 end check).
     private var signOutsReturned = [false, false, false]
+    /// When a resend of B's flow succeeded (F5 check).
+    private var resentAt: Date?
     private var exemptTokens: Set<String> = []
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var started: Set<Int> = []
@@ -269,7 +278,19 @@ final class ExplorationWorld: @unchecked Sendable {
         switch operation {
         case .submit:
             await signIn(label, index: index, client: 0, email: emailB, start: start) {
-                try await self.clients[0].submit(ChallengeAnswer(code: self.codeB), for: self.challengeB)
+                do {
+                    return try await self.clients[0].submit(ChallengeAnswer(code: self.codeB), for: self.challengeB)
+                } catch let error as AuthError where error.code == .expired {
+                    // F5: the challenge value held from the set-up addresses the live flow; after a
+                    // resend it expires with the resent challenge, not the first one.
+                    let resent = self.lock.withLock { self.resentAt }
+                    let ttl = TimeInterval(ReferenceProtocol.challengeTTL)
+                    if let resent, self.sandbox.time.now < resent.addingTimeInterval(ttl) {
+                        self.note(
+                            "\(label): B's held challenge was refused as expired although its resend is live (F5)")
+                    }
+                    throw error
+                }
             }
         case .signIn(let c):
             let client = clients[c]
@@ -311,8 +332,10 @@ final class ExplorationWorld: @unchecked Sendable {
             }
         case .resend:
             do {
+                let before = sandbox.time.now
                 let updated = try await clients[0].resend(challengeB)
                 if updated.flowID != challengeB.flowID { note("\(label): the resend changed the flow (F5)") }
+                lock.withLock { resentAt = before }
                 finish(index, "resent")
             } catch { finish(index, Self.describe(error)) }
         case .refresh(let c):
@@ -347,7 +370,7 @@ final class ExplorationWorld: @unchecked Sendable {
         case .restore(let c):
             await clients[c].restoreSessions()
             finish(index, "restored")
-        case .tick:
+        case .tick, .lapse:
             break
         case .takeover:
             do {

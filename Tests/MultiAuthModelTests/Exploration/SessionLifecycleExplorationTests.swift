@@ -63,7 +63,8 @@ struct SessionLifecycleExplorationTests {
         "L1/R1 one exchange per grant", "L2/L5/L6 model-judged writes", "L3 sessionExpired only after a revocation",
         "L7 stored user matches the token", "L8 stored provider", "L9 unsaved refresh kept, never ended while newer",
         "L10 refresh answers with the same sign-in", "L11 revoke after local removal", "F2/F6/F7 no dropped sign-in",
-        "F8 second link answers", "returned sessions were stored", "last writer's events match the store",
+        "F5 a held challenge lives while its resend does", "F8 second link answers",
+        "returned sessions were stored", "last writer's events match the store",
         "signedOut once per user sign-out", "F2/F7 nothing of a flow abandoned by a sign-out outlives it",
     ]
 
@@ -88,12 +89,13 @@ struct SessionLifecycleExplorationTests {
         [.link, .link, .signOut(0)],
         [.refresh(0), .takeover, .signOut(1)],
         [.signIn(1), .refresh(0), .signOut(0)],
+        [.resend, .lapse, .submit],
     ]
 
     /// A scope named by `MULTIAUTH_EXPLORE_SCOPE`, if any.
     static var onlyScope: [ExplorationOp]? {
         guard let names = environment["MULTIAUTH_EXPLORE_SCOPE"] else { return nil }
-        let all = catalog + [.signIn(0), .restore(0)]
+        let all = catalog + [.signIn(0), .restore(0), .lapse]
         return names.split(separator: ",").compactMap { name in all.first { $0.description == name } }
     }
 
@@ -168,6 +170,9 @@ struct SessionLifecycleExplorationTests {
             name: "signOutReadsOutsideTurn", mutations: ClientMutations(signOutReadsOutsideTurn: true),
             scope: [.submit, .signOut(0)]),
         MutationCase(
+            name: "judgeHeldChallenge", mutations: ClientMutations(judgeHeldChallenge: true),
+            scope: [.resend, .lapse, .submit]),
+        MutationCase(
             name: "noAbandonBeforeSave", mutations: ClientMutations(noAbandonBeforeSave: true),
             scope: [.link, .signOut(0)]),
         MutationCase(
@@ -187,9 +192,9 @@ struct SessionLifecycleExplorationTests {
     ]
 
     /// Mutation check: with one guard off, the exploration of its scope finds a violating
-    /// schedule (printed as the list of choices). `judgeHeldChallenge` is not reachable: the
-    /// clock only moves by `tick` (past every challenge's expiry at once), never into the gap
-    /// between a held challenge's expiry and its resend's.
+    /// schedule (printed as the list of choices). `judgeHeldChallenge` (F5) is reached by the
+    /// `lapse` operation, which moves the clock into the gap between the held challenge's expiry
+    /// and its resend's.
     @Test(arguments: mutationCases)
     func theExplorationCatchesTheMutation(_ mutation: MutationCase) async throws {
         let summary = try await ExplorationDriver(

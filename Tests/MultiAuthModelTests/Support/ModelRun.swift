@@ -677,7 +677,7 @@ struct OperationContext: Sendable {
         let signOuts = await observations.signOutMark(index)
         await observations.beginSignIn(index)
         let signIns = await observations.signInsBegun[index]
-        guard (try? await client.signIn(with: ModelRun.provider, .email(identity)))?.challenge != nil,
+        guard let challenge = (try? await client.signIn(with: ModelRun.provider, .email(identity)))?.challenge,
             let link = sandbox.inbox.latest(for: identity.identityKey)?.link
         else { return }
         let flowMark = await observations.signOutsBegunSoFar(index)
@@ -737,6 +737,9 @@ struct OperationContext: Sendable {
             await checkSignedIn(session, client: index, "handleRedirect again")
         case .failure(let error as AuthError)
         where [.storageFailure, .expired, .malformedResponse].contains(error.code): break
+        case .failure(let error as AuthError)
+        where error.code == .challengeNotPending && challenge.isExpired(at: sandbox.time.now):
+            break  // the flow expired meanwhile, and an earlier delivery already ended it
         default:
             if fired.point == .afterAnswer, let issued = fired.answer, hooks.isForeign(issued) { break }
             await observations.note(
