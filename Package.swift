@@ -182,7 +182,7 @@ let package = Package(
                 "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
                 "MultiAuthBuiltInConformance",
             ]),
-        // Stress and fault matrix (issue 10): thousands of concurrent flows through one sandbox
+        // Stress and fault matrix: thousands of concurrent flows through one sandbox
         // with random faults, and "process death" between every pair of steps.
         .testTarget(
             name: "MultiAuthStressTests",
@@ -190,11 +190,11 @@ let package = Package(
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthTestKeys",
             ]),
-        // Session lifecycle proof (issue 13): a model-based randomized test of two clients on
+        // Session lifecycle proof: a model-based randomized test of two clients on
         // one store, its mutation checks, and the named lifecycle scenarios.
         .testTarget(
             name: "MultiAuthModelTests", dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
-        // Issue 15: the rendering sweep (every public type of every library module, five
+        // The rendering sweep (every public type of every library module, five
         // renderings, no planted secret) and every adapter request through a failing transport.
         .testTarget(
             name: "MultiAuthRedactionTests",

@@ -36,7 +36,7 @@ grep -q "^AuthState(dynamic: valid)$" <<<"$output" || { echo "GettingStarted: no
 echo "GettingStarted: a new package built from the page signs in against the sandbox"
 
 # The app's view of the library, from outside the package: the event stream is subscribe-only
-# and the test seams are not reachable (issue 20: `package`, not `public`). Each line of the
+# and the test seams are not reachable (`package`, not `public`). Each line of the
 # probe must fail to compile with the reason named beside it; the probe is removed afterwards.
 probe="Sources/MyApp/OutsideViewProbe.swift"
 cat > "$probe" <<'SWIFT'

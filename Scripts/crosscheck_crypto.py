@@ -11,7 +11,7 @@ Generates a few thousand random cases and compares, case by case:
   * Steam Guard codes (encoder=steam) with pyotp.contrib.Steam,
   * JWT (RS256, RS512, ES256) verification with PyJWT, on valid, expired, not-yet-valid and
     tampered tokens and tokens checked against the wrong key,
-  * the JWT `kid` and `aud` policy with PyJWT (issue 15): a `kid` that is not a string (a
+  * the JWT `kid` and `aud` policy with PyJWT: a `kid` that is not a string (a
     number, null, an array, an object, a boolean) is an error on both sides (RFC 7515
     §4.1.4); a `kid` naming no key of the set fails (PyJWT's PyJWKSet lookup); `aud` is
     checked against an expected audience (string or array, missing, empty, wrong type), or

@@ -2,7 +2,7 @@
 """Cross-checks MultiAuth's EmailAddress domain rules against email-validator and idna (PyPI).
 
 Focus: internationalized domain labels (RFC 5890/5891, Punycode RFC 3492). Cases:
-  - the fixed cases of issue 19 and Docs/Standards.md (xn--a.com, ex--ample.com, ...);
+  - the fixed cases of Docs/Standards.md (xn--a.com, ex--ample.com, ...);
   - A-labels made by Python's own Punycode codec from random U-labels in many scripts;
   - random "xn--" payloads and random ASCII labels with hyphens;
   - Unicode (U-label) domains, which MultiAuth refuses by design.

@@ -7,7 +7,7 @@ calling code), our E.164 output must equal phonenumbers' for the number written:
   - in E.164 ("+442079460958"), without a default region;
   - in national format ("020 7946 0958"), with the region as default region.
 The B31 inputs of Docs/Cases.md are checked against their expected E.164 too.
-Issue 19 adds two fixed groups (Docs/Standards.md):
+Two fixed groups (Docs/Standards.md):
   - extensions ("x28", "ext. 123", ";ext=123", "#123"): phonenumbers splits them off, MultiAuth
     refuses them with reason extensionNotSupported (by design: a sign-in number has no
     extension); the number before the extension must parse to the same E.164 on both sides;

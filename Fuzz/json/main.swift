@@ -3,7 +3,7 @@
 // or .limitExceeded (never another error, never a crash or a stack overflow); a parsed value
 // stays within the limits it was parsed with; encoding a parsed value and parsing it again
 // gives the same value; the same bytes as a JWT claims segment and as a JWKS document behave
-// the same way. The committed corpus holds the hostile shapes of issue 15: 300 levels of
+// the same way. The committed corpus holds the hostile shapes: 300 levels of
 // arrays and of objects, deep-and-wide documents and inputs past the size limit.
 import Foundation
 import MultiAuthCrypto

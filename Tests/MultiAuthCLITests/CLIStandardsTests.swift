@@ -8,8 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 19 through the real binary: write failures, exit codes, `--qr` limits, Steam Guard
-/// codes and encoded-colon issuers. Rules: Docs/Standards.md.
+/// The standards rules through the real binary: write failures, exit codes, `--qr` limits,
+/// Steam Guard codes and encoded-colon issuers. Rules: Docs/Standards.md.
 extension CLI {
     /// How the child's standard output is set up.
     enum Output {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `multiauth demo --interactive` driven through a pseudo-terminal, as a person would: every
-/// dead end of issue 18 (re-prompts, `quit` everywhere, the Truecaller name before the code,
+/// dead end a first user met (re-prompts, `quit` everywhere, the Truecaller name before the code,
 /// no new code without asking, the TOTP step without a phone, real-time dates, plurals).
 @Suite("Interactive demo through a pseudo-terminal", .serialized, .timeLimit(.minutes(10)))
 struct InteractiveDemoTerminalTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MultiAuthCrypto
 
-/// Issue 15: the bounded JWT/JSON front door, the `kid`/`aud` policy, strict keys and
+/// The bounded JWT/JSON front door, the `kid`/`aud` policy, strict keys and
 /// canonical ECDSA signatures. Nothing here measures time: the linear bound is proved by
 /// counting the parser's work, and the old slow inputs by the limit error they now get.
 @Suite("Hostile input: JSON limits, kid/aud policy, RSA exponents, ECDSA high-S normalisation")

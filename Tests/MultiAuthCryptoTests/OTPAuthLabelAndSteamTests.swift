@@ -3,7 +3,7 @@ import Testing
 
 @testable import MultiAuthCrypto
 
-/// Issue 19: the Key URI Format's label split (encoded colons inside an issuer) and Steam
+/// The Key URI Format's label split (encoded colons inside an issuer) and Steam
 /// Guard's `encoder=steam`. Rules: Docs/Standards.md.
 @Suite("otpauth labels and encoder=steam")
 struct OTPAuthLabelAndSteamTests {

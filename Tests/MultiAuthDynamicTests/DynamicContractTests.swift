@@ -6,7 +6,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
 
-/// Issue 14: the contract fixtures in `Tests/Fixtures/Contracts/Dynamic` (the requests and
+/// The contract fixtures in `Tests/Fixtures/Contracts/Dynamic` (the requests and
 /// responses of the real Dynamic SDK API, sources in the README there) hold in both
 /// directions — `DynamicProvider` sends each request field for field and maps each response,
 /// and `DynamicBackend` accepts each request and answers with the same shapes — and renaming

@@ -4,7 +4,7 @@ import MultiAuthDynamic
 import MultiAuthSandbox
 import Testing
 
-/// Issue 14: the Dynamic mismatches against the real server — captcha environments, cookie-auth
+/// The Dynamic mismatches against the real server — captcha environments, cookie-auth
 /// environments, revocation vs transient refresh failures — each against the sandbox (which
 /// now behaves like such an environment) and against scripted answers.
 @Suite(.timeLimit(.minutes(10)))

@@ -4,8 +4,8 @@ import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
 
-/// Scenarios 1–5 (and 8) of issue 13, each as a named test against the reference provider and
-/// its emulated backend, on the manual clock.
+/// Scenarios 1–5 (and 8) of the lifecycle cases (Docs/Reliability.md), each as a named test
+/// against the reference provider and its emulated backend, on the manual clock.
 @Suite(.timeLimit(.minutes(10)))
 struct LifecycleScenarioTests {
     let provider: AuthProviderID = "reference"
@@ -368,7 +368,7 @@ struct LifecycleScenarioTests {
         #expect(await world.client.pendingChallenge(for: provider) == nil)
     }
 
-    /// Issue 13, point 8: sixteen simultaneous submits, the right code among them, sign in; the
+    /// Case 8: sixteen simultaneous submits, the right code among them, sign in; the
     /// attempts the client shows are the ones the server applied.
     @Test func concurrentSubmitsWithTheRightCodeInsideTheBatchSignIn() async throws {
         for round in 0..<20 {

@@ -5,7 +5,7 @@ import MultiAuthOTPless
 import MultiAuthSandbox
 import Testing
 
-/// Issue 19 for OTPLESS sessions: an unusable expiry means "refresh now" and is reported, never
+/// For OTPLESS sessions: an unusable expiry means "refresh now" and is reported, never
 /// "does not expire"; a provider-returned phone that does not parse is kept and reported
 /// (Docs/Providers/OTPless.md, "Session mapping").
 @Suite(.timeLimit(.minutes(10)))

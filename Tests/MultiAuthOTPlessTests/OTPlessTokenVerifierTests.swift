@@ -41,7 +41,7 @@ struct OTPlessTokenVerifierTests {
         #expect(world.requests.contains { $0.url.path == OTPlessBackend.jwksPath })
     }
 
-    /// Issue 19: a 13-digit (millisecond) `exp` is reported, not silently divided by 1000;
+    /// A 13-digit (millisecond) `exp` is reported, not silently divided by 1000;
     /// reading milliseconds is an explicit opt-in.
     @Test func expiryInMillisecondsIsRefusedUnlessOptedIn() async throws {
         let world = try TestWorld()
@@ -59,7 +59,7 @@ struct OTPlessTokenVerifierTests {
         #expect(error?.code == .expired)
     }
 
-    /// Issue 19: an `exp` that is a string means expired now, never "does not expire".
+    /// An `exp` that is a string means expired now, never "does not expire".
     @Test func aStringExpiryCountsAsExpired() async throws {
         let world = try TestWorld()
         let far = Int(world.clock.wallNow.timeIntervalSince1970) + 86_400

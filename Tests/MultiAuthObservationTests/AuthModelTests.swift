@@ -31,7 +31,7 @@ final class ChangeCounter {
     }
 }
 
-/// Issue 17: `AuthModel` driven through sign-in, restore, refresh and sign-out against the
+/// `AuthModel` driven through sign-in, restore, refresh and sign-out against the
 /// reference provider in the sandbox, every change seen through Observation exactly once.
 @MainActor
 @Suite(.timeLimit(.minutes(10)))

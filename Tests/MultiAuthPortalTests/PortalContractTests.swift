@@ -7,7 +7,7 @@ import Testing
 
 @testable import MultiAuthPortal
 
-/// Issue 14: the contract fixtures in `Tests/Fixtures/Contracts/Portal` (PortalSwift's Client
+/// The contract fixtures in `Tests/Fixtures/Contracts/Portal` (PortalSwift's Client
 /// Auth wire types and its own API tests; sources in the README there) hold in both
 /// directions — `PortalProvider` sends each request field for field and maps each response,
 /// `PortalBackend` accepts each request and answers in the same shape — and renaming any

@@ -140,7 +140,7 @@ struct PortalFlowTests {
         #expect(bed.sandbox.requestCount == 0, "\(label): no network call")
     }
 
-    /// Issue 19: re-using an accepted TOTP code in the same time step is `codeAlreadyUsed`, not
+    /// Re-using an accepted TOTP code in the same time step is `codeAlreadyUsed`, not
     /// `invalidCode` (the backend's replay guard answers 409, and the adapter keeps that
     /// distinction); the challenge stays usable and the next step's code signs in.
     @Test func reusedAcceptedTOTPCodeIsCodeAlreadyUsed() async throws {

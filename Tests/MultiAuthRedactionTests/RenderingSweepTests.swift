@@ -38,7 +38,7 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     }
 }
 
-/// Issue 15, the breaker's rendering sweep: an instance of every public type of every library
+/// The breaker's rendering sweep: an instance of every public type of every library
 /// module, with secrets planted wherever the type can hold one (and the secrets of a real
 /// sign-in with every provider), rendered the five ways `SecretRenderings` knows; no
 /// planted or issued secret may appear.

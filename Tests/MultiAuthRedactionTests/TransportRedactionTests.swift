@@ -9,7 +9,7 @@ import MultiAuthSandbox
 import MultiAuthTruecaller
 import Testing
 
-/// Issue 15, redaction at the transport boundary: no token from a request's path, query,
+/// Redaction at the transport boundary: no token from a request's path, query,
 /// headers or body reaches an error, `AuthClient.SignOutOutcome` or any rendering of them.
 @Suite("Transport redaction: every adapter request through a failing transport", .serialized, .timeLimit(.minutes(10)))
 struct TransportRedactionTests {

@@ -46,7 +46,7 @@ struct StandardSandboxTests {
         )
     }
 
-    /// Issue 17: a wrong code refused by Dynamic and by Truecaller (different raw codes and
+    /// A wrong code refused by Dynamic and by Truecaller (different raw codes and
     /// developer messages) reads the same to the person.
     @Test func aWrongCodeReadsTheSameFromDynamicAndTruecaller() async throws {
         let world = try Self.world()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MultiAuth
 
-/// Issue 17: user-facing error texts by code and reason, English built in, translatable.
+/// User-facing error texts by code and reason, English built in, translatable.
 @Suite(.serialized) struct AuthErrorLocalizationTests {
     /// The names of the `public static let x = <Type>("…")` constants of `AuthError.swift`, read
     /// from the source so a constant added later without text fails here.

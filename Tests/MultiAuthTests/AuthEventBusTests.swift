@@ -153,7 +153,7 @@ struct AuthEventBusTests {
         if case .eventsDropped(let count) = events.first?.kind { #expect(count == 11) }
     }
 
-    /// The burst of issue 16: two providers refresh again and again between flow events. The
+    /// A burst: two providers refresh again and again between flow events. The
     /// lagging subscriber ends with one state event per provider (the latest), the newest flow
     /// events, and the newest event of all; never a buffer of superseded states.
     @Test func aBurstLeavesOneStatePerProviderAndTheNewestFlowEvents() async {

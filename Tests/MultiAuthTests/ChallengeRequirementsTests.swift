@@ -3,7 +3,7 @@ import Testing
 
 @testable import MultiAuth
 
-/// Issue 17: `Challenge.requirements` — what the answer needs besides the code.
+/// `Challenge.requirements` — what the answer needs besides the code.
 @Suite struct ChallengeRequirementsTests {
     static let issued = Date(timeIntervalSince1970: 1_700_000_000)
 

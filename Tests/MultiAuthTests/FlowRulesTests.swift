@@ -47,7 +47,7 @@ struct FlowRulesTests {
         #expect(await fixture.server.count("verify") == 2)
     }
 
-    /// Issue 19: a completed flow accepts only the answer that completed it.
+    /// A completed flow accepts only the answer that completed it.
     @Test func aCompletedFlowAcceptsOnlyItsOwnAnswer() async throws {
         let fixture = Fixture()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MultiAuth
 
-/// Issue 19: IDNA labels in e-mail domains (with RFC 3492 Punycode), phone extensions and
+/// IDNA labels in e-mail domains (with RFC 3492 Punycode), phone extensions and
 /// Mexico's retired `+52 1` mobile form. Rules: Docs/Standards.md.
 @Suite("Identity standards: IDN e-mail domains, phone extensions, +52 1")
 struct IdentityStandardsTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MultiAuth
 
-/// Issue 17: `KeychainSessionStore`'s access group and accessibility, checked through the
+/// `KeychainSessionStore`'s access group and accessibility, checked through the
 /// `SecItem` dictionaries `SystemKeychain` sends (its logic, `SecItemKeychain`, runs here over
 /// an emulated keychain; only the mapping to `kSec…` constants is Apple-only).
 @Suite struct KeychainAttributeTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MultiAuth
 
-/// Issue 17: the platform-default store and `FileSessionStore`'s data protection class.
+/// The platform-default store and `FileSessionStore`'s data protection class.
 @Suite struct PlatformStoreTests {
     let session = AuthSession(
         id: "s1", provider: "portal", user: AuthUser(id: "u1"), credentials: Credentials(accessToken: "T"),

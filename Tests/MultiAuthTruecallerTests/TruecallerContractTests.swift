@@ -7,7 +7,7 @@ import Testing
 
 @testable import MultiAuthTruecaller
 
-/// Issue 14: the contract fixtures in `Tests/Fixtures/Contracts/Truecaller` (TrueSDK 0.1.8's
+/// The contract fixtures in `Tests/Fixtures/Contracts/Truecaller` (TrueSDK 0.1.8's
 /// requests and models, Truecaller's server-side validation docs; sources in the README there)
 /// hold in both directions — the adapter sends each request field for field and maps each
 /// response, `TruecallerBackend` accepts each request and answers in the same shape — and

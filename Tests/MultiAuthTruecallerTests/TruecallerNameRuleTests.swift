@@ -71,7 +71,7 @@ struct TruecallerNameRuleTests {
         #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
     }
 
-    /// Issue 17: the challenge says it needs a name before the code is sent, unless the request
+    /// The challenge says it needs a name before the code is sent, unless the request
     /// carried one; the requirement survives encode → decode.
     @Test func theChallengeSaysANameIsRequiredUnlessTheRequestCarriedOne() async throws {
         let provider = TruecallerProvider(configuration: Fixture.configuration)

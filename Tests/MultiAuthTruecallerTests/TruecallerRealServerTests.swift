@@ -6,7 +6,7 @@ import Testing
 
 @testable import MultiAuthTruecaller
 
-/// Issue 14: the Truecaller mismatches against the real server — the name update's answer,
+/// The Truecaller mismatches against the real server — the name update's answer,
 /// undocumented error codes, and the production host layout in the sandbox.
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerRealServerTests {
