@@ -18,7 +18,7 @@ package final class ImportedKeySet: Sendable {
     /// only in ``entries``: it never matches a token that names one.
     private let entriesByKeyID: [String: [JWKSet.ResolvedKey]]
 
-    /// Imports every key of `keys` (``JWKSet/resolve(_:)``) and indexes them by `kid`.
+    /// Imports every key of `keys` (`JWKSet.resolve(_:)`) and indexes them by `kid`.
     ///
     /// Linear in the number of keys; one import (`EVP_PKEY` built from `n`/`e` or `x`/`y`) each.
     init(importing keys: [JWK]) {
