@@ -234,7 +234,7 @@ actor Gate {
     }
 }
 
-// MARK: Issue 15: negative caching with backoff, clock steps
+// MARK: Negative caching with backoff, clock steps
 
 extension JWKSCacheTests {
     /// An issuer endpoint that fails (or serves the peer fixture JWKS) and counts requests.

@@ -253,15 +253,11 @@ private final class CurrentKeySet: Sendable {
 
     /// The current set, or `nil` before the first successful fetch.
     func load() -> Published? {
-        lock.lock()
-        defer { lock.unlock() }
-        return published
+        lock.withLock { published }
     }
 
     /// Replaces the current set; readers that already hold the old one keep it.
     func store(_ value: Published) {
-        lock.lock()
-        defer { lock.unlock() }
-        published = value
+        lock.withLock { published = value }
     }
 }
