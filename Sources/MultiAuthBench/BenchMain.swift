@@ -7,7 +7,7 @@ enum BenchMain {
         Usage: swift run -c release multiauth-bench [options]
 
           --repeats N          pairs of batches per row in time mode (default 15)
-          --only GROUP         totp, jwt, phone, flow, store, bus, replay, serve, memory (repeatable)
+          --only GROUP         totp, jwt, jwks, phone, flow, store, bus, replay, serve, memory (repeatable)
           --redis URL          a Redis for the replay rows (redis://127.0.0.1:PORT; or MULTIAUTH_REDIS_URL)
           --time-only          skip the instruction-count mode
           --instructions-only  skip the time mode
@@ -105,6 +105,7 @@ enum BenchMain {
         }
 
         var info: [InfoRow] = []
+        if wanted("jwks") && timeMode { info += try await JWKSScalingBench.infoRows(repeats: repeats, smoke: smoke) }
         for comparison in ServeBench.comparisons {
             if let result = timed[comparison.ours.name + "/" + comparison.baseline.name] {
                 info.append(ServeBench.info(result))

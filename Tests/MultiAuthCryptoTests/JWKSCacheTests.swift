@@ -354,3 +354,183 @@ extension JWKSCacheTests {
         #expect(issuer.requests == 3)
     }
 }
+
+// MARK: Verification outside the actor: shared snapshots, keys imported once per set
+
+extension JWKSCacheTests {
+    /// A key set of `keys` (private key, `kid`) as published, each with its algorithm.
+    static func publish(_ keys: [(PrivateKey, String)]) throws -> JWKSet {
+        JWKSet(
+            keys: try keys.map { key, kid in
+                try key.publicKey.jwk(keyID: kid, algorithm: key.keyType == .rsa ? .rs256 : .es256)
+            })
+    }
+
+    /// Whether a rotation was observed (a token for the new key verified); guarded by a lock.
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        var isSet: Bool { lock.withLock { value } }
+        func set() { lock.withLock { value = true } }
+    }
+
+    @Test("many tasks on one cache while the set rotates: valid tokens pass, removed keys are refused")
+    func concurrentVerificationAcrossRotation() async throws {
+        // Set A: k1 (RSA), k2 (P-256). Set B, fetched mid-way: k2 stays, k1 is removed, k3 added.
+        let setA = try Self.publish([(TestKeys.rsaA, "k1"), (TestKeys.p256A, "k2")])
+        let setB = try Self.publish([(TestKeys.p256A, "k2"), (TestKeys.rsaC, "k3")])
+        let issuer = try Issuer(setA, setB)
+        let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
+        let k1 = try Self.token(TestKeys.rsaA, kid: "k1")
+        let k2 = try Self.token(TestKeys.p256A, kid: "k2")
+        let k3 = try Self.token(TestKeys.rsaC, kid: "k3")
+        let forged = try Self.token(TestKeys.p256B, kid: "k2")
+
+        /// What one verification gave: accepted, or the error.
+        @Sendable func outcome(_ token: String, at now: Date) async -> Result<String?, CryptoError> {
+            do {
+                return .success(try await cache.verify(token, at: now, audience: .anyAudience).keyID)
+            } catch let error as CryptoError {
+                return .failure(error)
+            } catch {
+                Issue.record("unexpected error \(error)")
+                return .failure(.libraryFailure("unexpected"))
+            }
+        }
+
+        // Before the rotation: every task sees set A.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for round in 0..<20 {
+                        let token = [k1, k2, forged][(task + round) % 3]
+                        let result = await outcome(token, at: Self.t0 + Double(round))
+                        switch token {
+                        case forged: #expect(result == .failure(.signatureInvalid))
+                        case k1: #expect(result == .success("k1"))
+                        default: #expect(result == .success("k2"))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(issuer.requests == 1)
+
+        // 60 s later, past the refetch interval: k3 tokens (unknown in A) rotate the set while
+        // other tasks keep verifying k1 and k2 tokens.
+        let rotated = Flag()
+        let now = Self.t0 + 60
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for round in 0..<24 {
+                        let token = [k1, k2, k3, forged][(task + round) % 4]
+                        let rotatedBefore = rotated.isSet
+                        let result = await outcome(token, at: now)
+                        switch token {
+                        case k3:
+                            #expect(result == .success("k3"))
+                            rotated.set()
+                        case k2: #expect(result == .success("k2"))
+                        case forged: #expect(result == .failure(.signatureInvalid))
+                        default:
+                            // Before the rotation was seen, A may still answer; after it, never.
+                            if rotatedBefore {
+                                #expect(result == .failure(.keyNotFound))
+                            } else {
+                                #expect(result == .success("k1") || result == .failure(.keyNotFound))
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(rotated.isSet)
+        // One fetch for A, one shared refetch for B; k1 after the rotation is within the
+        // refetch interval, so it never refetches.
+        #expect(issuer.requests == 2)
+        #expect(await cache.fetchCount == 2)
+        await #expect(throws: CryptoError.keyNotFound) {
+            try await cache.verify(k1, at: now + 1, audience: .anyAudience)
+        }
+        #expect(cache.currentKeys?.importedKeys.count == 2)
+        #expect(try await cache.keySet(at: now).keys.map(\.kid) == ["k2", "k3"])
+    }
+
+    /// Weak references to the keys of the cache's current set.
+    final class WeakKey: @unchecked Sendable {
+        weak var key: PublicKey?
+        init(_ key: PublicKey) { self.key = key }
+    }
+
+    static func weakKeys(_ cache: JWKSCache) -> [WeakKey] {
+        (cache.currentKeys?.importedKeys ?? []).map(WeakKey.init)
+    }
+
+    @Test("keys are imported once per set, reused by every verification, and freed when the set changes")
+    func importedKeysAreReusedAndReleased() async throws {
+        let (old, rotated) = try Self.sets()
+        let issuer = try Issuer(old, rotated)
+        let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
+        let token = try Self.token(Self.oldKey.get(), kid: "old")
+        #expect(cache.currentKeys == nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<25 {
+                        _ = try await cache.verify(
+                            token, at: Self.t0 + Double(task + round), audience: .anyAudience)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // 200 verifications, one key imported once.
+        #expect(await cache.keyImports == 1)
+        weak let first = cache.currentKeys
+        #expect(first?.count == 1)
+        let oldKeys = Self.weakKeys(cache)
+        #expect(oldKeys.count == 1 && oldKeys.allSatisfy { $0.key != nil })
+        // The same instance serves every verification until the set changes.
+        _ = try await cache.verify(token, at: Self.t0 + 40, audience: .anyAudience)
+        #expect(cache.currentKeys === first)
+
+        // A token for the new key rotates the set: both of its keys are imported, once.
+        let fresh = try Self.token(Self.newKey.get(), kid: "new")
+        _ = try await cache.verify(fresh, at: Self.t0 + 60, audience: .anyAudience)
+        _ = try await cache.verify(fresh, at: Self.t0 + 61, audience: .anyAudience)
+        _ = try await cache.verify(token, at: Self.t0 + 62, audience: .anyAudience)
+        #expect(await cache.keyImports == 3)
+        #expect(cache.currentKeys?.count == 2)
+        // Nothing holds the old set any more: it and its libcrypto keys are freed.
+        #expect(first == nil)
+        #expect(oldKeys.allSatisfy { $0.key == nil })
+    }
+
+    @Test("a token without a kid still tries every fitting key; a kid only its own keys")
+    func lookupByKeyIDAndFallback() async throws {
+        // 100 keys: 99 decoys with other kids, the signer's key last.
+        let decoys = try (0..<99).map { try TestKeys.rsaB.publicKey.jwk(keyID: "decoy-\($0)", algorithm: .rs256) }
+        let real = try TestKeys.rsaA.publicKey.jwk(keyID: "real", algorithm: .rs256)
+        let issuer = try Issuer(JWKSet(keys: decoys + [real]))
+        let cache = JWKSCache(minimumRefetchInterval: 30) { try issuer.serve() }
+        let named = try Self.token(TestKeys.rsaA, kid: "real")
+        #expect(try await cache.verify(named, at: Self.t0, audience: .anyAudience).keyID == "real")
+        // A token naming a decoy's kid is checked against that decoy only.
+        await #expect(throws: CryptoError.signatureInvalid) {
+            try await cache.verify(try Self.token(TestKeys.rsaA, kid: "decoy-7"), at: Self.t0, audience: .anyAudience)
+        }
+        // Without a kid: the first fitting keys in document order, at most maximumCandidateKeys.
+        let anonymous = try JWT.sign(claims: ["sub": .string("u")], with: TestKeys.rsaA, algorithm: .rs256)
+        await #expect(throws: CryptoError.signatureInvalid) {
+            try await cache.verify(anonymous, at: Self.t0, audience: .anyAudience)
+        }
+        let small = try Issuer(JWKSet(keys: Array(decoys.prefix(3)) + [real]))
+        let smallCache = JWKSCache { try small.serve() }
+        #expect(try await smallCache.verify(anonymous, at: Self.t0, audience: .anyAudience).keyID == nil)
+        #expect(issuer.requests == 1)
+        #expect(await cache.keyImports == 100)
+    }
+}

@@ -21,8 +21,19 @@ import Foundation
 ///   A success resets the backoff. A cancelled fetch is not remembered.
 /// - Concurrent callers that need a fetch share one.
 ///
-/// Concurrency: an actor; calls suspend while a fetch runs. Cancelling a caller does not
-/// cancel a shared fetch another caller may be waiting for. Docs/Security.md ("JWKS fetching").
+/// Each fetched set is imported once: every key becomes a libcrypto key when the set arrives
+/// (not per verification), indexed by `kid` so a token's key is found by one dictionary lookup
+/// (RFC 7517 §4.5) whatever the size of the set; a token without a `kid` tries the fitting keys
+/// in document order, at most ``JWKSet/maximumCandidateKeys``. The previous set's keys are
+/// freed once no verification still uses them.
+///
+/// Concurrency: an actor that only coordinates fetches. A verification reads an immutable
+/// snapshot of the current imported set under a lock (no actor hop while the set is fresh and
+/// holds the token's key), then checks the signature and the claims on the caller's task, so
+/// any number of tasks sharing one cache verify in parallel. Only a verification that needs a
+/// fetch (none cached, too old, or an unknown `kid` that may refetch) goes through the actor
+/// and suspends while the fetch runs. Cancelling a caller does not cancel a shared fetch another
+/// caller may be waiting for. Docs/Security.md ("JWKS fetching").
 public actor JWKSCache {
     /// Returns the JWKS document's JSON bytes, e.g. a GET of the issuer's `jwks_uri`.
     public typealias Fetch = @Sendable () async throws -> Data
@@ -40,13 +51,21 @@ public actor JWKSCache {
     private let failureBackoff: TimeInterval
     private let maximumFailureBackoff: TimeInterval
     private let limits: JSONLimits
-    private var resolved: [JWKSet.ResolvedKey]?
-    private var lastFetch: Date?
+    /// The current set and when it was fetched: written by the actor after each successful
+    /// fetch, read by verifications without it.
+    private let current = CurrentKeySet()
     private var failure: Failure?
-    private var inFlight: Task<[JWKSet.ResolvedKey], any Error>?
+    private var inFlight: Task<ImportedKeySet, any Error>?
 
     /// The number of fetches started so far (for diagnostics and tests).
     public private(set) var fetchCount = 0
+
+    /// The number of keys imported so far: every key of every fetched set, once per set (a test
+    /// seam: verifications never import).
+    package private(set) var keyImports = 0
+
+    /// The current imported key set, or `nil` before the first successful fetch (a test seam).
+    package nonisolated var currentKeys: ImportedKeySet? { current.load()?.keys }
 
     /// Creates an empty cache.
     ///
@@ -75,6 +94,9 @@ public actor JWKSCache {
 
     /// Verifies `token`'s signature against the issuer's keys, then its claims.
     ///
+    /// Parsing, the signature check and the claim checks run on the caller's task, outside the
+    /// actor (see the type's concurrency note).
+    ///
     /// - Parameters:
     ///   - token: the compact JWT (at most ``JSONLimits/jwt`` 64 KiB; see ``JWT/init(parsing:limits:)``).
     ///   - now: the verifier's current time.
@@ -89,7 +111,7 @@ public actor JWKSCache {
     ///   before any fetch); the errors of ``verifySignature(of:at:algorithms:)``; then
     ///   ``CryptoError/expired``, ``CryptoError/notYetValid``,
     ///   ``CryptoError/issuerMismatch``, ``CryptoError/audienceMismatch``.
-    public func verify(
+    public nonisolated func verify(
         _ token: String, at now: Date, leeway: TimeInterval = 60, issuer: String? = nil,
         audience: JWTAudience,
         algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
@@ -102,6 +124,8 @@ public actor JWKSCache {
 
     /// Verifies `jwt`'s signature with the cached keys, fetching as described above.
     ///
+    /// The check itself runs on the caller's task with the snapshot of the key set it got; a
+    /// refetch that replaces the set meanwhile does not change the answer of a check under way.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` (`none`, `HS*`, disallowed `alg`;
     ///   checked before any fetch), ``CryptoError/keyNotFound``,
     ///   ``CryptoError/keyTooSmall(bits:required:)`` (the only matching keys are RSA keys
@@ -109,17 +133,21 @@ public actor JWKSCache {
     ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``,
     ///   ``CryptoError/limitExceeded(_:maximum:)`` (a JWKS document past its limits), or the
     ///   fetch closure's error (also while backing off from it).
-    public func verifySignature(
+    public nonisolated func verifySignature(
         of jwt: JWT, at now: Date,
         algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
     ) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
-        let cached = try await freshKeys(at: now)
-        var keys = cached.keys
-        if !JWKSet.hasCandidates(in: keys, for: jwt, algorithm: algorithm), !cached.fetched, mayRefetch(at: now) {
-            keys = try await refresh(at: now)
+        let keyID = jwt.keyID
+        let keys: ImportedKeySet
+        if let published = current.load(), isFresh(published, at: now),
+            published.keys.hasCandidates(keyID: keyID, algorithm: algorithm)
+        {
+            keys = published.keys
+        } else {
+            keys = try await keySnapshot(forKeyID: keyID, algorithm: algorithm, at: now)
         }
-        _ = try JWKSet.verify(jwt, algorithm: algorithm, keys: keys)
+        _ = try keys.verify(jwt, algorithm: algorithm)
     }
 
     /// The cached key set, fetching it first if there is none or it is too old.
@@ -127,23 +155,40 @@ public actor JWKSCache {
     /// - Throws: ``CryptoError/malformedKeySet``, ``CryptoError/limitExceeded(_:maximum:)``,
     ///   or the fetch closure's error (also while backing off from it).
     public func keySet(at now: Date) async throws -> JWKSet {
-        JWKSet(keys: try await freshKeys(at: now).keys.map(\.jwk))
+        JWKSet(keys: try await freshKeys(at: now).keys.entries.map(\.jwk))
+    }
+
+    /// Whether `published` may be used at `now` without fetching: younger than `maximumAge`
+    /// and not from the future.
+    private nonisolated func isFresh(_ published: CurrentKeySet.Published, at now: Date) -> Bool {
+        let age = now.timeIntervalSince(published.fetchedAt)
+        return age >= 0 && age <= maximumAge
+    }
+
+    /// The key set a token naming `keyID` is checked against: the cached one, fetched first
+    /// when missing or stale, or fetched again once when it has no candidate and
+    /// ``mayRefetch(at:)`` allows.
+    private func keySnapshot(forKeyID keyID: String?, algorithm: SignatureAlgorithm, at now: Date) async throws
+        -> ImportedKeySet
+    {
+        let cached = try await freshKeys(at: now)
+        if !cached.keys.hasCandidates(keyID: keyID, algorithm: algorithm), !cached.fetched, mayRefetch(at: now) {
+            return try await refresh(at: now)
+        }
+        return cached.keys
     }
 
     /// The cached keys if younger than `maximumAge` (and not from the future), else freshly
     /// fetched ones.
-    private func freshKeys(at now: Date) async throws -> (keys: [JWKSet.ResolvedKey], fetched: Bool) {
-        if let resolved, let lastFetch {
-            let age = now.timeIntervalSince(lastFetch)
-            if age >= 0, age <= maximumAge { return (resolved, false) }
-        }
+    private func freshKeys(at now: Date) async throws -> (keys: ImportedKeySet, fetched: Bool) {
+        if let published = current.load(), isFresh(published, at: now) { return (published.keys, false) }
         return (try await refresh(at: now), true)
     }
 
     /// Whether an unknown `kid` may trigger a fetch: the last one is old enough, or the clock
     /// moved back past it.
     private func mayRefetch(at now: Date) -> Bool {
-        guard let lastFetch else { return true }
+        guard let lastFetch = current.load()?.fetchedAt else { return true }
         let age = now.timeIntervalSince(lastFetch)
         return age < 0 || age >= minimumRefetchInterval
     }
@@ -158,23 +203,27 @@ public actor JWKSCache {
 
     /// Fetches and imports the key set, joining a fetch already in flight; while backing off
     /// from a failure, throws its error without fetching.
-    private func refresh(at now: Date) async throws -> [JWKSet.ResolvedKey] {
+    private func refresh(at now: Date) async throws -> ImportedKeySet {
         if let inFlight { return try await inFlight.value }
         if let error = backoffError(at: now) { throw error }
         fetchCount += 1
         let fetch = self.fetch
         let limits = self.limits
+        let current = self.current
         // Owned by this actor through `inFlight`; it ends when the fetch closure returns or
-        // throws, and `inFlight` is cleared right after, whatever the outcome.
-        let task = Task<[JWKSet.ResolvedKey], any Error> {
-            JWKSet.resolve(try JWKSet(jsonData: try await fetch(), limits: limits).keys)
+        // throws, and `inFlight` is cleared right after, whatever the outcome. The task
+        // publishes the new set itself, before any caller waiting for it resumes: once one
+        // caller has verified with the new set, every later one reads it.
+        let task = Task<ImportedKeySet, any Error> {
+            let keys = ImportedKeySet(importing: try JWKSet(jsonData: try await fetch(), limits: limits).keys)
+            current.store(CurrentKeySet.Published(keys: keys, fetchedAt: now))
+            return keys
         }
         inFlight = task
         defer { inFlight = nil }
         do {
             let keys = try await task.value
-            resolved = keys
-            lastFetch = now
+            keyImports += keys.count
             failure = nil
             return keys
         } catch is CancellationError {
@@ -183,5 +232,32 @@ public actor JWKSCache {
             failure = Failure(error: error, at: now, consecutive: (failure?.consecutive ?? 0) + 1)
             throw error
         }
+    }
+}
+
+/// The cache's current imported set, published under a lock so verifications read it without
+/// the actor.
+///
+/// Concurrency: every access to `published` holds `lock`; the value is an immutable snapshot,
+/// so a reader keeps a consistent set whatever is stored after it read.
+private final class CurrentKeySet: Sendable {
+    /// An imported set and when it was fetched (the `now` of the call that fetched it).
+    struct Published: Sendable {
+        let keys: ImportedKeySet
+        let fetchedAt: Date
+    }
+
+    // `nonisolated(unsafe)` storage guarded by `lock`; every access below holds it.
+    private nonisolated(unsafe) var published: Published?
+    private let lock = NSLock()
+
+    /// The current set, or `nil` before the first successful fetch.
+    func load() -> Published? {
+        lock.withLock { published }
+    }
+
+    /// Replaces the current set; readers that already hold the old one keep it.
+    func store(_ value: Published) {
+        lock.withLock { published = value }
     }
 }

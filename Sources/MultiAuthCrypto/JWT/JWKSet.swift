@@ -69,7 +69,8 @@ public struct JWKSet: Sendable, Hashable, Codable {
     ///
     /// A key is a candidate when it fits the token's `alg` (``JWK/fits(_:)``: key type,
     /// curve, `use`, `alg`) and, if the token has a `kid`, has the same `kid`. Without a `kid`
-    /// every fitting key is tried.
+    /// every fitting key is tried. Every key of the set is imported on each call; to import a
+    /// set once and verify many tokens with it, use ``JWKSCache``.
     /// - Returns: the key that verified.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` for `none`, `HS*` or a disallowed
     ///   `alg`; ``CryptoError/keyTooSmall(bits:required:)`` when the only keys that match are
@@ -80,7 +81,7 @@ public struct JWKSet: Sendable, Hashable, Codable {
         throws -> JWK
     {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
-        return try Self.verify(jwt, algorithm: algorithm, keys: Self.resolve(keys))
+        return try ImportedKeySet(importing: keys).verify(jwt, algorithm: algorithm)
     }
 
     /// A JWK of the set with its imported key, or why it could not be imported.
@@ -116,63 +117,10 @@ public struct JWKSet: Sendable, Hashable, Codable {
         return (bytes.count - first) * 8 - bytes[first].leadingZeroBitCount
     }
 
-    /// Whether `jwk` is one `jwt` may select under `algorithm`: it fits, and has the token's
-    /// `kid` if the token names one.
-    private static func matches(_ jwk: JWK, _ jwt: JWT, _ algorithm: SignatureAlgorithm) -> Bool {
-        matches(jwk, keyID: jwt.keyID, algorithm)
-    }
-
-    /// ``matches(_:_:_:)`` with the token's `kid` read once by the caller.
-    private static func matches(_ jwk: JWK, keyID: String?, _ algorithm: SignatureAlgorithm) -> Bool {
-        jwk.fits(algorithm) && (keyID == nil || jwk.kid == keyID)
-    }
-
-    /// Whether ``candidates(in:for:algorithm:)`` is non-empty, without building it.
-    static func hasCandidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> Bool {
-        let keyID = jwt.keyID
-        return resolved.contains { entry in
-            guard case .success(let key) = entry.key else { return false }
-            return key.keyType == algorithm.keyType && matches(entry.jwk, keyID: keyID, algorithm)
-        }
-    }
-
-    /// The imported keys that may verify `jwt` under `algorithm`.
-    static func candidates(in resolved: [ResolvedKey], for jwt: JWT, algorithm: SignatureAlgorithm) -> [(
-        JWK, PublicKey
-    )] {
-        let keyID = jwt.keyID
-        return resolved.compactMap { entry in
-            guard case .success(let key) = entry.key, key.keyType == algorithm.keyType,
-                matches(entry.jwk, keyID: keyID, algorithm)
-            else { return nil }
-            return (entry.jwk, key)
-        }
-    }
-
     /// The most keys one token's signature is checked against: the first candidates in the
     /// set's order. A real key set holds a handful of keys, and a token names its key by `kid`;
     /// the cap keeps a hostile set of hundreds of keys sharing one `kid` (or a token without
     /// one) from costing hundreds of RSA operations per token (Docs/Security.md, "Keys and
     /// signatures").
     public static let maximumCandidateKeys = 8
-
-    /// Verifies `jwt` with the candidates among `keys` (at most ``maximumCandidateKeys``).
-    ///
-    /// - Throws: ``CryptoError/keyTooSmall(bits:required:)`` when there is no candidate but a
-    ///   matching key was refused for its size; ``CryptoError/keyNotFound`` when there is no
-    ///   candidate otherwise; ``CryptoError/signatureInvalid``.
-    static func verify(_ jwt: JWT, algorithm: SignatureAlgorithm, keys: [ResolvedKey]) throws -> JWK {
-        let candidates = candidates(in: keys, for: jwt, algorithm: algorithm)
-        guard !candidates.isEmpty else {
-            for entry in keys where matches(entry.jwk, jwt, algorithm) {
-                if case .failure(let error) = entry.key, case .keyTooSmall = error { throw error }
-            }
-            throw CryptoError.keyNotFound
-        }
-        for (jwk, key) in candidates.prefix(maximumCandidateKeys)
-        where key.isValidSignature(jwt.signature, for: jwt.signingInput, algorithm: algorithm) {
-            return jwk
-        }
-        throw CryptoError.signatureInvalid
-    }
 }

@@ -21,8 +21,9 @@ import MultiAuthCrypto
 /// With a shared `ReplayStore` (`replayStore:`, Docs/Server.md), ``verify(_:singleUse:)`` can
 /// also accept a token's `jti` once across every server sharing the store.
 ///
-/// Concurrency: `Sendable`; the key cache is an actor, so concurrent verifications share one
-/// JWKS fetch. Time comes only from the injected ``/MultiAuth/TimeSource``.
+/// Concurrency: `Sendable`; concurrent verifications share one JWKS fetch and check signatures
+/// in parallel on their own tasks (``/MultiAuthCrypto/JWKSCache`` coordinates fetches only).
+/// Time comes only from the injected ``/MultiAuth/TimeSource``.
 public struct DynamicTokenVerifier: Sendable {
     /// The scope every accepted token must carry: `user:basic`.
     public static let requiredScope = "user:basic"

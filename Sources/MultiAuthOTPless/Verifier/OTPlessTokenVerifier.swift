@@ -14,8 +14,9 @@ import MultiAuthCrypto
 /// ``verifyIDToken(_:audience:singleUse:)`` does the same for an id token's `jti` when asked.
 /// When the store cannot answer, both refuse with the retryable `.storageUnavailable`.
 ///
-/// Concurrency: a `Sendable` value; copies share one JWKS cache (an actor), so concurrent id-token
-/// checks fetch the key set once. Time comes only from the injected `TimeSource`.
+/// Concurrency: a `Sendable` value; copies share one JWKS cache, so concurrent id-token checks
+/// fetch the key set once, and each checks its signature on its own task, in parallel. Time
+/// comes only from the injected `TimeSource`.
 public struct OTPlessTokenVerifier: Sendable {
     /// The merchant's client id (sent as the `clientId` header).
     public let clientID: String
