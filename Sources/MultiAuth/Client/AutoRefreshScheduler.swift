@@ -61,13 +61,13 @@ final class AutoRefreshScheduler: @unchecked Sendable {
     }
 
     /// Connects the scheduler to its client (once, after the client is initialized).
-    func connect(_ hooks: Hooks) { lock.locked { self.hooks = hooks } }
+    func connect(_ hooks: Hooks) { lock.withLock { self.hooks = hooks } }
 
     /// Scheduler tasks currently running (started and not yet ended).
-    var activeTaskCount: Int { lock.locked { running } }
+    var activeTaskCount: Int { lock.withLock { running } }
 
     /// Providers with a scheduler task.
-    var scheduledProviders: Set<AuthProviderID> { lock.locked { Set(tasks.keys) } }
+    var scheduledProviders: Set<AuthProviderID> { lock.withLock { Set(tasks.keys) } }
 
     /// Starts `provider`'s scheduler, replacing a running one (S1). Does nothing when
     /// auto-refresh is off.
@@ -80,7 +80,7 @@ final class AutoRefreshScheduler: @unchecked Sendable {
 
     private func restart(_ provider: AuthProviderID, afterFailure: Bool) {
         guard policy.isEnabled else { return }
-        let previous: Task<Void, Never>? = lock.locked {
+        let previous: Task<Void, Never>? = lock.withLock {
             generation += 1
             let current = generation
             let previous = tasks[provider]?.task
@@ -96,18 +96,18 @@ final class AutoRefreshScheduler: @unchecked Sendable {
 
     /// Starts `provider`'s scheduler unless one is running.
     func ensure(_ provider: AuthProviderID) {
-        guard policy.isEnabled, lock.locked({ tasks[provider] == nil }) else { return }
+        guard policy.isEnabled, lock.withLock({ tasks[provider] == nil }) else { return }
         restart(provider)
     }
 
     /// Stops `provider`'s scheduler.
     func stop(_ provider: AuthProviderID) {
-        lock.locked { tasks.removeValue(forKey: provider) }?.task.cancel()
+        lock.withLock { tasks.removeValue(forKey: provider) }?.task.cancel()
     }
 
     /// Stops every scheduler.
     func stopAll() {
-        let all = lock.locked {
+        let all = lock.withLock {
             let all = tasks.values.map(\.task)
             tasks.removeAll()
             return all
@@ -129,16 +129,16 @@ final class AutoRefreshScheduler: @unchecked Sendable {
     func backoff(failures: Int, retryAfter: Duration?) -> Duration {
         let exponent = min(max(failures - 1, 0), 30)
         let base = min(policy.maximumBackoff, policy.initialBackoff * (1 << exponent))
-        let unit = lock.locked { Double(random.next() >> 11) / Double(1 << 53) }
+        let unit = lock.withLock { Double(random.next() >> 11) / Double(1 << 53) }
         let jittered = Duration.interval(base.timeInterval * (0.5 + 0.5 * unit))
         guard let retryAfter else { return jittered }
         return max(jittered, retryAfter)
     }
 
     private func run(_ provider: AuthProviderID, generation: UInt64, failures initialFailures: Int) async {
-        lock.locked { running += 1 }
+        lock.withLock { running += 1 }
         defer {
-            lock.locked {
+            lock.withLock {
                 running -= 1
                 if tasks[provider]?.generation == generation { tasks[provider] = nil }
             }
@@ -148,7 +148,7 @@ final class AutoRefreshScheduler: @unchecked Sendable {
         // Started for a write that just failed (S5): wait one back-off before the first retry.
         if failures > 0, !(await pause(backoff(failures: failures, retryAfter: nil))) { return }
         while !Task.isCancelled {
-            guard let hooks = lock.locked({ self.hooks }) else { return }
+            guard let hooks = lock.withLock({ self.hooks }) else { return }
             let session: AuthSession?
             do { session = try await hooks.load(provider) } catch {
                 // The store cannot be read right now: not a sign-out; look again later.

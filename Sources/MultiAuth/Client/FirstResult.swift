@@ -11,7 +11,7 @@ final class FirstResult<Value: Sendable>: @unchecked Sendable {
 
     /// Offers `value`; only the first offer counts.
     func offer(_ value: Value) {
-        let waiter: CheckedContinuation<Value, Never>? = lock.locked {
+        let waiter: CheckedContinuation<Value, Never>? = lock.withLock {
             guard result == nil else { return nil }
             result = value
             defer { self.waiter = nil }
@@ -23,7 +23,7 @@ final class FirstResult<Value: Sendable>: @unchecked Sendable {
     /// The first value offered, once there is one.
     func value() async -> Value {
         await withCheckedContinuation { continuation in
-            let ready: Value? = lock.locked {
+            let ready: Value? = lock.withLock {
                 if let result { return result }
                 waiter = continuation
                 return nil

@@ -74,14 +74,14 @@ final class SessionLifecycle: @unchecked Sendable {
     }
 
     /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
-    var callersInFlight: Int { lock.locked { callers } }
+    var callersInFlight: Int { lock.withLock { callers } }
 
     /// Refreshes in flight.
-    var refreshesInFlight: Int { lock.locked { machine.refreshesInFlight } }
+    var refreshesInFlight: Int { lock.withLock { machine.refreshesInFlight } }
 
     /// Moves the session state machine (under the lock) and returns what the transition returned.
     func transition<Result>(_ body: (inout SessionStateMachine) -> Result) -> Result {
-        lock.locked { body(&machine) }
+        lock.withLock { body(&machine) }
     }
 
     /// Publishes what a transition asks, in order. Returns `false` when an end the effects asked
@@ -103,17 +103,17 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// Sets the test seams (mutation checks).
     func setMutations(_ mutations: ClientMutations) {
-        lock.locked { self.mutations = mutations }
+        lock.withLock { self.mutations = mutations }
         writes.setDisabled(mutations.unorderedStateWrites)
     }
 
     /// The unsaved refreshed session that replaces `stored` (L9), if a failed write left one.
     func unsavedSession(replacing stored: AuthSession) -> AuthSession? {
-        lock.locked { machine.unsaved(replacing: stored) }
+        lock.withLock { machine.unsaved(replacing: stored) }
     }
 
     /// The newest version of `stored` this client holds: its unsaved refresh (L9), else itself.
-    func newest(of stored: AuthSession) -> AuthSession { lock.locked { machine.newest(of: stored) } }
+    func newest(of stored: AuthSession) -> AuthSession { lock.withLock { machine.newest(of: stored) } }
 
     /// Whether a refresh error means the provider ended the session (L3).
     static func isRevocation(_ error: AuthError) -> Bool {
@@ -129,7 +129,7 @@ final class SessionLifecycle: @unchecked Sendable {
     func refresh(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
         let key = SessionStateMachine.RefreshKey(
             provider: session.provider, credential: Self.refreshCredential(of: session))
-        let task: Task<Outcome, Never> = lock.locked {
+        let task: Task<Outcome, Never> = lock.withLock {
             callers += 1
             if let running = machine.refresh(key) { return running }
             // Unstructured so every concurrent caller awaits the same refresh; owned by the
@@ -137,7 +137,7 @@ final class SessionLifecycle: @unchecked Sendable {
             // caller.
             let task = Task { [self] in
                 let outcome = await self.run(session, provider: provider, context: context, key: key)
-                lock.locked { machine.refreshEnded(key) }
+                lock.withLock { machine.refreshEnded(key) }
                 return outcome
             }
             machine.refreshBegan(key, task: task)
@@ -152,9 +152,9 @@ final class SessionLifecycle: @unchecked Sendable {
         let outcome = await withTaskCancellationHandler {
             await first.value()
         } onCancel: { [self] in
-            if !lock.locked({ machine.isAnswered(key) }) { first.offer(.cancelled) }
+            if !lock.withLock({ machine.isAnswered(key) }) { first.offer(.cancelled) }
         }
-        lock.locked { callers -= 1 }
+        lock.withLock { callers -= 1 }
         return outcome
     }
 
@@ -165,7 +165,7 @@ final class SessionLifecycle: @unchecked Sendable {
         let providerID = session.provider
         // L9: an unsaved refreshed session is written first, with no network call: its refresh
         // token is the newest, the stored one may already be rotated out.
-        if let record = lock.locked({ machine.keptRecord(providerID) }) {
+        if let record = lock.withLock({ machine.keptRecord(providerID) }) {
             if let outcome = await retry(record, for: session) { return outcome }
         }
         // L2: a session that is no longer stored is not refreshed (its credential may be
@@ -179,11 +179,11 @@ final class SessionLifecycle: @unchecked Sendable {
         var refreshed: AuthSession
         do {
             refreshed = try await provider.refresh(session, context: context)
-            lock.locked { machine.refreshAnswered(key) }
+            lock.withLock { machine.refreshAnswered(key) }
         } catch is CancellationError {
             return .cancelled
         } catch {
-            lock.locked { machine.refreshAnswered(key) }
+            lock.withLock { machine.refreshAnswered(key) }
             let error = Self.normalize(error, provider: providerID)
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)
@@ -191,7 +191,7 @@ final class SessionLifecycle: @unchecked Sendable {
         // L7: a refresh continues the same user's session with the same provider. An answer that
         // names another provider or another user (a buggy or hostile server) is refused and the
         // stored session is kept, so one user's session never turns into another's.
-        let checkIdentity = !lock.locked { mutations.noRefreshIdentityCheck }
+        let checkIdentity = !lock.withLock { mutations.noRefreshIdentityCheck }
         if checkIdentity, refreshed.provider != providerID || refreshed.user.id != session.user.id {
             return .failed(
                 AuthError(
@@ -211,7 +211,7 @@ final class SessionLifecycle: @unchecked Sendable {
         // rotated out; what the provider issued instead is revoked here, so no live refresh
         // token outlives the sign-out.
         if case .superseded(let current) = outcome, current?.id != session.id,
-            !lock.locked({ mutations.noOrphanRevoke })
+            !lock.withLock({ mutations.noOrphanRevoke })
         {
             // Unstructured: the revoke is not the caller's to cancel; it ends when the
             // provider's call does (bounded by the transport's timeouts).
@@ -289,7 +289,7 @@ final class SessionLifecycle: @unchecked Sendable {
             let failure = AuthError(.storageFailure, message, provider: providerID, underlying: error)
             // L9: what the provider issued is kept for the next write; dropping it would make the
             // next refresh spend a rotated-out refresh token and end the session.
-            if let replacement, !lock.locked({ mutations.noUnsavedRefresh }) {
+            if let replacement, !lock.withLock({ mutations.noUnsavedRefresh }) {
                 publish(transition { $0.writeFailed(replaces: session, newest: replacement, failure: failure) })
             } else {
                 publish(transition { $0.storeFailed(providerID, failure: failure) })
@@ -303,7 +303,7 @@ final class SessionLifecycle: @unchecked Sendable {
     func write(_ expected: AuthSession, _ replacement: AuthSession?, provider: AuthProviderID) async throws
         -> SessionStoreWriteResult
     {
-        if lock.locked({ mutations.unconditionalWrites }) {
+        if lock.withLock({ mutations.unconditionalWrites }) {
             if let replacement { try await store.save(replacement) } else { try await store.remove(for: provider) }
             return .written
         }

@@ -17,11 +17,11 @@ final class SharedWork<Value: Sendable>: @unchecked Sendable {
     /// The work's result, awaited as one more waiter.
     /// - Throws: the work's error, or `CancellationError`.
     func value() async throws -> Value {
-        lock.locked { waiters += 1 }
+        lock.withLock { waiters += 1 }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
-            let last = lock.locked {
+            let last = lock.withLock {
                 waiters -= 1
                 return waiters == 0
             }

@@ -23,11 +23,11 @@ final class StateWriteLock: @unchecked Sendable {
     private var queueWatchers: [QueueWatcher] = []
 
     /// Switches the lock off (the `unorderedStateWrites` mutation check).
-    func setDisabled(_ off: Bool) { lock.locked { disabled = off } }
+    func setDisabled(_ off: Bool) { lock.withLock { disabled = off } }
 
     /// Waits for `provider`'s turn (first come, first served).
     func acquire(_ provider: AuthProviderID) async {
-        let acquired: Bool = lock.locked {
+        let acquired: Bool = lock.withLock {
             if disabled || !held.contains(provider) {
                 if !disabled { held.insert(provider) }
                 return true
@@ -36,7 +36,7 @@ final class StateWriteLock: @unchecked Sendable {
         }
         if acquired { return }
         await withCheckedContinuation { continuation in
-            let now: Bool = lock.locked {
+            let now: Bool = lock.withLock {
                 if !held.contains(provider) {
                     held.insert(provider)
                     return true
@@ -52,7 +52,7 @@ final class StateWriteLock: @unchecked Sendable {
     /// they queue behind it), so a test knows a sign-out reached its write step.
     func waitUntilQueued(_ provider: AuthProviderID, count: Int) async {
         await withCheckedContinuation { continuation in
-            let now: Bool = lock.locked {
+            let now: Bool = lock.withLock {
                 if waiters[provider, default: []].count >= count { return true }
                 queueWatchers.append(QueueWatcher(provider: provider, count: count, continuation: continuation))
                 return false
@@ -62,7 +62,7 @@ final class StateWriteLock: @unchecked Sendable {
     }
 
     private func resumeQueueWatchers() {
-        let ready: [CheckedContinuation<Void, Never>] = lock.locked {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
             var ready: [CheckedContinuation<Void, Never>] = []
             queueWatchers.removeAll { watcher in
                 guard waiters[watcher.provider, default: []].count >= watcher.count else { return false }
@@ -76,7 +76,7 @@ final class StateWriteLock: @unchecked Sendable {
 
     /// Ends the turn: the next waiter (if any) takes it over, still held.
     func release(_ provider: AuthProviderID) {
-        let next: CheckedContinuation<Void, Never>? = lock.locked {
+        let next: CheckedContinuation<Void, Never>? = lock.withLock {
             if disabled && !held.contains(provider) { return nil }
             guard var queue = waiters[provider], !queue.isEmpty else {
                 held.remove(provider)
@@ -106,7 +106,7 @@ extension StateWriteLock {
 
         /// Ends the turn (the first call only).
         func end() {
-            let first: Bool = lock.locked {
+            let first: Bool = lock.withLock {
                 defer { ended = true }
                 return !ended
             }
