@@ -100,8 +100,9 @@ let package = Package(
                 "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
             ]
         ),
-        // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline.
-        .target(name: "CMultiAuthBench"),
+        // Bench-only C helpers: callgrind client requests, the bare-C durable write baseline, the
+        // HMAC-SHA1 floor from precomputed key states (libcrypto's SHA-1).
+        .target(name: "CMultiAuthBench", linkerSettings: [.linkedLibrary("crypto", .when(platforms: [.linux]))]),
         .executableTarget(
             name: "MultiAuthBench",
             dependencies: [

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """PyJWT verifying the bench's tokens: the peer of multiauth-bench's JWT rows.
 
-The bench writes a fixture (`--fixture`, JSON: a JWKS with RSA and P-256 keys among decoys, an
-RS256 and an ES256 token, issuer, audience). Each operation does what JWKSCache.verify does:
+The bench passes a fixture on the command line (`--fixture-json`, JSON: a JWKS with RSA and
+P-256 keys among decoys, an RS256 and an ES256 token, issuer, audience; `--fixture FILE` reads
+the same JSON from a file). Each operation does what JWKSCache.verify does:
 read the token's `kid`, take that key from the parsed key set, verify the signature and the
 claims (exp, nbf, iss, aud; 60 s leeway). Modes: see bench_peer.py.
-Usage: python3 Scripts/bench_pyjwt.py --fixture FILE --algorithm RS256|ES256 [--serve | --count N]
+Usage: python3 Scripts/bench_pyjwt.py (--fixture-json JSON | --fixture FILE) --algorithm RS256|ES256
+       [--serve | --count N]
 """
 import argparse
 import json
@@ -19,7 +21,8 @@ import jwt  # noqa: E402
 
 
 def setup(args):
-    fixture = json.loads(pathlib.Path(args.fixture).read_text())
+    text = args.fixture_json if args.fixture_json is not None else pathlib.Path(args.fixture).read_text()
+    fixture = json.loads(text)
     keys = jwt.PyJWKSet.from_json(fixture["jwks"])
     token = fixture[args.algorithm]
     algorithm = args.algorithm
@@ -38,6 +41,8 @@ def setup(args):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--fixture", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--fixture-json")
+    source.add_argument("--fixture")
     parser.add_argument("--algorithm", choices=["RS256", "ES256"], required=True)
     bench_peer.run(parser, setup, "PyJWT", jwt.__version__)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>  // rename, snprintf
+#include <stdlib.h>  // calloc, free
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -130,3 +131,78 @@ int mab_redis_setnx(int fd, const char *prefix, long index) {
 }
 
 void mab_redis_close(int fd) { close(fd); }
+
+#if defined(__has_include)
+#if __has_include(<openssl/sha.h>)
+#define MAB_HAVE_LIBCRYPTO 1
+// SHA1_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP; they are still the
+// fastest way libcrypto offers to hash with a copied state, which is what this floor is.
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#endif
+#endif
+
+#ifdef MAB_HAVE_LIBCRYPTO
+struct mab_hmac_sha1 {
+    SHA_CTX inner;
+    SHA_CTX outer;
+};
+
+mab_hmac_sha1 *mab_hmac_sha1_new(const unsigned char *key, size_t length) {
+    unsigned char hashed[SHA_DIGEST_LENGTH];
+    if (length > SHA_CBLOCK) {
+        SHA1(key, length, hashed);
+        key = hashed;
+        length = SHA_DIGEST_LENGTH;
+    }
+    mab_hmac_sha1 *state = calloc(1, sizeof *state);
+    if (state == NULL) return NULL;
+    unsigned char block[SHA_CBLOCK];
+    memset(block, 0x36, sizeof block);
+    for (size_t index = 0; index < length; index++) block[index] ^= key[index];
+    SHA1_Init(&state->inner);
+    SHA1_Update(&state->inner, block, sizeof block);
+    memset(block, 0x5c, sizeof block);
+    for (size_t index = 0; index < length; index++) block[index] ^= key[index];
+    SHA1_Init(&state->outer);
+    SHA1_Update(&state->outer, block, sizeof block);
+    OPENSSL_cleanse(block, sizeof block);
+    return state;
+}
+
+void mab_hmac_sha1_free(mab_hmac_sha1 *state) {
+    if (state == NULL) return;
+    OPENSSL_cleanse(state, sizeof *state);
+    free(state);
+}
+
+void mab_hmac_sha1_counter(const mab_hmac_sha1 *state, unsigned long long counter, unsigned char out[20]) {
+    unsigned char message[8];
+    for (int index = 7; index >= 0; index--) {
+        message[index] = (unsigned char)counter;
+        counter >>= 8;
+    }
+    unsigned char inner[SHA_DIGEST_LENGTH];
+    SHA_CTX context = state->inner;
+    SHA1_Update(&context, message, sizeof message);
+    SHA1_Final(inner, &context);
+    context = state->outer;
+    SHA1_Update(&context, inner, sizeof inner);
+    SHA1_Final(out, &context);
+}
+#else
+mab_hmac_sha1 *mab_hmac_sha1_new(const unsigned char *key, size_t length) {
+    (void)key;
+    (void)length;
+    return NULL;
+}
+
+void mab_hmac_sha1_free(mab_hmac_sha1 *state) { (void)state; }
+
+void mab_hmac_sha1_counter(const mab_hmac_sha1 *state, unsigned long long counter, unsigned char out[20]) {
+    (void)state;
+    (void)counter;
+    memset(out, 0, 20);
+}
+#endif

@@ -28,14 +28,16 @@ enum BenchMain {
     static let allKernels: [Kernel] =
         allComparisons.flatMap { $0.rows.flatMap { [$0.ours, $0.baseline] } } + [PhoneBench.first]
 
-    /// Runs the command; returns the exit status.
-    static func run(_ arguments: [String]) async throws -> Int32 {
+    /// Runs the command; returns the exit status. `processEntry` is the monotonic clock at the
+    /// start of `main.swift`.
+    static func run(_ arguments: [String], processEntry: UInt64) async throws -> Int32 {
         func value(after flag: String) -> String? {
             guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
             return arguments[index + 1]
         }
 
-        // Child modes: one kernel under callgrind; one first parse in a fresh process.
+        // Child modes: one kernel under callgrind; one first parse, one cold start or just the
+        // clock in a fresh process.
         if let name = value(after: "--kernel") {
             guard let kernel = allKernels.first(where: { $0.name == name }),
                 let iterations = value(after: "--iterations").flatMap({ Int($0) })
@@ -44,6 +46,14 @@ enum BenchMain {
                 return 2
             }
             try await Callgrind.runKernel(kernel, iterations: iterations)
+            return 0
+        }
+        if let directory = value(after: "--cold-start") {
+            try await ColdStartBench.childFirstElement(directory: directory, processEntry: processEntry)
+            return 0
+        }
+        if arguments.contains("--process-start") {
+            print(processEntry, processEntry)
             return 0
         }
         if arguments.contains("--first-parse") {

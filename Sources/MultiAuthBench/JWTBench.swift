@@ -84,20 +84,19 @@ enum JWTBench {
     static func pyjwt(_ algorithm: SignatureAlgorithm) -> Kernel {
         Kernel(
             "jwt.\(algorithm.rawValue.lowercased()).pyjwt", batch: 500, instructions: 100,
-            python: [Paths.script("bench_pyjwt.py"), "--fixture", fixturePath, "--algorithm", algorithm.rawValue])
+            python: [
+                Paths.script("bench_pyjwt.py"), "--fixture-json", fixtureJSON, "--algorithm", algorithm.rawValue,
+            ])
     }
 
-    /// The tokens and key set, written once per process for the Python peer.
-    static let fixturePath: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bench-jwt-\(getpid()).json")
-            .path
+    /// The tokens and key set for the Python peer, as JSON passed on its command line (a few
+    /// kilobytes): no file is written, so no run leaves one behind.
+    static let fixtureJSON: String = {
         let object: [String: Any] = [
             "jwks": String(decoding: fixture.jwks, as: UTF8.self), "RS256": fixture.rs256, "ES256": fixture.es256,
             "issuer": issuer, "audience": audience,
         ]
-        let data = try! JSONSerialization.data(withJSONObject: object)
-        precondition(FileManager.default.createFile(atPath: path, contents: data), "cannot write \(path)")
-        return path
+        return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }()
 
     static let comparisons: [Comparison] = [SignatureAlgorithm.rs256, .es256].flatMap { algorithm in

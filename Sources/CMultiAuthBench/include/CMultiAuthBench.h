@@ -1,6 +1,6 @@
 // C helpers for multiauth-bench (never linked into the library): callgrind client requests for
-// the instruction-count mode, and the bare-C durable write that FileSessionStore.save is
-// compared with.
+// the instruction-count mode, the bare-C durable write that FileSessionStore.save is compared
+// with, and the HMAC-SHA1 floor of TOTP verification.
 #ifndef CMULTIAUTHBENCH_H
 #define CMULTIAUTHBENCH_H
 #include <stddef.h>
@@ -33,5 +33,20 @@ int mab_redis_setnx(int fd, const char *prefix, long index);
 
 /// Closes a connection of mab_redis_connect.
 void mab_redis_close(int fd);
+
+/// HMAC-SHA1 (RFC 2104) keyed once, as oathtool and every fast HMAC computes it: the SHA-1
+/// states after the blocks K XOR ipad and K XOR opad, absorbed when the key is made with
+/// libcrypto's SHA1_Init/SHA1_Update. The TOTP floor. Opaque; NULL when libcrypto is missing.
+typedef struct mab_hmac_sha1 mab_hmac_sha1;
+
+/// The keyed states of `key` (`length` bytes; hashed first when longer than 64 bytes), or NULL.
+mab_hmac_sha1 *mab_hmac_sha1_new(const unsigned char *key, size_t length);
+
+/// Frees the states of mab_hmac_sha1_new.
+void mab_hmac_sha1_free(mab_hmac_sha1 *state);
+
+/// HMAC-SHA1 of the 8-byte big-endian `counter` into `out` (20 bytes): the two keyed SHA-1
+/// contexts copied (a struct copy, never re-keyed) and finished with SHA1_Update/SHA1_Final.
+void mab_hmac_sha1_counter(const mab_hmac_sha1 *state, unsigned long long counter, unsigned char out[20]);
 
 #endif

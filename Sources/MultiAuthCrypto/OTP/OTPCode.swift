@@ -28,11 +28,13 @@ enum OTPCode {
 
     /// Dynamic truncation (RFC 4226 §5.3): a 31-bit value taken at the offset given by the
     /// low nibble of the last MAC byte, reduced modulo 10^digits.
+    ///
+    /// `mac` is a whole digest (20 bytes or more), so the 4 bytes at offset 0...15 are inside it.
+    @inline(__always)
     static func truncate(_ mac: UnsafeRawBufferPointer, digits: Int) -> UInt32 {
+        precondition(mac.count >= 20, "an HMAC digest is at least 20 bytes")
         let offset = Int(mac[mac.count - 1] & 0x0f)
-        let binary =
-            UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16
-            | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
+        let binary = UInt32(bigEndian: mac.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) & 0x7fff_ffff
         return binary % modulus(digits: digits)
     }
 

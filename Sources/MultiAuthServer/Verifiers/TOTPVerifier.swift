@@ -20,7 +20,10 @@ import MultiAuthCrypto
 /// `.storageUnavailable` (retryable, with the store's `retryAfter` when known) and accepts
 /// nothing; use a ``FallbackAttemptLimiter`` to keep limiting in-process during an outage.
 ///
-/// Concurrency: a `Sendable` value; safe to share. Time comes only from the injected
+/// Concurrency: a `Sendable` value; safe to share. The code check runs in the calling task,
+/// outside any actor or lock: the TOTP's HMACs start from key states computed once per secret
+/// and copied per step (``/MultiAuthCrypto/HMACKey``), so verifications from many tasks run in
+/// parallel and only the limiter and store calls wait. Time comes only from the injected
 /// `TimeSource`.
 public struct TOTPVerifier: Sendable {
     /// Attempts allowed per account per window.
