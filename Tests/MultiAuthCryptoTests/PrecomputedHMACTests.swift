@@ -8,22 +8,6 @@ import Testing
 /// Linux) for every key length, message length and algorithm, and the published vectors.
 @Suite("HMAC from precomputed key states equals the one-shot HMAC")
 struct PrecomputedHMACTests {
-    /// SplitMix64: reproducible pseudo-random bytes (a failure names its seed).
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func bytes(_ count: Int) -> [UInt8] {
-            (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
-        }
-    }
-
     /// The MAC of `message` through a prepared key (any length, 0 included: the context under
     /// ``HMACKey``, which itself refuses empty keys).
     static func prepared(_ key: [UInt8], _ message: [UInt8], _ algorithm: DigestAlgorithm) throws -> [UInt8] {
@@ -144,5 +128,12 @@ struct PrecomputedHMACTests {
             return await group.reduce(0, +)
         }
         #expect(mismatches == 0)
+    }
+}
+
+extension SplitMix64 {
+    /// `count` reproducible pseudo-random bytes.
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
 }
