@@ -8,8 +8,11 @@ import Foundation
 /// `TimeSource`).
 ///
 /// - A first call fetches the set. Later calls reuse it until it is older than
-///   `maximumAge`, or until `now` is earlier than the last fetch (the clock moved backwards:
-///   the cached set's age is unknown, so it is fetched again).
+///   `maximumAge`, or until `now` is more than half a second earlier than the last fetch (the
+///   clock moved backwards: the cached set's age is unknown, so it is fetched again). A `now`
+///   up to half a second earlier counts as the same moment: concurrent callers read the clock
+///   a few milliseconds apart and reach the cache in any order, and must not bypass the rate
+///   limits below. A NaN or infinite `now` is refused before any fetch.
 /// - When no cached key fits the token (`kid`, key type, `alg`), the set is fetched again
 ///   once, unless the last fetch is younger than `minimumRefetchInterval`, so tokens with
 ///   random `kid`s cannot make the cache hammer the issuer. A token whose key is found but
@@ -32,8 +35,9 @@ import Foundation
 /// holds the token's key), then checks the signature and the claims on the caller's task, so
 /// any number of tasks sharing one cache verify in parallel. Only a verification that needs a
 /// fetch (none cached, too old, or an unknown `kid` that may refetch) goes through the actor
-/// and suspends while the fetch runs. Cancelling a caller does not cancel a shared fetch another
-/// caller may be waiting for. Docs/Security.md ("JWKS fetching").
+/// and suspends while the fetch runs. A cancelled caller stops waiting at once
+/// (`CancellationError`), even while the issuer does not answer; the shared fetch goes on for
+/// the other callers and its outcome is recorded. Docs/Security.md ("JWKS fetching").
 public actor JWKSCache {
     /// Returns the JWKS document's JSON bytes, e.g. a GET of the issuer's `jwks_uri`.
     public typealias Fetch = @Sendable () async throws -> Data
@@ -127,17 +131,22 @@ public actor JWKSCache {
     /// The check itself runs on the caller's task with the snapshot of the key set it got; a
     /// refetch that replaces the set meanwhile does not change the answer of a check under way.
     /// - Throws: ``CryptoError/unsupportedAlgorithm`` (`none`, `HS*`, disallowed `alg`;
-    ///   checked before any fetch), ``CryptoError/keyNotFound``,
+    ///   checked before any fetch), ``CryptoError/timeOutOfRange`` (a NaN or infinite `now`,
+    ///   before any fetch), ``CryptoError/keyNotFound``,
     ///   ``CryptoError/keyTooSmall(bits:required:)`` (the only matching keys are RSA keys
     ///   below 2048 bits),
     ///   ``CryptoError/signatureInvalid``, ``CryptoError/malformedKeySet``,
-    ///   ``CryptoError/limitExceeded(_:maximum:)`` (a JWKS document past its limits), or the
-    ///   fetch closure's error (also while backing off from it).
+    ///   ``CryptoError/limitExceeded(_:maximum:)`` (a JWKS document past its limits), the
+    ///   fetch closure's error (also while backing off from it), or `CancellationError` when
+    ///   the caller is cancelled while waiting for a fetch (the fetch goes on for the others).
     public nonisolated func verifySignature(
         of jwt: JWT, at now: Date,
         algorithms: Set<SignatureAlgorithm> = Set(SignatureAlgorithm.allCases)
     ) async throws {
         let algorithm = try jwt.signatureAlgorithm(allowed: algorithms)
+        // A NaN or infinite `now` is never fresh and never inside a backoff: refused before it
+        // could fetch (or publish a set fetched "at infinity").
+        guard now.timeIntervalSince1970.isFinite else { throw CryptoError.timeOutOfRange }
         let keyID = jwt.keyID
         let keys: ImportedKeySet
         if let published = current.load(), isFresh(published, at: now),
@@ -152,17 +161,33 @@ public actor JWKSCache {
 
     /// The cached key set, fetching it first if there is none or it is too old.
     ///
-    /// - Throws: ``CryptoError/malformedKeySet``, ``CryptoError/limitExceeded(_:maximum:)``,
-    ///   or the fetch closure's error (also while backing off from it).
+    /// - Throws: ``CryptoError/timeOutOfRange`` (a NaN or infinite `now`),
+    ///   ``CryptoError/malformedKeySet``, ``CryptoError/limitExceeded(_:maximum:)``, the fetch
+    ///   closure's error (also while backing off from it), or `CancellationError` (see
+    ///   ``verifySignature(of:at:algorithms:)``).
     public func keySet(at now: Date) async throws -> JWKSet {
-        JWKSet(keys: try await freshKeys(at: now).keys.entries.map(\.jwk))
+        guard now.timeIntervalSince1970.isFinite else { throw CryptoError.timeOutOfRange }
+        return JWKSet(keys: try await freshKeys(at: now).keys.entries.map(\.jwk))
     }
 
     /// Whether `published` may be used at `now` without fetching: younger than `maximumAge`
     /// and not from the future.
     private nonisolated func isFresh(_ published: CurrentKeySet.Published, at now: Date) -> Bool {
-        let age = now.timeIntervalSince(published.fetchedAt)
-        return age >= 0 && age <= maximumAge
+        guard let age = Self.age(at: now, since: published.fetchedAt) else { return false }
+        return age <= maximumAge
+    }
+
+    /// How far a `now` earlier than a recorded time may be and still count as the same moment:
+    /// callers that read the clock a few milliseconds apart reach the cache in any order, and
+    /// must not pass for a clock step (which would refetch past the rate limit and the backoff).
+    package static let clockJitter: TimeInterval = 0.5
+
+    /// Seconds from `then` to `now`, 0 for a `now` up to ``clockJitter`` earlier, or `nil` when
+    /// the clock stepped back further (the age is unknown).
+    private nonisolated static func age(at now: Date, since then: Date) -> TimeInterval? {
+        let age = now.timeIntervalSince(then)
+        if age >= 0 { return age }
+        return age >= -clockJitter ? 0 : nil
     }
 
     /// The key set a token naming `keyID` is checked against: the cached one, fetched first
@@ -186,52 +211,131 @@ public actor JWKSCache {
     }
 
     /// Whether an unknown `kid` may trigger a fetch: the last one is old enough, or the clock
-    /// moved back past it.
+    /// moved back past it by more than ``clockJitter``.
     private func mayRefetch(at now: Date) -> Bool {
         guard let lastFetch = current.load()?.fetchedAt else { return true }
-        let age = now.timeIntervalSince(lastFetch)
-        return age < 0 || age >= minimumRefetchInterval
+        guard let age = Self.age(at: now, since: lastFetch) else { return true }
+        return age >= minimumRefetchInterval
     }
 
     /// The error to serve instead of fetching, while the last failure's backoff lasts.
     private func backoffError(at now: Date) -> (any Error)? {
         guard let failure else { return nil }
         let delay = min(maximumFailureBackoff, failureBackoff * pow(2, Double(min(failure.consecutive - 1, 30))))
-        let elapsed = now.timeIntervalSince(failure.at)
-        return elapsed >= 0 && elapsed < delay ? failure.error : nil
+        guard let elapsed = Self.age(at: now, since: failure.at) else { return nil }
+        return elapsed < delay ? failure.error : nil
     }
 
     /// Fetches and imports the key set, joining a fetch already in flight; while backing off
     /// from a failure, throws its error without fetching.
+    ///
+    /// A cancelled caller stops waiting at once with `CancellationError`; the fetch runs on for
+    /// the other callers and is recorded (the set published, or the failure's backoff) whether
+    /// or not anyone still waits for it.
     private func refresh(at now: Date) async throws -> ImportedKeySet {
-        if let inFlight { return try await inFlight.value }
+        if let inFlight { return try await Self.value(of: inFlight) }
         if let error = backoffError(at: now) { throw error }
+        try Task.checkCancellation()
         fetchCount += 1
         let fetch = self.fetch
         let limits = self.limits
         let current = self.current
         // Owned by this actor through `inFlight`; it ends when the fetch closure returns or
-        // throws, and `inFlight` is cleared right after, whatever the outcome. The task
-        // publishes the new set itself, before any caller waiting for it resumes: once one
-        // caller has verified with the new set, every later one reads it.
-        let task = Task<ImportedKeySet, any Error> {
-            let keys = ImportedKeySet(importing: try JWKSet(jsonData: try await fetch(), limits: limits).keys)
-            current.store(CurrentKeySet.Published(keys: keys, fetchedAt: now))
-            return keys
+        // throws, and records its outcome (clearing `inFlight`) before any caller waiting for it
+        // resumes: once one caller has verified with the new set, every later one reads it.
+        let task = Task<ImportedKeySet, any Error> { [weak self] in
+            let result: Result<ImportedKeySet, any Error>
+            do {
+                let keys = ImportedKeySet(importing: try JWKSet(jsonData: try await fetch(), limits: limits).keys)
+                current.store(CurrentKeySet.Published(keys: keys, fetchedAt: now))
+                result = .success(keys)
+            } catch {
+                result = .failure(error)
+            }
+            await self?.finishFetch(result, at: now)
+            return try result.get()
         }
         inFlight = task
-        defer { inFlight = nil }
-        do {
-            let keys = try await task.value
+        return try await Self.value(of: task)
+    }
+
+    /// Records a fetch's outcome: the imports and a cleared backoff, or the failure to back off
+    /// from (a cancelled fetch is not remembered).
+    private func finishFetch(_ result: Result<ImportedKeySet, any Error>, at now: Date) {
+        inFlight = nil
+        switch result {
+        case .success(let keys):
             keyImports += keys.count
             failure = nil
-            return keys
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
+        case .failure(let error) where error is CancellationError:
+            break
+        case .failure(let error):
             failure = Failure(error: error, at: now, consecutive: (failure?.consecutive ?? 0) + 1)
-            throw error
         }
+    }
+
+    /// `task`'s value, or `CancellationError` as soon as the caller is cancelled (the task is not
+    /// cancelled: other callers may wait for it).
+    private static func value(of task: Task<ImportedKeySet, any Error>) async throws -> ImportedKeySet {
+        let waiter = FetchWaiter()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard waiter.install(continuation) else { return }
+                Task { waiter.resume(with: await task.result) }
+            }
+        } onCancel: {
+            waiter.resume(with: .failure(CancellationError()))
+        }
+    }
+}
+
+/// One caller's wait for a shared fetch: resumed once, by the fetch's result or by the caller's
+/// cancellation, whichever comes first.
+///
+/// Concurrency: every access to `state` holds `lock`; continuations are resumed outside it.
+private final class FetchWaiter: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<ImportedKeySet, any Error>)
+        case cancelledEarly
+        case done
+    }
+
+    // `nonisolated(unsafe)` storage guarded by `lock`; every access below holds it.
+    private nonisolated(unsafe) var state = State.idle
+    private let lock = NSLock()
+
+    /// Stores `continuation`; if the caller was cancelled before, resumes it with
+    /// `CancellationError` and returns `false`.
+    func install(_ continuation: CheckedContinuation<ImportedKeySet, any Error>) -> Bool {
+        let cancelled = lock.withLock {
+            if case .cancelledEarly = state {
+                state = .done
+                return true
+            }
+            state = .waiting(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// Resumes the waiting continuation with `result` (the first call wins); a cancellation
+    /// before `install` is remembered for it.
+    func resume(with result: Result<ImportedKeySet, any Error>) {
+        let continuation: CheckedContinuation<ImportedKeySet, any Error>? = lock.withLock {
+            switch state {
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .idle:
+                if case .failure(let error) = result, error is CancellationError { state = .cancelledEarly }
+                return nil
+            case .cancelledEarly, .done:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
     }
 }
 
