@@ -9,7 +9,7 @@ import Testing
 /// steps; hostile key sets; `alg` confusion; fetch counts under floods; memory of old sets.
 /// The last three were findings, now fixed: callers a few milliseconds apart bypassed the rate
 /// limits, a NaN `now` fetched on every call, and a cancelled caller waited for a hung fetch.
-@Suite("JWKSCache breaker: rotation races, hostile sets, backoff, memory", .timeLimit(.minutes(2)))
+@Suite("JWKSCache breaker: rotation races, hostile sets, backoff, memory", .timeLimit(.minutes(10)))
 struct JWKSCacheBreakerTests {
     struct Down: Error, Equatable {}
 
