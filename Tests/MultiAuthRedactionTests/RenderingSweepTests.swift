@@ -175,6 +175,28 @@ struct RenderingSweepTests {
         add(challenge.kind)
         add(totpChallenge.kind)
         add(ChallengeAnswer(code: Plant.code, name: try PersonName(firstName: "Ana")))
+        let planted = Data(Plant.nonce.utf8)
+        let passkeyUser = PasskeyUser(id: planted, name: Plant.claim, displayName: Plant.claim)
+        add(passkeyUser)
+        let ceremony = PasskeyCeremony(
+            operation: .registration, challenge: planted, relyingPartyID: "example.test", user: passkeyUser,
+            allowedCredentials: [PasskeyCredentialDescriptor(id: planted, transports: ["internal"])],
+            userVerification: .required)
+        add(ceremony)
+        add(PasskeyCeremony.Operation.assertion)
+        add(PasskeyUserVerification.required)
+        add(PasskeyCredentialDescriptor(id: planted))
+        add(Challenge.Kind.passkey(ceremony), as: "MultiAuth.Challenge.Kind (passkey)")
+        let registration = PasskeyRegistration(
+            credentialID: planted, clientDataJSON: Data(Plant.payload.utf8),
+            attestationObject: Data(Plant.signature.utf8))
+        add(registration)
+        let assertion = PasskeyAssertion(
+            credentialID: planted, clientDataJSON: Data(Plant.payload.utf8), authenticatorData: planted,
+            signature: Data(Plant.signature.utf8), userHandle: planted)
+        add(assertion)
+        add(PasskeyResult.assertion(assertion))
+        add(ChallengeAnswer(passkey: .registration(registration)), as: "MultiAuth.ChallengeAnswer (passkey)")
         add(credentials)
         add(DeliveryChannel.whatsapp)
         add(DeliveryStatus.delivered)

@@ -260,7 +260,7 @@ public actor AuthClient {
                 throw error
             case .retryWrite(let session, let kept):
                 let normalized = try normalizedAnswer(answer, for: challenge)
-                guard kept == nil || kept == normalized.rawCode else {
+                guard kept == nil || kept == normalized.submissionKey else {
                     throw FlowStateMachine.finishedError(providerID)
                 }
                 return try await retryWrite(session, flowID: challenge.flowID, answer: kept)
@@ -268,7 +268,7 @@ public actor AuthClient {
                 // F9: a flow that a redirect (its magic link) finished answers a code with that
                 // session: the same flow, the same user, already signed in.
                 if finishedBy == nil && !mutations.noCodeLinkOrdering { return .signedIn(session) }
-                guard let finishedBy, (try? normalizedAnswer(answer, for: challenge).rawCode) == finishedBy else {
+                guard let finishedBy, (try? normalizedAnswer(answer, for: challenge).submissionKey) == finishedBy else {
                     throw FlowStateMachine.finishedError(providerID)
                 }
                 return .signedIn(session)
@@ -288,7 +288,7 @@ public actor AuthClient {
                 continue
             }
             if let running = submits[challenge.flowID] {
-                if running.code == normalized.rawCode { return try await running.work.value() }
+                if running.code == normalized.submissionKey { return try await running.work.value() }
                 // A different code waits for the submit in flight, then looks again: the
                 // attempts it sees are the ones the server applied.
                 _ = try? await running.work.value()
@@ -300,7 +300,7 @@ public actor AuthClient {
             // `submits` (removed by itself when it ends); cancelled when its last waiter is.
             let work = SharedWork(
                 Task { try await self.respond(provider, to: current, with: normalized, for: challenge) })
-            submits[challenge.flowID] = (normalized.rawCode, work)
+            submits[challenge.flowID] = (normalized.submissionKey, work)
             return try await work.value()
         }
     }
@@ -341,12 +341,17 @@ public actor AuthClient {
             if case .signedIn(let issued) = step { _ = await revokeRemotely(issued, with: provider) }
             throw FlowStateMachine.abandonedError(providerID)
         }
-        return try await accept(step, provider: providerID, flowID: flowID, answer: normalized.rawCode)
+        return try await accept(step, provider: providerID, flowID: flowID, answer: normalized.submissionKey)
     }
 
     private func normalizedAnswer(_ answer: ChallengeAnswer, for challenge: Challenge) throws -> ChallengeAnswer {
         switch challenge.kind {
         case .oneTimeCode, .totp:
+            guard answer.passkey == nil else {
+                throw AuthError(
+                    .invalidInput, "this challenge takes a code, not a passkey", provider: challenge.provider,
+                    reason: .answerMismatch)
+            }
             return ChallengeAnswer(
                 code: try answer.normalizedCode(length: challenge.expectedCodeLength), name: answer.name)
         case .silentNetworkAuth, .profileConsent:
@@ -356,6 +361,15 @@ public actor AuthClient {
             throw AuthError(
                 .invalidInput, "this challenge completes through a redirect; call handleRedirect(_:)",
                 provider: challenge.provider, reason: .answerMismatch)
+        case .passkey(let ceremony):
+            guard let result = answer.passkey else {
+                throw AuthError(
+                    .invalidInput, "this challenge is a passkey ceremony; answer with ChallengeAnswer(passkey:)",
+                    provider: challenge.provider, reason: .answerMismatch)
+            }
+            var normalized = ChallengeAnswer(passkey: result)
+            normalized.passkeyKey = try result.checked(for: ceremony, provider: challenge.provider)
+            return normalized
         }
     }
 

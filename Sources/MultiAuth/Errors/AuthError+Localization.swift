@@ -81,6 +81,7 @@ extension AuthError: LocalizedError {
         .configuration: ("Sign-in isn’t set up correctly in this app.", "Contact the app’s support."),
         .unsupported: ("This way of signing in isn’t available.", "Choose another way to sign in."),
         .cancelledByProvider: ("The sign-in was cancelled.", "Start again to sign in."),
+        .cancelledByUser: ("The passkey sign-in was cancelled.", "Try again, or choose another way to sign in."),
         .channelUnavailable: ("The code can’t be sent this way.", "Choose another way to receive the code."),
         .challengeNotPending: ("This sign-in is no longer active.", "Start again."),
         .codeAlreadyUsed: ("This code has already been used.", "Wait for a new code, then enter it."),

@@ -65,6 +65,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unsupported = Code("unsupported")
         /// The provider (or the user, on the provider's side) cancelled the flow.
         public static let cancelledByProvider = Code("cancelledByProvider")
+        /// The user dismissed a step on this device (the platform's passkey sheet); nothing was
+        /// sent and the challenge stays open.
+        public static let cancelledByUser = Code("cancelledByUser")
         /// The requested delivery channel cannot reach this destination.
         public static let channelUnavailable = Code("channelUnavailable")
         /// The challenge is not pending (already completed, superseded or unknown).

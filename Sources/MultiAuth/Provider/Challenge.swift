@@ -1,7 +1,8 @@
 import Foundation
 
 /// One step a user must complete, normalized across providers: a code on a channel, a TOTP,
-/// silent network auth, a magic link, an OAuth redirect or a profile consent.
+/// silent network auth, a magic link, an OAuth redirect, a profile consent or a passkey
+/// ceremony.
 ///
 /// A challenge is `Codable`: save it (e.g. with the app's state restoration), and after the
 /// process dies hand it to a fresh `AuthClient`'s `submit(_:for:)`; the ``providerState``
@@ -120,6 +121,10 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         /// optional): without it the provider refuses the right code with `.invalidInput`,
         /// reason `.answerMismatch`.
         public static let name = Requirement("name")
+
+        /// A ``PasskeyResult`` in ``ChallengeAnswer/passkey``, from the platform authenticator
+        /// run with the ``Kind/passkey(_:)`` options; the answer carries no code.
+        public static let passkey = Requirement("passkey")
     }
 
     /// Whether the challenge is expired at `now` (`now >= expiresAt`).
@@ -156,6 +161,9 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         case oauthRedirect(url: URL)
         /// The user must consent to sharing a profile (one-tap); answer with a name if asked.
         case profileConsent
+        /// A WebAuthn ceremony: run it with the platform authenticator and answer with its
+        /// ``PasskeyResult`` (Docs/Passkeys.md).
+        case passkey(PasskeyCeremony)
 
         /// A short label, e.g. `oneTimeCode(6 digits, whatsapp)`; never prints secrets.
         public var description: String {
@@ -167,6 +175,7 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
             case .magicLink(let channel): "magicLink(\(channel))"
             case .oauthRedirect(let url): "oauthRedirect(\(url.host ?? ""))"
             case .profileConsent: "profileConsent"
+            case .passkey(let ceremony): ceremony.description
             }
         }
 
@@ -187,6 +196,8 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
             case .oauthRedirect(let url):
                 Mirror(
                     self, children: ["host": url.host ?? "", "url": HTTPRequest.redactionMarker], displayStyle: .enum)
+            case .passkey(let ceremony):
+                Mirror(self, children: ["ceremony": ceremony], displayStyle: .enum)
             case .silentNetworkAuth, .profileConsent:
                 Mirror(self, children: [], displayStyle: .enum)
             }

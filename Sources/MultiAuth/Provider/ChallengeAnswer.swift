@@ -1,7 +1,7 @@
 import Foundation
 
 /// The user's answer to a ``Challenge``: a code and, for Truecaller-style flows, a
-/// ``PersonName``.
+/// ``PersonName``; for a passkey challenge, the platform's ``PasskeyResult`` instead of a code.
 ///
 /// The code is normalized before any use: every whitespace character (including inner spaces
 /// and newlines from a paste) is removed and every Unicode decimal digit (general category Nd:
@@ -14,6 +14,14 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     public var rawCode: String
     /// The person's name, for providers that require one to finish (Truecaller).
     public var name: PersonName?
+    /// The platform authenticator's result, for a ``Challenge/Kind/passkey(_:)`` challenge.
+    public var passkey: PasskeyResult?
+    /// For a checked passkey answer, the key that identifies this result (set by `AuthClient`).
+    var passkeyKey: String?
+
+    /// What makes two answers the same answer: the code, or a passkey result's key. Concurrent
+    /// submits with the same key share one provider call.
+    var submissionKey: String { passkeyKey ?? rawCode }
 
     /// Creates an answer.
     /// - Parameters:
@@ -22,6 +30,15 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     public init(code: String, name: PersonName? = nil) {
         self.rawCode = code
         self.name = name
+    }
+
+    /// Creates the answer to a passkey challenge.
+    /// - Parameter passkey: What the platform authenticator returned (``PasskeyResult/cancelled``
+    ///   when the user dismissed it: `AuthClient.submit` then throws `.cancelledByUser` and the
+    ///   challenge stays open).
+    public init(passkey: PasskeyResult) {
+        self.rawCode = ""
+        self.passkey = passkey
     }
 
     /// The longest code input read at all, in UTF-8 bytes (a 10-digit code with generous
@@ -69,11 +86,16 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     }
 
     /// `ChallengeAnswer(code: <redacted>, name: …)`.
-    public var description: String { "ChallengeAnswer(code: <redacted>\(name.map { ", name: \($0)" } ?? ""))" }
+    public var description: String {
+        if let passkey { return "ChallengeAnswer(passkey: \(passkey))" }
+        return "ChallengeAnswer(code: <redacted>\(name.map { ", name: \($0)" } ?? ""))"
+    }
     /// Same as ``description``.
     public var debugDescription: String { description }
     /// A mirror without the code.
     public var customMirror: Mirror {
-        Mirror(self, children: ["code": "<redacted>", "name": name as Any], displayStyle: .struct)
+        Mirror(
+            self, children: ["code": "<redacted>", "name": name as Any, "passkey": passkey as Any],
+            displayStyle: .struct)
     }
 }

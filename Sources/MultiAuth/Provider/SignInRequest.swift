@@ -12,6 +12,10 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
         case email(EmailAddress)
         /// An OAuth / social login.
         case oauth(OAuthProviderName)
+        /// A passkey the user picks on the device (a discoverable credential, W3C WebAuthn
+        /// Level 3 §6.2.2): no account name is typed; a provider that offers passkeys answers
+        /// with a ``Challenge/Kind/passkey(_:)`` assertion ceremony.
+        case passkey
     }
 
     /// The identity.
@@ -69,6 +73,11 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
         SignInRequest(identity: .oauth(name), options: options)
     }
 
+    /// Sign in with a passkey the user picks on the device (Docs/Passkeys.md).
+    public static func passkey(options: [String: String] = [:]) -> SignInRequest {
+        SignInRequest(identity: .passkey, options: options)
+    }
+
     /// A mirror with the masked identity and the option names only (values may be personal
     /// data, e.g. a name).
     public var customMirror: Mirror {
@@ -82,6 +91,7 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
         case .phone(let number): id = "phone(\(number.masked)"
         case .email(let email): id = "email(\(email.masked)"
         case .oauth(let name): id = "oauth(\(name)"
+        case .passkey: id = "passkey("
         }
         return id + (channel.map { ", channel: \($0))" } ?? ")")
     }

@@ -158,7 +158,7 @@ extension ProviderConformance {
                 if let user = session.user.phone {
                     try require(user.e164 == phone.e164, "flow #\(flow.index + 1) signed in another user's phone")
                 }
-            case .oauth: break
+            case .oauth, .passkey: break
             }
             try require(
                 try await flow.store.load(for: env.providerID) == session,

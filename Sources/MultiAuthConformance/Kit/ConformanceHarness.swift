@@ -269,12 +269,14 @@ public struct ConformanceHarness: Sendable {
         self.redirectRequest = redirectRequest
     }
 
-    /// The inbox key of a request: the E.164 number, the e-mail identity key, or the OAuth name.
+    /// The inbox key of a request: the E.164 number, the e-mail identity key, the OAuth name, or
+    /// `"passkey"`.
     public static let defaultDestination: @Sendable (SignInRequest) -> String = { request in
         switch request.identity {
         case .phone(let phone): phone.e164
         case .email(let email): email.identityKey
         case .oauth(let name): name.rawValue
+        case .passkey: "passkey"
         }
     }
 

@@ -50,6 +50,8 @@ struct OTPlessIntentPlan: Sendable {
         case .phone(let number): target = .phone(number)
         case .email(let address): target = .email(address)
         case .oauth(let name): target = .oauth(name)
+        case .passkey:
+            throw AuthError(.unsupported, "OTPLESS's headless SDK offers no passkey sign-in", provider: provider)
         }
         if let raw = request.options["otpLength"] {
             guard raw == "4" || raw == "6" else {

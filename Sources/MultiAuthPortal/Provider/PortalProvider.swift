@@ -150,7 +150,7 @@ public struct PortalProvider: RedirectHandlingProvider {
                 Challenge(
                     flowID: flowID, provider: id, kind: .oauthRedirect(url: url), issuedAt: context.now,
                     expiresAt: nil, providerState: state))
-        case .phone:
+        case .phone, .passkey:
             throw AuthError(.unsupported, "Portal signs in by e-mail magic link or Google/Apple OAuth", provider: id)
         }
     }

@@ -147,7 +147,7 @@ struct FlowDriver {
                 try await Self.browse(authorize, loginHint: destination, sandbox: sandbox)
             }
             return try await redirect(redirectURL, resuming: challenge)
-        case .silentNetworkAuth, .profileConsent:
+        case .silentNetworkAuth, .profileConsent, .passkey:
             throw DriverFailure("\(lane.id): the stress driver does not answer \(challenge.kind) yet")
         }
     }
