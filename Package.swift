@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "MultiAuthQR"),
         .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
         .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
-        .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthSandbox"]),
+        .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox"]),
         // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
         // runtime and the emulators, below the CLI; it imports no adapter.
         .target(

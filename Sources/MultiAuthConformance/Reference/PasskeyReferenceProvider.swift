@@ -1,0 +1,241 @@
+import Foundation
+import MultiAuth
+import MultiAuthCrypto
+import MultiAuthSandbox
+
+/// The provider for the passkey reference protocol (``/MultiAuthSandbox/PasskeyProtocol``):
+/// sign-up with a passkey, sign-in with a passkey (the account's or any discoverable one),
+/// remote sign-out.
+///
+/// The worked example of a passkey-offering adapter and the subject of the conformance kit's
+/// passkey checks (Docs/Passkeys.md). Stateless: the challenge's provider state carries the
+/// server's flow id.
+///
+/// Identities: `.email` (a new account registers a passkey; an account with passkeys signs in
+/// with one of them) and `.passkey` (any passkey of the relying party). Anything else throws
+/// `AuthError(.unsupported)` before any network call.
+public struct PasskeyReferenceProvider: AuthProvider {
+    /// The provider id, `"passkeys"` by default.
+    public let id: AuthProviderID
+    /// The backend's base URL, e.g. `https://passkeys.sandbox.test`.
+    public let baseURL: URL
+
+    /// The longest ceremony challenge accepted from the server, in bytes; a longer one is a
+    /// malformed response.
+    public static let maximumChallengeBytes = 1024
+    /// The longest `timeout` taken from the server, in milliseconds (10 minutes, the upper end
+    /// of W3C WebAuthn Level 3 §5.4.6's recommended range); a longer one is clamped.
+    public static let maximumTimeoutMilliseconds = 600_000
+
+    /// Creates a provider talking to `baseURL`.
+    public init(
+        id: AuthProviderID = "passkeys", baseURL: URL = URL(string: "https://\(PasskeyProtocol.defaultHost)")!
+    ) {
+        self.id = id
+        self.baseURL = baseURL
+    }
+
+    /// Starts a passkey registration (new account) or sign-in.
+    /// - Returns: A ``/MultiAuth/Challenge`` of kind `.passkey` with requirement `.passkey`.
+    /// - Throws: `AuthError` `.unsupported` (a phone or OAuth identity), `.invalidInput`,
+    ///   `.network`, `.providerUnavailable`, `.malformedResponse` (options that are not a
+    ///   ceremony), or `CancellationError`.
+    public func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
+        let email: EmailAddress?
+        switch request.identity {
+        case .email(let address): email = address
+        case .passkey: email = nil
+        case .phone, .oauth:
+            throw AuthError(.unsupported, "the passkey provider signs in by e-mail account or passkey", provider: id)
+        }
+        let response: PasskeyProtocol.StartResponse = try await post(
+            "/passkeys/start", PasskeyProtocol.StartRequest(email: email?.identityKey), context: context)
+        var state = ProviderState()
+        state["flowId"] = response.flowId
+        return .challenge(
+            Challenge(
+                flowID: context.flowID ?? .random(), provider: id, kind: .passkey(try ceremony(response)),
+                destination: email?.masked, issuedAt: context.now,
+                expiresAt: context.now.addingTimeInterval(TimeInterval(max(0, response.expiresIn))),
+                attemptsRemaining: response.attempts, providerState: state, requirements: [.passkey]))
+    }
+
+    /// The ceremony the server's options describe.
+    private func ceremony(_ response: PasskeyProtocol.StartResponse) throws -> PasskeyCeremony {
+        func data(_ text: String, limit: Int, _ what: String) throws -> Data {
+            guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty, bytes.count <= limit else {
+                throw AuthError(.malformedResponse, "the server's \(what) is not base64url of 1–\(limit) bytes", provider: id)
+            }
+            return Data(bytes)
+        }
+        func verification(_ raw: String?) -> PasskeyUserVerification {
+            raw.flatMap(PasskeyUserVerification.init(rawValue:)) ?? .preferred
+        }
+        func timeout(_ milliseconds: Int?) -> Duration? {
+            milliseconds.map { .milliseconds(min(max(0, $0), Self.maximumTimeoutMilliseconds)) }
+        }
+        func descriptors(_ list: [PasskeyProtocol.Descriptor]?) throws -> [PasskeyCredentialDescriptor] {
+            try (list ?? []).filter { $0.type == "public-key" }.map {
+                PasskeyCredentialDescriptor(
+                    id: try data($0.id, limit: PasskeyResult.maximumCredentialIDBytes, "credential id"),
+                    transports: $0.transports ?? [])
+            }
+        }
+        switch (response.registration, response.assertion) {
+        case (let options?, nil):
+            guard let rpID = options.rp.id ?? baseURL.host else {
+                throw AuthError(.malformedResponse, "the registration options name no relying party", provider: id)
+            }
+            return PasskeyCeremony(
+                operation: .registration,
+                challenge: try data(options.challenge, limit: Self.maximumChallengeBytes, "challenge"),
+                relyingPartyID: rpID, relyingPartyName: options.rp.name,
+                user: PasskeyUser(
+                    id: try data(options.user.id, limit: PasskeyResult.maximumUserHandleBytes, "user handle"),
+                    name: options.user.name, displayName: options.user.displayName),
+                excludedCredentials: try descriptors(options.excludeCredentials),
+                userVerification: verification(options.authenticatorSelection?.userVerification),
+                timeout: timeout(options.timeout),
+                algorithms: options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg))
+        case (nil, let options?):
+            guard let rpID = options.rpId ?? baseURL.host else {
+                throw AuthError(.malformedResponse, "the assertion options name no relying party", provider: id)
+            }
+            return PasskeyCeremony(
+                operation: .assertion,
+                challenge: try data(options.challenge, limit: Self.maximumChallengeBytes, "challenge"),
+                relyingPartyID: rpID, allowedCredentials: try descriptors(options.allowCredentials),
+                userVerification: verification(options.userVerification), timeout: timeout(options.timeout),
+                algorithms: [])
+        default:
+            throw AuthError(
+                .malformedResponse, "the server must send exactly one of registration and assertion options",
+                provider: id)
+        }
+    }
+
+    /// Sends the platform's result to the server.
+    /// - Throws: `AuthError` `.cancelledByUser` (a cancelled result, nothing sent),
+    ///   `.signatureInvalid` (the server's verification failed; `providerCode` names the check,
+    ///   e.g. `originMismatch`, or `cloned_authenticator`), `.unauthorized` (an unknown
+    ///   credential), `.codeAlreadyUsed` (the flow's challenge was already used), `.expired`,
+    ///   `.attemptsExhausted`, `.challengeNotPending`, `.invalidInput` (`credential_exists`),
+    ///   `.network`, `.providerUnavailable`, or `CancellationError`.
+    public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
+        -> SignInStep
+    {
+        guard let flowID = challenge.providerState["flowId"] else {
+            throw AuthError(.challengeNotPending, "the challenge carries no passkey flow", provider: id)
+        }
+        let tokens: ReferenceProtocol.TokenResponse
+        switch answer.passkey {
+        case .registration(let registration):
+            let credentialID = Base64URL.encode(registration.credentialID)
+            tokens = try await post(
+                "/passkeys/register",
+                PasskeyProtocol.FinishRegistrationRequest(
+                    flowId: flowID,
+                    credential: .init(
+                        id: credentialID, rawId: credentialID,
+                        response: .init(
+                            clientDataJSON: Base64URL.encode(registration.clientDataJSON),
+                            attestationObject: Base64URL.encode(registration.attestationObject)))), context: context)
+        case .assertion(let assertion):
+            let credentialID = Base64URL.encode(assertion.credentialID)
+            tokens = try await post(
+                "/passkeys/authenticate",
+                PasskeyProtocol.FinishAssertionRequest(
+                    flowId: flowID,
+                    credential: .init(
+                        id: credentialID, rawId: credentialID,
+                        response: .init(
+                            clientDataJSON: Base64URL.encode(assertion.clientDataJSON),
+                            authenticatorData: Base64URL.encode(assertion.authenticatorData),
+                            signature: Base64URL.encode(assertion.signature),
+                            userHandle: assertion.userHandle.map { Base64URL.encode($0) }))), context: context)
+        case .cancelled:
+            throw AuthError(.cancelledByUser, "the passkey sheet was dismissed", provider: id)
+        case nil:
+            throw AuthError(
+                .invalidInput, "a passkey challenge is answered with ChallengeAnswer(passkey:)", provider: id,
+                reason: .answerMismatch)
+        }
+        let user = AuthUser(id: tokens.user.id, email: tokens.user.email.flatMap { try? EmailAddress($0) })
+        return .signedIn(
+            AuthSession(
+                id: UUID().uuidString.lowercased(), provider: id, user: user,
+                credentials: Credentials(
+                    accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: "Bearer",
+                    expiresAt: context.now.addingTimeInterval(TimeInterval(max(0, tokens.expiresIn)))),
+                createdAt: context.now))
+    }
+
+    /// Revokes the refresh token. Idempotent: an already revoked token (`401`) counts as done.
+    /// - Throws: `AuthError` `.network`, `.providerUnavailable`, or `CancellationError`.
+    public func signOut(_ session: AuthSession, context: AuthContext) async throws {
+        guard let refreshToken = session.credentials.refreshToken else { return }
+        let response = try await context.transport.send(
+            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken)))
+        if response.isSuccess || response.status == 401 { return }
+        throw mapError(response)
+    }
+
+    private func url(_ path: String) -> URL { baseURL.appendingPathComponent(String(path.dropFirst())) }
+
+    private func post<Body: Encodable, Result: Decodable>(
+        _ path: String, _ body: Body, context: AuthContext
+    ) async throws -> Result {
+        let response = try await context.transport.send(try .json(.post, url(path), body: body))
+        guard response.isSuccess else { throw mapError(response) }
+        return try response.decodeJSON(Result.self, provider: id)
+    }
+
+    /// Maps an error response of the passkey protocol to an `AuthError`; `providerCode` keeps
+    /// the verifier's reason for `verification_failed`, else the raw code.
+    public func mapError(_ response: HTTPResponse) -> AuthError {
+        if response.status >= 500 {
+            return AuthError(
+                .providerUnavailable, "the passkey server answered HTTP \(response.status)", provider: id,
+                providerCode: String(response.status), retryAfter: response.retryAfter)
+        }
+        guard let body = try? response.decodeJSON(PasskeyProtocol.ErrorResponse.self, provider: id) else {
+            return AuthError(
+                .malformedResponse, "HTTP \(response.status) without a passkey error body", provider: id,
+                providerCode: String(response.status))
+        }
+        let raw = body.code
+        switch raw {
+        case "verification_failed":
+            return AuthError(
+                .signatureInvalid, "the server refused the passkey (\(body.reason ?? "unknown check"))", provider: id,
+                providerCode: body.reason ?? raw, attemptsRemaining: body.attemptsRemaining)
+        case "cloned_authenticator":
+            return AuthError(
+                .signatureInvalid, "the passkey's signature counter went backwards (a cloned authenticator?)",
+                provider: id, providerCode: raw)
+        case "unknown_credential":
+            return AuthError(.unauthorized, "the server does not know this passkey", provider: id, providerCode: raw)
+        case "credential_exists":
+            return AuthError(
+                .invalidInput, "this authenticator already holds a passkey for the account", provider: id,
+                providerCode: raw, reason: .answerMismatch)
+        case "already_used":
+            return AuthError(.codeAlreadyUsed, "the challenge was already used", provider: id, providerCode: raw)
+        case "expired": return AuthError(.expired, "the challenge expired; start again", provider: id, providerCode: raw)
+        case "attempts_exhausted":
+            return AuthError(
+                .attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: body.reason ?? raw,
+                attemptsRemaining: 0)
+        case "unknown_flow":
+            return AuthError(
+                .challengeNotPending, "the server does not know this flow", provider: id, providerCode: raw)
+        case "invalid_identity":
+            return AuthError(.invalidInput, "the server rejected the identity", provider: id, providerCode: raw)
+        case "invalid_token":
+            return AuthError(.unauthorized, "the credentials are no longer accepted", provider: id, providerCode: raw)
+        default:
+            return AuthError(
+                .generic, "the passkey server answered HTTP \(response.status)", provider: id, providerCode: raw)
+        }
+    }
+}
