@@ -16,6 +16,10 @@ public typealias CFDictionary = NSDictionary
 public typealias CFError = NSError
 /// https://developer.apple.com/documentation/corefoundation/cftyperef — `typealias CFTypeRef = AnyObject`
 public typealias CFTypeRef = AnyObject
+/// https://developer.apple.com/documentation/corefoundation/cfallocator — `class CFAllocator` (a CF type)
+public final class CFAllocator {
+    private init() {}
+}
 /// https://developer.apple.com/documentation/kernel/osstatus — `typealias OSStatus = Int32`
 public typealias OSStatus = Int32
 

@@ -126,6 +126,9 @@ public enum P256 {
             /// https://developer.apple.com/documentation/cryptokit/p256/signing/privatekey/init(derrepresentation:)
             /// `init<Bytes>(derRepresentation: Bytes) throws where Bytes : RandomAccessCollection, Bytes.Element == UInt8`
             public init<Bytes: RandomAccessCollection>(derRepresentation: Bytes) throws where Bytes.Element == UInt8 { fatalError() }
+            /// https://developer.apple.com/documentation/cryptokit/p256/signing/privatekey/init(rawrepresentation:)
+            /// `init<Bytes>(rawRepresentation data: Bytes) throws where Bytes : ContiguousBytes`
+            public init<Bytes: ContiguousBytes>(rawRepresentation data: Bytes) throws { fatalError() }
             /// https://developer.apple.com/documentation/cryptokit/p256/signing/privatekey/publickey — `var publicKey: P256.Signing.PublicKey { get }`
             public var publicKey: P256.Signing.PublicKey { fatalError() }
             /// https://developer.apple.com/documentation/cryptokit/p256/signing/privatekey/signature(for:)
@@ -140,6 +143,36 @@ public enum P256 {
             public init<D: DataProtocol>(rawRepresentation: D) throws { fatalError() }
             /// https://developer.apple.com/documentation/cryptokit/p256/signing/ecdsasignature/rawrepresentation — `var rawRepresentation: Data`
             public var rawRepresentation: Data { fatalError() }
+        }
+    }
+}
+
+/// https://developer.apple.com/documentation/cryptokit/curve25519 — `enum Curve25519`
+public enum Curve25519 {
+    /// https://developer.apple.com/documentation/cryptokit/curve25519/signing — `enum Signing`
+    public enum Signing {
+        /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey
+        public struct PublicKey {
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/init(rawrepresentation:)
+            /// `init<D>(rawRepresentation data: D) throws where D : ContiguousBytes`
+            public init<D: ContiguousBytes>(rawRepresentation data: D) throws { fatalError() }
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/rawrepresentation — `var rawRepresentation: Data { get }`
+            public var rawRepresentation: Data { fatalError() }
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/isvalidsignature(_:for:)
+            /// `func isValidSignature<S, D>(_ signature: S, for data: D) -> Bool where S : DataProtocol, D : DataProtocol`
+            public func isValidSignature<S: DataProtocol, D: DataProtocol>(_ signature: S, for data: D) -> Bool { fatalError() }
+        }
+
+        /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/privatekey
+        public struct PrivateKey {
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/privatekey/init(rawrepresentation:)
+            /// `init<D>(rawRepresentation data: D) throws where D : ContiguousBytes`
+            public init<D: ContiguousBytes>(rawRepresentation data: D) throws { fatalError() }
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/privatekey/publickey — `var publicKey: Curve25519.Signing.PublicKey { get }`
+            public var publicKey: Curve25519.Signing.PublicKey { fatalError() }
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/privatekey/signature(for:)
+            /// `func signature<D>(for data: D) throws -> Data where D : DataProtocol`
+            public func signature<D: DataProtocol>(for data: D) throws -> Data { fatalError() }
         }
     }
 }

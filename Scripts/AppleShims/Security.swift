@@ -137,3 +137,18 @@ public func SecKeyVerifySignature(
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? { fatalError() }
+
+// MARK: Certificates (MultiAuthCrypto's WebAuthn packed attestation)
+
+/// https://developer.apple.com/documentation/security/seccertificate — `class SecCertificate` (a CF type)
+public final class SecCertificate {
+    private init() {}
+}
+
+/// https://developer.apple.com/documentation/security/seccertificatecreatewithdata(_:_:)
+/// `func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate?`
+public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? { fatalError() }
+
+/// https://developer.apple.com/documentation/security/seccertificatecopykey(_:)
+/// `func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey?`
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { fatalError() }

@@ -45,4 +45,33 @@ enum ECDSASignature {
         result += s
         return result
     }
+
+    /// A DER `Ecdsa-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (RFC 3279 §2.2.3, the
+    /// form WebAuthn signatures use, W3C WebAuthn Level 3 §6.5.5) as raw `r || s`, each
+    /// left-padded to 32 bytes; `nil` unless it is one strict DER structure with two positive
+    /// minimally encoded integers of at most 32 significant bytes and nothing after it.
+    static func raw(fromDER der: [UInt8]) -> [UInt8]? {
+        guard der.count <= 72, let outer = DER.element(in: der, at: 0), outer.tag == 0x30, outer.end == der.count,
+            let parts = DER.children(of: outer, in: der), parts.count == 2
+        else { return nil }
+        var raw: [UInt8] = []
+        for part in parts {
+            let value = der[part.contents]
+            guard part.tag == 0x02, let first = value.first, first & 0x80 == 0 else { return nil }
+            // Minimal: a leading zero only when the next byte has its high bit set.
+            if first == 0, value.count == 1 || value[value.startIndex + 1] & 0x80 == 0 { return nil }
+            let magnitude = value.drop(while: { $0 == 0 })
+            guard !magnitude.isEmpty, magnitude.count <= 32 else { return nil }
+            raw += [UInt8](repeating: 0, count: 32 - magnitude.count) + magnitude
+        }
+        return raw
+    }
+
+    /// Raw `r || s` (64 bytes) as a DER `Ecdsa-Sig-Value` (RFC 3279 §2.2.3), or `nil` for
+    /// another length.
+    static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
+        guard raw.count == 64 else { return nil }
+        return DER.encode(
+            tag: 0x30, DER.unsignedInteger(Array(raw[..<32])) + DER.unsignedInteger(Array(raw[32...])))
+    }
 }

@@ -47,6 +47,14 @@ public final class PrivateKey: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A P-256 private key from its 32-byte big-endian private scalar `d` (SEC 1 §3.2.1:
+    /// 1 ≤ d < n). Package-only: the sandbox's software authenticator derives its keys from a
+    /// seed so its credentials repeat run after run.
+    /// - Throws: ``CryptoError/invalidKey`` for a wrong length or a scalar out of range.
+    package static func p256(privateScalar scalar: [UInt8]) throws -> PrivateKey {
+        try PrivateKey(handle: KeyHandle.p256Private(scalar: scalar))
+    }
+
     /// RSA or P-256.
     public var keyType: KeyType { handle.keyType }
 

@@ -88,6 +88,14 @@ final class KeyHandle: @unchecked Sendable {
         }
     }
 
+    /// A P-256 private key from its 32-byte big-endian scalar (1 ≤ d < n).
+    static func p256Private(scalar: [UInt8]) throws -> KeyHandle {
+        guard scalar.count == 32, let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) else {
+            throw CryptoError.invalidKey
+        }
+        return KeyHandle(.p256Private(key), isPrivate: true)
+    }
+
     static func generate(_ type: KeyType, rsaBits: Int) throws -> KeyHandle {
         switch type {
         case .rsa:
