@@ -260,9 +260,10 @@ struct CLITests {
     @Test func demoSignsInWithEveryProvider() throws {
         let result = try CLI.run(["demo", "--no-qr"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        for provider in ["otpless", "dynamic", "truecaller", "portal"] {
+        for provider in ["otpless", "dynamic", "truecaller", "portal", "passkeys"] {
             #expect(result.stdout.contains("  \(provider)"))
         }
+        #expect(result.stdout.contains("registration ceremony for sandbox.test"))
         #expect(result.stdout.contains("fallbackTriggered"))
         #expect(result.stdout.contains("verificationStateChanged"))
         #expect(result.stdout.contains("✔ signed in"))

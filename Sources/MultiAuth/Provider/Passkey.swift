@@ -152,7 +152,7 @@ public enum PasskeyResult: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// at most 1023 bytes).
     public static let maximumCredentialIDBytes = 1023
     /// The largest `clientDataJSON` accepted, in bytes.
-    public static let maximumClientDataBytes = 8 * 1024
+    public static let maximumClientDataBytes = 16 * 1024
     /// The largest authenticator data accepted, in bytes.
     public static let maximumAuthenticatorDataBytes = 16 * 1024
     /// The largest signature accepted, in bytes (an RSA-8192 signature is 1,024).

@@ -25,6 +25,8 @@ struct DemoCommand: Command {
           dynamic     e-mail OTP (verificationUUID), one wrong code first, then the right one
           truecaller  phone OTP with verification states, TTL and a name to finish
           portal      Google OAuth → TOTP enrollment (otpauth QR) → TOTP code
+          passkeys    a new account registers a passkey (the sandbox's software authenticator
+                      plays the platform sheet), signs out, signs in with it (WebAuthn)
 
         Options:
           --provider NAME  run one flow: \(Self.flowNames.joined(separator: ", "))
@@ -58,7 +60,7 @@ struct DemoCommand: Command {
         """
     }
 
-    static let flowNames = ["otpless", "dynamic", "truecaller", "portal"]
+    static let flowNames = ["otpless", "dynamic", "truecaller", "portal", "passkeys"]
 
     /// The flows of each provider: (label for the summary, runner).
     static func flows(of name: String, showQR: Bool) -> [(String, @Sendable (DemoWorld) async throws -> AuthSession?)] {
@@ -70,6 +72,7 @@ struct DemoCommand: Command {
             ]
         case "dynamic": [("e-mail OTP", { try await DemoScenarios.dynamicEmail($0) })]
         case "truecaller": [("phone OTP + name", { try await DemoScenarios.truecallerOTP($0) })]
+        case "passkeys": [("passkey sign-up → sign-in", { try await DemoScenarios.passkeys($0) })]
         default: [("OAuth → TOTP", { try await DemoScenarios.portalTOTP($0, showQR: showQR) })]
         }
     }

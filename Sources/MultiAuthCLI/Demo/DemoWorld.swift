@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthConformance
 import MultiAuthOTPless
 import MultiAuthSandbox
 import MultiAuthSandboxKit
@@ -12,6 +13,11 @@ struct DemoWorld {
     let printer: EventPrinter
     let console: DemoConsole
     let portalBackend: PortalBackend
+    /// Plays the platform's passkey sheet for the passkeys flow (seeded like the sandbox).
+    let authenticator: SoftwareAuthenticator
+
+    /// The passkey reference provider's id.
+    static let passkeysID: AuthProviderID = "passkeys"
 
     /// The OTPLESS merchant: WhatsApp then SMS for phones, magic links for e-mail.
     static let otplessAppID = "DEMOAPP"
@@ -31,7 +37,12 @@ struct DemoWorld {
         world.otpless.preferredChannels = [.whatsapp, .sms]
         self.sandbox = world.sandbox
         self.portalBackend = world.portalBackend
-        self.client = try world.makeClient(store: store)
+        // The four vendors' providers, plus passkeys against the sandbox's relying party.
+        world.sandbox.register(PasskeyBackend(), host: PasskeyProtocol.defaultHost)
+        self.authenticator = SoftwareAuthenticator(seed: seed)
+        self.client = try AuthClient(
+            providers: try world.providers() + [PasskeyReferenceProvider(id: Self.passkeysID)], store: store,
+            transport: world.sandbox.transport, time: world.sandbox.time)
         self.printer = EventPrinter(events: client.events, json: console.json)
         self.console = console
     }

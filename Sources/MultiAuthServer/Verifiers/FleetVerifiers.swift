@@ -88,6 +88,25 @@ public struct FleetVerifiers: Sendable {
             skew: skew, time: time)
     }
 
+    /// A `WebAuthnVerifier` whose challenges are single-use on the shared store: a passkey
+    /// registration or assertion accepted by one server of the fleet is refused by every other
+    /// with `challengeReused` (Docs/Passkeys.md, "The replay store").
+    ///
+    /// - Parameters:
+    ///   - relyingParty: the relying party id and the origins it accepts.
+    ///   - challengeTTL: how long a consumed challenge is remembered; at least the ceremony's
+    ///     lifetime; 5 minutes by default.
+    ///   - signCountPolicy: what a sign count going backwards does; reported by default.
+    /// - Returns: the verifier.
+    public func webAuthn(
+        relyingParty: WebAuthnRelyingParty, challengeTTL: Duration = .seconds(300),
+        signCountPolicy: WebAuthnSignCountPolicy = .report
+    ) -> WebAuthnVerifier {
+        WebAuthnVerifier(
+            relyingParty: relyingParty, replayStore: replayStore, challengeTTL: challengeTTL,
+            signCountPolicy: signCountPolicy)
+    }
+
     /// A `TruecallerProfileVerifier` whose nonces are single-use on the shared store.
     ///
     /// - Parameters:
