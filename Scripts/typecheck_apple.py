@@ -14,7 +14,8 @@ language mode, warnings as errors), together with the rest of their module:
     store's init, SessionStores; PasskeyAuthorization, AuthenticationServices) -> MultiAuthHTTP
     (CellularTransport, Network),
     MultiAuthTruecaller (TruecallerAppHandoff, UIKit), MultiAuthObservation -> the SwiftUI
-    sample (Docs/Samples/SignInView.swift), and the XCUITest sample against the emulator
+    sample (Docs/Samples/SignInView.swift), the passkey SwiftUI sample
+    (Docs/Samples/PasskeySignInView.swift), and the XCUITest sample against the emulator
     (Docs/Samples/EmulatorUITests.swift, with an XCTest shim of the UI-testing API).
 
 What it proves: every Apple API our code calls exists with the names, argument labels, types,
@@ -63,6 +64,7 @@ UNITS = [
     ("MultiAuthTruecaller", ["Sources/MultiAuthTruecaller"]),
     ("MultiAuthObservation", ["Sources/MultiAuthObservation"]),
     ("MultiAuthSamplesSwiftUI", ["Docs/Samples/SignInView.swift"]),
+    ("MultiAuthSamplesPasskeySwiftUI", ["Docs/Samples/PasskeySignInView.swift"]),
     ("MultiAuthSamplesUITests", ["Docs/Samples/EmulatorUITests.swift"]),
 ]
 
@@ -100,6 +102,8 @@ MUTATIONS = [
      "Sources/MultiAuth/Provider/PasskeyAuthorization+AuthenticationServices.swift",
      "ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)",
      "ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialId: $0)"),
+    ("AuthenticationServices, passkey sample: wrong argument label", "Docs/Samples/PasskeySignInView.swift",
+     "perform(challenge, anchor: anchor)", "perform(challenge, window: anchor)"),
     ("XCTest UI testing: wrong argument label", "Docs/Samples/EmulatorUITests.swift",
      "XCTAssertTrue(email.waitForExistence(timeout: 10))", "XCTAssertTrue(email.waitForExistence(seconds: 10))"),
     ("XCTest UI testing: typo", "Docs/Samples/EmulatorUITests.swift",
