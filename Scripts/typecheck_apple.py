@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """Type-check MultiAuth's Apple-only code on Linux (run by .ci/run).
 
-Every `#if canImport(CryptoKit | Security | UIKit | Network | SwiftUI)` branch in Sources/ and
-Docs/Samples/ is compiled by nobody on Linux, and the repository has no Apple CI. This script
-builds small shim modules named CryptoKit, Security, Network, UIKit and SwiftUI
+Every `#if canImport(CryptoKit | Security | UIKit | Network | SwiftUI | AuthenticationServices)`
+branch in Sources/ and Docs/Samples/ is compiled by nobody on Linux, and the repository has no
+Apple CI. This script builds small shim modules named CryptoKit, Security, Network, UIKit,
+SwiftUI and AuthenticationServices
 (Scripts/AppleShims/, each declaration copied from the Apple documentation page cited next to
 it) and then compiles the modules holding Apple-only code with those shims on the module search
 path, so `canImport(X)` is true and the Apple branches are type-checked in full (Swift 6
 language mode, warnings as errors), together with the rest of their module:
 
     MultiAuthCrypto (CryptoKit/Security backend) -> MultiAuth (SystemKeychain, the keychain
-    store's init, SessionStores) -> MultiAuthHTTP (CellularTransport, Network),
+    store's init, SessionStores; PasskeyAuthorization, AuthenticationServices) -> MultiAuthHTTP
+    (CellularTransport, Network),
     MultiAuthTruecaller (TruecallerAppHandoff, UIKit), MultiAuthObservation -> the SwiftUI
-    sample (Docs/Samples/SignInView.swift), and the XCUITest sample against the emulator
+    sample (Docs/Samples/SignInView.swift), the passkey SwiftUI sample
+    (Docs/Samples/PasskeySignInView.swift), and the XCUITest sample against the emulator
     (Docs/Samples/EmulatorUITests.swift, with an XCTest shim of the UI-testing API).
 
 What it proves: every Apple API our code calls exists with the names, argument labels, types,
@@ -37,7 +40,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIM_DIR = os.path.join(ROOT, "Scripts", "AppleShims")
-APPLE_MODULES = ["CryptoKit", "Security", "UIKit", "Network", "SwiftUI"]
+APPLE_MODULES = ["CryptoKit", "Security", "UIKit", "Network", "SwiftUI", "AuthenticationServices"]
 # XCTest exists on Linux (without UI testing); the sample that needs its UI-testing API is
 # guarded by `canImport(XCTest) && canImport(UIKit)` and type-checked against the XCTest shim.
 
@@ -48,6 +51,7 @@ SHIMS = [
     ("CryptoKit", []),
     ("Network", ["AppleShimBase"]),
     ("UIKit", []),
+    ("AuthenticationServices", ["UIKit"]),
     ("SwiftUI", []),
     ("XCTest", []),
 ]
@@ -60,6 +64,7 @@ UNITS = [
     ("MultiAuthTruecaller", ["Sources/MultiAuthTruecaller"]),
     ("MultiAuthObservation", ["Sources/MultiAuthObservation"]),
     ("MultiAuthSamplesSwiftUI", ["Docs/Samples/SignInView.swift"]),
+    ("MultiAuthSamplesPasskeySwiftUI", ["Docs/Samples/PasskeySignInView.swift"]),
     ("MultiAuthSamplesUITests", ["Docs/Samples/EmulatorUITests.swift"]),
 ]
 
@@ -95,6 +100,14 @@ MUTATIONS = [
      'TextField("Code", text: $code)', 'TextField("Code", value: $code)'),
     ("SwiftUI: typo", "Docs/Samples/SignInView.swift",
      ".task { await model.observe() }", ".tasks { await model.observe() }"),
+    ("AuthenticationServices: typo", "Sources/MultiAuth/Provider/PasskeyAuthorization+AuthenticationServices.swift",
+     "controller.presentationContextProvider = delegate", "controller.presentationContextProvidr = delegate"),
+    ("AuthenticationServices: wrong argument label",
+     "Sources/MultiAuth/Provider/PasskeyAuthorization+AuthenticationServices.swift",
+     "ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)",
+     "ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialId: $0)"),
+    ("AuthenticationServices, passkey sample: wrong argument label", "Docs/Samples/PasskeySignInView.swift",
+     "perform(challenge, anchor: anchor)", "perform(challenge, window: anchor)"),
     ("XCTest UI testing: wrong argument label", "Docs/Samples/EmulatorUITests.swift",
      "XCTAssertTrue(email.waitForExistence(timeout: 10))", "XCTAssertTrue(email.waitForExistence(seconds: 10))"),
     ("XCTest UI testing: typo", "Docs/Samples/EmulatorUITests.swift",

@@ -1,11 +1,20 @@
 // Shim module `UIKit` for Scripts/typecheck_apple.py (never shipped, never linked): exactly the
-// UIKit declarations MultiAuthTruecaller's app hand-off uses, each written from the Apple
+// UIKit declarations MultiAuthTruecaller's app hand-off uses, and `UIWindow` (the iOS
+// `ASPresentationAnchor` of the AuthenticationServices shim), each written from the Apple
 // documentation page cited above it. Bodies are placeholders.
 @_exported import Foundation
 
 /// https://developer.apple.com/documentation/uikit/uiresponder — `@MainActor class UIResponder`
 @MainActor
 open class UIResponder {}
+
+/// https://developer.apple.com/documentation/uikit/uiview — `@MainActor class UIView : UIResponder`
+@MainActor
+open class UIView: UIResponder {}
+
+/// https://developer.apple.com/documentation/uikit/uiwindow — `@MainActor class UIWindow : UIView`
+@MainActor
+open class UIWindow: UIView {}
 
 /// https://developer.apple.com/documentation/uikit/uiapplication — `@MainActor class UIApplication`
 @MainActor
