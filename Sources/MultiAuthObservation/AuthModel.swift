@@ -18,7 +18,9 @@ import Observation
 /// event kind it does not know (one added by a later version of the core).
 ///
 /// Actions forward to the client and return or throw what it returns or throws; an `AuthError`
-/// (not a `CancellationError`) is also kept in ``lastError`` (a successful action clears it).
+/// is also kept in ``lastError`` (a successful action clears it), except a `CancellationError`
+/// and `.cancelledByUser` (the person dismissed the passkey sheet: nothing to show, and an
+/// earlier error is cleared).
 /// Sessions and challenges change only through the event stream, never from an action's result,
 /// so nothing is applied twice.
 ///
@@ -299,6 +301,9 @@ public final class AuthModel {
             return result
         } catch is CancellationError {
             throw CancellationError()
+        } catch let error as AuthError where error.code == .cancelledByUser {
+            clearError()
+            throw error
         } catch let error as AuthError {
             record(error)
             throw error

@@ -63,6 +63,31 @@ struct AuthModelTests {
         await model.waitUntilProcessed(through: model.client.events.currentSequence)
     }
 
+    @Test("a dismissed passkey sheet is not an error to show; the challenge stays pending and then signs in")
+    func aCancelledPasskeySheetIsNotKeptAsAnError() async throws {
+        sandbox.register(PasskeyBackend(), host: PasskeyProtocol.defaultHost)
+        let model = AuthModel(
+            client: try sandbox.makeClient(providers: [PasskeyReferenceProvider()], store: InMemorySessionStore()))
+        let task = await start(model)
+        defer { task.cancel() }
+        let challenge = try #require(
+            try await model.signIn(with: "passkeys", .email(try EmailAddress("kim@example.com"))).challenge)
+        _ = await #expect(throws: AuthError.self) {
+            try await model.submit(ChallengeAnswer(code: "123456"), for: challenge)
+        }
+        #expect(model.lastError?.reason == .answerMismatch)
+        let dismissed = await #expect(throws: AuthError.self) {
+            try await model.submit(ChallengeAnswer(passkey: .cancelled), for: challenge)
+        }
+        #expect(dismissed?.code == .cancelledByUser)
+        #expect(model.lastError == nil, "a dismissed sheet clears the error and shows none")
+        await settle(model)
+        #expect(model.pendingChallenge(for: "passkeys") == challenge)
+        let session = try await model.submit(try SoftwareAuthenticator(seed: 3).answer(challenge), for: challenge)
+        await settle(model)
+        #expect(model.session(for: "passkeys") == session.session)
+    }
+
     @Test func signInRestoreRefreshAndSignOutEachChangeTheModelOnce() async throws {
         // Sign-in with a first client.
         let first = AuthModel(client: try makeClient())

@@ -9,7 +9,8 @@ import MultiAuthSandbox
 ///
 /// Each check gets a fresh world: a new ``/MultiAuthSandboxRuntime/Sandbox`` (seed `harness.seed +
 /// check number`), the harness's backend installed in it, a fresh provider, a new in-memory
-/// store and client, and a new `SoftwareAuthenticator` (seeded) playing the platform at the
+/// store and client, and a new `SoftwareAuthenticator` (seeded, sign count always 0 like a
+/// synced passkey, so only the challenge can refuse a replay) playing the platform at the
 /// harness's origin. Nothing sleeps and nothing reaches the network.
 ///
 /// ```swift
@@ -150,7 +151,9 @@ struct PasskeyWorld {
         provider = try makeProvider(sandbox)
         store = InMemorySessionStore()
         client = try sandbox.makeClient(providers: [provider], store: store, autoRefresh: .disabled)
-        authenticator = SoftwareAuthenticator(seed: seed)
+        // Sign count 0 on every assertion, as synced passkeys report it (W3C WebAuthn Level 3
+        // §6.1.1): a replay must be refused by the single-use challenge, not by the counter.
+        authenticator = SoftwareAuthenticator(seed: seed, signCountStep: 0)
         self.harness = harness
     }
 

@@ -56,7 +56,7 @@ public final class PasskeyBackend: SandboxBackend, @unchecked Sendable {
     ///   - relyingParty: The relying party id and the origins it accepts (default
     ///     ``PasskeyProtocol/relyingPartyID`` and ``PasskeyProtocol/origin``).
     ///   - userVerification: What the ceremonies ask for and the verifier enforces.
-    public init(
+    public convenience init(
         relyingParty: WebAuthnRelyingParty = WebAuthnRelyingParty(
             id: PasskeyProtocol.relyingPartyID, origins: [PasskeyProtocol.origin]),
         userVerification: WebAuthnUserVerification = .preferred
