@@ -220,8 +220,9 @@ let package = Package(
                 "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
                 "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer", "MultiAuthSpawn",
             ]),
-        // Peer cross-check driver for Scripts/crosscheck_crypto.py (JSON lines in, JSON lines out).
-        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto"]),
+        // Peer cross-check driver for Scripts/crosscheck_crypto.py and Scripts/crosscheck_webauthn.py
+        // (JSON lines in, JSON lines out); its WebAuthn mode signs with the sandbox's SoftwareAuthenticator.
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto", "MultiAuthSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,9 +14,22 @@
 //   {"op":"jwt","token","jwk":{…},"now":1700000000,"leeway":0,"any_audience":true}
 //       -> {"valid":true} or {"valid":false,"error":"…"}  (an audience, or the explicit
 //          opt-out, is required: MultiAuth has no "no audience" default)
+//   WebAuthn (Scripts/crosscheck_webauthn.py; bytes as base64url):
+//   {"op":"webauthn_make","seed":1,"alg":-7,"attestation":"none"|"packed","rp_id","origin",
+//    "user_handle","challenge","assertion_challenges":[…],"sign_count_step":1}
+//       -> {"registration":{"credential_id","client_data","attestation_object"},
+//           "assertions":[{"credential_id","client_data","authenticator_data","signature","user_handle"}]}
+//       (a SoftwareAuthenticator registration and its assertions)
+//   {"op":"webauthn_register","rp_id","origins":[…],"challenge","client_data","attestation_object",
+//    "uv_required":true} -> {"valid":true,"credential_id","public_key","alg","sign_count","fmt"}
+//   {"op":"webauthn_assert","rp_id","origins":[…],"challenge","credential_id","client_data",
+//    "authenticator_data","signature","user_handle"|null,"public_key","alg","sign_count","uv_required"}
+//       -> {"valid":true,"sign_count":n,"regressed":false}
+//       (WebAuthnVerifier; a refusal is {"valid":false,"error":"<WebAuthnError code>"})
 // Any failure answers {"error": description}. Exit status 0 at end of input.
 import Foundation
 import MultiAuthCrypto
+import MultiAuthSandbox
 
 struct BadRequest: Error {}
 
@@ -37,8 +50,101 @@ func totp(_ request: [String: Any]) throws -> TOTP {
         digits: Int(int64(request, "digits")), period: int64(request, "period"))
 }
 
-func answer(_ request: [String: Any]) throws -> [String: Any] {
+func bytes(_ request: [String: Any], _ key: String) throws -> [UInt8] {
+    try Base64URL.decode(string(request, key))
+}
+
+func webAuthnVerifier(_ request: [String: Any]) throws -> WebAuthnVerifier {
+    guard let origins = request["origins"] as? [String] else { throw BadRequest() }
+    return WebAuthnVerifier(relyingParty: WebAuthnRelyingParty(id: try string(request, "rp_id"), origins: origins))
+}
+
+func userVerification(_ request: [String: Any]) -> WebAuthnUserVerification {
+    request["uv_required"] as? Bool == true ? .required : .preferred
+}
+
+func webAuthnMake(_ request: [String: Any]) throws -> [String: Any] {
+    guard let algorithm = COSEAlgorithm(rawValue: Int(try int64(request, "alg"))),
+        let challenges = request["assertion_challenges"] as? [String],
+        let seed = UInt64(exactly: try int64(request, "seed")),
+        let step = UInt32(exactly: (request["sign_count_step"] as? NSNumber)?.int64Value ?? 1)
+    else { throw BadRequest() }
+    let authenticator = SoftwareAuthenticator(
+        seed: seed, algorithm: algorithm,
+        attestation: try string(request, "attestation") == "packed" ? .packedSelf : .none,
+        signCountStep: step)
+    let rpID = try string(request, "rp_id")
+    let origin = try string(request, "origin")
+    let registration = try authenticator.makeCredential(
+        rpID: rpID, origin: origin, challenge: bytes(request, "challenge"), userHandle: bytes(request, "user_handle"),
+        userName: "crosscheck")
+    let assertions = try challenges.map { challenge in
+        let assertion = try authenticator.getAssertion(
+            rpID: rpID, origin: origin, challenge: Base64URL.decode(challenge),
+            allowedCredentialIDs: [registration.credentialID])
+        return [
+            "credential_id": Base64URL.encode(assertion.credentialID),
+            "client_data": Base64URL.encode(assertion.clientDataJSON),
+            "authenticator_data": Base64URL.encode(assertion.authenticatorData),
+            "signature": Base64URL.encode(assertion.signature),
+            "user_handle": assertion.userHandle.map { Base64URL.encode($0) as Any } ?? NSNull(),
+        ]
+    }
+    return [
+        "registration": [
+            "credential_id": Base64URL.encode(registration.credentialID),
+            "client_data": Base64URL.encode(registration.clientDataJSON),
+            "attestation_object": Base64URL.encode(registration.attestationObject),
+        ],
+        "assertions": assertions,
+    ]
+}
+
+func webAuthnRegister(_ request: [String: Any]) async throws -> [String: Any] {
+    do {
+        let credential = try await webAuthnVerifier(request).verifyRegistration(
+            clientDataJSON: bytes(request, "client_data"), attestationObject: bytes(request, "attestation_object"),
+            expectedChallenge: bytes(request, "challenge"), userVerification: userVerification(request))
+        return [
+            "valid": true, "credential_id": Base64URL.encode(credential.credentialID),
+            "public_key": Base64URL.encode(credential.publicKey), "alg": credential.algorithm.rawValue,
+            "sign_count": credential.signCount, "fmt": credential.attestationFormat,
+        ]
+    } catch let error as WebAuthnError {
+        return ["valid": false, "error": error.code.rawValue]
+    }
+}
+
+func webAuthnAssert(_ request: [String: Any]) async throws -> [String: Any] {
+    guard let algorithm = COSEAlgorithm(rawValue: Int(try int64(request, "alg"))),
+        let storedCount = UInt32(exactly: try int64(request, "sign_count"))
+    else { throw BadRequest() }
+    let credentialID = try bytes(request, "credential_id")
+    let userHandle = try (request["user_handle"] as? String).map { try Base64URL.decode($0) }
+    let credential = WebAuthnCredential(
+        credentialID: credentialID, publicKey: try bytes(request, "public_key"), algorithm: algorithm,
+        signCount: storedCount, userHandle: nil, backupEligible: false, backedUp: false, attestationFormat: "none",
+        aaguid: Array(repeating: 0, count: 16))
+    do {
+        let result = try await webAuthnVerifier(request).verifyAssertion(
+            credentialID: credentialID, clientDataJSON: bytes(request, "client_data"),
+            authenticatorData: bytes(request, "authenticator_data"), signature: bytes(request, "signature"),
+            userHandle: userHandle, expectedChallenge: bytes(request, "challenge"), credential: credential,
+            userVerification: userVerification(request))
+        return ["valid": true, "sign_count": result.signCount, "regressed": result.signCountRegressed]
+    } catch let error as WebAuthnError {
+        return ["valid": false, "error": error.code.rawValue]
+    }
+}
+
+func answer(_ request: [String: Any]) async throws -> [String: Any] {
     switch try string(request, "op") {
+    case "webauthn_make":
+        return try webAuthnMake(request)
+    case "webauthn_register":
+        return try await webAuthnRegister(request)
+    case "webauthn_assert":
+        return try await webAuthnAssert(request)
     case "totp":
         return ["code": try totp(request).code(at: int64(request, "time"))]
     case "verify":
@@ -105,8 +211,10 @@ while let line = readLine(strippingNewline: true) {
             throw BadRequest()
         }
         id = request["id"] ?? NSNull()
-        response = try answer(request)
+        response = try await answer(request)
     } catch let error as CryptoError {
+        response = ["error": error.description]
+    } catch let error as SoftwareAuthenticatorError {
         response = ["error": error.description]
     } catch {
         response = ["error": "bad request: \(error)"]

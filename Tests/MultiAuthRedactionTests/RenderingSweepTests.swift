@@ -54,6 +54,7 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.MessageDigest": "namespace (caseless enum)",
         "MultiAuthCrypto.SecureRandom": "namespace (caseless enum)",
         "MultiAuthCrypto.ReplayStoreLimits": "namespace (caseless enum)",
+        "MultiAuthCrypto.WebAuthnVerifier.Limits": "namespace (caseless enum)",
         "MultiAuthServer.StoreConformance": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
@@ -255,6 +256,48 @@ struct RenderingSweepTests {
         add(OTPAuthURI.Kind.totp)
         add(signer)
         add(signer.publicKey)
+        // WebAuthn (Docs/Passkeys.md): a registration and an assertion of the software
+        // authenticator, through the verifier; the user name is planted.
+        let authenticator = SoftwareAuthenticator(seed: 1, attestation: .packedSelf)
+        let webAuthnChallenge = [UInt8](repeating: 7, count: 32)
+        let registration = try authenticator.makeCredential(
+            rpID: "example.com", origin: "https://example.com", challenge: webAuthnChallenge,
+            userHandle: Array("u1".utf8), userName: Plant.claim)
+        let assertion = try authenticator.getAssertion(
+            rpID: "example.com", origin: "https://example.com", challenge: webAuthnChallenge)
+        let webAuthn = WebAuthnVerifier(
+            relyingParty: WebAuthnRelyingParty(id: "example.com", origins: ["https://example.com"]))
+        let credential = try await webAuthn.verifyRegistration(
+            clientDataJSON: registration.clientDataJSON, attestationObject: registration.attestationObject,
+            expectedChallenge: webAuthnChallenge, userVerification: .required)
+        add(
+            try await webAuthn.verifyAssertion(
+                credentialID: assertion.credentialID, clientDataJSON: assertion.clientDataJSON,
+                authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+                userHandle: assertion.userHandle, expectedChallenge: webAuthnChallenge, credential: credential,
+                userVerification: .required))
+        add(authenticator)
+        add(SoftwareAuthenticator.Attestation.packedSelf)
+        add(registration)
+        add(assertion)
+        add(SoftwareAuthenticatorError(.notAllowed, "no credential"))
+        add(SoftwareAuthenticatorError.Code.notAllowed)
+        add(webAuthn)
+        add(webAuthn.relyingParty)
+        add(credential)
+        add(COSEAlgorithm.es256)
+        add(WebAuthnUserVerification.required)
+        add(WebAuthnSignCountPolicy.report)
+        add(WebAuthnError(.originMismatch, "client data origin is not allowed"))
+        add(WebAuthnError.Code.malformed)
+        add(CBORValue.text("fmt"))
+        add(CBORLimits.webAuthn)
+        add(CBORError(.truncated, at: 0))
+        add(CBORError.Kind.truncated)
+        let attestationObject = try WebAuthnAttestationObject(parsing: registration.attestationObject)
+        add(attestationObject)
+        add(attestationObject.authenticatorData)
+        if let attested = attestationObject.authenticatorData.attestedCredential { add(attested) }
         add(SignatureAlgorithm.es256)
         add(try TOTP(secret: totpSecret))
         add(TOTPReplayGuard())
