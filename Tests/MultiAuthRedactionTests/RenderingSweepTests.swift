@@ -59,6 +59,9 @@ struct RenderingSweepTests {
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
         "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)",
+        "MultiAuthSandbox.PasskeyProtocol": "namespace (caseless enum)",
+        "MultiAuth.PasskeyAuthorization":
+            "AuthenticationServices only (no stored values: it maps a challenge to a platform request); its mapping is swept through PasskeyCeremony and PasskeyResult",
         "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
         "MultiAuth.SessionStores": "namespace of store factories (caseless enum); the stores it returns are swept",
         "MultiAuthHTTP.CellularTransport":
@@ -188,16 +191,16 @@ struct RenderingSweepTests {
         add(PasskeyUserVerification.required)
         add(PasskeyCredentialDescriptor(id: planted))
         add(Challenge.Kind.passkey(ceremony), as: "MultiAuth.Challenge.Kind (passkey)")
-        let registration = PasskeyRegistration(
+        let passkeyRegistration = PasskeyRegistration(
             credentialID: planted, clientDataJSON: Data(Plant.payload.utf8),
             attestationObject: Data(Plant.signature.utf8))
-        add(registration)
-        let assertion = PasskeyAssertion(
+        add(passkeyRegistration)
+        let passkeyAssertion = PasskeyAssertion(
             credentialID: planted, clientDataJSON: Data(Plant.payload.utf8), authenticatorData: planted,
             signature: Data(Plant.signature.utf8), userHandle: planted)
-        add(assertion)
-        add(PasskeyResult.assertion(assertion))
-        add(ChallengeAnswer(passkey: .registration(registration)), as: "MultiAuth.ChallengeAnswer (passkey)")
+        add(passkeyAssertion)
+        add(PasskeyResult.assertion(passkeyAssertion))
+        add(ChallengeAnswer(passkey: .registration(passkeyRegistration)), as: "MultiAuth.ChallengeAnswer (passkey)")
         add(credentials)
         add(DeliveryChannel.whatsapp)
         add(DeliveryStatus.delivered)
@@ -463,6 +466,15 @@ struct RenderingSweepTests {
                 accessToken: Plant.token, refreshToken: Plant.refresh, expiresIn: 60, expiresAt: now,
                 user: ReferenceProtocol.User(id: "u", email: nil, phone: nil)))
         add(ReferenceProtocol.ErrorResponse(code: "invalid_code", attemptsRemaining: 2, retryAfter: 1))
+        let passkeyBackend = PasskeyBackend()
+        sandbox.register(passkeyBackend, host: PasskeyProtocol.defaultHost)
+        let passkeyClient = try sandbox.makeClient(providers: [PasskeyReferenceProvider()])
+        let passkeyChallenge = try #require(
+            try await passkeyClient.signIn(with: "passkeys", .email(try EmailAddress("kim@example.com"))).challenge)
+        add(passkeyChallenge, as: "MultiAuth.Challenge (passkey)")
+        _ = try await passkeyClient.submit(
+            try SoftwareAuthenticator(seed: 4).answer(passkeyChallenge), for: passkeyChallenge)
+        add(passkeyBackend)
 
         // MARK: MultiAuthConformance, MultiAuthBuiltInConformance
         add(ConformanceCheck.noSecretInAnyRendering)
@@ -484,6 +496,10 @@ struct RenderingSweepTests {
         add(ConformanceResult.Status.skipped)
         add(ProviderConformance.reference())
         add(ReferenceProvider())
+        add(PasskeyReferenceProvider())
+        add(PasskeyConformance(provider: { _ in PasskeyReferenceProvider() }, harness: .reference()))
+        add(PasskeyConformanceHarness.reference())
+        add(PasskeyCheck.challengeIsSingleUse)
         add(AutoRefresh(jitterSeed: 7))
         add(ReferenceBackend.RefreshTokenOrigin.refresh(from: Plant.token))
         add(PortalBackendRegistry())

@@ -14,7 +14,9 @@ import MultiAuthSandboxRuntime
 /// Thread-safe (one lock around its tables; never held across the verifier's suspension). A
 /// flow being verified is reserved, so two finishes of one flow at once verify once: the second
 /// gets `409 already_used`.
-public final class PasskeyBackend: SandboxBackend, @unchecked Sendable {
+public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable, @unchecked Sendable
+{
     private struct Flow {
         let email: String?
         let operation: PasskeyCeremony.Operation
@@ -76,6 +78,15 @@ public final class PasskeyBackend: SandboxBackend, @unchecked Sendable {
 
     /// The number of accounts created so far.
     public var accountCount: Int { lock.withLock { accounts.count } }
+
+    /// `PasskeyBackend(rp: sandbox.test, 2 accounts)`: no challenge, key or token.
+    public var description: String { "PasskeyBackend(rp: \(relyingParty.id), \(accountCount) accounts)" }
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+    /// A mirror with the relying party id and the account count only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["relyingParty": relyingParty.id, "accounts": accountCount], displayStyle: .class)
+    }
 
     /// The stored credential record of `credentialID` (its sign count, algorithm, flags), or
     /// `nil` when no account registered it.

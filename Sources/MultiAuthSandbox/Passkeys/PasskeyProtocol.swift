@@ -25,7 +25,8 @@ import Foundation
 /// token response is ``ReferenceProtocol/TokenResponse``.
 ///
 /// The sandbox trusts the e-mail address of a sign-up; a real relying party proves it first (an
-/// e-mail code, then the registration as a second step).
+/// e-mail code, then the registration as a second step). The body types are `package`: an app
+/// or a test talks to the backend through `PasskeyReferenceProvider`.
 public enum PasskeyProtocol {
     /// The default host of the passkey backend.
     public static let defaultHost = "passkeys.sandbox.test"
@@ -41,27 +42,27 @@ public enum PasskeyProtocol {
     public static let challengeBytes = 32
 
     /// `POST /passkeys/start` body.
-    public struct StartRequest: Codable, Sendable {
+    package struct StartRequest: Codable, Sendable {
         /// The account's e-mail identity key; `nil` for a discoverable-credential sign-in.
-        public var email: String?
+        package var email: String?
         /// Creates a body.
-        public init(email: String?) { self.email = email }
+        package init(email: String?) { self.email = email }
     }
 
     /// The ceremony a start issued: exactly one of ``registration`` and ``assertion``.
-    public struct StartResponse: Codable, Sendable {
+    package struct StartResponse: Codable, Sendable {
         /// The server's flow id.
-        public var flowId: String
+        package var flowId: String
         /// Seconds until the challenge expires.
-        public var expiresIn: Int
+        package var expiresIn: Int
         /// Attempts left.
-        public var attempts: Int
+        package var attempts: Int
         /// Registration options, for a new account.
-        public var registration: CreationOptions?
+        package var registration: CreationOptions?
         /// Assertion options, for a sign-in.
-        public var assertion: RequestOptions?
+        package var assertion: RequestOptions?
         /// Creates a response.
-        public init(
+        package init(
             flowId: String, expiresIn: Int, attempts: Int, registration: CreationOptions?, assertion: RequestOptions?
         ) {
             self.flowId = flowId
@@ -73,28 +74,28 @@ public enum PasskeyProtocol {
     }
 
     /// `PublicKeyCredentialRpEntity` (§5.4.2).
-    public struct RelyingParty: Codable, Sendable, Hashable {
+    package struct RelyingParty: Codable, Sendable, Hashable {
         /// The relying party id.
-        public var id: String?
+        package var id: String?
         /// The display name.
-        public var name: String
+        package var name: String
         /// Creates an entity.
-        public init(id: String?, name: String) {
+        package init(id: String?, name: String) {
             self.id = id
             self.name = name
         }
     }
 
     /// `PublicKeyCredentialUserEntityJSON` (§5.4.3): `id` is base64url.
-    public struct User: Codable, Sendable, Hashable {
+    package struct User: Codable, Sendable, Hashable {
         /// The user handle, base64url.
-        public var id: String
+        package var id: String
         /// The account name.
-        public var name: String
+        package var name: String
         /// The display name.
-        public var displayName: String
+        package var displayName: String
         /// Creates an entity.
-        public init(id: String, name: String, displayName: String) {
+        package init(id: String, name: String, displayName: String) {
             self.id = id
             self.name = name
             self.displayName = displayName
@@ -102,28 +103,28 @@ public enum PasskeyProtocol {
     }
 
     /// `PublicKeyCredentialParameters` (§5.3).
-    public struct Parameters: Codable, Sendable, Hashable {
+    package struct Parameters: Codable, Sendable, Hashable {
         /// Always `"public-key"`.
-        public var type: String
+        package var type: String
         /// A COSE algorithm identifier (RFC 9053 §2.1).
-        public var alg: Int
+        package var alg: Int
         /// Creates parameters.
-        public init(type: String = "public-key", alg: Int) {
+        package init(type: String = "public-key", alg: Int) {
             self.type = type
             self.alg = alg
         }
     }
 
     /// `PublicKeyCredentialDescriptorJSON` (§5.8.3): `id` is base64url.
-    public struct Descriptor: Codable, Sendable, Hashable {
+    package struct Descriptor: Codable, Sendable, Hashable {
         /// Always `"public-key"`.
-        public var type: String
+        package var type: String
         /// The credential id, base64url.
-        public var id: String
+        package var id: String
         /// Transport hints.
-        public var transports: [String]?
+        package var transports: [String]?
         /// Creates a descriptor.
-        public init(type: String = "public-key", id: String, transports: [String]? = nil) {
+        package init(type: String = "public-key", id: String, transports: [String]? = nil) {
             self.type = type
             self.id = id
             self.transports = transports
@@ -131,38 +132,38 @@ public enum PasskeyProtocol {
     }
 
     /// `AuthenticatorSelectionCriteria` (§5.4.4).
-    public struct Selection: Codable, Sendable, Hashable {
+    package struct Selection: Codable, Sendable, Hashable {
         /// `"required"`, `"preferred"` or `"discouraged"`.
-        public var residentKey: String?
+        package var residentKey: String?
         /// `"required"`, `"preferred"` or `"discouraged"`.
-        public var userVerification: String?
+        package var userVerification: String?
         /// Creates criteria.
-        public init(residentKey: String?, userVerification: String?) {
+        package init(residentKey: String?, userVerification: String?) {
             self.residentKey = residentKey
             self.userVerification = userVerification
         }
     }
 
     /// `PublicKeyCredentialCreationOptionsJSON` (§5.1.11).
-    public struct CreationOptions: Codable, Sendable, Hashable {
+    package struct CreationOptions: Codable, Sendable, Hashable {
         /// The relying party.
-        public var rp: RelyingParty
+        package var rp: RelyingParty
         /// The account.
-        public var user: User
+        package var user: User
         /// The challenge, base64url.
-        public var challenge: String
+        package var challenge: String
         /// Accepted algorithms, most preferred first.
-        public var pubKeyCredParams: [Parameters]
+        package var pubKeyCredParams: [Parameters]
         /// Milliseconds the relying party waits.
-        public var timeout: Int?
+        package var timeout: Int?
         /// Credentials the authenticator must not already hold.
-        public var excludeCredentials: [Descriptor]?
+        package var excludeCredentials: [Descriptor]?
         /// Authenticator requirements.
-        public var authenticatorSelection: Selection?
+        package var authenticatorSelection: Selection?
         /// The attestation conveyance preference, e.g. `"none"`.
-        public var attestation: String?
+        package var attestation: String?
         /// Creates options.
-        public init(
+        package init(
             rp: RelyingParty, user: User, challenge: String, pubKeyCredParams: [Parameters], timeout: Int?,
             excludeCredentials: [Descriptor]?, authenticatorSelection: Selection?, attestation: String?
         ) {
@@ -178,19 +179,19 @@ public enum PasskeyProtocol {
     }
 
     /// `PublicKeyCredentialRequestOptionsJSON` (§5.1.11).
-    public struct RequestOptions: Codable, Sendable, Hashable {
+    package struct RequestOptions: Codable, Sendable, Hashable {
         /// The challenge, base64url.
-        public var challenge: String
+        package var challenge: String
         /// Milliseconds the relying party waits.
-        public var timeout: Int?
+        package var timeout: Int?
         /// The relying party id.
-        public var rpId: String?
+        package var rpId: String?
         /// Credentials allowed; empty or absent for a discoverable credential.
-        public var allowCredentials: [Descriptor]?
+        package var allowCredentials: [Descriptor]?
         /// `"required"`, `"preferred"` or `"discouraged"`.
-        public var userVerification: String?
+        package var userVerification: String?
         /// Creates options.
-        public init(
+        package init(
             challenge: String, timeout: Int?, rpId: String?, allowCredentials: [Descriptor]?, userVerification: String?
         ) {
             self.challenge = challenge
@@ -202,30 +203,30 @@ public enum PasskeyProtocol {
     }
 
     /// `AuthenticatorAttestationResponseJSON` (§5.2.1), the fields the server reads.
-    public struct AttestationResponse: Codable, Sendable {
+    package struct AttestationResponse: Codable, Sendable {
         /// base64url.
-        public var clientDataJSON: String
+        package var clientDataJSON: String
         /// base64url.
-        public var attestationObject: String
+        package var attestationObject: String
         /// Creates a response.
-        public init(clientDataJSON: String, attestationObject: String) {
+        package init(clientDataJSON: String, attestationObject: String) {
             self.clientDataJSON = clientDataJSON
             self.attestationObject = attestationObject
         }
     }
 
     /// `AuthenticatorAssertionResponseJSON` (§5.2.2).
-    public struct AssertionResponse: Codable, Sendable {
+    package struct AssertionResponse: Codable, Sendable {
         /// base64url.
-        public var clientDataJSON: String
+        package var clientDataJSON: String
         /// base64url.
-        public var authenticatorData: String
+        package var authenticatorData: String
         /// base64url.
-        public var signature: String
+        package var signature: String
         /// base64url, when the authenticator returned one.
-        public var userHandle: String?
+        package var userHandle: String?
         /// Creates a response.
-        public init(clientDataJSON: String, authenticatorData: String, signature: String, userHandle: String?) {
+        package init(clientDataJSON: String, authenticatorData: String, signature: String, userHandle: String?) {
             self.clientDataJSON = clientDataJSON
             self.authenticatorData = authenticatorData
             self.signature = signature
@@ -234,17 +235,17 @@ public enum PasskeyProtocol {
     }
 
     /// `RegistrationResponseJSON` / `AuthenticationResponseJSON` (§5.1.3, §5.1.4).
-    public struct Credential<Response: Codable & Sendable>: Codable, Sendable {
+    package struct Credential<Response: Codable & Sendable>: Codable, Sendable {
         /// The credential id, base64url.
-        public var id: String
+        package var id: String
         /// The credential id, base64url (the same bytes as ``id``).
-        public var rawId: String
+        package var rawId: String
         /// Always `"public-key"`.
-        public var type: String
+        package var type: String
         /// The authenticator's response.
-        public var response: Response
+        package var response: Response
         /// Creates a credential.
-        public init(id: String, rawId: String, type: String = "public-key", response: Response) {
+        package init(id: String, rawId: String, type: String = "public-key", response: Response) {
             self.id = id
             self.rawId = rawId
             self.type = type
@@ -253,26 +254,26 @@ public enum PasskeyProtocol {
     }
 
     /// `POST /passkeys/register` body.
-    public struct FinishRegistrationRequest: Codable, Sendable {
+    package struct FinishRegistrationRequest: Codable, Sendable {
         /// The flow the start issued.
-        public var flowId: String
+        package var flowId: String
         /// The new credential.
-        public var credential: Credential<AttestationResponse>
+        package var credential: Credential<AttestationResponse>
         /// Creates a body.
-        public init(flowId: String, credential: Credential<AttestationResponse>) {
+        package init(flowId: String, credential: Credential<AttestationResponse>) {
             self.flowId = flowId
             self.credential = credential
         }
     }
 
     /// `POST /passkeys/authenticate` body.
-    public struct FinishAssertionRequest: Codable, Sendable {
+    package struct FinishAssertionRequest: Codable, Sendable {
         /// The flow the start issued.
-        public var flowId: String
+        package var flowId: String
         /// The assertion.
-        public var credential: Credential<AssertionResponse>
+        package var credential: Credential<AssertionResponse>
         /// Creates a body.
-        public init(flowId: String, credential: Credential<AssertionResponse>) {
+        package init(flowId: String, credential: Credential<AssertionResponse>) {
             self.flowId = flowId
             self.credential = credential
         }
@@ -280,15 +281,15 @@ public enum PasskeyProtocol {
 
     /// An error body: `code`, and for `verification_failed` the verifier's `reason` (e.g.
     /// `originMismatch`), and the attempts left when a verification failed.
-    public struct ErrorResponse: Codable, Sendable {
+    package struct ErrorResponse: Codable, Sendable {
         /// The error code.
-        public var code: String
+        package var code: String
         /// The verifier's reason, for `verification_failed`.
-        public var reason: String?
+        package var reason: String?
         /// Attempts left, after a failed verification.
-        public var attemptsRemaining: Int?
+        package var attemptsRemaining: Int?
         /// Creates a body.
-        public init(code: String, reason: String? = nil, attemptsRemaining: Int? = nil) {
+        package init(code: String, reason: String? = nil, attemptsRemaining: Int? = nil) {
             self.code = code
             self.reason = reason
             self.attemptsRemaining = attemptsRemaining

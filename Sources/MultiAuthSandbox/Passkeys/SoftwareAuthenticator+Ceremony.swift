@@ -9,8 +9,9 @@ extension SoftwareAuthenticator {
     ///   - challenge: A challenge of kind `.passkey`.
     ///   - origin: The web origin the platform reports in the client data (an app's associated
     ///     domain); default ``PasskeyProtocol/origin``.
-    ///   - relyingPartyID: The relying party id the authenticator signs for; `nil` uses the
-    ///     ceremony's (a different one is the "wrong rp id" fault).
+    ///   - relyingPartyID: The relying party id the authenticator data names; `nil` uses the
+    ///     ceremony's. A different one is the "wrong rp id" fault: a registration is made for
+    ///     it, an assertion signs with the ceremony's credential but hashes this id.
     ///   - userVerified: Whether the user was verified (biometrics or passcode).
     /// - Throws: `AuthError` `.invalidInput` (reason `.answerMismatch`) for a challenge that is
     ///   not a passkey ceremony; the authenticator's errors (no credential for the relying
@@ -54,8 +55,9 @@ extension SoftwareAuthenticator {
                     attestationObject: Data(made.attestationObject)))
         case .assertion:
             let signed = try getAssertion(
-                rpID: rpID, origin: origin, challenge: Array(ceremony.challenge),
-                allowedCredentialIDs: ceremony.allowedCredentials.map { Array($0.id) }, userVerified: userVerified)
+                rpID: ceremony.relyingPartyID, origin: origin, challenge: Array(ceremony.challenge),
+                allowedCredentialIDs: ceremony.allowedCredentials.map { Array($0.id) }, userVerified: userVerified,
+                claimedRPID: relyingPartyID)
             return .assertion(
                 PasskeyAssertion(
                     credentialID: Data(signed.credentialID), clientDataJSON: Data(signed.clientDataJSON),

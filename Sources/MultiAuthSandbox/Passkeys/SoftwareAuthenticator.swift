@@ -190,11 +190,14 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
     ///   - allowedCredentialIDs: `allowCredentials`; empty means discoverable: the newest
     ///     credential for `rpID`.
     ///   - userVerified: whether the UV flag is set.
+    ///   - claimedRPID: the RP ID whose SHA-256 goes into the authenticator data; `nil` for
+    ///     `rpID`. Another one is the "wrong RP ID" fault: a credential of `rpID` signing for
+    ///     another relying party, which the verifier refuses (`relyingPartyMismatch`).
     /// - Returns: the assertion; the credential's counter has advanced by `signCountStep`.
     /// - Throws: ``SoftwareAuthenticatorError`` `notAllowed` when no credential matches.
     public func getAssertion(
         rpID: String, origin: String, challenge: [UInt8], allowedCredentialIDs: [[UInt8]] = [],
-        userVerified: Bool = true
+        userVerified: Bool = true, claimedRPID: String? = nil
     ) throws -> Assertion {
         let clientData = Self.clientData(type: "webauthn.get", challenge: challenge, origin: origin)
         return try lock.withLock {
@@ -210,7 +213,7 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
             state.credentials[index].signCount &+= signCountStep
             let credential = state.credentials[index]
             let authData = Self.authDataHead(
-                rpID: rpID, flags: 0x01 | (userVerified ? 0x04 : 0), signCount: credential.signCount)
+                rpID: claimedRPID ?? rpID, flags: 0x01 | (userVerified ? 0x04 : 0), signCount: credential.signCount)
             let signature = try Self.sign(authData + MessageDigest.sha256(clientData), with: credential)
             return Assertion(
                 credentialID: credential.id, clientDataJSON: clientData, authenticatorData: authData,
