@@ -10,7 +10,8 @@ import Testing
 struct PasskeyConformanceTests {
     @Test("the passkey reference provider passes P01–P05")
     func referencePasses() async {
-        let report = await PasskeyConformance(provider: { _ in PasskeyReferenceProvider() }, harness: .reference()).run()
+        let report = await PasskeyConformance(provider: { _ in PasskeyReferenceProvider() }, harness: .reference())
+            .run()
         #expect(report.passed.count == PasskeyCheck.allCases.count, "\(report.renderTable())")
     }
 

@@ -133,9 +133,13 @@ struct PasskeyFlowTests {
         let signIn = try #require(try await client.signIn(with: "passkeys", .email(email)).challenge)
         let stranger = SoftwareAuthenticator(seed: 99)
         _ = try stranger.makeCredential(
-            rpID: PasskeyProtocol.relyingPartyID, origin: PasskeyProtocol.origin, challenge: Array(repeating: 1, count: 32),
+            rpID: PasskeyProtocol.relyingPartyID, origin: PasskeyProtocol.origin,
+            challenge: Array(repeating: 1, count: 32),
             userHandle: [9], userName: "eve@example.test")
-        let foreign = try stranger.perform(PasskeyCeremony(operation: .assertion, challenge: try ceremony(signIn).challenge, relyingPartyID: PasskeyProtocol.relyingPartyID))
+        let foreign = try stranger.perform(
+            PasskeyCeremony(
+                operation: .assertion, challenge: try ceremony(signIn).challenge,
+                relyingPartyID: PasskeyProtocol.relyingPartyID))
         let requests = sandbox.requestCount
         let error = await #expect(throws: AuthError.self) {
             try await client.submit(ChallengeAnswer(passkey: foreign), for: signIn)

@@ -28,11 +28,13 @@ extension PasskeyConformance {
     ) throws {
         try require(ceremony.operation == operation, "expected a \(operation.rawValue) ceremony, got \(ceremony)")
         try require(
-            ceremony.challenge.count >= 16, "the ceremony challenge has \(ceremony.challenge.count) bytes (< 16, §13.4.3)")
+            ceremony.challenge.count >= 16,
+            "the ceremony challenge has \(ceremony.challenge.count) bytes (< 16, §13.4.3)")
         try require(
             ceremony.relyingPartyID == world.harness.relyingPartyID,
             "the ceremony names relying party \(ceremony.relyingPartyID), expected \(world.harness.relyingPartyID)")
-        try require(challenge.requirements.contains(.passkey), "the challenge does not list Challenge.Requirement.passkey")
+        try require(
+            challenge.requirements.contains(.passkey), "the challenge does not list Challenge.Requirement.passkey")
         try require(challenge.expiresAt != nil, "the challenge has no expiry")
     }
 
@@ -46,7 +48,8 @@ extension PasskeyConformance {
     static func registrationThenSignIn(_ world: PasskeyWorld) async throws {
         let recorder = RecordingSubscriber(client: world.client)
         defer { recorder.cancel() }
-        let (challenge, _) = try await world.passkeyChallenge(try world.harness.registrationRequest(0), "registration start")
+        let (challenge, _) = try await world.passkeyChallenge(
+            try world.harness.registrationRequest(0), "registration start")
         let answer = try world.authenticator.answer(challenge, origin: world.harness.origin)
         let step = try await expectSuccess("submitting the registration") {
             try await world.client.submit(answer, for: challenge)
@@ -82,7 +85,8 @@ extension PasskeyConformance {
             try await other.submit(assertion, for: saved)
         }
         try require(
-            try await otherStore.load(for: world.id) == nil, "the replayed assertion stored a session (\(refusal.code))")
+            try await otherStore.load(for: world.id) == nil, "the replayed assertion stored a session (\(refusal.code))"
+        )
     }
 
     /// P04: an assertion replayed on a new flow, signed for another origin or relying party id,
@@ -96,18 +100,29 @@ extension PasskeyConformance {
         _ = try await expectSuccess("signing out") { try await world.client.signOut(world.id) }
         let forgeries: [(String, (Challenge) throws -> ChallengeAnswer)] = [
             ("an assertion of another flow", { _ in captured }),
-            ("an assertion for another origin", {
-                try world.authenticator.answer($0, origin: "https://attacker.invalid")
-            }),
-            ("an assertion for another relying party id", {
-                try world.authenticator.answer($0, origin: world.harness.origin, relyingPartyID: "attacker.invalid")
-            }),
-            ("an assertion with a changed signature byte", {
-                let real = try world.authenticator.answer($0, origin: world.harness.origin)
-                guard case .assertion(var assertion) = real.passkey, !assertion.signature.isEmpty else { return real }
-                assertion.signature[assertion.signature.count / 2] ^= 0x40
-                return ChallengeAnswer(passkey: .assertion(assertion))
-            }),
+            (
+                "an assertion for another origin",
+                {
+                    try world.authenticator.answer($0, origin: "https://attacker.invalid")
+                }
+            ),
+            (
+                "an assertion for another relying party id",
+                {
+                    try world.authenticator.answer($0, origin: world.harness.origin, relyingPartyID: "attacker.invalid")
+                }
+            ),
+            (
+                "an assertion with a changed signature byte",
+                {
+                    let real = try world.authenticator.answer($0, origin: world.harness.origin)
+                    guard case .assertion(var assertion) = real.passkey, !assertion.signature.isEmpty else {
+                        return real
+                    }
+                    assertion.signature[assertion.signature.count / 2] ^= 0x40
+                    return ChallengeAnswer(passkey: .assertion(assertion))
+                }
+            ),
         ]
         for (name, forge) in forgeries {
             let (challenge, _) = try await world.passkeyChallenge(try world.harness.signInRequest(0), "sign-in start")
@@ -125,7 +140,8 @@ extension PasskeyConformance {
     /// P05: the provider, asked directly with a cancelled result, throws `.cancelledByUser`
     /// without a network call; through `AuthClient` the same, and the challenge then completes.
     static func cancellationIsCancelledByUser(_ world: PasskeyWorld) async throws {
-        let (challenge, _) = try await world.passkeyChallenge(try world.harness.registrationRequest(0), "registration start")
+        let (challenge, _) = try await world.passkeyChallenge(
+            try world.harness.registrationRequest(0), "registration start")
         let before = world.sandbox.requestCount
         let direct = try await expectAuthError("the provider's respond with a cancelled result") {
             try await world.provider.respond(

@@ -26,8 +26,9 @@ public struct PasskeyConformance: Sendable {
     public let harness: PasskeyConformanceHarness
 
     /// Creates a kit for the providers `makeProvider` builds.
-    public init(provider makeProvider: @escaping ProviderConformance.ProviderFactory, harness: PasskeyConformanceHarness)
-    {
+    public init(
+        provider makeProvider: @escaping ProviderConformance.ProviderFactory, harness: PasskeyConformanceHarness
+    ) {
         self.makeProvider = makeProvider
         self.harness = harness
     }
@@ -172,7 +173,9 @@ struct PasskeyWorld {
     func registered(_ index: Int = 0) async throws -> AuthSession {
         let (challenge, _) = try await passkeyChallenge(try harness.registrationRequest(index), "registration start")
         let answer = try authenticator.answer(challenge, origin: harness.origin)
-        let step = try await expectSuccess("submitting the registration") { try await client.submit(answer, for: challenge) }
+        let step = try await expectSuccess("submitting the registration") {
+            try await client.submit(answer, for: challenge)
+        }
         guard let session = step.session else {
             throw ConformanceFailure("the registration returned \(step), expected a session")
         }

@@ -64,7 +64,8 @@ public struct PasskeyReferenceProvider: AuthProvider {
     private func ceremony(_ response: PasskeyProtocol.StartResponse) throws -> PasskeyCeremony {
         func data(_ text: String, limit: Int, _ what: String) throws -> Data {
             guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty, bytes.count <= limit else {
-                throw AuthError(.malformedResponse, "the server's \(what) is not base64url of 1–\(limit) bytes", provider: id)
+                throw AuthError(
+                    .malformedResponse, "the server's \(what) is not base64url of 1–\(limit) bytes", provider: id)
             }
             return Data(bytes)
         }
@@ -221,7 +222,8 @@ public struct PasskeyReferenceProvider: AuthProvider {
                 providerCode: raw, reason: .answerMismatch)
         case "already_used":
             return AuthError(.codeAlreadyUsed, "the challenge was already used", provider: id, providerCode: raw)
-        case "expired": return AuthError(.expired, "the challenge expired; start again", provider: id, providerCode: raw)
+        case "expired":
+            return AuthError(.expired, "the challenge expired; start again", provider: id, providerCode: raw)
         case "attempts_exhausted":
             return AuthError(
                 .attemptsExhausted, "no attempts remain; start again", provider: id, providerCode: body.reason ?? raw,
