@@ -219,6 +219,7 @@ let package = Package(
             dependencies: [
                 "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
                 "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer", "MultiAuthSpawn",
+                "MultiAuthSandbox",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py and Scripts/crosscheck_webauthn.py
         // (JSON lines in, JSON lines out); its WebAuthn mode signs with the sandbox's SoftwareAuthenticator.
