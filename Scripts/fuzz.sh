@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-ALL_TARGETS=(phone email base32 base64url otpauth jwt json dynamic-signin truecaller-otp portal-grant responses)
+ALL_TARGETS=(phone email base32 base64url otpauth jwt json cbor dynamic-signin truecaller-otp portal-grant responses)
 target="${1:-all}"
 seconds="${2:-30}"
 scratch=".build-fuzz"
@@ -33,7 +33,7 @@ fi
 # Which package modules each target links (dependencies first).
 modules_for() {
   case "$1" in
-    phone|email|base32|base64url|otpauth|jwt|json) echo "MultiAuthCrypto MultiAuth" ;;
+    phone|email|base32|base64url|otpauth|jwt|json|cbor) echo "MultiAuthCrypto MultiAuth" ;;
     dynamic-signin) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic" ;;
     truecaller-otp) echo "MultiAuthCrypto MultiAuth MultiAuthTruecaller" ;;
     portal-grant) echo "MultiAuthCrypto MultiAuth MultiAuthQR MultiAuthPortal" ;;

@@ -115,6 +115,12 @@ struct WebAuthnCBORTests {
         #expect(Self.kind([0x58, 0x40] + [UInt8](repeating: 0, count: 64), limits: small) == .sizeExceeded)
         #expect(Self.kind([0x81, 0x81, 0x81, 0x81, 0x00], limits: small) == .depthExceeded)
         #expect(Self.kind([0x81, 0x81, 0x81, 0x00], limits: small) == nil)
+        // A depth limit set past 64 (also through the mutable property) still stops at 65 levels.
+        var deep = CBORLimits(maximumBytes: 1_000, maximumDepth: 1_000, maximumItems: 1_000)
+        #expect(deep.maximumDepth == 64)
+        deep.maximumDepth = 10_000
+        #expect(Self.kind([UInt8](repeating: 0x81, count: 64) + [0x00], limits: deep) == .depthExceeded)
+        #expect(Self.kind([UInt8](repeating: 0x81, count: 63) + [0x00], limits: deep) == nil)
     }
 
     @Test func errorsDescribeKindAndOffsetOnly() {

@@ -61,6 +61,7 @@ public indirect enum CBORValue: Sendable, Hashable {
         guard bytes.count <= limits.maximumBytes else { throw CBORError(.sizeExceeded, at: 0) }
         guard offset >= 0, offset <= bytes.count else { throw CBORError(.truncated, at: offset) }
         var reader = CBORReader(bytes: bytes, index: offset, limits: limits)
+        reader.maximumDepth = min(64, limits.maximumDepth)
         let value = try reader.item(depth: 1)
         return (value, reader.index)
     }
@@ -73,21 +74,22 @@ public struct CBORLimits: Sendable, Hashable {
     /// The largest input, in bytes.
     public var maximumBytes: Int
     /// The deepest nesting: a top-level item is depth 1, an item inside an array or map at
-    /// depth 1 is depth 2, and so on.
+    /// depth 1 is depth 2, and so on. Values above 64 are read as 64.
     public var maximumDepth: Int
     /// The most data items one input may hold (every array element, map key and map value
     /// counts, as does the top-level item).
     public var maximumItems: Int
 
-    /// Creates limits; every value is clamped to at least 1.
+    /// Creates limits; every value is clamped to at least 1, the depth to at most 64 (the
+    /// decoder recurses once per level, so the depth bounds its stack use).
     ///
     /// - Parameters:
     ///   - maximumBytes: input size in bytes.
-    ///   - maximumDepth: nesting levels.
+    ///   - maximumDepth: nesting levels, 1 to 64.
     ///   - maximumItems: data items.
     public init(maximumBytes: Int, maximumDepth: Int, maximumItems: Int) {
         self.maximumBytes = max(1, maximumBytes)
-        self.maximumDepth = max(1, maximumDepth)
+        self.maximumDepth = min(64, max(1, maximumDepth))
         self.maximumItems = max(1, maximumItems)
     }
 
@@ -153,12 +155,14 @@ struct CBORReader {
     let bytes: [UInt8]
     var index: Int
     let limits: CBORLimits
+    var maximumDepth: Int
     var items = 0
 
     init(bytes: [UInt8], index: Int, limits: CBORLimits) {
         self.bytes = bytes
         self.index = index
         self.limits = limits
+        self.maximumDepth = limits.maximumDepth
     }
 
     var remaining: Int { bytes.count - index }
@@ -198,7 +202,7 @@ struct CBORReader {
 
     mutating func item(depth: Int) throws(CBORError) -> CBORValue {
         let start = index
-        guard depth <= limits.maximumDepth else { throw CBORError(.depthExceeded, at: start) }
+        guard depth <= maximumDepth else { throw CBORError(.depthExceeded, at: start) }
         items += 1
         guard items <= limits.maximumItems else { throw CBORError(.itemCountExceeded, at: start) }
         let head = try byte()
