@@ -71,8 +71,8 @@ struct InteractiveDemoTerminalTests {
         try terminal.expect("phone number [")
         terminal.send("quit")
         #expect(try terminal.finish() == 1)
-        // link, dynamic, truecaller, portal
-        #expect(Self.count("skipped (quit)", in: terminal.transcript) == 4, "\(terminal.transcript)")
+        // link, dynamic, truecaller, portal, passkeys
+        #expect(Self.count("skipped (quit)", in: terminal.transcript) == 5, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("e-mail address ["))
     }
 
