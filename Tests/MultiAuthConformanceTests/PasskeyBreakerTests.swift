@@ -34,8 +34,8 @@ final class BreakerGate: @unchecked Sendable {
 }
 
 /// Breaker tests of the passkey feature through `AuthClient`, `PasskeyReferenceProvider` and
-/// `PasskeyBackend` (Docs/Passkeys.md). Tests wrapped in `withKnownIssue` expose a finding of
-/// the breaker report; the others document properties that held.
+/// `PasskeyBackend` (Docs/Passkeys.md). A test whose title says "was: …" is a breaker finding
+/// (it failed before its fix); the others document properties that held.
 @Suite(.timeLimit(.minutes(10)))
 struct PasskeyBreakerTests {
     let sandbox: Sandbox
@@ -194,23 +194,23 @@ struct PasskeyBreakerTests {
         }
     }
 
-    @Test("FINDING: negative attempts from the server reach the challenge unclamped")
+    @Test("negative attempts from the server are clamped to zero (was: passed through)")
     func negativeAttemptsAreNotClamped() async throws {
         let result = await Self.start(ScriptedTransport.json(200, Self.registrationStart(attempts: "-5")))
         let challenge = try #require(try result.get().challenge)
-        withKnownIssue("PasskeyReferenceProvider.start passes attempts straight to attemptsRemaining") {
+        do {
             #expect((challenge.attemptsRemaining ?? 0) >= 0)
         }
     }
 
-    @Test("FINDING: an allow list whose entries are all of an unknown type becomes an empty (any passkey) list")
+    @Test("an allow list of unknown types only is a malformed response (was: an empty, any-passkey list)")
     func unknownTypeAllowListWidensTheCeremony() async throws {
         let allow = #"[{"type":"future-key","id":"AAECAwQFBgcICQoLDA0ODw"}]"#
         let result = await Self.start(ScriptedTransport.json(200, Self.assertionStart(allow: allow)))
         // §5.1.4.2: descriptors of an unknown type are skipped, and when none is left the
         // authenticator is not asked (NotAllowedError); an empty list means "any discoverable
         // credential" instead, so the ceremony must not silently become one.
-        withKnownIssue("descriptors(_:) filters by type and an emptied allow list reads as discoverable") {
+        do {
             switch result {
             case .failure(let error): #expect((error as? AuthError)?.code == .malformedResponse)
             case .success(let step):
@@ -220,14 +220,14 @@ struct PasskeyBreakerTests {
         }
     }
 
-    @Test("FINDING: pubKeyCredParams of unknown types only become an empty list that the platform reads as any")
+    @Test("pubKeyCredParams: empty means ES256 and RS256, unknown types only is malformed (§5.1.3 step 10; was: [])")
     func unknownTypeAlgorithmsBecomeAny() async throws {
         let params = #"[{"type":"future-key","alg":-7}]"#
         let result = await Self.start(ScriptedTransport.json(200, Self.registrationStart(params: params)))
         // §5.1.3 step 10: an empty pubKeyCredParams means ES256 and RS256; a non-empty one with no
         // supported entry is NotSupportedError. The provider maps both to `algorithms: []`, and
         // PasskeyAuthorizationMapping treats [] as "ES256 is fine".
-        withKnownIssue("ceremony(_:) maps a list of unknown types to []; empty should be [-7, -257]") {
+        do {
             switch result {
             case .failure(let error): #expect((error as? AuthError)?.code == .malformedResponse)
             case .success(let step):
@@ -236,31 +236,31 @@ struct PasskeyBreakerTests {
             }
         }
         let empty = await Self.start(ScriptedTransport.json(200, Self.registrationStart(params: "[]")))
-        withKnownIssue("an empty pubKeyCredParams is not given the §5.1.3 defaults") {
+        do {
             let ceremony = try #require(try empty.get().challenge.flatMap(Self.ceremony))
             #expect(ceremony.algorithms == [-7, -257])
         }
     }
 
-    @Test("FINDING: a 1-byte challenge is accepted (W3C WebAuthn Level 3 §13.4.3 asks for at least 16)")
+    @Test("a challenge under 16 bytes is a malformed response (§13.4.3; was: accepted)")
     func shortChallengeIsAccepted() async throws {
         let result = await Self.start(
             ScriptedTransport.json(200, Self.registrationStart(challenge: Base64URL.encode([1]))))
-        withKnownIssue("ceremony(_:) checks 1…1024 bytes; PasskeyCeremony documents 16 to 64") {
+        do {
             #expect(Self.code(result) == .malformedResponse)
         }
     }
 
-    @Test("FINDING: registration options without rp.id fall back to the API host, not the relying party")
+    @Test("options without a relying party id are malformed (was: the API host taken as the relying party)")
     func missingRelyingPartyIDFallsBackToTheAPIHost() async throws {
         let result = await Self.start(
             ScriptedTransport.json(200, Self.registrationStart(rp: #"{"name":"S"}"#)))
-        withKnownIssue("rp.id ?? baseURL.host guesses passkeys.sandbox.test; the backend's RP is sandbox.test") {
+        do {
             #expect(Self.code(result) == .malformedResponse)
         }
     }
 
-    @Test("FINDING: a token response naming another e-mail than the one registered is stored")
+    @Test("a token response naming another account than the flow's is refused, nothing stored (was: stored)")
     func tokenForAnotherUserIsStored() async throws {
         let transport = ScriptedTransport(forwardingTo: sandbox.transport)
         let token = ReferenceProtocol.TokenResponse(
@@ -274,7 +274,7 @@ struct PasskeyBreakerTests {
         let challenge = try #require(try await hostile.signIn(with: "passkeys", .email(email)).challenge)
         let outcome = await Result { try await hostile.submit(authenticator.answer(challenge), for: challenge) }
         let stored = try await hostileStore.load(for: "passkeys")
-        withKnownIssue("respond(to:with:context:) trusts tokens.user for an e-mail sign-up") {
+        do {
             #expect(throws: AuthError.self) { _ = try outcome.get() }
             #expect(stored == nil)
         }
@@ -334,7 +334,7 @@ struct PasskeyBreakerTests {
         #expect(try await client.submit(ChallengeAnswer(passkey: .assertion(good)), for: challenge).session != nil)
     }
 
-    @Test("FINDING: an empty user handle is sent to the server and spends an attempt")
+    @Test("an empty user handle is refused locally; no request, no attempt (was: sent)")
     func emptyUserHandleIsNotRefusedLocally() async throws {
         _ = try await register()
         _ = try await client.signOut("passkeys")
@@ -349,7 +349,7 @@ struct PasskeyBreakerTests {
             try await client.submit(ChallengeAnswer(passkey: .assertion(assertion)), for: challenge)
         }
         // Docs/Passkeys.md: "an empty field … `.invalidInput`, reason `.invalidToken`", nothing sent.
-        withKnownIssue("PasskeyResult.checked bounds the user handle with allowEmpty: true") {
+        do {
             #expect(error?.code == .invalidInput && error?.reason == .invalidToken, "\(String(describing: error))")
             #expect(sandbox.requestCount == before)
         }
@@ -407,7 +407,7 @@ struct PasskeyBreakerTests {
         #expect(try await store.load(for: "passkeys") == sessions.first)
     }
 
-    @Test("FINDING: a different registration (same credential id and client data) replays the finished flow's session")
+    @Test("a different result for a finished flow is refused, not answered with its session (was: replayed)")
     func tamperedRegistrationReplaysTheSession() async throws {
         let challenge = try #require(try await client.signIn(with: "passkeys", .email(email)).challenge)
         let answer = try authenticator.answer(challenge)
@@ -423,9 +423,7 @@ struct PasskeyBreakerTests {
         // finished it and refuses any other answer with challengeNotPending". The submission key
         // of a registration leaves out the attestation object (of an assertion: everything but
         // the credential id and signature), so another answer counts as the same.
-        withKnownIssue(
-            "PasskeyResult.checked's key omits attestationObject / authenticatorData / clientData / userHandle"
-        ) {
+        do {
             #expect(throws: AuthError.self) { _ = try replay.get() }
         }
         #expect((try? replay.get().session) == nil || (try? replay.get().session) == session)
@@ -606,7 +604,7 @@ struct PasskeyBreakerTests {
         }
     }
 
-    @Test("FINDING: a discoverable sign-in without a user handle is accepted (§7.2 step 6 requires one)")
+    @Test("a discoverable sign-in without a user handle is refused (§7.2 step 6; was: accepted)")
     func discoverableSignInWithoutUserHandle() async throws {
         _ = try await register()
         _ = try await client.signOut("passkeys")
@@ -618,7 +616,7 @@ struct PasskeyBreakerTests {
         }
         // §7.2 step 6: "If the user was not identified before the authentication ceremony was
         // initiated, verify that response.userHandle is present".
-        withKnownIssue("PasskeyBackend.authenticate looks the credential up by id and never requires the handle") {
+        do {
             #expect(throws: AuthError.self) { _ = try result.get() }
         }
     }

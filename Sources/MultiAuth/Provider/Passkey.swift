@@ -22,7 +22,7 @@ public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomStringConverti
 
     /// Registration or assertion.
     public var operation: Operation
-    /// The relying party's challenge, 16 to 64 random bytes (W3C WebAuthn Level 3 §13.4.3).
+    /// The relying party's challenge: random bytes, at least 16 (W3C WebAuthn Level 3 §13.4.3).
     public var challenge: Data
     /// The relying party id, a registrable domain such as `"example.com"` (§5.4.2).
     public var relyingPartyID: String
@@ -250,8 +250,15 @@ public struct PasskeyAssertion: Sendable, Hashable, CustomStringConvertible, Cus
 }
 
 extension PasskeyResult {
-    /// Checks the result answers `ceremony` and is within the size limits; the key concurrent
-    /// submits of the same result share (see `AuthClient.submit`).
+    /// The exact identity of a result: every field, base64 and joined (`.` cannot occur in
+    /// base64), so two results share a key only when every byte is the same.
+    private static func key(_ kind: String, _ fields: [Data]) -> String {
+        "passkey-" + kind + ":" + fields.map { $0.base64EncodedString() }.joined(separator: ".")
+    }
+
+    /// Checks the result answers `ceremony` and is within the size limits; returns the key
+    /// concurrent submits of the same result share and a finished flow replays for (see
+    /// `AuthClient.submit`): every byte of the result.
     /// - Throws: `AuthError` `.cancelledByUser` for ``cancelled``; `.invalidInput` with reason
     ///   `.answerMismatch` for a registration answering an assertion (or the reverse), or a
     ///   credential the ceremony does not allow; `.invalidInput` with `.invalidToken` for a size
@@ -272,14 +279,18 @@ extension PasskeyResult {
             try bounded(registration.credentialID, Self.maximumCredentialIDBytes, "credential id")
             try bounded(registration.clientDataJSON, Self.maximumClientDataBytes, "client data")
             try bounded(registration.attestationObject, Self.maximumAttestationObjectBytes, "attestation object")
-            return "passkey-registration:" + registration.credentialID.base64EncodedString() + "."
-                + registration.clientDataJSON.base64EncodedString()
+            return Self.key(
+                "registration",
+                [registration.credentialID, registration.clientDataJSON, registration.attestationObject])
         case (.assertion(let assertion), .assertion):
             try bounded(assertion.credentialID, Self.maximumCredentialIDBytes, "credential id")
             try bounded(assertion.clientDataJSON, Self.maximumClientDataBytes, "client data")
             try bounded(assertion.authenticatorData, Self.maximumAuthenticatorDataBytes, "authenticator data")
             try bounded(assertion.signature, Self.maximumSignatureBytes, "signature")
-            try bounded(assertion.userHandle ?? Data(), Self.maximumUserHandleBytes, "user handle", allowEmpty: true)
+            // A user handle is 1 to 64 bytes (§5.4.3); absent is allowed, empty is not.
+            if let userHandle = assertion.userHandle {
+                try bounded(userHandle, Self.maximumUserHandleBytes, "user handle")
+            }
             if !ceremony.allowedCredentials.isEmpty,
                 !ceremony.allowedCredentials.contains(where: { $0.id == assertion.credentialID })
             {
@@ -287,8 +298,12 @@ extension PasskeyResult {
                     .invalidInput, "the passkey that signed is not one this challenge allows", provider: provider,
                     reason: .answerMismatch)
             }
-            return "passkey-assertion:" + assertion.credentialID.base64EncodedString() + "."
-                + assertion.signature.base64EncodedString()
+            return Self.key(
+                "assertion",
+                [
+                    assertion.credentialID, assertion.clientDataJSON, assertion.authenticatorData, assertion.signature,
+                    assertion.userHandle ?? Data(),  // never empty when present (checked above)
+                ])
         case (.registration, .assertion), (.assertion, .registration):
             throw AuthError(
                 .invalidInput, "a passkey \(ceremony.operation.rawValue) was asked for, not this result",

@@ -23,6 +23,9 @@ public struct PasskeyReferenceProvider: AuthProvider {
     /// The longest ceremony challenge accepted from the server, in bytes; a longer one is a
     /// malformed response.
     public static let maximumChallengeBytes = 1024
+    /// The shortest ceremony challenge accepted from the server, in bytes (W3C WebAuthn Level 3
+    /// §13.4.3); a shorter one is a malformed response.
+    public static let minimumChallengeBytes = 16
     /// The longest `timeout` taken from the server, in milliseconds (10 minutes, the upper end
     /// of W3C WebAuthn Level 3 §5.4.6's recommended range); a longer one is clamped.
     public static let maximumTimeoutMilliseconds = 600_000
@@ -52,12 +55,13 @@ public struct PasskeyReferenceProvider: AuthProvider {
             "/passkeys/start", PasskeyProtocol.StartRequest(email: email?.identityKey), context: context)
         var state = ProviderState()
         state["flowId"] = response.flowId
+        state["email"] = email?.identityKey
         return .challenge(
             Challenge(
                 flowID: context.flowID ?? .random(), provider: id, kind: .passkey(try ceremony(response)),
                 destination: email?.masked, issuedAt: context.now,
                 expiresAt: context.now.addingTimeInterval(TimeInterval(max(0, response.expiresIn))),
-                attemptsRemaining: response.attempts, providerState: state, requirements: [.passkey]))
+                attemptsRemaining: max(0, response.attempts), providerState: state, requirements: [.passkey]))
     }
 
     /// The ceremony the server's options describe.
@@ -75,37 +79,65 @@ public struct PasskeyReferenceProvider: AuthProvider {
         func timeout(_ milliseconds: Int?) -> Duration? {
             milliseconds.map { .milliseconds(min(max(0, $0), Self.maximumTimeoutMilliseconds)) }
         }
-        func descriptors(_ list: [PasskeyProtocol.Descriptor]?) throws -> [PasskeyCredentialDescriptor] {
-            try (list ?? []).filter { $0.type == "public-key" }.map {
+        func challenge(_ text: String) throws -> Data {
+            let bytes = try data(text, limit: Self.maximumChallengeBytes, "challenge")
+            guard bytes.count >= Self.minimumChallengeBytes else {
+                throw AuthError(
+                    .malformedResponse, "the server's challenge has \(bytes.count) bytes, fewer than 16", provider: id)
+            }
+            return bytes
+        }
+        // Entries of a type this client does not know are skipped (§5.8.3); a list that had
+        // entries and keeps none must not become the empty list, which means "any passkey".
+        func descriptors(_ list: [PasskeyProtocol.Descriptor]?, _ what: String) throws -> [PasskeyCredentialDescriptor]
+        {
+            let known = (list ?? []).filter { $0.type == "public-key" }
+            guard known.isEmpty == (list ?? []).isEmpty else {
+                throw AuthError(.malformedResponse, "the server's \(what) names no public-key credential", provider: id)
+            }
+            return try known.map {
                 PasskeyCredentialDescriptor(
                     id: try data($0.id, limit: PasskeyResult.maximumCredentialIDBytes, "credential id"),
                     transports: $0.transports ?? [])
             }
         }
+        // §5.1.3 step 10: no parameters means ES256 and RS256; parameters of which none is a
+        // public-key type leave nothing to create (NotSupportedError).
+        func algorithms(_ parameters: [PasskeyProtocol.Parameters]) throws -> [Int] {
+            if parameters.isEmpty { return [-7, -257] }
+            let known = parameters.filter { $0.type == "public-key" }.map(\.alg)
+            guard !known.isEmpty else {
+                throw AuthError(
+                    .malformedResponse, "the server's pubKeyCredParams name no public-key algorithm", provider: id)
+            }
+            return known
+        }
         switch (response.registration, response.assertion) {
         case (let options?, nil):
-            guard let rpID = options.rp.id ?? baseURL.host else {
-                throw AuthError(.malformedResponse, "the registration options name no relying party", provider: id)
+            // A web client would default to its own origin's domain; an app has none to default
+            // to, and the API host is not the relying party.
+            guard let rpID = options.rp.id, !rpID.isEmpty else {
+                throw AuthError(.malformedResponse, "the registration options name no relying party id", provider: id)
             }
             return PasskeyCeremony(
                 operation: .registration,
-                challenge: try data(options.challenge, limit: Self.maximumChallengeBytes, "challenge"),
+                challenge: try challenge(options.challenge),
                 relyingPartyID: rpID, relyingPartyName: options.rp.name,
                 user: PasskeyUser(
                     id: try data(options.user.id, limit: PasskeyResult.maximumUserHandleBytes, "user handle"),
                     name: options.user.name, displayName: options.user.displayName),
-                excludedCredentials: try descriptors(options.excludeCredentials),
+                excludedCredentials: try descriptors(options.excludeCredentials, "excludeCredentials"),
                 userVerification: verification(options.authenticatorSelection?.userVerification),
                 timeout: timeout(options.timeout),
-                algorithms: options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg))
+                algorithms: try algorithms(options.pubKeyCredParams))
         case (nil, let options?):
-            guard let rpID = options.rpId ?? baseURL.host else {
-                throw AuthError(.malformedResponse, "the assertion options name no relying party", provider: id)
+            guard let rpID = options.rpId, !rpID.isEmpty else {
+                throw AuthError(.malformedResponse, "the assertion options name no relying party id", provider: id)
             }
             return PasskeyCeremony(
                 operation: .assertion,
-                challenge: try data(options.challenge, limit: Self.maximumChallengeBytes, "challenge"),
-                relyingPartyID: rpID, allowedCredentials: try descriptors(options.allowCredentials),
+                challenge: try challenge(options.challenge),
+                relyingPartyID: rpID, allowedCredentials: try descriptors(options.allowCredentials, "allowCredentials"),
                 userVerification: verification(options.userVerification), timeout: timeout(options.timeout),
                 algorithms: [])
         default:
@@ -161,6 +193,12 @@ public struct PasskeyReferenceProvider: AuthProvider {
                 .invalidInput, "a passkey challenge is answered with ChallengeAnswer(passkey:)", provider: id,
                 reason: .answerMismatch)
         }
+        // The account this flow was started for must be the one the server signed in.
+        if let expected = challenge.providerState["email"], tokens.user.email != expected {
+            throw AuthError(
+                .malformedResponse, "the server signed in another account than this flow's", provider: id,
+                providerCode: "account_mismatch")
+        }
         let user = AuthUser(id: tokens.user.id, email: tokens.user.email.flatMap { try? EmailAddress($0) })
         return .signedIn(
             AuthSession(
@@ -215,7 +253,9 @@ public struct PasskeyReferenceProvider: AuthProvider {
                 .signatureInvalid, "the passkey's signature counter went backwards (a cloned authenticator?)",
                 provider: id, providerCode: raw)
         case "unknown_credential":
-            return AuthError(.unauthorized, "the server does not know this passkey", provider: id, providerCode: raw)
+            return AuthError(
+                .unauthorized, "the server does not know this passkey", provider: id, providerCode: raw,
+                attemptsRemaining: body.attemptsRemaining)
         case "credential_exists":
             return AuthError(
                 .invalidInput, "this authenticator already holds a passkey for the account", provider: id,

@@ -41,6 +41,9 @@ public struct WebAuthnVerifier: Sendable {
     public let algorithms: [COSEAlgorithm]
     /// Whether client data with `crossOrigin: true` (an iframe on another origin) is accepted.
     public let allowCrossOrigin: Bool
+    /// The top-level origins this relying party may be framed in; a client data `topOrigin`
+    /// must be one of them (and ``allowCrossOrigin`` set), W3C WebAuthn Level 3 §7.1 step 11.
+    public let allowedTopOrigins: [String]
     /// What a regressed signature counter does.
     public let signCountPolicy: WebAuthnSignCountPolicy
 
@@ -56,18 +59,21 @@ public struct WebAuthnVerifier: Sendable {
     ///     minutes by default.
     ///   - algorithms: the credential algorithms accepted; all three by default.
     ///   - allowCrossOrigin: accept `crossOrigin: true`; `false` by default.
+    ///   - allowedTopOrigins: the top-level pages this relying party may be framed in (a
+    ///     `topOrigin` needs ``allowCrossOrigin`` too); none by default.
     ///   - signCountPolicy: ``WebAuthnSignCountPolicy/report`` by default.
     public init(
         relyingParty: WebAuthnRelyingParty, replayStore: (any ReplayStore)? = nil,
         challengeTTL: Duration = .seconds(300),
         algorithms: [COSEAlgorithm] = [.es256, .edDSA, .rs256], allowCrossOrigin: Bool = false,
-        signCountPolicy: WebAuthnSignCountPolicy = .report
+        allowedTopOrigins: [String] = [], signCountPolicy: WebAuthnSignCountPolicy = .report
     ) {
         self.relyingParty = relyingParty
         self.replayStore = replayStore
         self.challengeTTL = challengeTTL
         self.algorithms = algorithms
         self.allowCrossOrigin = allowCrossOrigin
+        self.allowedTopOrigins = allowedTopOrigins
         self.signCountPolicy = signCountPolicy
     }
 
@@ -204,8 +210,8 @@ public struct WebAuthnVerifier: Sendable {
 
     // MARK: Steps
 
-    /// §7.1 steps 5–10 (§7.2 steps 10–15): parse client data, then type, challenge, origin,
-    /// crossOrigin.
+    /// §7.1 steps 5–11 (§7.2 steps 10–13): parse client data, then type, challenge, origin,
+    /// crossOrigin, topOrigin.
     private func checkClientData(_ bytes: [UInt8], type: String, expectedChallenge: [UInt8]) throws(WebAuthnError) {
         guard (Limits.minimumChallenge...Limits.maximumChallenge).contains(expectedChallenge.count) else {
             throw WebAuthnError(.invalidParameter, "the expected challenge must be 16 to 1024 bytes")
@@ -233,6 +239,18 @@ public struct WebAuthnVerifier: Sendable {
             guard allowCrossOrigin else { throw WebAuthnError(.crossOrigin, "cross-origin use is not allowed") }
         default:
             throw WebAuthnError(.malformed, "client data crossOrigin is not a boolean")
+        }
+        // §7.1 step 11 (§7.2 step 13): a top origin means the ceremony ran framed; accept it only
+        // from a page this relying party expects to be framed in.
+        switch members["topOrigin"] {
+        case nil: break
+        case .string(let topOrigin)?:
+            guard allowCrossOrigin, allowedTopOrigins.contains(topOrigin) else {
+                throw WebAuthnError(
+                    .crossOrigin, "client data topOrigin is not a page this relying party may be framed in")
+            }
+        default:
+            throw WebAuthnError(.malformed, "client data topOrigin is not a string")
         }
     }
 

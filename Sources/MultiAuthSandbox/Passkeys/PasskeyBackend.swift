@@ -209,11 +209,15 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         }
     }
 
-    private func refusal(_ flowID: String, _ error: any Error) throws -> HTTPResponse {
+    /// Ends a reserved verification that failed: one attempt spent; `401 code` (with the
+    /// verifier's reason and the attempts left), or `403 attempts_exhausted` at zero.
+    private func refusal(_ flowID: String, _ error: (any Error)? = nil, code: String = "verification_failed") throws
+        -> HTTPResponse
+    {
         let left = release(flowID, success: false)
-        let reason = (error as? WebAuthnError)?.code.rawValue ?? "malformed"
-        if left <= 0 { return try Self.error(403, "attempts_exhausted", reason: reason, attemptsRemaining: 0) }
-        return try Self.error(401, "verification_failed", reason: reason, attemptsRemaining: left)
+        let reason = error.map { ($0 as? WebAuthnError)?.code.rawValue ?? "malformed" }
+        if left <= 0 { return try Self.error(403, "attempts_exhausted", reason: reason ?? code, attemptsRemaining: 0) }
+        return try Self.error(401, code, reason: reason, attemptsRemaining: left)
     }
 
     private func register(_ body: PasskeyProtocol.FinishRegistrationRequest, context: SandboxContext) async throws
@@ -265,8 +269,13 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         guard let flow = reserved else { return try refused ?? Self.error(404, "unknown_flow") }
         let stored = lock.withLock { credentials[credentialID] }
         guard let stored, flow.email == nil || flow.email == stored.email else {
-            _ = release(body.flowId, success: false)
-            return try Self.error(401, "unknown_credential")
+            return try refusal(body.flowId, code: "unknown_credential")
+        }
+        // §7.2 step 6: a discoverable sign-in identified no user before the ceremony, so the
+        // response must name one (and the verifier checks it is the credential's).
+        if flow.email == nil, userHandle == nil {
+            return try refusal(
+                body.flowId, WebAuthnError(.userHandleMismatch, "a discoverable sign-in must return the user handle"))
         }
         let result: WebAuthnAssertionResult
         do {
@@ -284,14 +293,14 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
             return try Self.error(403, "cloned_authenticator")
         }
         let userID: String? = lock.withLock {
-            credentials[credentialID]?.record.signCount = result.signCount
+            // Only forward: two sign-ins of one credential at once must not store the lower count.
+            if let current = credentials[credentialID]?.record.signCount, result.signCount > current {
+                credentials[credentialID]?.record.signCount = result.signCount
+            }
             credentials[credentialID]?.record.backedUp = result.backedUp
             return accounts[stored.email]?.userID
         }
-        guard let userID else {
-            _ = release(body.flowId, success: false)
-            return try Self.error(401, "unknown_credential")
-        }
+        guard let userID else { return try refusal(body.flowId, code: "unknown_credential") }
         _ = release(body.flowId, success: true)
         return try .json(200, issueTokens(userID: userID, email: stored.email, context: context))
     }

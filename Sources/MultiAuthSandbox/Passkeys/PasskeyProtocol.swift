@@ -14,14 +14,16 @@ import Foundation
 /// |---|---|---|
 /// | `POST /passkeys/start` ``StartRequest`` | 200 ``StartResponse`` | 400 `invalid_identity` |
 /// | `POST /passkeys/register` ``FinishRegistrationRequest`` | 200 token response | 401 `verification_failed` (+`reason`), 409 `credential_exists`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
-/// | `POST /passkeys/authenticate` ``FinishAssertionRequest`` | 200 token response | 401 `verification_failed` (+`reason`), 401 `unknown_credential`, 403 `cloned_authenticator`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
+/// | `POST /passkeys/authenticate` ``FinishAssertionRequest`` | 200 token response | 401 `verification_failed` (+`reason`, `attemptsRemaining`), 401 `unknown_credential` (+`attemptsRemaining`), 403 `cloned_authenticator`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
 /// | `POST /logout` `{"refreshToken"}` | 204 | 401 `invalid_token` |
 ///
 /// A start with an e-mail address of a new account asks for a registration (sign-up with a
 /// passkey); of an account that has passkeys, an assertion limited to its credentials. A start
 /// without one asks for an assertion with any passkey of the relying party (a discoverable
-/// credential). A flow's challenge is single-use: once a finish succeeds, the same flow answers
-/// `409 already_used`; a failed verification costs one of ``maximumAttempts`` attempts. The
+/// credential), whose response must then carry the user handle (§7.2 step 6). A flow's
+/// challenge is single-use: once a finish succeeds, the same flow answers `409 already_used`; a
+/// failed verification or an unknown credential costs one of ``maximumAttempts`` attempts. A
+/// stored sign count only moves forward. The
 /// token response is ``ReferenceProtocol/TokenResponse``.
 ///
 /// The sandbox trusts the e-mail address of a sign-up; a real relying party proves it first (an
