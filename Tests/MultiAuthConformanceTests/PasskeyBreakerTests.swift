@@ -115,6 +115,7 @@ struct PasskeyBreakerTests {
     @Test(
         "hostile start answers are typed errors: garbage, 5xx, missing fields, both or neither options, bad base64url")
     func hostileStartAnswersAreTyped() async throws {
+        // "B13" below: Docs/Cases.md B13, a base64url text whose length mod 4 is 1.
         let hundredKB = Base64URL.encode([UInt8](repeating: 1, count: 100_000))
         let cases: [(String, HTTPResponse, AuthError.Code)] = [
             ("garbage JSON", ScriptedTransport.json(200, "{not json"), .malformedResponse),
@@ -371,7 +372,7 @@ struct PasskeyBreakerTests {
         #expect(first?.code == .invalidInput && first?.reason == .answerMismatch)
         let challenge = try #require(try await client.signIn(with: "passkeys", .email(email)).challenge)
         let started = sandbox.requestCount
-        // B34 inputs against a passkey challenge: never normalised into something sent.
+        // Docs/Cases.md B34 inputs against a passkey challenge: never normalised into something sent.
         for typed in [" 123456", "123456\n", "123 456", "12345"] {
             let error = await #expect(throws: AuthError.self) {
                 try await client.submit(ChallengeAnswer(code: typed), for: challenge)
