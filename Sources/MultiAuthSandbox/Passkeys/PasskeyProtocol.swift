@@ -12,9 +12,9 @@ import Foundation
 ///
 /// | request | success | errors (`{"code": …}`) |
 /// |---|---|---|
-/// | `POST /passkeys/start` ``StartRequest`` | 200 ``StartResponse`` | 400 `invalid_identity` |
-/// | `POST /passkeys/register` ``FinishRegistrationRequest`` | 200 token response | 401 `verification_failed` (+`reason`), 409 `credential_exists`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
-/// | `POST /passkeys/authenticate` ``FinishAssertionRequest`` | 200 token response | 401 `verification_failed` (+`reason`, `attemptsRemaining`), 401 `unknown_credential` (+`attemptsRemaining`), 403 `cloned_authenticator`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
+/// | `POST /passkeys/start` `StartRequest` | 200 `StartResponse` | 400 `invalid_identity` |
+/// | `POST /passkeys/register` `FinishRegistrationRequest` | 200 token response | 401 `verification_failed` (+`reason`), 409 `credential_exists`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
+/// | `POST /passkeys/authenticate` `FinishAssertionRequest` | 200 token response | 401 `verification_failed` (+`reason`, `attemptsRemaining`), 401 `unknown_credential` (+`attemptsRemaining`), 403 `cloned_authenticator`, 404 `unknown_flow`, 409 `already_used`, 410 `expired`, 403 `attempts_exhausted` |
 /// | `POST /logout` `{"refreshToken"}` | 204 | 401 `invalid_token` |
 ///
 /// A start with an e-mail address of a new account asks for a registration (sign-up with a
@@ -51,7 +51,7 @@ public enum PasskeyProtocol {
         package init(email: String?) { self.email = email }
     }
 
-    /// The ceremony a start issued: exactly one of ``registration`` and ``assertion``.
+    /// The ceremony a start issued: exactly one of `registration` and `assertion`.
     package struct StartResponse: Codable, Sendable {
         /// The server's flow id.
         package var flowId: String
@@ -240,7 +240,7 @@ public enum PasskeyProtocol {
     package struct Credential<Response: Codable & Sendable>: Codable, Sendable {
         /// The credential id, base64url.
         package var id: String
-        /// The credential id, base64url (the same bytes as ``id``).
+        /// The credential id, base64url (the same bytes as `id`).
         package var rawId: String
         /// Always `"public-key"`.
         package var type: String

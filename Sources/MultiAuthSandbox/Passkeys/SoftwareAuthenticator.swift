@@ -4,7 +4,7 @@ import MultiAuthCrypto
 /// A software WebAuthn authenticator for tests and the sandbox: it creates credentials and
 /// signs assertions exactly as W3C WebAuthn Level 3 §6.3.2 (authenticatorMakeCredential) and
 /// §6.3.3 (authenticatorGetAssertion) describe, together with the client data a browser would
-/// send (§5.8.1), so ``WebAuthnVerifier`` and other relying parties can be tested end to end.
+/// send (§5.8.1), so ``/MultiAuthCrypto/WebAuthnVerifier`` and other relying parties can be tested end to end.
 ///
 /// Deterministic under `seed`: credential IDs and key material are derived from the seed and a
 /// per-authenticator credential counter with HMAC-SHA-256 (ES256 private scalars by rejection
@@ -82,8 +82,8 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
     ///
     /// - Parameters:
     ///   - seed: derives every credential ID and key.
-    ///   - algorithm: ``COSEAlgorithm/es256`` (default) or ``COSEAlgorithm/edDSA``;
-    ///     ``COSEAlgorithm/rs256`` makes ``makeCredential(rpID:origin:challenge:userHandle:userName:excludedCredentialIDs:userVerified:)``
+    ///   - algorithm: `COSEAlgorithm.es256` (default) or `COSEAlgorithm.edDSA`;
+    ///     `COSEAlgorithm.rs256` makes ``makeCredential(rpID:origin:challenge:userHandle:userName:excludedCredentialIDs:userVerified:)``
     ///     throw `notSupported`.
     ///   - attestation: the attestation format of registrations.
     ///   - aaguid: the AAGUID in attested credential data; 16 bytes (other lengths are cut or
