@@ -116,6 +116,7 @@ enum BenchMain {
 
         var info: [InfoRow] = []
         if wanted("jwks") && timeMode { info += try await JWKSScalingBench.infoRows(repeats: repeats, smoke: smoke) }
+        if wanted("store") && timeMode { info += try await StoreScalingBench.infoRows(repeats: repeats, smoke: smoke) }
         for comparison in ServeBench.comparisons {
             if let result = timed[comparison.ours.name + "/" + comparison.baseline.name] {
                 info.append(ServeBench.info(result))

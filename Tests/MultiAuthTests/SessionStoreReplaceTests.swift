@@ -619,19 +619,17 @@ final class PlainKeychain: KeychainItemAccess, @unchecked Sendable {
         var testDescription: String { rawValue }
     }
 
-    /// A temporary file holding a refresh token, as a writer killed mid-write leaves it, is
+    /// The temporary file holding a refresh token, as a writer killed mid-write leaves it, is
     /// deleted on open, on remove (sign-out), on removeAll and on a conditional removal.
     @Test(arguments: Cleanup.allCases)
     func leftoverTemporaryFilesAreDeleted(_ cleanup: Cleanup) async throws {
         defer { directory.remove() }
         var store = try FileSessionStore(directory: directory.url)
         try await store.save(Versions.session(1))
-        let leftovers = ["p.session.json.tmp-1f2e", "other.session.json.tmp-99"]
-        for name in leftovers {
-            try Data(#"{"refreshToken":"R-SECRET"#.utf8).write(to: directory.url.appendingPathComponent(name))
-        }
+        let leftover = FileSessionStore.temporaryFileName
+        try Data(#"{"refreshToken":"R-SECRET"#.utf8).write(to: directory.url.appendingPathComponent(leftover))
         _ = try await store.load(for: "p")
-        #expect(try directory.temporaryFiles() == leftovers.sorted())  // reads never delete
+        #expect(try directory.temporaryFiles() == [leftover])  // reads never delete
         switch cleanup {
         case .open: store = try FileSessionStore(directory: directory.url)
         case .remove: try await store.remove(for: "p")

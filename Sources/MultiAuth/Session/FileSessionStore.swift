@@ -12,20 +12,25 @@ import Darwin
 /// share between processes (an app and its extensions).
 ///
 /// Format: `<provider>.session.json` holding `{"format": "multiauth.session", "version": 1,
-/// "session": {…}}`. Writes are atomic and durable: the JSON goes to a temporary file
-/// (`<file>.tmp-<random>`, created with permissions 0600 in the same directory), which is
-/// `fsync`ed and `rename`d over the old file, and the directory is `fsync`ed. A reader therefore
-/// sees the old or the new session, never a torn one.
+/// "session": {…}}`. Writes are atomic and durable: the JSON goes to the directory's one
+/// temporary file ``temporaryFileName`` (created with permissions 0600, `O_EXCL`, never through
+/// a symbolic link), which is `fsync`ed and `rename`d over the old file, and the directory is
+/// `fsync`ed. A reader therefore sees the old or the new session, never a torn one.
 ///
 /// Writers (``save(_:)``, ``remove(for:)``, ``removeAll()``, ``replace(_:with:for:)``) hold an
 /// exclusive advisory lock (`flock`) on the lock file ``lockFileName`` in the directory, so two
 /// processes, or two stores on one directory, never interleave a read-check-write; the kernel
 /// releases the lock when a process dies. Readers take no lock.
 ///
-/// No credential outlives sign-out: temporary files left behind by a writer that died
-/// mid-write are deleted (under the lock, so a live writer is never disturbed) when a store is
-/// created, on ``remove(for:)``, on ``removeAll()`` and when ``replace(_:with:for:)`` removes a
-/// session; a failed write truncates and deletes its own temporary file.
+/// No credential outlives sign-out: every write holds the lock while its temporary file exists,
+/// so one fixed name is enough, and a writer that died mid-write leaves at most that one file.
+/// It is deleted by exact name (under the lock, so a live writer is never disturbed) when a
+/// store is created, on ``remove(for:)``, on ``removeAll()`` and when ``replace(_:with:for:)``
+/// removes a session, and the next write replaces it; a failed write truncates and deletes its
+/// own temporary file. None of these lists the directory, so their cost does not grow with the
+/// number of files in it. Temporary files of the form earlier versions wrote
+/// (`<provider>.session.json.tmp-<random>`) are deleted by ``removeAll()``, which lists the
+/// directory anyway.
 ///
 /// Trust rules (Docs/Reliability.md, "Session stores"): ``load(for:)`` opens with `O_NOFOLLOW`
 /// and accepts only a regular file owned by the process's effective user, at most
@@ -54,6 +59,11 @@ public actor FileSessionStore: SessionStore {
     /// The name of the lock file writers hold (`flock`, exclusive) in ``directory``. It is
     /// never deleted: deleting a lock file would let two writers lock different files.
     public static let lockFileName = ".multiauth.lock"
+    /// The name of the temporary file every atomic write goes through, in ``directory``. Writers
+    /// hold the directory lock while it exists, so one name serves every provider. It contains
+    /// `.session.json.tmp-`, the pattern earlier versions delete as a leftover, so a store of an
+    /// earlier version sharing the directory cleans it up too.
+    package static let temporaryFileName = ".multiauth.session.json.tmp-0"
     /// The largest session file ``load(for:)`` reads, in bytes (1 MiB); larger files are
     /// `storageUnavailable`.
     public static let maximumFileSize = 1 << 20
@@ -93,8 +103,9 @@ public actor FileSessionStore: SessionStore {
     /// Test seam: the write step the next atomic write fails at (with `EIO`), if any.
     private var pendingWriteFault: WriteStep?
 
-    /// Creates a store in `directory`, creating it (mode 0700) if needed, and deletes temporary
-    /// files an earlier writer left behind.
+    /// Creates a store in `directory`, creating it (mode 0700) if needed, and deletes the
+    /// temporary file a writer that died mid-write left behind (by name: the directory is not
+    /// listed).
     ///
     /// An existing directory that is group- or world-writable is tightened to 0700 when it
     /// belongs to the process's effective user; one owned by another user, or a shared sticky
@@ -115,10 +126,10 @@ public actor FileSessionStore: SessionStore {
             throw AuthError(.storageUnavailable, "cannot create the session directory", underlying: error)
         }
         try Self.secureDirectory(directory.path)
-        // Best effort: a directory we cannot lock or list now fails the next write instead, and
-        // loads do not depend on it.
+        // Best effort: a directory we cannot lock now fails the next write instead, and loads do
+        // not depend on it.
         _ = try? Self.withLock(in: directory, failure: .storageUnavailable, provider: nil) {
-            try Self.removeTemporaryFiles(in: directory)
+            try Self.removeTemporaryFile(in: directory)
         }
     }
 
@@ -154,8 +165,9 @@ public actor FileSessionStore: SessionStore {
         return name + ".session.json"
     }
 
-    /// Whether `name` is a temporary file of an atomic write (`<provider>.session.json.tmp-…`).
-    static func isTemporaryFileName(_ name: String) -> Bool { name.contains(".session.json.tmp-") }
+    /// Whether `name` is a temporary file of an atomic write: ``temporaryFileName``, or
+    /// `<provider>.session.json.tmp-<random>` as earlier versions named it.
+    package static func isTemporaryFileName(_ name: String) -> Bool { name.contains(".session.json.tmp-") }
 
     // MARK: - SessionStore
 
@@ -183,36 +195,37 @@ public actor FileSessionStore: SessionStore {
         }
     }
 
-    /// Removes the provider's file and every leftover temporary file, under the directory lock;
-    /// succeeds when there is no file.
+    /// Removes the provider's file and a leftover temporary file (by name, without listing the
+    /// directory), under the directory lock; succeeds when there is no file.
     /// - Throws: `AuthError` `.storageFailure`.
     public func remove(for provider: AuthProviderID) throws {
         let path = fileURL(for: provider).path
         try Self.withLock(in: directory, failure: .storageFailure, provider: provider) {
             try Self.unlinkSessionFile(path, provider: provider)
-            try Self.removeTemporaryFiles(in: directory)
+            try Self.removeTemporaryFile(in: directory)
         }
     }
 
-    /// Removes every `*.session.json` file and every leftover temporary file, under the
-    /// directory lock.
+    /// Removes every `*.session.json` file and every leftover temporary file (including those
+    /// earlier versions named `<provider>.session.json.tmp-<random>`), under the directory lock.
+    /// The only operation that lists the directory.
     /// - Throws: `AuthError` `.storageFailure`.
     public func removeAll() throws {
         try Self.withLock(in: directory, failure: .storageFailure, provider: nil) {
-            let names: [String]
-            do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
-                throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
+            for name in try Self.listDirectory(directory) {
+                let path = directory.appendingPathComponent(name).path
+                if name.hasSuffix(".session.json") {
+                    try Self.unlinkSessionFile(path, provider: nil)
+                } else if Self.isTemporaryFileName(name) && unlink(path) != 0 && errno != ENOENT {
+                    throw Self.writeError("unlink of a temporary file", errno, nil)
+                }
             }
-            for name in names where name.hasSuffix(".session.json") {
-                try Self.unlinkSessionFile(directory.appendingPathComponent(name).path, provider: nil)
-            }
-            try Self.removeTemporaryFiles(in: directory)
         }
     }
 
     /// Compare-and-set under the directory lock: reads the stored file, compares it with
     /// `expected` (``AuthSession/isSameVersion(as:)``), and only then writes `replacement`
-    /// atomically (or removes the file and every leftover temporary file). Atomic across
+    /// atomically (or removes the file and a leftover temporary file). Atomic across
     /// processes and across stores sharing the directory.
     /// - Throws: `AuthError` `.storageUnavailable` when the lock cannot be taken or the stored
     ///   file cannot be read (nothing is written), `.storageFailure` when the write fails (the
@@ -235,7 +248,7 @@ public actor FileSessionStore: SessionStore {
                     data, to: url, directory: directory, provider: provider, failingAt: fault, protect: protect)
             } else {
                 try Self.unlinkSessionFile(url.path, provider: provider)
-                try Self.removeTemporaryFiles(in: directory)
+                try Self.removeTemporaryFile(in: directory)
             }
             return .written
         }
@@ -269,6 +282,21 @@ public actor FileSessionStore: SessionStore {
     package func setProtectionSetter(_ setter: (@Sendable (String, FileProtectionType) throws -> Void)?) {
         protectionSetter = setter
     }
+
+    /// Counts directory listings made while it is bound (test seam: shows which operations list
+    /// the directory; task-local, so tests running in parallel do not see each other's).
+    package final class ListingCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        /// Creates a counter at zero.
+        package init() {}
+        /// The listings counted so far.
+        package var count: Int { lock.withLock { value } }
+        func increment() { lock.withLock { value += 1 } }
+    }
+
+    /// The counter directory listings made by the current task are counted in (test seam).
+    @TaskLocal package static var listingCounter: ListingCounter?
 
     /// What a write does to protect its temporary file: `nil` without a protection class.
     private func protection() -> (@Sendable (String) throws -> Void)? {
@@ -436,26 +464,39 @@ public actor FileSessionStore: SessionStore {
         return try body()
     }
 
-    /// Deletes every temporary file of an atomic write in `directory`. Call only while holding
-    /// the lock: every live writer holds it while its temporary file exists, so what is found
-    /// here was left by a writer that died.
-    static func removeTemporaryFiles(in directory: URL) throws {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
+    /// Deletes the temporary file ``temporaryFileName`` in `directory`, if any (one `unlink`,
+    /// whatever the number of files). Call only while holding the lock: every live writer holds
+    /// it while its temporary file exists, so a file found here was left by a writer that died.
+    static func removeTemporaryFile(in directory: URL) throws {
+        let path = directory.appendingPathComponent(temporaryFileName, isDirectory: false).path
+        if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink of a temporary file", errno, nil) }
+    }
+
+    /// The names in `directory` (counted in ``listingCounter``).
+    static func listDirectory(_ directory: URL) throws -> [String] {
+        listingCounter?.increment()
+        do { return try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
             throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
         }
-        for name in names where isTemporaryFileName(name) {
-            if unlink(directory.appendingPathComponent(name).path) != 0 && errno != ENOENT {
-                throw writeError("unlink of a temporary file", errno, nil)
-            }
-        }
+    }
+
+    /// Creates the temporary file at `path` (0600, `O_EXCL`, `O_NOFOLLOW`); a file left there by
+    /// a writer that died, or anything else planted there (a symbolic link is unlinked, never
+    /// followed), is deleted first and the creation tried once more. Returns the descriptor, or
+    /// -1 with `errno` set.
+    private static func createTemporaryFile(_ path: String) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        let fd = open(path, flags, 0o600)
+        guard fd < 0, errno == EEXIST else { return fd }
+        guard unlink(path) == 0 || errno == ENOENT else { return -1 }
+        return open(path, flags, 0o600)
     }
 
     private static func unlinkSessionFile(_ path: String, provider: AuthProviderID?) throws {
         if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink", errno, provider) }
     }
 
-    /// Writes `data` to `url` through a temporary file in `directory`, fsyncing file and
+    /// Writes `data` to `url` through ``temporaryFileName`` in `directory`, fsyncing file and
     /// directory. `protect` (the data protection class) runs on the new, still empty temporary
     /// file before any byte is written. On failure the temporary file is truncated (so even if
     /// deleting it failed it would hold no token) and deleted. `fault` makes one step fail with
@@ -464,8 +505,8 @@ public actor FileSessionStore: SessionStore {
         _ data: Data, to url: URL, directory: URL, provider: AuthProviderID?, failingAt fault: WriteStep? = nil,
         protect: ((String) throws -> Void)? = nil
     ) throws {
-        let tempPath = url.path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let fd = fault == .create ? -1 : open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let tempPath = directory.appendingPathComponent(temporaryFileName, isDirectory: false).path
+        let fd = fault == .create ? -1 : createTemporaryFile(tempPath)
         guard fd >= 0 else { throw writeError("create", fault == .create ? EIO : errno, provider) }
         var failure: AuthError?
         if let protect {
