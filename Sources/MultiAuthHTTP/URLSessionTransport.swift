@@ -64,7 +64,7 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
         let urlRequest = urlRequest(for: request)
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await load(urlRequest)
         } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
             throw CancellationError()
         } catch is CancellationError {
@@ -86,6 +86,44 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// One data task; the calling task's cancellation ends the call at once, from another queue.
+    ///
+    /// Not `URLSession.data(for:)`: its cancellation handler runs while the Swift runtime holds
+    /// the calling task's status lock and calls `URLSessionTask.cancel()`, which in
+    /// swift-corelibs-foundation waits for the session's work queue; a transfer completing at
+    /// that moment waits on that queue for the same lock to resume the task, and both wait
+    /// forever (seen as a hung `multiauth conformance --server`). Nor `cancel()` from elsewhere:
+    /// swift-corelibs-foundation stops the process when a cancel races the task's completion
+    /// ("a task that is not in the registry"). So on Linux a cancelled call is answered with
+    /// `CancellationError` from a global queue and its request is abandoned: it runs until the
+    /// server answers or its timeout, and the answer is dropped. On Apple platforms the task is
+    /// also cancelled.
+    private func load(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+        let pending = PendingLoad()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        pending.finish(.failure(error))
+                    } else if let response {
+                        pending.finish(.success((data ?? Data(), response)))
+                    } else {
+                        pending.finish(.failure(URLError(.badServerResponse)))
+                    }
+                }
+                // A task never resumed never calls its completion handler.
+                if pending.start(continuation, task: task) {
+                    task.resume()
+                } else {
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            // Never resume or call into URLSession while the runtime holds the task's lock.
+            DispatchQueue.global().async { pending.abandon() }
+        }
     }
 
     /// `URLSessionTransport(timeout: …, defaultHeaders: [names])`, never a header value.
@@ -114,5 +152,57 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
         case .secureConnectionFailed: return "TLS failed"
         default: return "URLError \(error.code.rawValue)"
         }
+    }
+}
+
+/// One ``URLSessionTransport`` call: its continuation, resumed exactly once by whichever comes
+/// first, the task's completion or the caller's cancellation (see `load(_:)`).
+private final class PendingLoad: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+    private var task: URLSessionDataTask?
+    private var abandoned = false
+
+    /// Keeps the continuation and the task; `false` (nothing kept) when the caller was already
+    /// cancelled.
+    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask) -> Bool {
+        lock.withLock {
+            guard !abandoned else { return false }
+            self.continuation = continuation
+            self.task = task
+            return true
+        }
+    }
+
+    /// The task completed: resumes the caller unless it was already answered.
+    func finish(_ result: Result<(Data, URLResponse), any Error>) {
+        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = lock.withLock {
+            defer {
+                self.continuation = nil
+                self.task = nil
+            }
+            return self.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    /// The caller was cancelled: answers it with `CancellationError` unless the task already
+    /// did; on Apple platforms cancels the task too.
+    func abandon() {
+        let (continuation, task): (CheckedContinuation<(Data, URLResponse), any Error>?, URLSessionDataTask?) =
+            lock.withLock {
+                abandoned = true
+                defer {
+                    self.continuation = nil
+                    self.task = nil
+                }
+                return (self.continuation, self.task)
+            }
+        continuation?.resume(throwing: CancellationError())
+        #if !canImport(FoundationNetworking)
+        task?.cancel()
+        #else
+        _ = task
+        #endif
     }
 }

@@ -45,6 +45,9 @@ public final class SandboxURLProtocol: URLProtocol {
 
     private let stateLock = NSLock()
     private var loading: Task<Void, Never>?
+    /// Set by `stopLoading`: URL loading has cancelled this load (and may already have forgotten
+    /// its task), so the answer must not be reported to the client any more.
+    private var stopped = false
 
     static func register(_ sandbox: Sandbox, id: String) {
         registryLock.lock()
@@ -111,11 +114,15 @@ public final class SandboxURLProtocol: URLProtocol {
         stateLock.lock()
         let task = loading
         loading = nil
+        stopped = true
         stateLock.unlock()
         task?.cancel()
     }
 
     private func complete(with result: Result<HTTPResponse, any Error>, url: URL) {
+        // A cancelled load reports nothing: swift-corelibs-foundation stops on a report for a task
+        // it already removed.
+        guard !stateLock.withLock({ stopped }) else { return }
         switch result {
         case .success(let response):
             guard
