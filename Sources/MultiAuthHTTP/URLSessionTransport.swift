@@ -96,10 +96,10 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
     /// that moment waits on that queue for the same lock to resume the task, and both wait
     /// forever (seen as a hung `multiauth conformance --server`). Nor `cancel()` from elsewhere:
     /// swift-corelibs-foundation stops the process when a cancel races the task's completion
-    /// ("a task that is not in the registry"). So on Linux a cancelled call is answered with
-    /// `CancellationError` from a global queue and its request is abandoned: it runs until the
-    /// server answers or its timeout, and the answer is dropped. On Apple platforms the task is
-    /// also cancelled.
+    /// ("a task that is not in the registry"). So a cancelled call is answered with
+    /// `CancellationError` at once, from a global queue; its request is cancelled too, on Linux
+    /// only if it is still running a quarter second later (`PendingLoad.cancelDelay`), and its
+    /// answer, if any, is dropped.
     private func load(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
         let pending = PendingLoad()
         return try await withTaskCancellationHandler {
@@ -158,10 +158,18 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
 /// One ``URLSessionTransport`` call: its continuation, resumed exactly once by whichever comes
 /// first, the task's completion or the caller's cancellation (see `load(_:)`).
 private final class PendingLoad: @unchecked Sendable {
+    /// How long after the caller's cancellation a request still running is cancelled (on
+    /// Linux): long enough that a request already answering has finished (a cancel racing the
+    /// finish stops the process in swift-corelibs-foundation), short enough that an abandoned
+    /// long poll does not hold one of the session's connections to its host for long. Not a
+    /// timeout of the call: the caller has its `CancellationError` at once.
+    static let cancelDelay: DispatchTimeInterval = .milliseconds(250)
+
     private let lock = NSLock()
     private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
     private var task: URLSessionDataTask?
     private var abandoned = false
+    private var finished = false
 
     /// Keeps the continuation and the task; `false` (nothing kept) when the caller was already
     /// cancelled.
@@ -177,32 +185,35 @@ private final class PendingLoad: @unchecked Sendable {
     /// The task completed: resumes the caller unless it was already answered.
     func finish(_ result: Result<(Data, URLResponse), any Error>) {
         let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = lock.withLock {
-            defer {
-                self.continuation = nil
-                self.task = nil
-            }
+            finished = true
+            task = nil
+            defer { self.continuation = nil }
             return self.continuation
         }
         continuation?.resume(with: result)
     }
 
     /// The caller was cancelled: answers it with `CancellationError` unless the task already
-    /// did; on Apple platforms cancels the task too.
+    /// did, and cancels the task (on Linux only if it is still running ``cancelDelay`` later).
     func abandon() {
-        let (continuation, task): (CheckedContinuation<(Data, URLResponse), any Error>?, URLSessionDataTask?) =
-            lock.withLock {
-                abandoned = true
-                defer {
-                    self.continuation = nil
-                    self.task = nil
-                }
-                return (self.continuation, self.task)
-            }
+        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = lock.withLock {
+            abandoned = true
+            defer { self.continuation = nil }
+            return self.continuation
+        }
         continuation?.resume(throwing: CancellationError())
-        #if !canImport(FoundationNetworking)
-        task?.cancel()
+        #if canImport(FoundationNetworking)
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.cancelDelay) { self.cancelIfRunning() }
         #else
-        _ = task
+        cancelIfRunning()
         #endif
+    }
+
+    private func cancelIfRunning() {
+        let task: URLSessionDataTask? = lock.withLock {
+            defer { self.task = nil }
+            return finished ? nil : self.task
+        }
+        task?.cancel()
     }
 }
