@@ -13,7 +13,7 @@ import Darwin
 ///
 /// Format: `<provider>.session.json` holding `{"format": "multiauth.session", "version": 1,
 /// "session": {…}}`. Writes are atomic and durable: the JSON goes to the directory's one
-/// temporary file ``temporaryFileName`` (created with permissions 0600, `O_EXCL`, never through
+/// temporary file `.multiauth.session.json.tmp-0` (created with permissions 0600, `O_EXCL`, never through
 /// a symbolic link), which is `fsync`ed and `rename`d over the old file, and the directory is
 /// `fsync`ed. A reader therefore sees the old or the new session, never a torn one.
 ///
@@ -165,7 +165,7 @@ public actor FileSessionStore: SessionStore {
         return name + ".session.json"
     }
 
-    /// Whether `name` is a temporary file of an atomic write: ``temporaryFileName``, or
+    /// Whether `name` is a temporary file of an atomic write: `temporaryFileName`, or
     /// `<provider>.session.json.tmp-<random>` as earlier versions named it.
     package static func isTemporaryFileName(_ name: String) -> Bool { name.contains(".session.json.tmp-") }
 
@@ -464,7 +464,7 @@ public actor FileSessionStore: SessionStore {
         return try body()
     }
 
-    /// Deletes the temporary file ``temporaryFileName`` in `directory`, if any (one `unlink`,
+    /// Deletes the temporary file `temporaryFileName` in `directory`, if any (one `unlink`,
     /// whatever the number of files). Call only while holding the lock: every live writer holds
     /// it while its temporary file exists, so a file found here was left by a writer that died.
     static func removeTemporaryFile(in directory: URL) throws {
@@ -472,7 +472,7 @@ public actor FileSessionStore: SessionStore {
         if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink of a temporary file", errno, nil) }
     }
 
-    /// The names in `directory` (counted in ``listingCounter``).
+    /// The names in `directory` (counted in `listingCounter`).
     static func listDirectory(_ directory: URL) throws -> [String] {
         listingCounter?.increment()
         do { return try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
@@ -496,7 +496,7 @@ public actor FileSessionStore: SessionStore {
         if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink", errno, provider) }
     }
 
-    /// Writes `data` to `url` through ``temporaryFileName`` in `directory`, fsyncing file and
+    /// Writes `data` to `url` through `temporaryFileName` in `directory`, fsyncing file and
     /// directory. `protect` (the data protection class) runs on the new, still empty temporary
     /// file before any byte is written. On failure the temporary file is truncated (so even if
     /// deleting it failed it would hold no token) and deleted. `fault` makes one step fail with
