@@ -206,3 +206,27 @@ void mab_hmac_sha1_counter(const mab_hmac_sha1 *state, unsigned long long counte
     memset(out, 0, 20);
 }
 #endif
+
+// MARK: - Global enqueues
+
+// The Swift runtime's hook (swift/Runtime/Concurrency.h): called for every job enqueued on the
+// global executor, with the original implementation to call. Both use the Swift calling
+// convention; declared weak so the bench still links against a runtime without it.
+typedef void (*mab_swift_enqueue_original)(void *job) __attribute__((swiftcall));
+typedef void (*mab_swift_enqueue_hook)(void *job, mab_swift_enqueue_original original) __attribute__((swiftcall));
+extern mab_swift_enqueue_hook swift_task_enqueueGlobal_hook __attribute__((weak));
+
+static _Atomic unsigned long long mab_enqueues;
+
+__attribute__((swiftcall)) static void mab_counting_enqueue(void *job, mab_swift_enqueue_original original) {
+    mab_enqueues += 1;
+    original(job);
+}
+
+int mab_count_global_enqueues(void) {
+    if (&swift_task_enqueueGlobal_hook == NULL) return -1;
+    swift_task_enqueueGlobal_hook = mab_counting_enqueue;
+    return 0;
+}
+
+unsigned long long mab_global_enqueues(void) { return mab_enqueues; }

@@ -48,6 +48,16 @@ enum BenchMain {
             try await Callgrind.runKernel(kernel, iterations: iterations)
             return 0
         }
+        if let name = value(after: "--enqueues") {
+            guard let kernel = allKernels.first(where: { $0.name == name }),
+                let iterations = value(after: "--iterations").flatMap({ Int($0) })
+            else {
+                FileHandle.standardError.write(Data("unknown kernel \(name)\n".utf8))
+                return 2
+            }
+            print(try await Enqueues.perOperation(kernel, iterations: iterations))
+            return 0
+        }
         if let directory = value(after: "--cold-start") {
             try await ColdStartBench.childFirstElement(directory: directory, processEntry: processEntry)
             return 0
@@ -122,6 +132,7 @@ enum BenchMain {
                 info.append(ServeBench.info(result))
             }
         }
+        if wanted("flow") { info += try Enqueues.rows(FlowBench.comparisons, iterations: smoke ? 20 : 400) }
         if wanted("phone") && !smoke {
             info.append(try FirstParse.row(instructions: instructionMode))
         }

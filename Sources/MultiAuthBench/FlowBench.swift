@@ -5,8 +5,10 @@ import MultiAuthSandbox
 import MultiAuthTestKeys
 
 /// A whole sign-in through the in-process sandbox (Dynamic e-mail OTP: start + code from the
-/// inbox + submit + persist + events) against the same two HTTP exchanges, JSON and store
-/// write done by hand: the difference is MultiAuth's own overhead. Both sides talk to their own
+/// inbox + submit + persist + events) against the same HTTP exchanges, JSON and store work done
+/// by hand: the two sign-in exchanges, reading the stored session before the save and revoking
+/// the one the save displaced (every sign-in after the first displaces the one before, and
+/// MultiAuth revokes it, L14). The difference is MultiAuth's own overhead. Both sides talk to their own
 /// sandbox, whose backend signs an RS256 JWT per sign-in (with the committed test key A, so no
 /// key is generated).
 enum FlowBench {
@@ -76,7 +78,16 @@ enum FlowBench {
                         accessToken: body["minifiedJwt"] as? String, idToken: jwt,
                         expiresAt: Date(timeIntervalSince1970: expiresAt)),
                     createdAt: sandbox.clock.wallNow)
+                // What MultiAuth does with a session it displaces (Docs/Architecture.md, "Session
+                // lifecycle"): read before the save, revoked on the server after it.
+                let displaced = try await store.load(for: .dynamic)
                 try await store.save(session)
+                if let token = displaced?.credentials.accessToken ?? displaced?.credentials.idToken {
+                    _ = try await sandbox.transport.send(
+                        HTTPRequest(
+                            method: .post, url: configuration.endpoint("revoke"),
+                            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"]))
+                }
             }
         }
     }

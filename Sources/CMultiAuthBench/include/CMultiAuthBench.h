@@ -49,4 +49,13 @@ void mab_hmac_sha1_free(mab_hmac_sha1 *state);
 /// contexts copied (a struct copy, never re-keyed) and finished with SHA1_Update/SHA1_Final.
 void mab_hmac_sha1_counter(const mab_hmac_sha1 *state, unsigned long long counter, unsigned char out[20]);
 
+/// Installs a hook on the Swift concurrency runtime's global enqueue
+/// (`swift_task_enqueueGlobal_hook`) that counts every job put on the global executor — a new
+/// task's first run, a resumed task, a default actor's processing job — before passing it on.
+/// Returns 0, or -1 when the runtime has no such hook. Call once, before the work to count.
+int mab_count_global_enqueues(void);
+
+/// The number of global enqueues counted since mab_count_global_enqueues (0 without the hook).
+unsigned long long mab_global_enqueues(void);
+
 #endif
