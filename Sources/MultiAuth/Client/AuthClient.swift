@@ -687,10 +687,13 @@ public actor AuthClient {
         }
         apply(flows.persisted(flowID, session: session, answer: answer))
         if let displaced, displaced.id != session.id, let adapter = providers[providerID] {
-            // L14: revoked in a task of its own with the sign-out's bound; the sign-in does not
-            // wait for it. The newest credentials this client holds for it are the ones revoked (L9).
+            // L14: revoked in a task of its own; the sign-in does not wait for it and nobody reads
+            // its outcome, so it is one task (no timer: the sign-out's bound only limits how long
+            // a caller waits). The newest credentials this client holds for it are the ones
+            // revoked (L9).
             let revoked = lifecycle.newest(of: displaced)
-            Task { _ = await self.revokeRemotely(revoked, with: adapter) }
+            let context = context(for: providerID, flowID: nil)
+            Task { try? await adapter.signOut(revoked, context: context) }
         }
         return .signedIn(session)
     }
