@@ -224,23 +224,18 @@ public struct PasskeyReferenceProvider: AuthProvider {
     private func post<Body: Encodable, Result: Decodable>(
         _ path: String, _ body: Body, context: AuthContext
     ) async throws -> Result {
-        let response = try await context.transport.send(try .json(.post, url(path), body: body))
-        guard response.isSuccess else { throw mapError(response) }
-        return try response.decodeJSON(Result.self, provider: id)
+        try await ReferenceWire.post(url(path), body, provider: id, context: context, mapError: mapError)
     }
 
     /// Maps an error response of the passkey protocol to an `AuthError`; `providerCode` keeps
     /// the verifier's reason for `verification_failed`, else the raw code.
     public func mapError(_ response: HTTPResponse) -> AuthError {
-        if response.status >= 500 {
-            return AuthError(
-                .providerUnavailable, "the passkey server answered HTTP \(response.status)", provider: id,
-                providerCode: String(response.status), retryAfter: response.retryAfter)
-        }
-        guard let body = try? response.decodeJSON(PasskeyProtocol.ErrorResponse.self, provider: id) else {
-            return AuthError(
-                .malformedResponse, "HTTP \(response.status) without a passkey error body", provider: id,
-                providerCode: String(response.status))
+        let body: PasskeyProtocol.ErrorResponse
+        switch ReferenceWire.errorBody(
+            PasskeyProtocol.ErrorResponse.self, of: response, server: "passkey server", provider: id)
+        {
+        case .failure(let error): return error
+        case .success(let decoded): body = decoded
         }
         let raw = body.code
         switch raw {
