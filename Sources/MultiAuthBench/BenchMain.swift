@@ -31,13 +31,16 @@ enum BenchMain {
     /// Runs the command; returns the exit status. `processEntry` is the monotonic clock at the
     /// start of `main.swift`.
     static func run(_ arguments: [String], processEntry: UInt64) async throws -> Int32 {
+        // The first statement of the task: the cold-start child reports main → here (the
+        // concurrency runtime starting its first task) as a step of its own.
+        let taskEntry = Clock.nanoseconds()
         func value(after flag: String) -> String? {
             guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
             return arguments[index + 1]
         }
 
-        // Child modes: one kernel under callgrind; one first parse, one cold start or just the
-        // clock in a fresh process.
+        // Child modes: one kernel under callgrind; one first parse, one cold start, one first
+        // JSON decode or just the clock in a fresh process.
         if let name = value(after: "--kernel") {
             guard let kernel = allKernels.first(where: { $0.name == name }),
                 let iterations = value(after: "--iterations").flatMap({ Int($0) })
@@ -59,7 +62,12 @@ enum BenchMain {
             return 0
         }
         if let directory = value(after: "--cold-start") {
-            try await ColdStartBench.childFirstElement(directory: directory, processEntry: processEntry)
+            try await ColdStartBench.childFirstElement(
+                directory: directory, processEntry: processEntry, taskEntry: taskEntry)
+            return 0
+        }
+        if arguments.contains("--first-decode") {
+            print(ColdStartBench.childFirstDecodes().map(String.init).joined(separator: " "))
             return 0
         }
         if arguments.contains("--process-start") {

@@ -77,67 +77,145 @@ enum ColdStartBench {
     }
 
     /// Creates a `FileSessionStore` on `directory` and an `AuthClient` on it, and waits for the
-    /// first `authStates()` element (which must hold the stored session).
-    static func firstElement(directory: URL) async throws {
-        let client = try AuthClient(
-            providers: [ColdProvider()], store: try FileSessionStore(directory: directory), transport: NoTransport())
+    /// first `authStates()` element (which must hold the stored session). `mark` runs after each
+    /// step (store created, client created, subscribed, first element), for the fresh-process
+    /// breakdown; it only reads the clock.
+    static func firstElement(directory: URL, mark: () -> Void = {}) async throws {
+        let store = try FileSessionStore(directory: directory)
+        mark()
+        let client = try AuthClient(providers: [ColdProvider()], store: store, transport: NoTransport())
+        mark()
         var iterator = client.authStates().makeAsyncIterator()
+        mark()
         guard let first = await iterator.next(), case .initialState(let state) = first.kind,
             state.sessions["cold"] != nil
         else {
             throw BenchError("cold start did not yield the stored session")
         }
+        mark()
     }
 
-    /// `--cold-start DIR` (child side): the first element, then two monotonic clock readings:
-    /// the start of `main.swift` and now.
-    static func childFirstElement(directory: String, processEntry: UInt64) async throws {
-        try await firstElement(directory: URL(fileURLWithPath: directory, isDirectory: true))
-        print(processEntry, Clock.nanoseconds())
+    /// `--cold-start DIR` (child side): the first element, then the monotonic clock at the start
+    /// of `main.swift`, at the first statement of the task (`taskEntry`), when the cold-start
+    /// code begins (after the bench's argument parsing), after each step of ``firstElement(directory:mark:)``
+    /// (the last is the first element).
+    static func childFirstElement(directory: String, processEntry: UInt64, taskEntry: UInt64) async throws {
+        var stamps = [processEntry, taskEntry, Clock.nanoseconds()]
+        stamps.reserveCapacity(stamps.count + 4)
+        try await firstElement(directory: URL(fileURLWithPath: directory, isDirectory: true)) {
+            stamps.append(Clock.nanoseconds())
+        }
+        print(stamps.map(String.init).joined(separator: " "))
+    }
+
+    /// The steps the fresh-process breakdown names, one per interval between the child's stamps.
+    static let steps = [
+        "main → first statement of the task (the runtime's thread pool)",
+        "bench argument parsing",
+        "FileSessionStore init (URL, stat, lock)",
+        "AuthClient init",
+        "authStates() subscribe",
+        "first element (actor hops, read, decode)",
+    ]
+
+    /// A two-field type the `--first-decode` child decodes first.
+    struct FirstDecoded: Decodable {
+        /// A string field.
+        var name: String
+        /// A number field.
+        var count: Int
+    }
+
+    /// A second, distinct two-field type, decoded after ``FirstDecoded``.
+    struct SecondDecoded: Decodable {
+        /// A string field.
+        var label: String
+        /// A number field.
+        var total: Int
+    }
+
+    /// `--first-decode` (child side): the clock before and after a `JSONDecoder` decodes a small
+    /// JSON object into ``FirstDecoded`` (the first decode in this process), then after it decodes
+    /// one into ``SecondDecoded`` (a second type's first decode): Foundation's and the Swift
+    /// runtime's first-use cost of JSON decoding in a fresh process of this executable, without
+    /// MultiAuth.
+    static func childFirstDecodes() -> [UInt64] {
+        let first = Data(#"{"name":"cold","count":1}"#.utf8)
+        let second = Data(#"{"label":"cold","total":2}"#.utf8)
+        let start = Clock.nanoseconds()
+        let one = try? JSONDecoder().decode(FirstDecoded.self, from: first)
+        let afterFirst = Clock.nanoseconds()
+        let two = try? JSONDecoder().decode(SecondDecoded.self, from: second)
+        let afterSecond = Clock.nanoseconds()
+        guard one?.count == 1, two?.total == 2 else { return [] }
+        return [start, afterFirst, afterSecond]
     }
 
     /// ``processes`` fresh processes of this executable reaching their first element, alternating
-    /// with as many that only start (`--process-start`). Each child prints the monotonic clock
-    /// (the same in every process) at the start of `main.swift` and at its first element; the
-    /// parent reads it just before `posix_spawn`. So the rows give main → first element (what
-    /// MultiAuth costs a fresh process, the figure the goal is about) and spawn → first element
-    /// (exec, the loader and the runtime's start-up of this executable included), beside a
-    /// process that only starts.
+    /// with as many that only start (`--process-start`) and as many that only decode small JSON
+    /// (`--first-decode`). Each child prints monotonic clock readings (the clock is the same in
+    /// every process): the cold-start child at the start of `main.swift`, at each step and at its
+    /// first element; the parent reads it just before `posix_spawn`. So the rows give main →
+    /// first element (what MultiAuth costs a fresh process, the figure the goal is about), its
+    /// steps, and spawn → first element (exec, the loader and the runtime's start-up of this
+    /// executable included), beside a process that only starts and the first-use cost of
+    /// `JSONDecoder` alone.
     static func freshProcessRows(directory: URL) throws -> [InfoRow] {
         var fromMain: [Double] = []
         var fromSpawn: [Double] = []
         var started: [Double] = []
-        for index in 0..<(2 * processes) {
-            let coldStart = index % 2 == 0
-            let arguments = coldStart ? ["--cold-start", directory.path] : ["--process-start"]
+        var stepSamples = Array(repeating: [Double](), count: steps.count)
+        var firstDecode: [Double] = []
+        var secondDecode: [Double] = []
+        for index in 0..<(3 * processes) {
+            let kind = index % 3
+            let arguments =
+                kind == 0 ? ["--cold-start", directory.path] : kind == 1 ? ["--process-start"] : ["--first-decode"]
             let spawned = Clock.nanoseconds()
             let (status, output) = try ChildProcess.run(Paths.executable, arguments)
             let stamps = output.split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
-            guard status == 0, stamps.count == 2, stamps[0] >= spawned, stamps[1] >= stamps[0] else {
+            let expected = kind == 0 ? steps.count + 1 : kind == 1 ? 2 : 3
+            guard status == 0, stamps.count == expected, stamps[0] >= spawned,
+                zip(stamps, stamps.dropFirst()).allSatisfy({ $0 <= $1 })
+            else {
                 throw BenchError("\(arguments[0]) exited with \(status) and printed \(output)")
             }
-            if coldStart {
-                fromMain.append(Double(stamps[1] - stamps[0]) / 1e6)
-                fromSpawn.append(Double(stamps[1] - spawned) / 1e6)
-            } else {
-                started.append(Double(stamps[0] - spawned) / 1e6)
+            func milliseconds(_ from: UInt64, _ to: UInt64) -> Double { Double(to - from) / 1e6 }
+            switch kind {
+            case 0:
+                fromMain.append(milliseconds(stamps[0], stamps[steps.count]))
+                fromSpawn.append(milliseconds(spawned, stamps[steps.count]))
+                for step in steps.indices { stepSamples[step].append(milliseconds(stamps[step], stamps[step + 1])) }
+            case 1:
+                started.append(milliseconds(spawned, stamps[0]))
+            default:
+                firstDecode.append(milliseconds(stamps[0], stamps[1]))
+                secondDecode.append(milliseconds(stamps[1], stamps[2]))
             }
         }
         func figures(_ samples: [Double]) -> String {
             String(format: "p50 %.3f ms, p99 %.3f ms", Stats.median(samples), Stats.quantile(samples, 0.99))
         }
         let median = Stats.median(fromMain)
+        let breakdown = zip(steps, stepSamples).map { "\($0) " + String(format: "%.3f", Stats.median($1)) }
         return [
             InfoRow(
                 group: "cold start",
                 label: "fresh process: start of main → first authStates() element (\(processes) processes)",
                 value: figures(fromMain), goal: "< 2 ms", met: median < 2),
             InfoRow(
+                group: "cold start", label: "the same, p50 ms per step",
+                value: breakdown.joined(separator: "; ")),
+            InfoRow(
                 group: "cold start", label: "the same from posix_spawn (exec, loader, runtime start-up included)",
                 value: figures(fromSpawn)),
             InfoRow(
                 group: "cold start", label: "a process that only starts: posix_spawn → start of main",
                 value: figures(started)),
+            InfoRow(
+                group: "cold start",
+                label: "fresh process, no MultiAuth: first JSONDecoder decode of a two-field struct; then of another",
+                value: figures(firstDecode) + "; " + figures(secondDecode)),
         ]
     }
 

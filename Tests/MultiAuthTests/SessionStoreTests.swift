@@ -72,6 +72,44 @@ import Darwin
         #expect(try Data(contentsOf: url) == contents)
     }
 
+    /// The one-pass reading of a stored file reports what the header-then-envelope reading did:
+    /// a file that is not an object, or whose header is malformed or of another format, is
+    /// corrupt with no underlying error; another version names it; a session that does not
+    /// decode is corrupt with the decoding error underneath.
+    @Test(arguments: [
+        (#"[1,2]"#, "the session file is corrupt", false),
+        (#"{"version":1,"session":{}}"#, "the session file is corrupt", false),
+        (#"{"format":5,"version":1,"session":{}}"#, "the session file is corrupt", false),
+        (#"{"format":"other","version":1,"session":{}}"#, "the session file is corrupt", false),
+        (#"{"format":"multiauth.session","version":"1","session":{}}"#, "the session file is corrupt", false),
+        (#"{"format":"multiauth.session","version":2,"session":{}}"#, "format version 2, this build reads 1", false),
+        (#"{"format":"multiauth.session","version":null,"session":{}}"#, "format version ?, this build reads 1", false),
+        (#"{"format":"multiauth.session","version":1}"#, "the session file is corrupt", true),
+        (#"{"format":"multiauth.session","version":1,"session":{"id":3}}"#, "the session file is corrupt", true),
+    ])
+    func malformedFilesReportWhatIsWrong(_ json: String, _ message: String, _ hasUnderlying: Bool) async throws {
+        let store = try FileSessionStore(directory: directory)
+        try Data(json.utf8).write(to: store.fileURL(for: "dynamic"))
+        let error = await #expect(throws: AuthError.self) { _ = try await store.load(for: "dynamic") }
+        #expect(error?.code == .storageUnavailable)
+        #expect(error?.message.contains(message) == true)
+        #expect((error?.underlying != nil) == hasUnderlying)
+    }
+
+    /// A store created on an existing directory (which it no longer passes to `createDirectory`)
+    /// still tightens a group- or world-writable one, and one on a missing path creates it 0700.
+    @Test func existingAndMissingDirectoriesEndPrivate() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o777)
+        _ = try FileSessionStore(directory: directory)
+        let existing = try FileManager.default.attributesOfItem(atPath: directory.path)
+        #expect((existing[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        let nested = directory.appendingPathComponent("a/b", isDirectory: true)
+        _ = try FileSessionStore(directory: nested)
+        let created = try FileManager.default.attributesOfItem(atPath: nested.path)
+        #expect((created[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    }
+
     @Test(
         .enabled(
             if: geteuid() != 0,

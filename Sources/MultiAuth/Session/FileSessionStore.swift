@@ -119,13 +119,19 @@ public actor FileSessionStore: SessionStore {
     public init(directory: URL, fileProtection: FileProtectionType? = FileSessionStore.defaultFileProtection) throws {
         self.directory = directory
         self.fileProtectionRawValue = fileProtection?.rawValue
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw AuthError(.storageUnavailable, "cannot create the session directory", underlying: error)
+        let path = directory.path
+        // An existing directory (every launch after the first) needs no `createDirectory`, which
+        // would only find it there: skipping it saves a fresh process that call's one-time
+        // set-up (about a fifth of a millisecond before the first `authStates()` element).
+        if !Self.isExistingDirectory(path) {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw AuthError(.storageUnavailable, "cannot create the session directory", underlying: error)
+            }
         }
-        try Self.secureDirectory(directory.path)
+        try Self.secureDirectory(path)
         // Best effort: a directory we cannot lock now fails the next write instead, and loads do
         // not depend on it.
         _ = try? Self.withLock(in: directory, failure: .storageUnavailable, provider: nil) {
@@ -133,15 +139,54 @@ public actor FileSessionStore: SessionStore {
         }
     }
 
-    private struct Envelope: Codable {
+    /// The file ``save(_:)`` writes (``StoredFile`` reads it back).
+    private struct Envelope: Encodable {
         var format: String
         var version: Int
         var session: AuthSession
     }
 
-    private struct Header: Decodable {
+    /// A stored file as ``load(for:)`` reads it, in one decoding pass: the header (`format` and
+    /// `version`, each optional), and the session only when the header is this format and
+    /// version. Decoding throws only when the top level is not a JSON object, so the caller
+    /// tells such a file from a session that does not decode, as the two-pass reading (a header
+    /// decode, then an `Envelope` decode) did. Plain stored properties, no tuple or `Result`:
+    /// their generic metadata would cost a fresh process more than the pass it saves.
+    private struct StoredFile: Decodable {
+        /// Whether `format` and `version` decoded (each may be absent or `null`); `false` when
+        /// either is of the wrong type, which makes the file corrupt.
+        var headerDecoded = true
+        /// The `format` field.
         var format: String?
+        /// The `version` field.
         var version: Int?
+        /// The session, decoded only when the header is this format and version.
+        var session: AuthSession?
+        /// Why the session did not decode, when it was decoded and failed.
+        var sessionError: (any Error)?
+
+        private enum CodingKeys: String, CodingKey {
+            case format, version, session
+        }
+
+        /// Decodes the header, then the session when the header is `multiauth.session` at
+        /// ``FileSessionStore/formatVersion``. Throws only when the top level is not an object.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            do {
+                format = try container.decodeIfPresent(String.self, forKey: .format)
+                version = try container.decodeIfPresent(Int.self, forKey: .version)
+            } catch {
+                headerDecoded = false
+                return
+            }
+            guard format == "multiauth.session", version == FileSessionStore.formatVersion else { return }
+            do {
+                session = try container.decode(AuthSession.self, forKey: .session)
+            } catch {
+                sessionError = error
+            }
+        }
     }
 
     /// The file that holds `provider`'s session.
@@ -380,28 +425,36 @@ public actor FileSessionStore: SessionStore {
         return try decode(Data(bytes), provider: provider)
     }
 
+    /// Decodes a stored file in one pass (``StoredFile``): a file that is not a JSON object, or
+    /// whose header is malformed or of another format, is corrupt (no underlying error); another
+    /// format version is reported with its number; a session that does not decode is corrupt
+    /// with the decoding error as the underlying error.
     private static func decode(_ data: Data, provider: AuthProviderID) throws -> AuthSession {
-        let header = try? JSONDecoder().decode(Header.self, from: data)
-        guard let header, header.format == "multiauth.session" else {
+        let file = try? JSONDecoder.multiAuth.decode(StoredFile.self, from: data)
+        guard let file, file.headerDecoded, file.format == "multiauth.session" else {
             throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider)
         }
-        guard header.version == formatVersion else {
+        guard file.version == formatVersion else {
             throw AuthError(
                 .storageUnavailable,
-                "the session file has format version \(header.version.map(String.init) ?? "?"), "
+                "the session file has format version \(file.version.map(String.init) ?? "?"), "
                     + "this build reads \(formatVersion)", provider: provider)
         }
-        let session: AuthSession
-        do {
-            session = try JSONDecoder.multiAuth.decode(Envelope.self, from: data).session
-        } catch {
-            throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider, underlying: error)
+        guard let session = file.session else {
+            throw AuthError(
+                .storageUnavailable, "the session file is corrupt", provider: provider, underlying: file.sessionError)
         }
         guard session.provider == provider else {
             throw AuthError(
                 .storageUnavailable, "the session file holds another provider's session", provider: provider)
         }
         return session
+    }
+
+    /// Whether `path` is a directory (following a symbolic link, as `createDirectory` does).
+    private static func isExistingDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && isDirectory(info)
     }
 
     private static func isRegularFile(_ info: stat) -> Bool { Int(info.st_mode) & Int(S_IFMT) == Int(S_IFREG) }
