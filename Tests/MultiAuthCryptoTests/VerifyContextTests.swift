@@ -94,7 +94,7 @@ struct ECDSADEREncodingTests {
 
 /// Many tasks verifying with one key at once: each check takes its own prepared libcrypto
 /// context, so results never mix and the pool stays bounded.
-@Suite("prepared verify contexts under concurrency", .timeLimit(.minutes(5)))
+@Suite("prepared verify contexts under concurrency", .timeLimit(.minutes(10)))
 struct VerifyContextConcurrencyTests {
     static let issuer = "https://issuer.example"
 
