@@ -21,10 +21,12 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     /// The decoded signature bytes.
     let signature: [UInt8]
 
-    /// The header's `alg`, e.g. `RS256`.
-    public var algorithm: String? { header["alg"]?.stringValue }
-    /// The header's `kid`, if any (always a string: parsing refuses any other type).
-    public var keyID: String? { header["kid"]?.stringValue }
+    /// The header's `alg`, e.g. `RS256` (read once while parsing, which requires it; a
+    /// verification consults it without a dictionary lookup).
+    public let algorithm: String?
+    /// The header's `kid`, if any (always a string: parsing refuses any other type; read once
+    /// while parsing, as a verification consults it several times).
+    public let keyID: String?
     /// The header's `typ`, if any.
     public var type: String? { header["typ"]?.stringValue }
 
@@ -64,8 +66,11 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
         let parts = Self.parts(of: token)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw CryptoError.malformedToken }
         header = try JSONValue.object(from: Base64.decode(parts[0], urlSafe: true), limits: limits)
-        guard header["alg"]?.stringValue != nil else { throw CryptoError.malformedToken }
-        if let kid = header["kid"], kid.stringValue == nil { throw CryptoError.invalidHeader("kid") }
+        guard let algorithm = header["alg"]?.stringValue else { throw CryptoError.malformedToken }
+        let kid = header["kid"]
+        if let kid, kid.stringValue == nil { throw CryptoError.invalidHeader("kid") }
+        self.algorithm = algorithm
+        keyID = kid?.stringValue
         claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true), limits: limits))
         signature = try Base64.decode(parts[2], urlSafe: true)
         let input = utf8[parts[0].startIndex..<parts[1].endIndex]

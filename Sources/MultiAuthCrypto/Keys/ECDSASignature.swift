@@ -67,6 +67,50 @@ enum ECDSASignature {
         return raw
     }
 
+    /// The longest DER `Ecdsa-Sig-Value` of a P-256 signature: a SEQUENCE header and two
+    /// INTEGERs of 32 bytes plus a leading `00` each (2 + 2 × (2 + 33)).
+    static var maximumDERLength: Int { 72 }
+
+    /// Writes raw `r || s` (64 bytes) as a DER `Ecdsa-Sig-Value` (RFC 3279 §2.2.3) into `out`,
+    /// without allocating: each half becomes a positive minimal INTEGER (leading zero bytes
+    /// dropped, one `00` added when the first remaining byte has its high bit set, a zero
+    /// value encoded as the single byte `00`). Byte-for-byte what libcrypto's
+    /// `i2d_ECDSA_SIG` and ``der(fromRaw:)`` produce.
+    ///
+    /// - Returns: the number of bytes written, or `nil` when `raw` is not 64 bytes or `out`
+    ///   has room for fewer than ``maximumDERLength``.
+    static func writeDER(fromRaw raw: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>)
+        -> Int?
+    {
+        guard raw.count == 64, out.count >= maximumDERLength else { return nil }
+        var written = 2
+        for half in 0..<2 {
+            let start = half * 32
+            var first = start
+            while first < start + 32, raw[first] == 0 { first += 1 }
+            out[written] = 0x02
+            if first == start + 32 {
+                out[written + 1] = 1
+                out[written + 2] = 0
+                written += 3
+                continue
+            }
+            let pad = raw[first] & 0x80 != 0 ? 1 : 0
+            let magnitude = start + 32 - first
+            out[written + 1] = UInt8(magnitude + pad)
+            written += 2
+            if pad == 1 {
+                out[written] = 0
+                written += 1
+            }
+            for index in 0..<magnitude { out[written + index] = raw[first + index] }
+            written += magnitude
+        }
+        out[0] = 0x30
+        out[1] = UInt8(written - 2)
+        return written
+    }
+
     /// Raw `r || s` (64 bytes) as a DER `Ecdsa-Sig-Value` (RFC 3279 §2.2.3), or `nil` for
     /// another length.
     static func der(fromRaw raw: [UInt8]) -> [UInt8]? {

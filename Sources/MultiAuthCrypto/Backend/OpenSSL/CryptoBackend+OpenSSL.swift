@@ -26,6 +26,27 @@ enum CryptoBackend {
         return out
     }
 
+    /// Writes the `algorithm` digest of `message` to `out` (``DigestAlgorithm/byteCount``
+    /// bytes) with libcrypto's one-shot `SHA1()`, `SHA256()` or `SHA512()`.
+    ///
+    /// - Returns: `false` when libcrypto fails (its error queue is cleared) or `out` is too small.
+    static func oneShotDigest(
+        _ message: UnsafeBufferPointer<UInt8>, _ algorithm: DigestAlgorithm, into out: UnsafeMutableBufferPointer<UInt8>
+    ) -> Bool {
+        guard out.count >= algorithm.byteCount, let target = out.baseAddress else { return false }
+        let written =
+            switch algorithm {
+            case .sha1: SHA1(message.baseAddress, message.count, target)
+            case .sha256: SHA256(message.baseAddress, message.count, target)
+            case .sha512: SHA512(message.baseAddress, message.count, target)
+            }
+        guard written != nil else {
+            clearErrors()
+            return false
+        }
+        return true
+    }
+
     static func hmac(key: [UInt8], message: [UInt8], _ algorithm: DigestAlgorithm) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: algorithm.byteCount)
         var length: UInt32 = 0
@@ -69,5 +90,9 @@ enum CryptoBackend {
     /// Empties this thread's libcrypto error queue after a failed call, so stale errors never
     /// pile up or leak into a later, unrelated failure.
     static func clearErrors() { ERR_clear_error() }
+
+    /// Whether this thread's libcrypto error queue holds an error (a test seam: every failure
+    /// path clears it).
+    static var hasPendingErrors: Bool { ERR_peek_error() != 0 }
 }
 #endif

@@ -4,12 +4,16 @@ import CMultiAuthCrypto
 /// An owned libcrypto `EVP_PKEY` (RSA or P-256, public or private), freed on deinit.
 ///
 /// `@unchecked Sendable`: the key is never modified after creation, and OpenSSL 3 allows
-/// concurrent signing and verification with one `EVP_PKEY` (each operation uses its own
-/// `EVP_MD_CTX`).
+/// concurrent signing and verification with one `EVP_PKEY` (each signing uses its own
+/// `EVP_MD_CTX`; each check takes a prepared `EVP_PKEY_CTX` of its own from
+/// ``VerifyContextPool``).
 final class KeyHandle: @unchecked Sendable {
     let pkey: OpaquePointer
     let keyType: KeyType
     let isPrivate: Bool
+    /// Prepared verify contexts, one pool per ``DigestAlgorithm`` (indexed by
+    /// ``poolIndex(_:)``); each holds its own reference to `pkey`.
+    private let verifyPools: [VerifyContextPool]
 
     /// Takes ownership of `pkey`; frees it and throws if it is not RSA ≥ `minimumRSABits`
     /// bits (2048 unless a caller opts into a legacy size) or P-256.
@@ -24,9 +28,25 @@ final class KeyHandle: @unchecked Sendable {
         }
         self.pkey = pkey
         self.isPrivate = isPrivate
+        let keyType = self.keyType
+        verifyPools = [DigestAlgorithm.sha1, .sha256, .sha512].map {
+            VerifyContextPool(pkey: pkey, keyType: keyType, digest: $0)
+        }
     }
 
     deinit { EVP_PKEY_free(pkey) }
+
+    /// The position of `digest`'s pool in `verifyPools`.
+    private static func poolIndex(_ digest: DigestAlgorithm) -> Int {
+        switch digest {
+        case .sha1: 0
+        case .sha256: 1
+        case .sha512: 2
+        }
+    }
+
+    /// The pool of prepared verify contexts for `digest` (a test seam).
+    func verifyPool(_ digest: DigestAlgorithm) -> VerifyContextPool { verifyPools[Self.poolIndex(digest)] }
 
     private static func groupName(_ pkey: OpaquePointer) -> String? {
         var buffer = [CChar](repeating: 0, count: 64)
@@ -230,22 +250,43 @@ final class KeyHandle: @unchecked Sendable {
     // MARK: Signatures
 
     /// Verifies `signature` (RSA PKCS#1 v1.5 bytes, or raw `r || s` for P-256) over `message`.
+    ///
+    /// The message is hashed with libcrypto's one-shot `SHA256()`/`SHA512()` into a stack
+    /// buffer, a raw ECDSA signature is DER-encoded into another
+    /// (``ECDSASignature/writeDER(fromRaw:into:)``), and the check is one `EVP_PKEY_verify` on
+    /// a prepared context of the key's ``VerifyContextPool`` (no lock held meanwhile).
+    /// - Returns: `false` for a wrong signature, a raw ECDSA signature that is not 64 bytes, or
+    ///   a libcrypto failure (its error queue is cleared).
     func verify(_ signature: [UInt8], message: [UInt8], digest: DigestAlgorithm) -> Bool {
-        let encoded: [UInt8]
-        switch keyType {
-        case .rsa: encoded = signature
-        case .p256:
-            guard let der = Self.derSignature(fromRaw: signature) else { return false }
-            encoded = der
+        let pool = verifyPool(digest)
+        let keyType = self.keyType
+        return withUnsafeTemporaryAllocation(
+            of: UInt8.self, capacity: Self.digestScratch + ECDSASignature.maximumDERLength
+        ) { scratch -> Bool in
+            let hash = UnsafeMutableBufferPointer(rebasing: scratch[0..<digest.byteCount])
+            guard message.withUnsafeBufferPointer({ CryptoBackend.oneShotDigest($0, digest, into: hash) }) else {
+                return false
+            }
+            let messageDigest = UnsafeBufferPointer(hash)
+            switch keyType {
+            case .rsa:
+                return signature.withUnsafeBufferPointer {
+                    pool.verify(signature: $0, messageDigest: messageDigest)
+                }
+            case .p256:
+                let der = UnsafeMutableBufferPointer(rebasing: scratch[Self.digestScratch...])
+                guard
+                    let length = signature.withUnsafeBufferPointer({ ECDSASignature.writeDER(fromRaw: $0, into: der) })
+                else { return false }
+                return pool.verify(
+                    signature: UnsafeBufferPointer(rebasing: der[0..<length]), messageDigest: messageDigest)
+            }
         }
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        let ok =
-            EVP_DigestVerifyInit(context, nil, CryptoBackend.evpMD(digest), nil, pkey) == 1
-            && EVP_DigestVerify(context, encoded, encoded.count, message, message.count) == 1
-        if !ok { CryptoBackend.clearErrors() }
-        return ok
     }
+
+    /// Room for the longest digest (SHA-512) at the start of ``verify(_:message:digest:)``'s
+    /// stack buffer; the DER signature follows it.
+    private static var digestScratch: Int { 64 }
 
     /// Signs `message`: RSA PKCS#1 v1.5, or ECDSA returned as raw `r || s` (64 bytes).
     func sign(_ message: [UInt8], digest: DigestAlgorithm) throws -> [UInt8] {
@@ -275,7 +316,9 @@ final class KeyHandle: @unchecked Sendable {
         }
     }
 
-    /// JWS `r || s` (RFC 7518 §3.4) to the DER `ECDSA-Sig-Value` OpenSSL verifies.
+    /// JWS `r || s` (RFC 7518 §3.4) to the DER `ECDSA-Sig-Value`, through libcrypto's
+    /// `ECDSA_SIG` and `i2d_ECDSA_SIG`: the reference that tests hold
+    /// ``ECDSASignature/writeDER(fromRaw:into:)`` (which verification uses) against.
     static func derSignature(fromRaw raw: [UInt8]) -> [UInt8]? {
         guard raw.count == 64, let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
