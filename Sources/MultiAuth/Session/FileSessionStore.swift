@@ -344,8 +344,17 @@ public actor FileSessionStore: SessionStore {
 
     // MARK: - Files
 
-    /// The session file's bytes for `session` (`JSONEncoder.multiAuth`).
+    /// The session file's bytes for `session`: ``SessionFileWriter``'s, or, for a session it
+    /// cannot write exactly as `JSONEncoder.multiAuth` does (a date it leaves to the encoder),
+    /// the encoder's. Both are the same bytes for the same session.
     static func encode(_ session: AuthSession) throws -> [UInt8] {
+        if let bytes = SessionFileWriter.encode(session, format: formatName, version: formatVersion) { return bytes }
+        return try encodeWithJSONEncoder(session)
+    }
+
+    /// The session file's bytes for `session` as `JSONEncoder.multiAuth` writes them: the
+    /// reference ``SessionFileWriter`` must equal.
+    static func encodeWithJSONEncoder(_ session: AuthSession) throws -> [UInt8] {
         do {
             return [UInt8](
                 try JSONEncoder.multiAuth.encode(
