@@ -184,13 +184,12 @@ struct SessionFileWriter {
 
     /// The decimal digits of `value` (`value.description` without allocating a `String`).
     private mutating func digits(_ value: UInt64) {
-        let start = bytes.count
-        var rest = value
-        repeat {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10))
-            rest /= 10
-        } while rest > 0
-        bytes[start...].reverse()
+        var divisor: UInt64 = 1
+        while divisor <= value / 10 { divisor &*= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// Whether one of the eight bytes of `word` is below 0x20, `"` or `\` (a byte that must be
@@ -216,13 +215,14 @@ struct SessionFileWriter {
             var start = 0  // the first byte not yet appended
             var index = 0
             while index < count {
-                // Eight bytes at a time; a word holding a byte to escape is looked at byte by byte.
-                let end = min(index &+ 8, count)
-                if end &- index == 8 && !Self.needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                // Eight bytes at a time while none needs escaping; then the next eight (or the
+                // rest) byte by byte.
+                while index &+ 8 <= count,
+                    !Self.needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 {
-                    index = end
-                    continue
+                    index &+= 8
                 }
+                let end = min(index &+ 8, count)
                 while index < end {
                     let byte = base[index]
                     // Only bytes below 0x20, `"` and `\` are escaped.
