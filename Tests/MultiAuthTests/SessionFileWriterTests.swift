@@ -341,4 +341,22 @@ import Testing
         }
         #expect(FileSessionStore.path("x.session.json", in: "/") == "/x.session.json")
     }
+
+    /// Provider ids equal as `String`s but not in bytes (`"é"`, `"e\u{301}"`) have different
+    /// files, and the store's remembered path of the last provider never mixes them up.
+    @Test func providersEqualOnlyAsStringsKeepTheirOwnFiles() async throws {
+        let directory = ScratchDirectory("writer-path")
+        defer { directory.remove() }
+        let store = try FileSessionStore(directory: directory.url)
+        let composed = Versions.session(1, provider: "\u{E9}")
+        let decomposed = Versions.session(2, provider: "e\u{301}")
+        for session in [composed, decomposed, composed] { try await store.save(session) }
+        for session in [composed, decomposed] {
+            let stored = try Data(contentsOf: store.fileURL(for: session.provider))
+            #expect([UInt8](stored) == (try FileSessionStore.encodeWithJSONEncoder(session)))
+        }
+        try await store.remove(for: decomposed.provider)
+        #expect(try await store.load(for: composed.provider) == composed)
+        #expect(!FileManager.default.fileExists(atPath: store.fileURL(for: decomposed.provider).path))
+    }
 }

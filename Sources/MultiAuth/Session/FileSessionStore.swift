@@ -111,6 +111,12 @@ public actor FileSessionStore: SessionStore {
     /// Test seam: the write step the next atomic write fails at (with `EIO`), if any.
     private var pendingWriteFault: WriteStep?
 
+    /// The provider whose session file path ``cachedPath`` is: a store mostly serves one
+    /// provider, so its path is built once, not on every call.
+    private var cachedProvider: AuthProviderID?
+    /// ``filePath(for:)`` of ``cachedProvider``.
+    private var cachedPath = ""
+
     /// Creates a store in `directory`, creating it (mode 0700) if needed, and deletes the
     /// temporary file a writer that died mid-write left behind (by name: the directory is not
     /// listed).
@@ -168,6 +174,17 @@ public actor FileSessionStore: SessionStore {
         Self.path(Self.fileName(for: provider), in: directoryPath)
     }
 
+    /// ``filePath(for:)``, remembered for the last provider asked for. Ids are compared by
+    /// their UTF-8 bytes, as the file name encodes them: `==` on `String` treats `"é"` and
+    /// `"e\u{301}"` as equal, and their files differ.
+    private func sessionPath(for provider: AuthProviderID) -> String {
+        if let cachedProvider, cachedProvider.rawValue.utf8.elementsEqual(provider.rawValue.utf8) { return cachedPath }
+        let path = filePath(for: provider)
+        cachedProvider = provider
+        cachedPath = path
+        return path
+    }
+
     /// `name` in the directory at `directoryPath`: the two joined by one `/` (none added when
     /// the directory's path already ends with one, as `/` does).
     static func path(_ name: String, in directoryPath: String) -> String {
@@ -204,7 +221,7 @@ public actor FileSessionStore: SessionStore {
     ///   is not a regular file owned by this user, is too large, or cannot be decoded (the file
     ///   is left as it is).
     public func load(for provider: AuthProviderID) throws -> AuthSession? {
-        try Self.readSession(at: filePath(for: provider), provider: provider)
+        try Self.readSession(at: sessionPath(for: provider), provider: provider)
     }
 
     /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync) under
@@ -214,7 +231,7 @@ public actor FileSessionStore: SessionStore {
     ///   already in place).
     public func save(_ session: AuthSession) throws {
         let bytes = try Self.encode(session)
-        let path = filePath(for: session.provider)
+        let path = sessionPath(for: session.provider)
         let fault = takeWriteFault()
         let protect = protection()
         try Self.withLock(at: lockPath, failure: .storageFailure, provider: session.provider) {
@@ -228,7 +245,7 @@ public actor FileSessionStore: SessionStore {
     /// directory), under the directory lock; succeeds when there is no file.
     /// - Throws: `AuthError` `.storageFailure`.
     public func remove(for provider: AuthProviderID) throws {
-        let path = filePath(for: provider)
+        let path = sessionPath(for: provider)
         try Self.withLock(at: lockPath, failure: .storageFailure, provider: provider) {
             try Self.unlinkSessionFile(path, provider: provider)
             try Self.removeTemporaryFile(at: temporaryPath)
@@ -266,7 +283,7 @@ public actor FileSessionStore: SessionStore {
     {
         try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
         let bytes = try replacement.map(Self.encode)
-        let path = filePath(for: provider)
+        let path = sessionPath(for: provider)
         let fault = bytes == nil ? nil : takeWriteFault()
         let protect = protection()
         return try Self.withLock(at: lockPath, failure: .storageUnavailable, provider: provider) {
