@@ -56,6 +56,8 @@ import Darwin
 public actor FileSessionStore: SessionStore {
     /// The format version this store writes and reads.
     public static let formatVersion = 1
+    /// The `format` field of every session file.
+    static let formatName = "multiauth.session"
     /// The name of the lock file writers hold (`flock`, exclusive) in ``directory``. It is
     /// never deleted: deleting a lock file would let two writers lock different files.
     public static let lockFileName = ".multiauth.lock"
@@ -69,6 +71,12 @@ public actor FileSessionStore: SessionStore {
     public static let maximumFileSize = 1 << 20
     /// The directory holding the files.
     public nonisolated let directory: URL
+    /// `directory.path`, computed once (`URL.path` is slow on Linux).
+    private nonisolated let directoryPath: String
+    /// The path of the lock file ``lockFileName`` in ``directory``, computed once.
+    private nonisolated let lockPath: String
+    /// The path of the temporary file ``temporaryFileName`` in ``directory``, computed once.
+    private nonisolated let temporaryPath: String
     /// The raw value of ``fileProtection`` (a `String`, so the actor can hold it nonisolated).
     private nonisolated let fileProtectionRawValue: String?
 
@@ -103,6 +111,12 @@ public actor FileSessionStore: SessionStore {
     /// Test seam: the write step the next atomic write fails at (with `EIO`), if any.
     private var pendingWriteFault: WriteStep?
 
+    /// The provider whose session file path ``cachedPath`` is: a store mostly serves one
+    /// provider, so its path is built once, not on every call.
+    private var cachedProvider: AuthProviderID?
+    /// ``filePath(for:)`` of ``cachedProvider``.
+    private var cachedPath = ""
+
     /// Creates a store in `directory`, creating it (mode 0700) if needed, and deletes the
     /// temporary file a writer that died mid-write left behind (by name: the directory is not
     /// listed).
@@ -119,11 +133,14 @@ public actor FileSessionStore: SessionStore {
     public init(directory: URL, fileProtection: FileProtectionType? = FileSessionStore.defaultFileProtection) throws {
         self.directory = directory
         self.fileProtectionRawValue = fileProtection?.rawValue
-        let path = directory.path
+        let directoryPath = directory.path
+        self.directoryPath = directoryPath
+        self.lockPath = Self.path(Self.lockFileName, in: directoryPath)
+        self.temporaryPath = Self.path(Self.temporaryFileName, in: directoryPath)
         // An existing directory (every launch after the first) needs no `createDirectory`, which
         // would only find it there: skipping it saves a fresh process that call's one-time
         // set-up (about a fifth of a millisecond before the first `authStates()` element).
-        if !Self.isExistingDirectory(path) {
+        if !Self.isExistingDirectory(directoryPath) {
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -131,11 +148,12 @@ public actor FileSessionStore: SessionStore {
                 throw AuthError(.storageUnavailable, "cannot create the session directory", underlying: error)
             }
         }
-        try Self.secureDirectory(path)
+        try Self.secureDirectory(directoryPath)
         // Best effort: a directory we cannot lock now fails the next write instead, and loads do
         // not depend on it.
-        _ = try? Self.withLock(in: directory, failure: .storageUnavailable, provider: nil) {
-            try Self.removeTemporaryFile(in: directory)
+        let temporaryPath = self.temporaryPath
+        _ = try? Self.withLock(at: lockPath, failure: .storageUnavailable, provider: nil) {
+            try Self.removeTemporaryFile(at: temporaryPath)
         }
     }
 
@@ -180,7 +198,7 @@ public actor FileSessionStore: SessionStore {
                 headerDecoded = false
                 return
             }
-            guard format == "multiauth.session", version == FileSessionStore.formatVersion else { return }
+            guard format == FileSessionStore.formatName, version == FileSessionStore.formatVersion else { return }
             do {
                 session = try container.decode(AuthSession.self, forKey: .session)
             } catch {
@@ -194,20 +212,46 @@ public actor FileSessionStore: SessionStore {
         directory.appendingPathComponent(Self.fileName(for: provider), isDirectory: false)
     }
 
+    /// The path of ``fileURL(for:)`` (`fileURL(for: provider).path`), made by appending
+    /// ``fileName(for:)`` to the directory's path computed once, without `URL` work.
+    nonisolated func filePath(for provider: AuthProviderID) -> String {
+        Self.path(Self.fileName(for: provider), in: directoryPath)
+    }
+
+    /// ``filePath(for:)``, remembered for the last provider asked for. Ids are compared by
+    /// their UTF-8 bytes, as the file name encodes them: `==` on `String` treats `"é"` and
+    /// `"e\u{301}"` as equal, and their files differ.
+    private func sessionPath(for provider: AuthProviderID) -> String {
+        if let cachedProvider, cachedProvider.rawValue.utf8.elementsEqual(provider.rawValue.utf8) { return cachedPath }
+        let path = filePath(for: provider)
+        cachedProvider = provider
+        cachedPath = path
+        return path
+    }
+
+    /// `name` in the directory at `directoryPath`: the two joined by one `/` (none added when
+    /// the directory's path already ends with one, as `/` does).
+    static func path(_ name: String, in directoryPath: String) -> String {
+        directoryPath.utf8.last == UInt8(ascii: "/") ? directoryPath + name : directoryPath + "/" + name
+    }
+
     /// `<provider>.session.json` with every character outside `[A-Za-z0-9_-]` percent-encoded
     /// (so no provider id can escape the directory).
     static func fileName(for provider: AuthProviderID) -> String {
-        var name = ""
+        let hex: StaticString = "0123456789ABCDEF"
+        var name: [UInt8] = []
+        name.reserveCapacity(provider.rawValue.utf8.count + 13)
         for byte in provider.rawValue.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                name.append(Character(UnicodeScalar(byte)))
+                name.append(byte)
             default:
-                name += String(format: "%%%02X", byte)
+                name += [UInt8(ascii: "%"), hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0xF)]]
             }
         }
-        return name + ".session.json"
+        name += ".session.json".utf8
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// Whether `name` is a temporary file of an atomic write: `temporaryFileName`, or
@@ -221,7 +265,7 @@ public actor FileSessionStore: SessionStore {
     ///   is not a regular file owned by this user, is too large, or cannot be decoded (the file
     ///   is left as it is).
     public func load(for provider: AuthProviderID) throws -> AuthSession? {
-        try Self.readSession(at: fileURL(for: provider).path, provider: provider)
+        try Self.readSession(at: sessionPath(for: provider), provider: provider)
     }
 
     /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync) under
@@ -230,13 +274,14 @@ public actor FileSessionStore: SessionStore {
     ///   file is left (except when only the final directory fsync fails: the new file is then
     ///   already in place).
     public func save(_ session: AuthSession) throws {
-        let data = try Self.encode(session)
-        let url = fileURL(for: session.provider)
+        let bytes = try Self.encode(session)
+        let path = sessionPath(for: session.provider)
         let fault = takeWriteFault()
         let protect = protection()
-        try Self.withLock(in: directory, failure: .storageFailure, provider: session.provider) {
+        try Self.withLock(at: lockPath, failure: .storageFailure, provider: session.provider) {
             try Self.atomicWrite(
-                data, to: url, directory: directory, provider: session.provider, failingAt: fault, protect: protect)
+                bytes, to: path, temporaryPath: temporaryPath, directoryPath: directoryPath,
+                provider: session.provider, failingAt: fault, protect: protect)
         }
     }
 
@@ -244,10 +289,10 @@ public actor FileSessionStore: SessionStore {
     /// directory), under the directory lock; succeeds when there is no file.
     /// - Throws: `AuthError` `.storageFailure`.
     public func remove(for provider: AuthProviderID) throws {
-        let path = fileURL(for: provider).path
-        try Self.withLock(in: directory, failure: .storageFailure, provider: provider) {
+        let path = sessionPath(for: provider)
+        try Self.withLock(at: lockPath, failure: .storageFailure, provider: provider) {
             try Self.unlinkSessionFile(path, provider: provider)
-            try Self.removeTemporaryFile(in: directory)
+            try Self.removeTemporaryFile(at: temporaryPath)
         }
     }
 
@@ -256,9 +301,9 @@ public actor FileSessionStore: SessionStore {
     /// The only operation that lists the directory.
     /// - Throws: `AuthError` `.storageFailure`.
     public func removeAll() throws {
-        try Self.withLock(in: directory, failure: .storageFailure, provider: nil) {
-            for name in try Self.listDirectory(directory) {
-                let path = directory.appendingPathComponent(name).path
+        try Self.withLock(at: lockPath, failure: .storageFailure, provider: nil) {
+            for name in try Self.listDirectory(directoryPath) {
+                let path = Self.path(name, in: directoryPath)
                 if name.hasSuffix(".session.json") {
                     try Self.unlinkSessionFile(path, provider: nil)
                 } else if Self.isTemporaryFileName(name) && unlink(path) != 0 && errno != ENOENT {
@@ -281,19 +326,20 @@ public actor FileSessionStore: SessionStore {
         -> SessionStoreWriteResult
     {
         try SessionStoreWriteResult.checkReplacement(replacement, for: provider)
-        let data = try replacement.map(Self.encode)
-        let url = fileURL(for: provider)
-        let fault = data == nil ? nil : takeWriteFault()
+        let bytes = try replacement.map(Self.encode)
+        let path = sessionPath(for: provider)
+        let fault = bytes == nil ? nil : takeWriteFault()
         let protect = protection()
-        return try Self.withLock(in: directory, failure: .storageUnavailable, provider: provider) {
-            let current = try Self.readSession(at: url.path, provider: provider)
+        return try Self.withLock(at: lockPath, failure: .storageUnavailable, provider: provider) {
+            let current = try Self.readSession(at: path, provider: provider)
             guard AuthSession.isSameVersion(current, expected) else { return .conflict(current: current) }
-            if let data {
+            if let bytes {
                 try Self.atomicWrite(
-                    data, to: url, directory: directory, provider: provider, failingAt: fault, protect: protect)
+                    bytes, to: path, temporaryPath: temporaryPath, directoryPath: directoryPath, provider: provider,
+                    failingAt: fault, protect: protect)
             } else {
-                try Self.unlinkSessionFile(url.path, provider: provider)
-                try Self.removeTemporaryFile(in: directory)
+                try Self.unlinkSessionFile(path, provider: provider)
+                try Self.removeTemporaryFile(at: temporaryPath)
             }
             return .written
         }
@@ -359,10 +405,21 @@ public actor FileSessionStore: SessionStore {
 
     // MARK: - Files
 
-    private static func encode(_ session: AuthSession) throws -> Data {
+    /// The session file's bytes for `session`: ``SessionFileWriter``'s, or, for a session it
+    /// cannot write exactly as `JSONEncoder.multiAuth` does (a date it leaves to the encoder),
+    /// the encoder's. Both are the same bytes for the same session.
+    static func encode(_ session: AuthSession) throws -> [UInt8] {
+        if let bytes = SessionFileWriter.encode(session, format: formatName, version: formatVersion) { return bytes }
+        return try encodeWithJSONEncoder(session)
+    }
+
+    /// The session file's bytes for `session` as `JSONEncoder.multiAuth` writes them: the
+    /// reference ``SessionFileWriter`` must equal.
+    static func encodeWithJSONEncoder(_ session: AuthSession) throws -> [UInt8] {
         do {
-            return try JSONEncoder.multiAuth.encode(
-                Envelope(format: "multiauth.session", version: formatVersion, session: session))
+            return [UInt8](
+                try JSONEncoder.multiAuth.encode(
+                    Envelope(format: formatName, version: formatVersion, session: session)))
         } catch {
             throw AuthError(
                 .storageFailure, "the session could not be encoded", provider: session.provider, underlying: error)
@@ -431,7 +488,7 @@ public actor FileSessionStore: SessionStore {
     /// with the decoding error as the underlying error.
     private static func decode(_ data: Data, provider: AuthProviderID) throws -> AuthSession {
         let file = try? JSONDecoder.multiAuth.decode(StoredFile.self, from: data)
-        guard let file, file.headerDecoded, file.format == "multiauth.session" else {
+        guard let file, file.headerDecoded, file.format == formatName else {
             throw AuthError(.storageUnavailable, "the session file is corrupt", provider: provider)
         }
         guard file.version == formatVersion else {
@@ -495,9 +552,8 @@ public actor FileSessionStore: SessionStore {
     /// effective user). Waits while another process or store holds it; the lock is released
     /// when `body` returns or throws (and by the kernel when the process dies).
     static func withLock<T>(
-        in directory: URL, failure code: AuthError.Code, provider: AuthProviderID?, _ body: () throws -> T
+        at path: String, failure code: AuthError.Code, provider: AuthProviderID?, _ body: () throws -> T
     ) throws -> T {
-        let path = directory.appendingPathComponent(lockFileName, isDirectory: false).path
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw AuthError(
@@ -517,18 +573,18 @@ public actor FileSessionStore: SessionStore {
         return try body()
     }
 
-    /// Deletes the temporary file `temporaryFileName` in `directory`, if any (one `unlink`,
-    /// whatever the number of files). Call only while holding the lock: every live writer holds
-    /// it while its temporary file exists, so a file found here was left by a writer that died.
-    static func removeTemporaryFile(in directory: URL) throws {
-        let path = directory.appendingPathComponent(temporaryFileName, isDirectory: false).path
+    /// Deletes the temporary file `temporaryFileName` at `path` (in the directory), if any (one
+    /// `unlink`, whatever the number of files). Call only while holding the lock: every live
+    /// writer holds it while its temporary file exists, so a file found here was left by a
+    /// writer that died.
+    static func removeTemporaryFile(at path: String) throws {
         if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink of a temporary file", errno, nil) }
     }
 
-    /// The names in `directory` (counted in `listingCounter`).
-    static func listDirectory(_ directory: URL) throws -> [String] {
+    /// The names in the directory at `path` (counted in `listingCounter`).
+    static func listDirectory(_ path: String) throws -> [String] {
         listingCounter?.increment()
-        do { return try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
+        do { return try FileManager.default.contentsOfDirectory(atPath: path) } catch {
             throw AuthError(.storageFailure, "the session directory cannot be listed", underlying: error)
         }
     }
@@ -549,16 +605,15 @@ public actor FileSessionStore: SessionStore {
         if unlink(path) != 0 && errno != ENOENT { throw writeError("unlink", errno, provider) }
     }
 
-    /// Writes `data` to `url` through `temporaryFileName` in `directory`, fsyncing file and
-    /// directory. `protect` (the data protection class) runs on the new, still empty temporary
+    /// Writes `bytes` to `path` through the temporary file at `tempPath` (``temporaryFileName``
+    /// in the directory at `directoryPath`), fsyncing file and directory. `protect` (the data protection class) runs on the new, still empty temporary
     /// file before any byte is written. On failure the temporary file is truncated (so even if
     /// deleting it failed it would hold no token) and deleted. `fault` makes one step fail with
     /// `EIO` (test seam). The caller holds the directory lock.
     static func atomicWrite(
-        _ data: Data, to url: URL, directory: URL, provider: AuthProviderID?, failingAt fault: WriteStep? = nil,
-        protect: ((String) throws -> Void)? = nil
+        _ bytes: [UInt8], to path: String, temporaryPath tempPath: String, directoryPath: String,
+        provider: AuthProviderID?, failingAt fault: WriteStep? = nil, protect: ((String) throws -> Void)? = nil
     ) throws {
-        let tempPath = directory.appendingPathComponent(temporaryFileName, isDirectory: false).path
         let fd = fault == .create ? -1 : createTemporaryFile(tempPath)
         guard fd >= 0 else { throw writeError("create", fault == .create ? EIO : errno, provider) }
         var failure: AuthError?
@@ -570,10 +625,10 @@ public actor FileSessionStore: SessionStore {
             }
         }
         if failure == nil && fault == .write {
-            _ = data.prefix(8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // a partial write
+            _ = bytes.prefix(8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // a partial write
             failure = writeError("write", EIO, provider)
         } else if failure == nil {
-            data.withUnsafeBytes { raw in
+            bytes.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
                     let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
@@ -596,7 +651,7 @@ public actor FileSessionStore: SessionStore {
         if failure == nil {
             if fault == .rename {
                 failure = writeError("rename", EIO, provider)
-            } else if rename(tempPath, url.path) != 0 {
+            } else if rename(tempPath, path) != 0 {
                 failure = writeError("rename", errno, provider)
             }
         }
@@ -607,7 +662,7 @@ public actor FileSessionStore: SessionStore {
             throw failure
         }
         close(fd)  // the bytes are fsynced and renamed into place; a late close error changes nothing
-        let dirFD = open(directory.path, O_RDONLY | O_CLOEXEC)
+        let dirFD = open(directoryPath, O_RDONLY | O_CLOEXEC)
         if dirFD >= 0 {
             defer { close(dirFD) }
             if fsync(dirFD) != 0 { throw writeError("fsync directory", errno, provider) }
