@@ -179,7 +179,7 @@ struct SessionFileWriter {
     /// `value.description`, as `JSONEncoder` writes an `Int`.
     private mutating func integer(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        digits(UInt64(value.magnitude))
+        digits(UInt64(value.magnitude))  // wire-number: an Int's magnitude always fits a UInt64
     }
 
     /// The decimal digits of `value` (`value.description` without allocating a `String`).
@@ -278,6 +278,7 @@ struct SessionFileWriter {
             return
         }
         if milliseconds.sign == .minus { bytes.append(UInt8(ascii: "-")) }  // also -0.0, written "-0"
+        // wire-number: finite, whole (unixMilliseconds rounds) and below 10^15, checked above
         let whole = UInt64(milliseconds.magnitude)
         digits(whole / 1000)
         var fraction = whole % 1000
@@ -290,7 +291,7 @@ struct SessionFileWriter {
         }
         var divisor: UInt64 = digits == 3 ? 100 : digits == 2 ? 10 : 1
         while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))  // wire-number: a digit, 0–9
             divisor /= 10
         }
     }
