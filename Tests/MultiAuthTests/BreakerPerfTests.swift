@@ -426,11 +426,26 @@ struct BreakerPerfStoreTests {
         try await base.save(Self.plain("p", id: "base"))
         let parent = directory.url.deletingLastPathComponent().path
         let name = directory.url.lastPathComponent
-        for spelling in [
+        let parentURL = URL(fileURLWithPath: parent, isDirectory: true)
+        var urls: [URL] = [
             directory.path + "/", directory.path + "//", directory.path + "/.", directory.path + "/./",
             parent + "/./" + name, parent + "//" + name, parent + "/" + name + "/../" + name,
-        ] {
-            let store = try FileSessionStore(directory: URL(fileURLWithPath: spelling))
+        ].map { URL(fileURLWithPath: $0) }
+        // Relative URLs with a base (their path resolves against it, as `URL.path` does).
+        urls.append(URL(fileURLWithPath: name, isDirectory: true, relativeTo: parentURL))
+        urls.append(try #require(URL(string: name + "/", relativeTo: parentURL)))
+        urls.append(try #require(URL(string: "./" + name, relativeTo: parentURL)))
+        urls.append(try #require(URL(string: "file://" + directory.path + "/")))
+        for url in urls {
+            let spelling = url.absoluteString
+            let store = try FileSessionStore(directory: url)
+            // The same file (`fileURL` keeps a doubled slash the computed path does not).
+            func collapsed(_ path: String) -> String {
+                var path = path
+                while path.contains("//") { path = path.replacingOccurrences(of: "//", with: "/") }
+                return path
+            }
+            #expect(collapsed(store.filePath(for: "q")) == collapsed(store.fileURL(for: "q").path), "\(spelling)")
             #expect(try await store.load(for: "p")?.id == "base", "\(spelling)")
             try await store.save(Self.plain("q", id: spelling))
             #expect(try await base.load(for: "q")?.id == spelling, "\(spelling)")
