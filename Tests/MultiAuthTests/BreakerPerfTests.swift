@@ -242,26 +242,30 @@ struct BreakerPerfStoreTests {
         }
     }
 
-    /// Known issue, not new in this change: `save` writes a session of any size, but `load`
-    /// refuses a file over `maximumFileSize` (1 MiB) as `storageUnavailable`. A server that
-    /// returns a 1.1 MB token (or a provider state that grows) gets a session stored that this
-    /// store can never read again: every launch reports the storage as unavailable.
+    /// Was: `save` wrote a session of any size, but `load` refuses a file over
+    /// `maximumFileSize` (1 MiB) as `storageUnavailable`, so a server that returned a 1.1 MB
+    /// token got a session stored that the store could never read again. Now `save` and a
+    /// writing `replace` refuse such a file before writing, and the stored session stays.
     @Test("a session the store saved is one it can load (no save of a file load refuses)")
     func savedSessionsAreLoadable() async throws {
         let directory = ScratchDirectory("breaker-big")
         defer { directory.remove() }
         let store = try FileSessionStore(directory: directory.url)
+        let kept = Self.plain()
+        try await store.save(kept)
         var session = Self.plain()
+        session.id = "too-big"
         session.credentials.accessToken = String(repeating: "a", count: FileSessionStore.maximumFileSize + 1)
-        var saved = true
-        do { try await store.save(session) } catch { saved = false }  // refusing to save is fine too
-        await withKnownIssue("save accepts a file larger than load's 1 MiB limit; the session is then unreadable") {
-            () async throws in
-            if saved {
-                let loaded = try await store.load(for: session.provider)
-                #expect(loaded == session)
-            }
-        }
+        await #expect(throws: AuthError.self) { try await store.save(session) }
+        let result = try? await store.replace(kept, with: session, for: session.provider)
+        #expect(result == nil, "a writing replace refuses it too")
+        #expect(try await store.load(for: session.provider) == kept)
+        // The largest session whose file fits is saved and loads back.
+        var fitting = Self.plain()
+        let overhead = try FileSessionStore.encode(fitting).count
+        fitting.credentials.accessToken = String(repeating: "a", count: FileSessionStore.maximumFileSize - overhead)
+        try await store.save(fitting)
+        #expect(try await store.load(for: fitting.provider) == fitting)
     }
 
     // MARK: - Load: one pass against the two-pass reading it replaced

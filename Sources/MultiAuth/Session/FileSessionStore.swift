@@ -270,9 +270,10 @@ public actor FileSessionStore: SessionStore {
 
     /// Writes atomically and durably (temp file 0600 + fsync + rename + directory fsync) under
     /// the directory lock.
-    /// - Throws: `AuthError` `.storageFailure`; the previous file stays intact and no temporary
-    ///   file is left (except when only the final directory fsync fails: the new file is then
-    ///   already in place).
+    /// - Throws: `AuthError` `.storageFailure`, also before anything is written for a session
+    ///   whose file would exceed ``maximumFileSize`` (which `load` would refuse); the previous
+    ///   file stays intact and no temporary file is left (except when only the final directory
+    ///   fsync fails: the new file is then already in place).
     public func save(_ session: AuthSession) throws {
         let bytes = try Self.encode(session)
         let path = sessionPath(for: session.provider)
@@ -408,9 +409,20 @@ public actor FileSessionStore: SessionStore {
     /// The session file's bytes for `session`: ``SessionFileWriter``'s, or, for a session it
     /// cannot write exactly as `JSONEncoder.multiAuth` does (a date it leaves to the encoder),
     /// the encoder's. Both are the same bytes for the same session.
+    /// A file larger than ``maximumFileSize`` is refused here, before anything is written:
+    /// `load` would refuse it, so the stored session would be unreadable from then on (the file
+    /// already stored stays as it was).
     static func encode(_ session: AuthSession) throws -> [UInt8] {
-        if let bytes = SessionFileWriter.encode(session, format: formatName, version: formatVersion) { return bytes }
-        return try encodeWithJSONEncoder(session)
+        let bytes =
+            try SessionFileWriter.encode(session, format: formatName, version: formatVersion)
+            ?? encodeWithJSONEncoder(session)
+        guard bytes.count <= maximumFileSize else {
+            throw AuthError(
+                .storageFailure,
+                "the session file would be \(bytes.count) bytes, more than the \(maximumFileSize) a load reads; nothing was written",
+                provider: session.provider)
+        }
+        return bytes
     }
 
     /// The session file's bytes for `session` as `JSONEncoder.multiAuth` writes them: the

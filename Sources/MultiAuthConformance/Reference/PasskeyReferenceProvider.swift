@@ -232,7 +232,7 @@ public struct PasskeyReferenceProvider: AuthProvider {
     public func mapError(_ response: HTTPResponse) -> AuthError {
         let body: PasskeyProtocol.ErrorResponse
         switch ReferenceWire.errorBody(
-            PasskeyProtocol.ErrorResponse.self, of: response, server: "passkey server", provider: id)
+            PasskeyProtocol.ErrorResponse.self, of: response, protocolName: "passkey", provider: id)
         {
         case .failure(let error): return error
         case .success(let decoded): body = decoded

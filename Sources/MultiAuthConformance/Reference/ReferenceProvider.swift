@@ -220,7 +220,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func mapError(_ response: HTTPResponse) -> AuthError {
         let body: ReferenceProtocol.ErrorResponse
         switch ReferenceWire.errorBody(
-            ReferenceProtocol.ErrorResponse.self, of: response, server: "reference server", provider: id)
+            ReferenceProtocol.ErrorResponse.self, of: response, protocolName: "reference", provider: id)
         {
         case .failure(let error): return error
         case .success(let decoded): body = decoded

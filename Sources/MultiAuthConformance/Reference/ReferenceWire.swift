@@ -19,21 +19,24 @@ enum ReferenceWire {
 
     /// The error body of a failed answer, or the error that ends the mapping first: a `5xx` is
     /// `.providerUnavailable` (with the status as `providerCode` and the answer's `Retry-After`),
-    /// a body that does not decode as `ErrorBody` is `.malformedResponse`. `server` names the
-    /// server in the messages ("the reference server").
+    /// a body that does not decode as `ErrorBody` is `.malformedResponse`. `protocolName` names
+    /// the protocol in the messages ("the reference server answered HTTP 503", "HTTP 400
+    /// without a reference error body").
     static func errorBody<ErrorBody: Decodable>(
-        _ type: ErrorBody.Type, of response: HTTPResponse, server: String, provider: AuthProviderID
+        _ type: ErrorBody.Type, of response: HTTPResponse, protocolName: String, provider: AuthProviderID
     ) -> Swift.Result<ErrorBody, AuthError> {
         if response.status >= 500 {
             return .failure(
                 AuthError(
-                    .providerUnavailable, "the \(server) answered HTTP \(response.status)", provider: provider,
+                    .providerUnavailable, "the \(protocolName) server answered HTTP \(response.status)",
+                    provider: provider,
                     providerCode: String(response.status), retryAfter: response.retryAfter))
         }
         guard let body = try? response.decodeJSON(type, provider: provider) else {
             return .failure(
                 AuthError(
-                    .malformedResponse, "HTTP \(response.status) without a \(server) error body", provider: provider,
+                    .malformedResponse, "HTTP \(response.status) without a \(protocolName) error body",
+                    provider: provider,
                     providerCode: String(response.status)))
         }
         return .success(body)
