@@ -44,10 +44,10 @@ struct OTPlessHostileNumberTests {
         #expect(world.requests(containing: "/transaction/status/").isEmpty)
         // The first poll comes after one day, the clamp, not after 10^300 seconds.
         world.clock.advance(by: .seconds(1))
-        await world.settle { world.requests(containing: "/transaction/status/").count == 1 }
+        await settle { world.requests(containing: "/transaction/status/").count == 1 }
         #expect(world.requests(containing: "/transaction/status/").count == 1)
         provider.stopPolling(flowID: flow)
-        await world.settle { provider.activePollerCount == 0 }
+        await settle { provider.activePollerCount == 0 }
         #expect(provider.activePollerCount == 0)
     }
 
@@ -62,10 +62,10 @@ struct OTPlessHostileNumberTests {
         world.clock.advance(by: .milliseconds(2_999))
         #expect(world.requests(containing: "/transaction/status/").isEmpty)
         world.clock.advance(by: .milliseconds(1))
-        await world.settle { world.requests(containing: "/transaction/status/").count == 1 }
+        await settle { world.requests(containing: "/transaction/status/").count == 1 }
         #expect(world.requests(containing: "/transaction/status/").count == 1)
         provider.stopPolling(flowID: flow)
-        await world.settle { provider.activePollerCount == 0 }
+        await settle { provider.activePollerCount == 0 }
         #expect(provider.activePollerCount == 0)
     }
 

@@ -17,11 +17,11 @@ struct OTPlessPollingTests {
         world.clock.advance(by: .milliseconds(2_999))
         #expect(world.requests(containing: "/transaction/status/").isEmpty)
         world.clock.advance(by: .milliseconds(1))
-        await world.settle { world.requests(containing: "/transaction/status/").count == 1 }
+        await settle { world.requests(containing: "/transaction/status/").count == 1 }
         await world.clock.waitForSleepers(count: 1)
         #expect(world.requests(containing: "/transaction/status/").count == 1)
         provider.stopPolling(flowID: challenge.flowID)
-        await world.settle { world.clock.sleeperCount == 0 }
+        await settle { world.clock.sleeperCount == 0 }
         #expect(world.clock.sleeperCount == 0)
         #expect(provider.activePollerCount == 0)
     }
@@ -35,7 +35,7 @@ struct OTPlessPollingTests {
         await world.clock.waitForSleepers(count: 1)
         #expect(provider.activePollerCount == 1)
         await client.cancelFlow(for: .otpless)  // AuthProvider.flowEnded stops it
-        await world.settle { world.clock.sleeperCount == 0 }
+        await settle { world.clock.sleeperCount == 0 }
         #expect(world.clock.sleeperCount == 0)
         #expect(provider.activePollerCount == 0)
     }
@@ -47,7 +47,7 @@ struct OTPlessPollingTests {
         _ = try await provider.start(.phone(phone), context: world.context())
         await world.clock.waitForSleepers(count: 1)
         _ = try await provider.start(.email(email, channel: .email), context: world.context())
-        await world.settle { world.clock.sleeperCount == 1 }
+        await settle { world.clock.sleeperCount == 1 }
         #expect(world.clock.sleeperCount == 1)
         #expect(provider.activePollerCount == 1)
     }
@@ -60,7 +60,7 @@ struct OTPlessPollingTests {
         let task = Task { try await client.signIn(with: .otpless, .phone(phone)) }
         task.cancel()
         _ = await task.result
-        await world.settle { world.clock.sleeperCount == 0 }
+        await settle { world.clock.sleeperCount == 0 }
         #expect(world.clock.sleeperCount == 0)
         #expect(provider.activePollerCount == 0)
     }
@@ -74,7 +74,7 @@ struct OTPlessPollingTests {
         await world.clock.waitForSleepers(count: 1)
         let code = try #require(world.latest(phone.e164)?.code)
         _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context)
-        await world.settle { world.clock.sleeperCount == 0 }
+        await settle { world.clock.sleeperCount == 0 }
         #expect(world.clock.sleeperCount == 0)
     }
 
@@ -87,8 +87,8 @@ struct OTPlessPollingTests {
             await world.clock.waitForSleepers(count: 1)
             world.clock.advance(by: .seconds(3))
         }
-        await world.settle { world.requests(containing: "/transaction/status/").count == 20 }
-        await world.settle { world.clock.sleeperCount == 0 && provider.activePollerCount == 0 }
+        await settle { world.requests(containing: "/transaction/status/").count == 20 }
+        await settle { world.clock.sleeperCount == 0 && provider.activePollerCount == 0 }
         #expect(world.clock.sleeperCount == 0)
         world.clock.advance(by: .seconds(3))
         #expect(world.requests(containing: "/transaction/status/").count == 20)

@@ -145,9 +145,7 @@ struct OTPlessRefreshTests {
             for _ in 0..<5 { group.addTask { try? await client.refresh(.otpless) } }
             // Every caller has loaded the session (its next step joins the refresh in flight),
             // and the one refresh is held on the clock.
-            for _ in 0..<100_000 where await store.callCounts[.load, default: 0] < loadsBefore + 5 {
-                await Task.yield()
-            }
+            await settle(maximumYields: 100_000) { await store.callCounts[.load, default: 0] >= loadsBefore + 5 }
             await sandbox.clock.waitForSleepers(count: 1)
             for _ in 0..<3 { _ = await client.pendingChallenge(for: .otpless) }
             sandbox.clock.advance(by: latency)

@@ -118,7 +118,7 @@ struct OTPlessWireTests {
         _ = try await provider.start(.phone(phone, channel: .sms), context: world.context())
         await world.clock.waitForSleepers(count: 1)
         world.clock.advance(by: .seconds(3))
-        await world.settle { !world.requests(containing: "/transaction/status/").isEmpty }
+        await settle { !world.requests(containing: "/transaction/status/").isEmpty }
         provider.stopAllPolling()
         let poll = query(world.requests(containing: "/transaction/status/").first)
         #expect(poll["mobile"] == "9876543210")

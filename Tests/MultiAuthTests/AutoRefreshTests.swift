@@ -16,11 +16,6 @@ struct AutoRefreshTests {
             autoRefresh: policy)
     }
 
-    /// Waits (without real time) until `condition` holds.
-    func settle(_ condition: () async -> Bool) async {
-        for _ in 0..<10_000 where !(await condition()) { await Task.yield() }
-    }
-
     @Test func refreshesAtExpiryMinusTheMarginOnTheClock() async throws {
         let fixture = fixture()
         let log = RecordingSubscriber(client: fixture.client)

@@ -152,9 +152,7 @@ struct ContractAdapterTests {
             run.transport.script(endpoint, response.http)
             await run.clock.waitForSleepers(count: 1)
             run.clock.advance(by: .seconds(3))
-            for _ in 0..<10_000 where !eventMismatches(run.events.events.map(\.kind), expect).isEmpty {
-                await Task.yield()
-            }
+            await settle { eventMismatches(run.events.events.map(\.kind), expect).isEmpty }
             run.provider.stopAllPolling()
             return eventMismatches(run.events.events.map(\.kind), expect)
         case "sna-status", "sna-lapse", "carrier":

@@ -130,12 +130,5 @@ struct PlainWorldTransport: HTTPTransport {
     }
 }
 
-extension TestWorld {
-    /// Yields until `condition` holds (bounded); no real time passes.
-    func settle(_ condition: () -> Bool) async {
-        for _ in 0..<5_000 where !condition() { await Task.yield() }
-    }
-}
-
 let phone = try! PhoneNumber("+919876543210")
 let email = try! EmailAddress("User.Name+OTP@Example.COM")
