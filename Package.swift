@@ -52,23 +52,32 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]
         ),
-        .target(name: "MultiAuthCrypto", dependencies: [cryptoSystemLibrary]),
-        .target(name: "MultiAuth"),
-        .target(name: "MultiAuthHTTP", dependencies: ["MultiAuth"]),
+        // `Locked`, the package's one lock box (package access only; in no product of its own).
+        .target(name: "MultiAuthLocking"),
+        .target(name: "MultiAuthCrypto", dependencies: ["MultiAuthLocking", cryptoSystemLibrary]),
+        .target(name: "MultiAuth", dependencies: ["MultiAuthLocking"]),
+        .target(name: "MultiAuthHTTP", dependencies: ["MultiAuthLocking", "MultiAuth"]),
         .target(name: "MultiAuthObservation", dependencies: ["MultiAuth"]),
-        .target(name: "MultiAuthOTPless", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthDynamic", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuth", "MultiAuthCrypto"]),
-        .target(name: "MultiAuthPortal", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthQR"]),
+        .target(name: "MultiAuthOTPless", dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthDynamic", dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto"]),
+        .target(name: "MultiAuthTruecaller", dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto"]),
+        .target(
+            name: "MultiAuthPortal", dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthQR"]),
         .target(name: "MultiAuthQR"),
-        .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuth"]),
-        .target(name: "MultiAuthSandbox", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
-        .target(name: "MultiAuthConformance", dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox"]),
+        .target(name: "MultiAuthSandboxRuntime", dependencies: ["MultiAuthLocking", "MultiAuth"]),
+        .target(
+            name: "MultiAuthSandbox",
+            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
+        .target(
+            name: "MultiAuthConformance",
+            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox"]),
         // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
         // runtime and the emulators, below the CLI; it imports no adapter.
         .target(
             name: "MultiAuthSandboxServer",
-            dependencies: ["MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox"]),
+            dependencies: [
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox",
+            ]),
         // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(
             name: "MultiAuthSandboxKit",
@@ -81,20 +90,22 @@ let package = Package(
         .target(
             name: "MultiAuthServer",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthOTPless", "MultiAuthTruecaller", "MultiAuthDynamic",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthOTPless", "MultiAuthTruecaller",
+                "MultiAuthDynamic",
             ]),
         // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
         .target(
             name: "MultiAuthBuiltInConformance",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
                 "MultiAuthSandboxServer",
             ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox",
+                "MultiAuthConformance",
                 "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
@@ -106,7 +117,8 @@ let package = Package(
         .executableTarget(
             name: "MultiAuthBench",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTestKeys",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic",
+                "MultiAuthTestKeys",
                 "CMultiAuthBench", "MultiAuthServer", "MultiAuthSandboxServer", "MultiAuthHTTP", "MultiAuthSpawn",
                 "MultiAuthColdStart",
                 cryptoSystemLibrary,
@@ -129,7 +141,9 @@ let package = Package(
         .executableTarget(name: "MultiAuthStoreHammer", dependencies: ["MultiAuth"]),
         .testTarget(
             name: "MultiAuthTests",
-            dependencies: ["MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer", "MultiAuthSpawn"]),
+            dependencies: [
+                "MultiAuthLocking", "MultiAuth", "MultiAuthSandbox", "MultiAuthStoreHammer", "MultiAuthSpawn",
+            ]),
         .testTarget(name: "MultiAuthHTTPTests", dependencies: ["MultiAuthHTTP", "MultiAuthSandbox"]),
         .testTarget(
             name: "MultiAuthObservationTests",
@@ -215,7 +229,8 @@ let package = Package(
         .executableTarget(
             name: "MultiAuthFleetRacer",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthServer", "MultiAuthTruecaller", "MultiAuthOTPless",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthServer", "MultiAuthTruecaller",
+                "MultiAuthOTPless",
                 "MultiAuthDynamic", "MultiAuthTestKeys",
             ]),
         .testTarget(
