@@ -37,7 +37,7 @@ public struct AcmeProvider: AuthProvider {
         guard response.isSuccess else { throw mapError(response) }
         let ticket = try response.decodeJSON(AcmeWire.Ticket.self, provider: id)
         var state = ProviderState()
-        state["ticket"] = ticket.ticket                                         // enough to resume after a restart
+        state["ticket"] = Secret(ticket.ticket)                 // enough to resume after a restart
         let now = context.now.roundedToMilliseconds
         return .challenge(Challenge(
             flowID: flowID, provider: id, kind: .oneTimeCode(length: ticket.digits, channel: .email, linkAlsoSent: false),
@@ -46,15 +46,15 @@ public struct AcmeProvider: AuthProvider {
     }
 
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep {
-        guard let ticket = challenge.providerState["ticket"] else { throw AuthError(.challengeNotPending, provider: id) }
-        let body = AcmeWire.VerifyRequest(ticket: ticket, code: answer.rawCode)   // already normalized by AuthClient
+        guard let ticket = challenge.providerState["ticket"]?.reveal() else { throw AuthError(.challengeNotPending, provider: id) }
+        let body = AcmeWire.VerifyRequest(ticket: ticket, code: answer.rawCode.reveal())   // already normalized by AuthClient
         let response = try await context.transport.send(.json(.post, baseURL.appending(path: "v1/email-codes/verify"), body: body))
         guard response.isSuccess else { throw mapError(response) }
         let grant = try response.decodeJSON(AcmeWire.Grant.self, provider: id)
         let now = context.now.roundedToMilliseconds
         return .signedIn(AuthSession(
             provider: id, user: AuthUser(id: grant.user_id, email: try? EmailAddress(grant.email)),
-            credentials: Credentials(accessToken: grant.access_token, expiresAt: now.addingTimeInterval(TimeInterval(grant.expires_in))),
+            credentials: Credentials(accessToken: Secret(grant.access_token), expiresAt: now.addingTimeInterval(TimeInterval(grant.expires_in))),
             createdAt: now))
     }
 

@@ -59,7 +59,7 @@ struct EmulatorSample {
         let verifier = DynamicTokenVerifier(
             configuration: try .sandbox(baseURL: url), transport: URLSessionTransport(),
             time: ManualClock().timeSource, audience: "https://app.sandbox.test")
-        let verified = try await verifier.verify(try #require(session.credentials.accessToken))
+        let verified = try await verifier.verify(try #require(session.credentials.accessToken).reveal())
         #expect(verified.userID == session.user.id)
     }
 }

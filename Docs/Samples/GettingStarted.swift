@@ -94,7 +94,7 @@ struct GettingStartedSample {
             if event.kind.name == "signedIn" { break }
         }
         #expect(names == ["flowStarted", "deliveryStatus", "challengeIssued", "signedIn"])
-        #expect(!"\(session)".contains(session.credentials.accessToken!))   // descriptions redact tokens
+        #expect(!"\(session)".contains(session.credentials.accessToken!.reveal()))   // renderings redact tokens
     }
 }
 

@@ -64,8 +64,8 @@ func otplessSetUp() throws -> (AuthClient, OTPlessProvider, Sandbox) {
 /// `t` the transport, `session` a signed-in OTPLESS session.
 func otplessServerSide(id: String, secret: String, t: any HTTPTransport, session: AuthSession) async throws {
     let verifier = OTPlessTokenVerifier(clientID: id, clientSecret: secret, transport: t, time: .system)
-    let user = try await verifier.validate(token: session.credentials.accessToken!)   // POST /auth/v1/validate/token
-    let jwt = try await verifier.verifyIDToken(session.credentials.idToken!)           // discovery → jwks_uri → RS256
+    let user = try await verifier.validate(token: session.credentials.accessToken!.reveal())   // POST /auth/v1/validate/token
+    let jwt = try await verifier.verifyIDToken(session.credentials.idToken!.reveal())           // discovery → jwks_uri → RS256
     _ = (user, jwt)
 }
 

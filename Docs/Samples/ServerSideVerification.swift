@@ -21,12 +21,12 @@ struct ServerSideVerificationSample {
         // The audience is required (the app's Origin); `.anyAudience` opts out explicitly.
         let verifier = DynamicTokenVerifier(
             configuration: configuration, transport: sandbox.transport, time: sandbox.time, audience: "https://app.sandbox.test")
-        let verified = try await verifier.verify("Bearer " + session.credentials.idToken!)
+        let verified = try await verifier.verify("Bearer " + session.credentials.idToken!.reveal())
         #expect(verified.userID == session.user.id)
 
-        var tampered = session.credentials.idToken!
+        var tampered = session.credentials.idToken!.reveal()
         tampered.removeLast()
-        tampered.append(session.credentials.idToken!.hasSuffix("A") ? "B" : "A")
+        tampered.append(session.credentials.idToken!.reveal().hasSuffix("A") ? "B" : "A")
         await #expect(throws: AuthError.self) { _ = try await verifier.verify(tampered) }
     }
 }

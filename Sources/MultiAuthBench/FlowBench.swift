@@ -75,14 +75,14 @@ enum FlowBench {
                 let session = AuthSession(
                     provider: .dynamic, user: AuthUser(id: id, email: try EmailAddress(email)),
                     credentials: Credentials(
-                        accessToken: body["minifiedJwt"] as? String, idToken: jwt,
+                        accessToken: (body["minifiedJwt"] as? String).map { Secret($0) }, idToken: Secret(jwt),
                         expiresAt: Date(timeIntervalSince1970: expiresAt)),
                     createdAt: sandbox.clock.wallNow)
                 // What MultiAuth does with a session it displaces (Docs/Architecture.md, "Session
                 // lifecycle"): read before the save, revoked on the server after it.
                 let displaced = try await store.load(for: .dynamic)
                 try await store.save(session)
-                if let token = displaced?.credentials.accessToken ?? displaced?.credentials.idToken {
+                if let token = (displaced?.credentials.accessToken ?? displaced?.credentials.idToken)?.reveal() {
                     _ = try await sandbox.transport.send(
                         HTTPRequest(
                             method: .post, url: configuration.endpoint("revoke"),

@@ -17,8 +17,8 @@ enum MemoryBench {
         let issued = Date(timeIntervalSince1970: 1_700_000_000)
         for index in 0..<10_000 {
             var state = ProviderState()
-            state["verificationUUID"] = UUID().uuidString
-            state["destination"] = "user\(index)@example.com"
+            state["verificationUUID"] = Secret(UUID().uuidString)
+            state["destination"] = Secret("user\(index)@example.com")
             let challenge = Challenge(
                 flowID: .random(), provider: .dynamic,
                 kind: .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false),

@@ -10,7 +10,8 @@ enum StoreBench {
         AuthSession(
             provider: "bench", user: AuthUser(id: "user-1", email: try? EmailAddress("bench@example.com")),
             credentials: Credentials(
-                accessToken: String(repeating: "a", count: 800), refreshToken: String(repeating: "r", count: 64),
+                accessToken: Secret(String(repeating: "a", count: 800)),
+                refreshToken: Secret(String(repeating: "r", count: 64)),
                 expiresAt: Date(timeIntervalSince1970: 1_800_000_000)),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }

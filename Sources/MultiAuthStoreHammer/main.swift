@@ -47,9 +47,9 @@ enum Payload {
         return AuthSession(
             id: "id-" + digest, provider: provider, user: AuthUser(id: "writer-\(writer)"),
             credentials: Credentials(
-                accessToken: text, refreshToken: "r-" + digest,
+                accessToken: Secret(text), refreshToken: Secret("r-" + digest),
                 expiresAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(counter)),
-                extra: ProviderState(["pad": String(repeating: digest, count: 2048 / digest.count + 1)])),
+                extra: ProviderState(["pad": Secret(String(repeating: digest, count: 2048 / digest.count + 1))])),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
@@ -58,7 +58,7 @@ enum Payload {
     static func check(_ session: AuthSession, provider: AuthProviderID) -> Result<
         (counter: Int, writer: Int, seq: Int), Failure
     > {
-        let parts = (session.credentials.accessToken ?? "").split(separator: "|").map(String.init)
+        let parts = (session.credentials.accessToken?.reveal() ?? "").split(separator: "|").map(String.init)
         guard parts.count == 4, parts[0] == provider.rawValue, let counter = Int(parts[1]), let writer = Int(parts[2]),
             let seq = Int(parts[3])
         else { return .failure(Failure("\(provider): malformed access token")) }

@@ -113,7 +113,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             guard case .challenge(var challenge) = try await reference.start(request, context: context) else {
                 throw AuthError(.generic, "the reference start did not issue a challenge", provider: id)
             }
-            challenge.destination = challenge.providerState["state"]
+            challenge.destination = challenge.providerState[revealing: "state"]
             return .challenge(challenge)
         default:
             break
@@ -196,7 +196,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard breaking == .signOutIsIdempotent else { return try await reference.signOut(session, context: context) }
         // Treats "already revoked" as an error: not idempotent.
-        let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken ?? "")
+        let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken?.reveal() ?? "")
         let response = try await context.transport.send(
             try .json(.post, reference.baseURL.appendingPathComponent("logout"), body: body))
         if !response.isSuccess { throw reference.mapError(response) }
@@ -224,7 +224,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         components.queryItems =
             (components.queryItems ?? []).filter { $0.name != "state" } + [
-                URLQueryItem(name: "state", value: pending.providerState["state"])
+                URLQueryItem(name: "state", value: pending.providerState[revealing: "state"])
             ]
         return try await reference.handleRedirect(components.url!, pending: pending, context: context)
     }

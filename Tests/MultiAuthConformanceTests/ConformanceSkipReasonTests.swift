@@ -62,7 +62,7 @@ struct ConformancePublicStateTests {
             else {
                 throw AuthError(.generic, "expected a session")
             }
-            session.user.id = challenge.providerState["flowId"] ?? session.user.id
+            session.user.id = challenge.providerState[revealing: "flowId"] ?? session.user.id
             return .signedIn(session)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {

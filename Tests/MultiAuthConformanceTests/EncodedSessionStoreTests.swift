@@ -10,7 +10,7 @@ import Testing
         AuthSession(
             id: "s1", provider: provider, user: AuthUser(id: "u1"),
             credentials: Credentials(
-                accessToken: "A\(counter)", refreshToken: "R\(counter)",
+                accessToken: Secret("A\(counter)"), refreshToken: Secret("R\(counter)"),
                 expiresAt: Date(timeIntervalSince1970: 1_700_000_000.25)),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
@@ -43,7 +43,7 @@ import Testing
                     var won: [Int] = []
                     for _ in 0..<50 {
                         let current = try await store.load(for: "p")
-                        let next = Int(current?.credentials.accessToken?.dropFirst() ?? "0")! + 1
+                        let next = Int(current?.credentials.accessToken?.reveal().dropFirst() ?? "0")! + 1
                         if try await store.replace(current, with: Self.session(next), for: "p") == .written {
                             won.append(next)
                         }
@@ -53,7 +53,7 @@ import Testing
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        #expect(try await store.load(for: "p")?.credentials.accessToken == "A\(won.count)")
+        #expect(try await store.load(for: "p")?.credentials.accessToken?.reveal() == "A\(won.count)")
         #expect(won.sorted() == (0..<won.count).map { $0 + 1 })
     }
 }

@@ -21,7 +21,7 @@ struct UnderlyingLeakProvider: RedirectHandlingProvider, RefreshableProvider, Re
             error
             as AuthError
         {
-            error.underlying = AuthError(.generic, "the server refused \(answer.rawCode)", provider: id)
+            error.underlying = AuthError(.generic, "the server refused \(answer.rawCode.reveal())", provider: id)
             throw error
         }
     }

@@ -109,7 +109,7 @@ struct DynamicContractTests {
                         ? [DynamicProvider.captchaTokenOption: "captcha-token-1"] : [:])
             let session = AuthSession(
                 provider: .dynamic, user: AuthUser(id: "u"),
-                credentials: Credentials(accessToken: token, tokenType: "Bearer"),
+                credentials: Credentials(accessToken: Secret(token), tokenType: "Bearer"),
                 createdAt: Date(timeIntervalSince1970: 1_700_000_000))
             let last = response.httpResponse()
             let outcome: Result<String, AuthError>

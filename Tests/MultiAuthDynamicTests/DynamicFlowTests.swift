@@ -15,7 +15,7 @@ struct DynamicFlowTests {
         let step = try await f.client.signIn(with: .dynamic, try .email("  User.Name+OTP@Example.COM "))
         let challenge = try #require(step.challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false))
-        #expect(challenge.providerState["verificationUUID"]?.count == 36)
+        #expect(challenge.providerState[revealing: "verificationUUID"]?.count == 36)
         // Docs/Cases.md, B33: the code went to the identity key, plus tag kept.
         let message = try #require(f.sandbox.inbox.latest(for: "user.name+otp@example.com", channel: .email))
         let code = try #require(message.code)
@@ -140,7 +140,9 @@ struct DynamicFlowTests {
         let challenge = try #require(
             try await f.client.signIn(with: .dynamic, try .email("again@example.com")).challenge)
         let updated = try await f.client.resend(challenge)
-        #expect(updated.providerState["verificationUUID"] != challenge.providerState["verificationUUID"])
+        #expect(
+            updated.providerState[revealing: "verificationUUID"]
+                != challenge.providerState[revealing: "verificationUUID"])
         let code = try #require(f.sandbox.inbox.latest(for: "again@example.com")?.code)
         #expect(try await f.client.submit(ChallengeAnswer(code: code), for: updated).session != nil)
     }
@@ -222,7 +224,7 @@ struct DynamicFlowTests {
         let mfa = try #require(step.challenge)
         #expect(mfa.kind == .totp(digits: 6, enrollment: nil))
         #expect(mfa.flowID == challenge.flowID)
-        #expect(mfa.providerState["mfaBearer"] != nil)
+        #expect(mfa.providerState[revealing: "mfaBearer"] != nil)
         #expect(!String(describing: mfa).contains("eyJ"))
         #expect(try await f.store.load(for: .dynamic) == nil)
     }

@@ -56,7 +56,9 @@ struct DynamicSocialAndMFATests {
         let second = try f.sandbox.makeClient(providers: [f.provider], store: f.store, autoRefresh: .disabled)
         #expect(try await second.validSession(for: .dynamic) == session)
         // The server verifies the token as any other Dynamic session.
-        #expect(try await f.verifier().verify(session.credentials.accessToken ?? "").scopes.contains("user:basic"))
+        #expect(
+            try await f.verifier().verify(session.credentials.accessToken?.reveal() ?? "").scopes.contains("user:basic")
+        )
     }
 
     @Test("a return with another state, a declined consent and a spent return are typed errors; nothing stored")
@@ -173,7 +175,8 @@ struct DynamicSocialAndMFATests {
             }
         }
         #expect(announced)
-        #expect(try await f.verifier().verify(session.credentials.accessToken ?? "").userID == session.user.id)
+        #expect(
+            try await f.verifier().verify(session.credentials.accessToken?.reveal() ?? "").userID == session.user.id)
         let second = try f.sandbox.makeClient(providers: [f.provider], store: f.store, autoRefresh: .disabled)
         #expect(try await second.validSession(for: .dynamic) == session)
     }

@@ -30,7 +30,7 @@ struct DynamicWireTests {
         #expect(request.url.absoluteString == "https://dyn.test/api/v0/sdk/env-123/emailVerifications/create")
         #expect(try json(request) == ["email": "user.name+otp@example.com"])
         let challenge = try #require(step.challenge)
-        #expect(challenge.providerState["verificationUUID"] == "v-1")
+        #expect(challenge.providerState[revealing: "verificationUUID"] == "v-1")
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false))
         #expect(challenge.attemptsRemaining == 3)
         #expect(challenge.expiresAt == Date(timeIntervalSince1970: 1_700_000_600))

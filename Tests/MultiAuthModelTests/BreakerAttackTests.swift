@@ -192,7 +192,7 @@ struct TamperProvider: RefreshableProvider, RedirectHandlingProvider, Resendable
     }
 
     func signOut(_ session: AuthSession, context: AuthContext) async throws {
-        defer { knobs.noteRevoke(session.credentials.refreshToken) }
+        defer { knobs.noteRevoke(session.credentials.refreshToken?.reveal()) }
         try await base.signOut(session, context: context)
     }
 
@@ -314,9 +314,9 @@ struct BreakerAttackTests {
         #expect(storedNow != nil, "never logged out: \(events.map(\.kind.name))")
         #expect(
             view == .some(storedNow),
-            "store holds \(String(describing: storedNow?.credentials.refreshToken?.suffix(6))) but events say \(events.map(\.kind.name))"
+            "store holds \(String(describing: storedNow?.credentials.refreshToken?.reveal().suffix(6))) but events say \(events.map(\.kind.name))"
         )
-        #expect(w.backend.isLive(refreshToken: try #require(storedNow?.credentials.refreshToken)))
+        #expect(w.backend.isLive(refreshToken: try #require(storedNow?.credentials.refreshToken).reveal()))
     }
 
     /// Promise: store and events agree; persisted-before-returned. A submit whose save landed but
@@ -361,16 +361,16 @@ struct BreakerAttackTests {
         _ = try? await submit.value
         let outcome = try await signOut.value
         let issued = try #require(w.knobs.issued.last)
-        _ = await eventually { !w.backend.isLive(refreshToken: issued.credentials.refreshToken ?? "") }
+        _ = await eventually { !w.backend.isLive(refreshToken: issued.credentials.refreshToken?.reveal() ?? "") }
         let stored = try await w.store.load(for: provider)
         let events = await drain(log, w.client, from: base)
         #expect(stored == nil, "the store still holds the signed-out sign-in's session: \(events.map(\.kind.name))")
         #expect(eventsView(events) == .some(nil), "store and events agree: \(events.map(\.kind.name))")
         #expect(outcome.wasSignedIn == events.contains { $0.kind.name == "signedOut" })
         print(
-            "BRK overtake: events=\(events.map(\.kind.name)) storedLive=\(w.backend.isLive(refreshToken: stored?.credentials.refreshToken ?? "")) revokes=\(w.knobs.revoked.count) restore=\(await w.client.restoreSessions())"
+            "BRK overtake: events=\(events.map(\.kind.name)) storedLive=\(w.backend.isLive(refreshToken: stored?.credentials.refreshToken?.reveal() ?? "")) revokes=\(w.knobs.revoked.count) restore=\(await w.client.restoreSessions())"
         )
-        let issuedLive = w.backend.isLive(refreshToken: try #require(issued.credentials.refreshToken))
+        let issuedLive = w.backend.isLive(refreshToken: try #require(issued.credentials.refreshToken).reveal())
         #expect(!issuedLive, "issued token live")
     }
 
@@ -390,12 +390,12 @@ struct BreakerAttackTests {
         await gate.release()
         _ = try? await refresh.value
         let outcome = try await signOut.value
-        let rotated = try #require(w.knobs.refreshed.last?.credentials.refreshToken)
+        let rotated = try #require(w.knobs.refreshed.last?.credentials.refreshToken).reveal()
         _ = await eventually { !w.backend.isLive(refreshToken: rotated) }
         #expect(outcome.wasSignedIn)
         #expect(try await w.store.load(for: provider) == nil)
         #expect(!w.backend.isLive(refreshToken: rotated), "A′ is live after the sign-out")
-        #expect(!w.backend.isLive(refreshToken: try #require(a.credentials.refreshToken)))
+        #expect(!w.backend.isLive(refreshToken: try #require(a.credentials.refreshToken).reveal()))
     }
 
     /// Promise: sign-out ends the session at once and leaves no live token, even when the
@@ -411,7 +411,7 @@ struct BreakerAttackTests {
         await gate.release()
         let result: Result<AuthClient.SignOutOutcome, any Error>
         do { result = .success(try await signOut.value) } catch { result = .failure(error) }
-        let token = try #require(a.credentials.refreshToken)
+        let token = try #require(a.credentials.refreshToken).reveal()
         _ = await eventually { !w.backend.isLive(refreshToken: token) }
         #expect(try await w.store.load(for: provider) == nil, "result: \(result)")
         #expect(try await w.client.validSession(for: provider) == nil)
@@ -440,7 +440,7 @@ struct BreakerAttackTests {
                 "store holds a session but events say \(events.map(\.kind.name)); \(result)")
             // And the session the store holds must not be a dead one.
             #expect(
-                w.backend.isLive(refreshToken: stored.credentials.refreshToken ?? ""),
+                w.backend.isLive(refreshToken: stored.credentials.refreshToken?.reveal() ?? ""),
                 "the store keeps a session the sign-out already revoked on the server: \(result)")
         } else {
             #expect(view == .some(nil), "\(events.map(\.kind.name))")
@@ -459,7 +459,7 @@ struct BreakerAttackTests {
         await w.store.arm(.replaceRemove, fail: .afterWrite)
         await w.store.arm(.remove, fail: .afterWrite)
         let result = await brkAttempt { try await w.client.signOut(provider) }
-        let token = try #require(a.credentials.refreshToken)
+        let token = try #require(a.credentials.refreshToken).reveal()
         _ = await eventually { !w.backend.isLive(refreshToken: token) }
         let stored = try await w.store.load(for: provider)
         let events = await drain(log, w.client, from: base)
@@ -636,7 +636,7 @@ struct BreakerAttackTests {
         let result: Result<SignInStep, any Error>
         do { result = .success(try await start.value) } catch { result = .failure(error) }
         let issued = try #require(w.knobs.issued.last)
-        let token = try #require(issued.credentials.refreshToken)
+        let token = try #require(issued.credentials.refreshToken).reveal()
         _ = await eventually { !w.backend.isLive(refreshToken: token) }
         let stored = try await w.store.load(for: provider)
         let live = w.backend.isLive(refreshToken: token)
@@ -726,7 +726,7 @@ struct BreakerAttackTests {
         let afterOut = await brkAttempt { try await w.client.handleRedirect(linkB) }
         #expect((try? afterOut.get())??.session == nil, "link B after sign-out answered: \(afterOut)")
         #expect(try await w.store.load(for: provider) == nil)
-        #expect(!w.backend.isLive(refreshToken: try #require(b.credentials.refreshToken)))
+        #expect(!w.backend.isLive(refreshToken: try #require(b.credentials.refreshToken).reveal()))
     }
 
     /// Promise: a call about session X never returns another user's session (L10). A's session
@@ -824,7 +824,7 @@ struct BreakerAttackTests {
         #expect(
             stored.credentials.refreshToken != a.credentials.refreshToken,
             "the refreshed session never reached the store")
-        #expect(w.backend.isLive(refreshToken: stored.credentials.refreshToken ?? ""))
+        #expect(w.backend.isLive(refreshToken: stored.credentials.refreshToken?.reveal() ?? ""))
         let events = await drain(log, w.client, from: base)
         #expect(eventsView(events) == .some(stored), "\(events.map(\.kind.name))")
         #expect(w.knobs.refreshCalls <= 2, "refreshes spent: \(w.knobs.refreshCalls)")

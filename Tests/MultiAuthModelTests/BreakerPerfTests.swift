@@ -136,7 +136,7 @@ struct BreakerPerfRevokeTests {
         for _ in 0..<500 { await Task.yield() }
     }
 
-    func token(_ session: AuthSession) throws -> String { try #require(session.credentials.refreshToken) }
+    func token(_ session: AuthSession) throws -> String { try #require(session.credentials.refreshToken).reveal() }
 
     @Test(
         "a displaced session's revoke that never returns holds up neither the sign-in, nor later sign-ins, nor the sign-out"

@@ -318,7 +318,7 @@ struct BreakerRound3Tests {
         for _ in 0..<500 { await Task.yield() }
     }
 
-    func token(_ session: AuthSession) throws -> String { try #require(session.credentials.refreshToken) }
+    func token(_ session: AuthSession) throws -> String { try #require(session.credentials.refreshToken).reveal() }
 
     // MARK: F7 — a sign-out behind a save that never returns (L11)
 
@@ -595,8 +595,8 @@ struct BreakerRound3Tests {
             #expect(eventsView(events) == .some(nil), "\(label) \(events.map(\.kind.name))")
             #expect(events.filter { $0.kind.name == "signedOut" }.count == 1, "\(label)")
             var tokens = [try token(a)]
-            tokens += w.knobs.refreshed.compactMap(\.credentials.refreshToken)
-            tokens += w.knobs.issued.compactMap(\.credentials.refreshToken)
+            tokens += w.knobs.refreshed.compactMap { $0.credentials.refreshToken?.reveal() }
+            tokens += w.knobs.issued.compactMap { $0.credentials.refreshToken?.reveal() }
             await eventually { tokens.allSatisfy { !w.backend.isLive(refreshToken: $0) } }
             #expect(tokens.allSatisfy { !w.backend.isLive(refreshToken: $0) }, "\(label): a live token outlives")
         }
@@ -977,7 +977,8 @@ struct BreakerRound3Tests {
         for email in ["a@@example.com", "@example.com", "a b@example.com", "a@"] {
             #expect(throws: AuthError.self, "\(email)") { _ = try EmailAddress(email) }
         }
-        let noCode = URL(string: "multiauth-ref://callback?state=\(b.challenge.providerState["state"] ?? "")")!
+        let noCode = URL(
+            string: "multiauth-ref://callback?state=\(b.challenge.providerState[revealing: "state"] ?? "")")!
         let link = await r3Attempt { try await w.client.handleRedirect(noCode) }
         #expect(link.r3Code == .invalidInput, "\(link)")
         #expect(w.sandbox.requestCount == requests, "bad input reached the network")

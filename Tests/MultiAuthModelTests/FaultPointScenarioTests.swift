@@ -64,7 +64,7 @@ struct FaultPointScenarioTests {
             #expect(kept.credentials.refreshToken != signedIn.credentials.refreshToken)
             #expect(stored == kept, "the unsaved session was written")
             #expect(sandbox.requestCount(pathPrefix: "/token/refresh") == refreshCalls, "no network call")
-            #expect(backend.isLive(refreshToken: try #require(kept.credentials.refreshToken)))
+            #expect(backend.isLive(refreshToken: try #require(kept.credentials.refreshToken).reveal()))
             #expect(kinds == ["storageFailed", "sessionRefreshed"], "\(kinds)")
         }
     }
@@ -87,7 +87,7 @@ struct FaultPointScenarioTests {
         #expect(kept.id == signedIn.id)
         #expect(kept.credentials.refreshToken != signedIn.credentials.refreshToken)
         #expect(try await store.load(for: provider) == signedIn, "the second write failed too")
-        let newest = try #require(kept.credentials.refreshToken)
+        let newest = try #require(kept.credentials.refreshToken).reveal()
         #expect(backend.isLive(refreshToken: newest))
         #expect(try await client.signOut(provider).wasSignedIn)
         #expect(!backend.isLive(refreshToken: newest), "the sign-out revoked the newest refresh token")
@@ -132,7 +132,7 @@ struct FaultPointScenarioTests {
                 #expect(stored.id == signedIn.id && stored.user == signedIn.user)
                 #expect(
                     stored.credentials.refreshToken != signedIn.credentials.refreshToken, "the unsaved write landed")
-                #expect(backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)))
+                #expect(backend.isLive(refreshToken: try #require(stored.credentials.refreshToken).reveal()))
                 let kinds = await log.waitFor(count: Int(client.events.currentSequence) - base).map(\.kind.name)
                 #expect(kinds == ["storageFailed", "sessionRefreshed"], "\(kinds)")
             }
@@ -239,7 +239,7 @@ struct FaultPointScenarioTests {
         #expect(try await store.load(for: provider) == nil)
         let revoke = try #require(await revokes.next(), "a remote sign-out ran")
         #expect(revoke == nil, "the revoke failed: \(String(describing: revoke))")
-        #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken)))
+        #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken).reveal()))
     }
 
     /// F2/F7: a challenge decoded from an earlier process (the app was killed between the code
@@ -269,7 +269,7 @@ struct FaultPointScenarioTests {
         #expect(error?.code == .challengeNotPending)
         #expect(try await store.load(for: provider) == nil, "the store agrees with the sign-out")
         let issuedSession = answered.withLock { $0 }
-        let token = try #require(issuedSession?.credentials.refreshToken, "the server answered with a session")
+        let token = try #require(issuedSession?.credentials.refreshToken, "the server answered with a session").reveal()
         #expect(!backend.isLive(refreshToken: token), "the session issued for the flow was revoked")
         let kinds = await log.waitFor(count: Int(client.events.currentSequence)).map(\.kind.name)
         #expect(!kinds.contains("signedIn"), "\(kinds)")
@@ -303,7 +303,7 @@ struct FaultPointScenarioTests {
         #expect(try await store.load(for: provider) == nil)
         let revoke = try #require(await revokes.next(), "a remote sign-out ran")
         #expect(revoke == nil, "the revoke failed: \(String(describing: revoke))")
-        let issued = try #require(await store.attempted.last?.credentials.refreshToken)
+        let issued = try #require(await store.attempted.last?.credentials.refreshToken).reveal()
         #expect(!backend.isLive(refreshToken: issued))
     }
 
@@ -329,8 +329,8 @@ struct FaultPointScenarioTests {
             await hold.release()
             let error = await #expect(throws: AuthError.self) { _ = try await refresh.value }
             #expect(error?.code == .unauthorized, "the session was signed out")
-            let rotatedIn = try #require(await held.refreshed.last?.credentials.refreshToken)
-            #expect(!backend.isLive(refreshToken: try #require(signedIn.credentials.refreshToken)))
+            let rotatedIn = try #require(await held.refreshed.last?.credentials.refreshToken).reveal()
+            #expect(!backend.isLive(refreshToken: try #require(signedIn.credentials.refreshToken).reveal()))
             if mutated {
                 #expect(backend.isLive(refreshToken: rotatedIn), "without L12 the rotated-in token stays live")
                 continue
@@ -529,7 +529,7 @@ struct FaultPointScenarioTests {
         let store = InMemorySessionStore()
         let client = try sandbox.makeClient(providers: [ReferenceProvider()], store: store, autoRefresh: .disabled)
         let (challenge, code) = try await Self.signIn(client, sandbox: sandbox)
-        let flow = try #require(challenge.providerState["flowId"])
+        let flow = try #require(challenge.providerState[revealing: "flowId"])
         let log = RecordingSubscriber(client: client)
         let base = Int(client.events.currentSequence)
         let slow = sandbox.faults.add(.latency(.seconds(5)), host: host, pathPrefix: "/otp/verify", repeat: .once)
@@ -587,7 +587,7 @@ struct FaultPointScenarioTests {
             #expect(outcome.wasSignedIn)
             #expect(stored == nil)
             #expect(kinds.filter { ["signedIn", "signedOut"].contains($0) } == ["signedIn", "signedOut"], "\(kinds)")
-            #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken)), "revoked")
+            #expect(!backend.isLive(refreshToken: try #require(session.credentials.refreshToken).reveal()), "revoked")
         }
     }
 }

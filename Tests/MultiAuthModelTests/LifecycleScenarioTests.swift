@@ -271,7 +271,7 @@ struct LifecycleScenarioTests {
         #expect(network?.code == .network)
         #expect(try await world.store.load(for: provider) == session)
         // Revoked on the server: removed once, sessionExpired once, raw code kept.
-        world.backend.revoke(refreshToken: try #require(session.credentials.refreshToken))
+        world.backend.revoke(refreshToken: try #require(session.credentials.refreshToken).reveal())
         let expired = await #expect(throws: AuthError.self) { _ = try await world.client.validSession(for: provider) }
         #expect(expired?.code == .sessionExpired)
         #expect(expired?.providerCode == "invalid_grant")
@@ -331,7 +331,9 @@ struct LifecycleScenarioTests {
             let stored = try #require(
                 try await world.store.load(for: provider),
                 "round \(round): signed out; results \(names); events \(events0) / \(events1)")
-            #expect(world.backend.isLive(refreshToken: try #require(stored.credentials.refreshToken)), "round \(round)")
+            #expect(
+                world.backend.isLive(refreshToken: try #require(stored.credentials.refreshToken).reveal()),
+                "round \(round)")
             #expect(results.allSatisfy { $0 == stored }, "round \(round)")
             for (index, log) in logs.enumerated() {
                 let names = await log.waitFor(count: Int(world.clients[index].events.currentSequence) - bases[index])

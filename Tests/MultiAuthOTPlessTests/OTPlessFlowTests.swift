@@ -26,7 +26,7 @@ struct OTPlessFlowTests {
         #expect(session.credentials.accessToken != nil)
         #expect(session.credentials.idToken != nil)
         #expect(session.credentials.refreshToken != nil)
-        #expect(session.credentials.extra["sessionToken"] != nil)
+        #expect(session.credentials.extra[revealing: "sessionToken"] != nil)
         #expect(session.credentials.expiresAt != nil)
         #expect(session.user.phone == phone)
         #expect(session.user.identities.first?.kind == "phone")
@@ -67,7 +67,7 @@ struct OTPlessFlowTests {
             return
         }
         #expect(updated.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
-        #expect(updated.providerState.values["otpless"]?.contains("\"fallbackFrom\":\"whatsapp\"") == true)
+        #expect(updated.providerState.values["otpless"]?.reveal().contains("\"fallbackFrom\":\"whatsapp\"") == true)
         // the new code restarts the cool-down
         #expect(updated.resendAvailableAt == world.clock.wallNow.addingTimeInterval(30))
         guard case .deliveryStatus(let channel, _) = kinds[5] else { return }
@@ -336,9 +336,9 @@ struct OTPlessFlowTests {
             clientID: world.backend.merchant.clientID, clientSecret: world.backend.merchant.clientSecret,
             baseURL: OTPlessConfiguration.sandboxBaseURL, issuer: OTPlessTokenVerifier.sandboxIssuer,
             transport: world.transport, time: world.time)
-        let jwt = try await verifier.verifyIDToken(try #require(session.credentials.idToken))
+        let jwt = try await verifier.verifyIDToken(try #require(session.credentials.idToken).reveal())
         #expect(jwt.claims.subject == session.user.id)
-        let user = try await verifier.validate(token: try #require(session.credentials.accessToken))
+        let user = try await verifier.validate(token: try #require(session.credentials.accessToken).reveal())
         #expect(user.id == session.user.id)
         #expect(user.phone == phone)
         // Sign-out deletes the session once and is idempotent.

@@ -29,21 +29,25 @@ struct OTPlessRefreshTests {
         let refreshed = try await provider.refresh(session, context: world.context())
         #expect(refreshed.id == session.id)
         #expect(refreshed.credentials.expiresAt == world.clock.wallNow.addingTimeInterval(86_400))
-        #expect(refreshed.credentials.extra["sessionTokenJWT"] != session.credentials.extra["sessionTokenJWT"])
+        #expect(
+            refreshed.credentials.extra[revealing: "sessionTokenJWT"]
+                != session.credentials.extra[revealing: "sessionTokenJWT"])
         #expect(refreshed.credentials.refreshToken == session.credentials.refreshToken)
-        #expect(refreshed.credentials.extra["sessionToken"] == session.credentials.extra["sessionToken"])
+        #expect(
+            refreshed.credentials.extra[revealing: "sessionToken"]
+                == session.credentials.extra[revealing: "sessionToken"])
         let request = try #require(world.requests.last)
         #expect(request.method == .post)
         #expect(request.url.host == OTPlessBackend.sessionHost)
         #expect(request.url.path == "/v4/session/refresh")
         #expect(request.header("appId") == "SANDBOXAPP")
-        #expect(request.header("state") == session.credentials.extra["state"])
+        #expect(request.header("state") == session.credentials.extra[revealing: "state"])
         let body = try request.decodeJSON([String: String].self)
         #expect(
             body == [
                 "appId": "SANDBOXAPP", "origin": "https://otpless.com",
                 "loginUri": "https://otpless.com/rc5/appid/SANDBOXAPP",
-                "refreshToken": session.credentials.refreshToken!,
+                "refreshToken": session.credentials.refreshToken!.reveal(),
             ])
     }
 
@@ -152,7 +156,7 @@ struct OTPlessRefreshTests {
             return await group.reduce(into: [AuthSession?]()) { $0.append($1) }
         }
         #expect(results.count == 5)
-        #expect(Set(results.compactMap { $0?.credentials.extra["sessionTokenJWT"] }).count == 1)
+        #expect(Set(results.compactMap { $0?.credentials.extra[revealing: "sessionTokenJWT"] }).count == 1)
         #expect(sandbox.requestCount(host: OTPlessBackend.sessionHost, pathPrefix: "/v4/session/refresh") - before == 1)
     }
 }

@@ -59,7 +59,7 @@ struct OTPlessSessionMappingTests {
         #expect(session.credentials.expiresAt == run.now)
         #expect(session.isExpired(at: run.now))
         #expect(session.user.attributes["expiryIssue"] == issue)
-        #expect(session.credentials.extra["sessionToken"] == "session-token-2b7f")
+        #expect(session.credentials.extra[revealing: "sessionToken"] == "session-token-2b7f")
     }
 
     @Test func aMalformedJWTAndAMissingJWTAreReportedToo() async throws {

@@ -36,13 +36,13 @@ struct OTPlessWireTests {
     @Test func sessionInfoIsReadBesideMerchantUserInfoSoTheSessionHasTokensAndExpiry() async throws {
         let world = try TestWorld()
         let session = try await signIn(world, try world.provider())
-        #expect(session.credentials.extra["sessionToken"]?.count == 32)
-        #expect(session.credentials.refreshToken?.count == 32)
-        #expect(session.credentials.extra["sessionTokenJWT"]?.split(separator: ".").count == 3)
+        #expect(session.credentials.extra[revealing: "sessionToken"]?.count == 32)
+        #expect(session.credentials.refreshToken?.reveal().count == 32)
+        #expect(session.credentials.extra[revealing: "sessionTokenJWT"]?.split(separator: ".").count == 3)
         #expect(session.credentials.expiresAt == world.clock.wallNow.addingTimeInterval(86_400))
-        #expect(session.credentials.extra["state"]?.isEmpty == false)
+        #expect(session.credentials.extra[revealing: "state"]?.isEmpty == false)
         let verify = try #require(world.requests(containing: "/transaction/otp/").last)
-        #expect(session.credentials.extra["state"] == verify.url.lastPathComponent)
+        #expect(session.credentials.extra[revealing: "state"] == verify.url.lastPathComponent)
     }
 
     @Test func signOutDeletesTheSessionWithTheAppIDAndStateHeadersAndTheSDKBody() async throws {
@@ -53,9 +53,9 @@ struct OTPlessWireTests {
         let delete = try #require(world.requests.last)
         #expect(delete.method == .delete)
         #expect(delete.url.host == OTPlessBackend.sessionHost)
-        #expect(delete.url.path == "/v4/session/" + session.credentials.extra["sessionToken"]!)
+        #expect(delete.url.path == "/v4/session/" + session.credentials.extra[revealing: "sessionToken"]!)
         #expect(delete.header("appId") == "SANDBOXAPP")
-        #expect(delete.header("state") == session.credentials.extra["state"])
+        #expect(delete.header("state") == session.credentials.extra[revealing: "state"])
         #expect(
             try body(delete) == [
                 "appId": .string("SANDBOXAPP"), "origin": .string("https://otpless.com"),

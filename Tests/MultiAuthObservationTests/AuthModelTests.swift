@@ -246,7 +246,7 @@ struct AuthModelTests {
         let session = try #require(try await model.submit(ChallengeAnswer(code: code), for: challenge).session)
         await settle(model)
         let sessions = ChangeCounter { _ = model.sessions }
-        backend.revoke(refreshToken: try #require(session.credentials.refreshToken))
+        backend.revoke(refreshToken: try #require(session.credentials.refreshToken).reveal())
         let error = await #expect(throws: AuthError.self) { try await model.refresh(Self.provider) }
         await settle(model)
         #expect(error?.code == .sessionExpired)

@@ -99,7 +99,7 @@ struct PortalContractTests {
                     )
                 case "totp-validation":
                     var state = ProviderState()
-                    state["userJwt"] = userJwt
+                    state[revealing: "userJwt"] = userJwt
                     let challenge = Challenge(
                         flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
                         issuedAt: Date(timeIntervalSince1970: 0),

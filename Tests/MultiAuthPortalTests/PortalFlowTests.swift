@@ -36,7 +36,7 @@ struct PortalFlowTests {
         }
         #expect(digits == 6)
         let secret = try #require(bed.backend.totpSecret(for: PortalTestBed.email))
-        #expect(enrollment.totpSecret == Base32.encode(secret))
+        #expect(enrollment.totpSecret?.reveal() == Base32.encode(secret))
         let uri = try enrollment.parsedURI()
         #expect(uri.issuer == PortalBackend.issuer && uri.account == PortalTestBed.email && uri.secretBytes == secret)
         #expect(try enrollment.qrCode().version >= 1)
@@ -124,7 +124,7 @@ struct PortalFlowTests {
     func invalidUserJwtIsRefusedWithoutNetwork(label: String, token: String) async throws {
         let bed = try PortalTestBed()
         var state = ProviderState()
-        state["userJwt"] = token
+        state[revealing: "userJwt"] = token
         let challenge = Challenge(
             flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
             issuedAt: bed.sandbox.clock.wallNow,
@@ -258,26 +258,29 @@ struct PortalFlowTests {
     @Test func secretsNeverAppearInDescriptionsOrDumps() async throws {
         let bed = try PortalTestBed()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
-        let jwt = try #require(challenge.providerState["userJwt"])
+        let jwt = try #require(challenge.providerState[revealing: "userJwt"])
         guard case .totp(_, let enrollment?) = challenge.kind else {
             Issue.record("expected enrollment")
             return
         }
-        let secret = try #require(enrollment.totpSecret)
+        let secret = try #require(enrollment.totpSecret).reveal()
         let session = try #require(
             try await bed.client.submit(ChallengeAnswer(code: bed.code()), for: challenge).session)
-        let cst = try #require(session.credentials.accessToken)
+        let cst = try #require(session.credentials.accessToken).reveal()
         var dumps = ""
         dump(challenge, to: &dumps)
         dump(session, to: &dumps)
         dump(enrollment, to: &dumps)
         dump(try enrollment.qrCode(), to: &dumps)
         let texts = [
-            dumps, challenge.description, session.description, enrollment.description, String(reflecting: challenge),
+            dumps, String(describing: challenge), String(describing: session), String(describing: enrollment),
+            String(reflecting: challenge),
             try enrollment.qrCode().description,
         ]
         for text in texts {
-            for needle in [jwt, secret, cst, enrollment.otpauthURI, "otpauth://"] { #expect(!text.contains(needle)) }
+            for needle in [jwt, secret, cst, enrollment.otpauthURI.reveal(), "otpauth://"] {
+                #expect(!text.contains(needle))
+            }
         }
     }
 }

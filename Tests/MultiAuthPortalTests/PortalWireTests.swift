@@ -33,7 +33,7 @@ struct PortalWireTests {
                 fromEmail: "login@example.com", templateID: "template-1"))
         _ = try await provider.start(.email(" Someone@Example.COM "), context: context(transport))
         let step = try await provider.start(.oauth(.google), context: context(transport))
-        #expect(step.challenge?.providerState["oauthState"] == "s1")
+        #expect(step.challenge?.providerState[revealing: "oauthState"] == "s1")
         let (send, urls) = (transport.requests[0], transport.requests[1])
         #expect(send.url.absoluteString == "http://localhost:3000/api/v3/auth/magic-links")
         for request in [send, urls] {
@@ -229,7 +229,7 @@ struct PortalWireTests {
     @Test func anyTOTP401IsAWrongCodeAnd409IsAReplay() async throws {
         let token = "eyJhbGciOiJIUzI1NiJ9.eyJlbmRVc2VySWQiOiJ1MSJ9.c2ln"
         var state = ProviderState()
-        state["userJwt"] = token
+        state[revealing: "userJwt"] = token
         let challenge = Challenge(
             flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: nil),
             issuedAt: Date(timeIntervalSince1970: 0), providerState: state)
@@ -258,7 +258,7 @@ struct PortalWireTests {
             ).session)
         #expect(
             session.user.id == "u1" && session.credentials.accessToken == "cst"
-                && session.credentials.extra["clientId"] == "c1")
+                && session.credentials.extra[revealing: "clientId"] == "c1")
     }
 
     /// Docs/Cases.md, B12: the enrollment URI, built and parsed, and read by the Portal helpers.
@@ -266,7 +266,7 @@ struct PortalWireTests {
         let built = try OTPAuthURI(
             issuer: "Acme Co", account: "user@example.com", secret: Base32.decode("JBSWY3DPEHPK3PXP"))
         #expect(built.uriString == Self.b12)
-        let enrollment = TOTPEnrollment(otpauthURI: Self.b12, issuer: "Acme Co", account: "user@example.com")
+        let enrollment = TOTPEnrollment(otpauthURI: Secret(Self.b12), issuer: "Acme Co", account: "user@example.com")
         let parsed = try enrollment.parsedURI()
         #expect(
             parsed.issuer == "Acme Co" && parsed.account == "user@example.com" && parsed.secret == "JBSWY3DPEHPK3PXP")
@@ -274,7 +274,7 @@ struct PortalWireTests {
         #expect(parsed.uriString == Self.b12)
         #expect(enrollment.totpSecret == "JBSWY3DPEHPK3PXP")
         let faulty = TOTPEnrollment(
-            otpauthURI: Self.b12.replacingOccurrences(of: "algorithm=SHA1", with: "algorithm=%SHA1"))
+            otpauthURI: Secret(Self.b12.replacingOccurrences(of: "algorithm=SHA1", with: "algorithm=%SHA1")))
         #expect(throws: CryptoError.self) { try faulty.parsedURI() }
         #expect(try enrollment.qrCode().version == 7)
     }
@@ -285,7 +285,7 @@ struct PortalWireTests {
         ("otpauth://totp/A?secret=AAAA&secret=JBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXP"),
     ])
     func totpSecretIsReadAsTheSDKDoes(link: String, expected: String) {
-        #expect(TOTPEnrollment(otpauthURI: link).totpSecret == expected)
+        #expect(TOTPEnrollment(otpauthURI: Secret(link)).totpSecret?.reveal() == expected)
     }
 
     /// PortalSwift reads only `unauthorized` (a `401`) as a refused code: a `400` on
@@ -381,7 +381,7 @@ struct PortalWireTests {
         "otpauth://totp/A?secret=", "not a link",
     ])
     func totpSecretIsNilWhenAbsentOrInvalid(link: String) {
-        #expect(TOTPEnrollment(otpauthURI: link).totpSecret == nil)
+        #expect(TOTPEnrollment(otpauthURI: Secret(link)).totpSecret == nil)
     }
 
     @Test func redirectMatchingFollowsTheSDKRules() throws {

@@ -81,11 +81,14 @@ struct RenderingSweepTests {
         let now = sandbox.clock.wallNow
 
         // MARK: MultiAuth (core)
-        var state = ProviderState(["requestId": Plant.state, "verifier": Plant.pkce])
-        state["nonce"] = Plant.nonce
+        var state = ProviderState(["requestId": Secret(Plant.state), "verifier": Secret(Plant.pkce)])
+        state["nonce"] = Secret(Plant.nonce)
         let credentials = Credentials(
-            accessToken: Plant.token, idToken: Plant.idToken, refreshToken: Plant.refresh, expiresAt: now,
-            extra: ProviderState(["minifiedJwt": Plant.token + "-min", "sessionToken": Plant.token + "-session"]))
+            accessToken: Secret(Plant.token), idToken: Secret(Plant.idToken), refreshToken: Secret(Plant.refresh),
+            expiresAt: now,
+            extra: ProviderState([
+                "minifiedJwt": Secret(Plant.token + "-min"), "sessionToken": Secret(Plant.token + "-session"),
+            ]))
         let phone = try PhoneNumber("+919876543210")
         let email = try EmailAddress("planted.person@example.com")
         let user = AuthUser(
@@ -94,7 +97,7 @@ struct RenderingSweepTests {
             attributes: ["token": Plant.token])
         let session = AuthSession(provider: .dynamic, user: user, credentials: credentials, createdAt: now)
         let enrollment = TOTPEnrollment(
-            otpauthURI: "otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)&issuer=Acme", issuer: "Acme",
+            otpauthURI: Secret("otpauth://totp/Acme:a@b.co?secret=\(Plant.totpBase32)&issuer=Acme"), issuer: "Acme",
             account: "a@b.co")
         let redirect = URL(
             string:
@@ -202,6 +205,7 @@ struct RenderingSweepTests {
         add(PasskeyResult.assertion(passkeyAssertion))
         add(ChallengeAnswer(passkey: .registration(passkeyRegistration)), as: "MultiAuth.ChallengeAnswer (passkey)")
         add(credentials)
+        add(Secret(Plant.token))
         add(DeliveryChannel.whatsapp)
         add(DeliveryStatus.delivered)
         add(email)
@@ -387,8 +391,8 @@ struct RenderingSweepTests {
                 payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA",
                 requestNonce: Plant.nonce))
         add(TruecallerProfileVerifier(configuration: world.truecallerConfiguration))
-        add(TruecallerTokenVerifier(credential: .appKey(Plant.appKey), transport: sandbox.transport))
-        add(TruecallerTokenVerifier.Credential.clientID(Plant.appKey))
+        add(TruecallerTokenVerifier(credential: .appKey(Secret(Plant.appKey)), transport: sandbox.transport))
+        add(TruecallerTokenVerifier.Credential.clientID(Secret(Plant.appKey)))
         add(TruecallerVerificationState.allCases.first as Any, as: "MultiAuthTruecaller.TruecallerVerificationState")
         add(TruecallerApp.installed)
         add(BuiltInConformance.portalConfiguration())
@@ -509,11 +513,14 @@ struct RenderingSweepTests {
         for result in flows.values {
             secrets += result.codes
             if let credentials = result.session?.credentials {
-                secrets += [credentials.accessToken, credentials.refreshToken, credentials.idToken].compactMap { $0 }
-                secrets += credentials.extra.values.values
+                secrets += [credentials.accessToken, credentials.refreshToken, credentials.idToken].compactMap {
+                    $0?.reveal()
+                }
+                secrets += credentials.extra.values.values.map { $0.reveal() }
             }
             for challenge in result.challenges {
-                secrets += challenge.providerState.values.filter { $0.key != "method" }.map(\.value).filter {
+                secrets += challenge.providerState.values.filter { $0.key != "method" }.map { $0.value.reveal() }.filter
+                {
                     $0.count >= 8
                 }
             }

@@ -85,7 +85,8 @@ struct TransportRedactionTests {
         let world = try SweepWorld()
         // Truecaller's server-side check, through a failing transport and through the sandbox.
         let verifier = TruecallerTokenVerifier(
-            credential: .appKey(Plant.appKey), baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!,
+            credential: .appKey(Secret(Plant.appKey)),
+            baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!,
             transport: RefusingURLProtocol.transport())
         let error = await #expect(throws: AuthError.self) { try await verifier.verify(accessToken: Plant.token) }
         #expect(error?.code == .network)
@@ -98,7 +99,7 @@ struct TransportRedactionTests {
         #expect(signedIn.errors.isEmpty && signedIn.otherErrors.isEmpty, "\(signedIn.errors)")
         let delete = recorder.requests.first { $0.method == .delete }
         #expect(delete?.description == "DELETE api.otpless.test/v4/session/<redacted>")
-        let token = try #require(signedIn.session?.credentials.extra["sessionToken"])
+        let token = try #require(signedIn.session?.credentials.extra[revealing: "sessionToken"])
         #expect(delete?.url.path.hasSuffix(token) == true)
         // The same sign-out through a failing transport: the outcome carries the error.
         let client = try AuthClient(
@@ -110,7 +111,9 @@ struct TransportRedactionTests {
         #expect(outcome.wasSignedIn)
         #expect(outcome.remoteError?.code == .network)
         #expect(outcome.remoteError?.message.contains("v4/session/<redacted>") == true)
-        #expect(Self.leak(in: outcome, secrets: [token] + Array(session.credentials.extra.values.values)) == nil)
+        #expect(
+            Self.leak(in: outcome, secrets: [token] + session.credentials.extra.values.values.map { $0.reveal() })
+                == nil)
     }
 
     @Test("the two call sites mark the token secret: even a token that does not look like one is redacted")
@@ -121,7 +124,7 @@ struct TransportRedactionTests {
         let sessionToken = "plainlettersession"
         #expect(!HTTPRequest.looksLikeCredential(truecallerToken) && !HTTPRequest.looksLikeCredential(sessionToken))
         let verifier = TruecallerTokenVerifier(
-            credential: .appKey(Plant.appKey), transport: RefusingURLProtocol.transport())
+            credential: .appKey(Secret(Plant.appKey)), transport: RefusingURLProtocol.transport())
         let error = await #expect(throws: AuthError.self) { try await verifier.verify(accessToken: truecallerToken) }
         #expect(
             error?.message.hasSuffix("phoneNumberDetail/<redacted>: cannot connect") == true, "\(error?.message ?? "")")
@@ -162,8 +165,10 @@ struct TransportRedactionTests {
                 #expect(run.otherErrors.isEmpty, "\(lane.id) #\(failAt): \(run.otherErrors)")
                 let credentials = run.session.map(\.credentials)
                 var secrets: [String] = transport.requests.flatMap(\.secretValues) + run.codes
-                secrets += [credentials?.accessToken, credentials?.refreshToken, credentials?.idToken].compactMap { $0 }
-                secrets += credentials.map { Array($0.extra.values.values) } ?? []
+                secrets += [credentials?.accessToken, credentials?.refreshToken, credentials?.idToken].compactMap {
+                    $0?.reveal()
+                }
+                secrets += credentials.map { $0.extra.values.values.map { $0.reveal() } } ?? []
                 for error in run.errors {
                     failures += 1
                     if let leak = Self.leak(in: error, secrets: secrets) {

@@ -164,7 +164,7 @@ struct ConcurrentSignInStressTests {
                     #expect(
                         saves.count == 1, "client \(client) \(report.provider): saved once, not \(saves.count) times")
                     #expect(sessionIDs.insert(session.id).inserted, "session id used twice")
-                    if let token = session.credentials.accessToken {
+                    if let token = session.credentials.accessToken?.reveal() {
                         #expect(tokens.insert(token).inserted, "access token issued twice")
                     }
                 } else {

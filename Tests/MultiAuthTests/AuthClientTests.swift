@@ -60,7 +60,7 @@ struct AuthClientTests {
         #expect(error?.code == .invalidInput)
         #expect(error?.reason == .invalidCodeFormat)
         #expect(await fixture.server.totalCalls == before)
-        #expect(await fixture.server.attempts[challenge.providerState["flow"]!] == 3)
+        #expect(await fixture.server.attempts[challenge.providerState[revealing: "flow"]!] == 3)
     }
 
     @Test func expiredChallengeIsRefusedWithoutNetwork() async throws {

@@ -12,7 +12,7 @@ struct AuthEventBusTests {
         issuedAt: Date(timeIntervalSince1970: 0))
     static func session(_ n: Int) -> AuthSession {
         AuthSession(
-            id: "s", provider: "p", user: user, credentials: Credentials(accessToken: "A\(n)"),
+            id: "s", provider: "p", user: user, credentials: Credentials(accessToken: Secret("A\(n)")),
             createdAt: Date(timeIntervalSince1970: 0))
     }
 
@@ -97,7 +97,7 @@ struct AuthEventBusTests {
         var markers: [Int] = []
         for await event in stream {
             switch event.kind {
-            case .sessionRefreshed(let session): tokens.append(session.credentials.accessToken ?? "")
+            case .sessionRefreshed(let session): tokens.append(session.credentials.accessToken?.reveal() ?? "")
             case .eventsDropped(let count): markers.append(count)
             default: Issue.record("unexpected \(event)")
             }

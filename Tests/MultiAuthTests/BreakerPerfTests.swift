@@ -116,8 +116,8 @@ struct BreakerPerfStoreTests {
         var sessions: [(String, AuthSession)] = []
         let long = String(repeating: "abc/\"\\\u{0}é😀", count: 9_000)  // > 64 KB of UTF-8
         var big = Self.plain()
-        big.credentials.accessToken = long
-        big.credentials.idToken = String(repeating: "x", count: 70_001)
+        big.credentials.accessToken = Secret(long)
+        big.credentials.idToken = Secret(String(repeating: "x", count: 70_001))
         big.user.attributes = [long: long]
         sessions.append(("> 64 KB", big))
         for text in [
@@ -127,7 +127,8 @@ struct BreakerPerfStoreTests {
             session.user = AuthUser(
                 id: text, identities: [.init(kind: text, value: text, verified: true)], attributes: [text: text])
             session.credentials = Credentials(
-                accessToken: text, idToken: text, refreshToken: text, tokenType: text, scopes: [text],
+                accessToken: Secret(text), idToken: Secret(text), refreshToken: Secret(text), tokenType: text,
+                scopes: [text],
                 extra: ProviderState(Self.dictionary([(text, text), ("\"" + text, text), (text + "\"", "")])))
             sessions.append((text.debugDescription, session))
         }
@@ -230,7 +231,7 @@ struct BreakerPerfStoreTests {
             sessions.append(session)
         }
         var big = Self.plain("big")
-        big.credentials.accessToken = String(repeating: "\u{0}é/\"", count: 40_000)
+        big.credentials.accessToken = Secret(String(repeating: "\u{0}é/\"", count: 40_000))
         sessions.append(big)
         for session in sessions {
             try await store.save(session)
@@ -255,7 +256,7 @@ struct BreakerPerfStoreTests {
         try await store.save(kept)
         var session = Self.plain()
         session.id = "too-big"
-        session.credentials.accessToken = String(repeating: "a", count: FileSessionStore.maximumFileSize + 1)
+        session.credentials.accessToken = Secret(String(repeating: "a", count: FileSessionStore.maximumFileSize + 1))
         await #expect(throws: AuthError.self) { try await store.save(session) }
         let result = try? await store.replace(kept, with: session, for: session.provider)
         #expect(result == nil, "a writing replace refuses it too")
@@ -263,7 +264,8 @@ struct BreakerPerfStoreTests {
         // The largest session whose file fits is saved and loads back.
         var fitting = Self.plain()
         let overhead = try FileSessionStore.encode(fitting).count
-        fitting.credentials.accessToken = String(repeating: "a", count: FileSessionStore.maximumFileSize - overhead)
+        fitting.credentials.accessToken = Secret(
+            String(repeating: "a", count: FileSessionStore.maximumFileSize - overhead))
         try await store.save(fitting)
         #expect(try await store.load(for: fitting.provider) == fitting)
     }
@@ -533,7 +535,8 @@ struct BreakerPerfStoreTests {
                     for round in 0..<40 {
                         let provider = providers[(task + round) % providers.count]
                         var session = Self.plain(provider, id: "\(task)-\(round)")
-                        session.credentials.accessToken = String(repeating: "t\(task)", count: 100 * (round % 7))
+                        session.credentials.accessToken = Secret(
+                            String(repeating: "t\(task)", count: 100 * (round % 7)))
                         try await store.save(session)
                         let loaded = try await (round % 2 == 0 ? first : second).load(for: provider)
                         #expect(loaded != nil)

@@ -38,7 +38,8 @@ import Testing
         AuthSession(
             provider: "bench", user: AuthUser(id: "user-1", email: try? EmailAddress("bench@example.com")),
             credentials: Credentials(
-                accessToken: String(repeating: "a", count: 800), refreshToken: String(repeating: "r", count: 64),
+                accessToken: Secret(String(repeating: "a", count: 800)),
+                refreshToken: Secret(String(repeating: "r", count: 64)),
                 expiresAt: Date(timeIntervalSince1970: 1_800_000_000)),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
@@ -64,7 +65,8 @@ import Testing
                 ],
                 attributes: ["countryCode": "IN", text: text]),
             credentials: Credentials(
-                accessToken: "A" + text, idToken: "I" + text, refreshToken: "R" + text, tokenType: "Bearer" + text,
+                accessToken: Secret("A" + text), idToken: Secret("I" + text), refreshToken: Secret("R" + text),
+                tokenType: "Bearer" + text,
                 expiresAt: Date(timeIntervalSince1970: 1_700_003_600.125), scopes: ["openid", text, "", "a/b"],
                 extra: ProviderState(["jwt": "e30." + text, text: text])),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
@@ -109,7 +111,7 @@ import Testing
         var keyed = benchSession()
         keyed.user.attributes = attributes
         keyed.credentials.extra = ProviderState(attributes)
-        keyed.credentials.extra["e\u{301}"] = "decomposed"  // equal to "é" as a String: replaces its value
+        keyed.credentials.extra[revealing: "e\u{301}"] = "decomposed"  // equal to "é" as a String: replaces its value
         sessions.append(("every hostile key", keyed))
         for first in hostileKeys {
             for second in hostileKeys where first != second {
@@ -203,7 +205,8 @@ import Testing
             id: text(&random), phone: phone, email: email, name: name, identities: identities,
             attributes: dictionary(&random))
         let credentials = Credentials(
-            accessToken: maybeText(&random), idToken: maybeText(&random), refreshToken: maybeText(&random),
+            accessToken: maybeText(&random).map { Secret($0) }, idToken: maybeText(&random).map { Secret($0) },
+            refreshToken: maybeText(&random).map { Secret($0) },
             tokenType: maybeText(&random), expiresAt: maybeDate(&random),
             scopes: (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) },
             extra: ProviderState(dictionary(&random)))

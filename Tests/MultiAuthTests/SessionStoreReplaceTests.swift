@@ -41,13 +41,14 @@ enum Versions {
         AuthSession(
             id: id, provider: provider, user: AuthUser(id: "u-\(id)"),
             credentials: Credentials(
-                accessToken: "A\(counter)-w\(writer)", refreshToken: "R\(counter)-w\(writer)",
+                accessToken: Secret("A\(counter)-w\(writer)"), refreshToken: Secret("R\(counter)-w\(writer)"),
                 expiresAt: Date(timeIntervalSince1970: 1_700_003_600.125 + Double(counter))),
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.5))
     }
 
     static func counter(_ session: AuthSession?) -> Int? {
-        guard let token = session?.credentials.accessToken, token.hasPrefix("A"), let dash = token.firstIndex(of: "-")
+        guard let token = session?.credentials.accessToken?.reveal(), token.hasPrefix("A"),
+            let dash = token.firstIndex(of: "-")
         else {
             return nil
         }
@@ -272,7 +273,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     @Test func theFailingStoreRecordsConditionalWritesAsSaves() async throws {
         let saved = SavedIDs()
         let store = FailingSessionStore(wrapping: InMemorySessionStore()) {
-            saved.append($0.credentials.accessToken ?? "")
+            saved.append($0.credentials.accessToken?.reveal() ?? "")
         }
         #expect(try await store.replace(nil, with: Versions.session(1), for: "p") == .written)
         #expect(try await store.replace(nil, with: Versions.session(2), for: "p") != .written)

@@ -177,13 +177,13 @@ import Darwin
             for n in 0..<20 {
                 group.addTask {
                     var copy = base
-                    copy.credentials.accessToken = "A\(n)"
+                    copy.credentials.accessToken = Secret("A\(n)")
                     try await store.save(copy)
                 }
             }
         }
         let loaded = try #require(try await store.load(for: "dynamic"))
-        #expect(loaded.credentials.accessToken?.hasPrefix("A") == true)
+        #expect(loaded.credentials.accessToken?.reveal().hasPrefix("A") == true)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
                 FileSessionStore.lockFileName, "dynamic.session.json",

@@ -23,8 +23,8 @@ struct SubmittedCodeEchoTests {
             -> SignInStep
         {
             throw AuthError(
-                .invalidCode, "the server said: code \(answer.rawCode) is wrong", provider: id,
-                providerCode: answer.rawCode, attemptsRemaining: 2)
+                .invalidCode, "the server said: code \(answer.rawCode.reveal()) is wrong", provider: id,
+                providerCode: answer.rawCode.reveal(), attemptsRemaining: 2)
         }
         func signOut(_ session: AuthSession, context: AuthContext) async throws {}
     }

@@ -92,7 +92,7 @@ struct TruecallerContractTests {
                     else {
                         throw ContractError("create gave no challenge")
                     }
-                    bindings["verificationToken"] = challenge.providerState["verificationToken"]
+                    bindings["verificationToken"] = challenge.providerState[revealing: "verificationToken"]
                     bindings["accessToken"] = success("verify", "verified").bodyString("accessToken")
                     let name = try PersonName(firstName: "Asha", lastName: "Rao")
                     let step = try await provider.respond(
@@ -104,7 +104,7 @@ struct TruecallerContractTests {
                     outcome = .success(keys.isEmpty ? "none" : "success")
                 case "phone-number-detail":
                     bindings["accessToken"] = "4e6a8c0b-2d1f-4a3e-9c5b-7d9e1f3a5c7e"
-                    let verifier = TruecallerTokenVerifier(credential: .appKey(appKey), transport: transport)
+                    let verifier = TruecallerTokenVerifier(credential: .appKey(Secret(appKey)), transport: transport)
                     let detail = try await verifier.verify(accessToken: bindings["accessToken"]!)
                     outcome = .success(detail.e164.isEmpty ? "none" : "success")
                 default:

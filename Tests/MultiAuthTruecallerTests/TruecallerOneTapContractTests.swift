@@ -238,7 +238,7 @@ struct TruecallerOneTapContractTests {
     {
         var components =
             via == "urlScheme"
-            ? URLComponents(string: "truecallersdk-\(configuration.appKey)://")!
+            ? URLComponents(string: "truecallersdk-\(configuration.appKey.reveal())://")!
             : URLComponents(url: configuration.appLink, resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: item, value: TruecallerOneTapEnvelope.lines(archive))]
         return components.url!
@@ -281,7 +281,8 @@ struct TruecallerOneTapContractTests {
         var failures: [String] = []
         let (configuration, nonce) = try configuration(contract)
         let envelope = TruecallerOneTapEnvelope.Request(
-            appID: configuration.bundleID, appKey: configuration.appKey, appLink: configuration.appLink.absoluteString,
+            appID: configuration.bundleID, appKey: configuration.appKey.reveal(),
+            appLink: configuration.appLink.absoluteString,
             appName: configuration.appName, requestNonce: nonce, titleType: configuration.oneTapTitleType,
             locale: configuration.oneTapLocale)
         let handoff = try TruecallerOneTapEnvelope.url(for: envelope, base: configuration.oneTapURL)

@@ -58,7 +58,7 @@ struct TruecallerOneTapTests {
         let session = try #require(try await client.handleRedirect(link)?.session)
         #expect(session.user.phone == (try PhoneNumber("+91 98765 43210")))
         #expect(session.user.name?.fullName == "Asha Rao")
-        #expect(session.credentials.extra["signatureAlgorithm"] == "SHA512withRSA")
+        #expect(session.credentials.extra[revealing: "signatureAlgorithm"] == "SHA512withRSA")
         #expect(try await store.load(for: .truecaller) == session)
 
         var kinds: [String] = []

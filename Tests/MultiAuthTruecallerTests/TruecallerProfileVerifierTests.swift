@@ -46,7 +46,7 @@ struct TruecallerProfileVerifierTests {
         #expect(session.user.attributes["gender"] == "F")
         #expect(session.user.attributes["city"] == "Pune")
         #expect(session.credentials.accessToken == nil)
-        #expect(session.credentials.extra["signatureAlgorithm"] == "SHA512withRSA")
+        #expect(session.credentials.extra[revealing: "signatureAlgorithm"] == "SHA512withRSA")
         #expect(transport.endpoints == ["GET /v1/key"])
         // Keys are cached: a second verification makes no request.
         _ = try await provider.signIn(

@@ -51,7 +51,7 @@ struct TruecallerSandboxTests {
         #expect(session.user.phone == phone)
 
         // Server side: the access token proves the number.
-        let accessToken = try #require(session.credentials.accessToken)
+        let accessToken = try #require(session.credentials.accessToken).reveal()
         let detail = try await TruecallerTokenVerifier(
             credential: .appKey("sandbox-key"), baseURL: URL(string: "https://\(TruecallerBackend.defaultHost)")!,
             transport: sandbox.transport

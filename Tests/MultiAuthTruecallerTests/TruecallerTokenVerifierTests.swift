@@ -53,8 +53,10 @@ struct TruecallerTokenVerifierTests {
     ])
     func errorsMapWithTheirRawCode(key: String, token: String, expected: AuthError.Code, raw: String) async throws {
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerTokenVerifier(credential: .appKey(key), baseURL: base, transport: Self.server())
-                .verify(accessToken: token)
+            _ = try await TruecallerTokenVerifier(
+                credential: .appKey(Secret(key)), baseURL: base, transport: Self.server()
+            )
+            .verify(accessToken: token)
         }
         #expect(error?.code == expected)
         #expect(error?.providerCode == raw)

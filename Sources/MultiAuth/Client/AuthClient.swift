@@ -323,7 +323,7 @@ public actor AuthClient {
             // `signedIn`, leaving a stored session no event announced).
             throw CancellationError()
         } catch {
-            let error = normalize(error, provider: providerID).withoutEcho(of: normalized.rawCode)
+            let error = normalize(error, provider: providerID).withoutEcho(of: normalized.rawCode.reveal())
             apply(flows.answerRefused(flowID, provider: providerID, error: error))
             throw error
         }
@@ -355,7 +355,7 @@ public actor AuthClient {
             return ChallengeAnswer(
                 code: try answer.normalizedCode(length: challenge.expectedCodeLength), name: answer.name)
         case .silentNetworkAuth, .profileConsent:
-            let code = answer.rawCode.trimmingCharacters(in: .whitespacesAndNewlines)
+            let code = answer.rawCode.reveal().trimmingCharacters(in: .whitespacesAndNewlines)
             return ChallengeAnswer(code: code.isEmpty ? "" : try answer.normalizedCode(length: nil), name: answer.name)
         case .magicLink, .oauthRedirect:
             throw AuthError(
@@ -368,7 +368,7 @@ public actor AuthClient {
                     provider: challenge.provider, reason: .answerMismatch)
             }
             var normalized = ChallengeAnswer(passkey: result)
-            normalized.passkeyKey = try result.checked(for: ceremony, provider: challenge.provider)
+            normalized.passkeyKey = Secret(try result.checked(for: ceremony, provider: challenge.provider))
             return normalized
         }
     }

@@ -122,7 +122,7 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// The credential a refresh spends: the refresh token, else the access token, else the id.
     static func refreshCredential(of session: AuthSession) -> String {
-        session.credentials.refreshToken ?? session.credentials.accessToken ?? session.id
+        (session.credentials.refreshToken ?? session.credentials.accessToken)?.reveal() ?? session.id
     }
 
     /// Refreshes `session` with `provider` (single-flight, L1) and applies the result (L2–L5).

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// A challenge is `Codable`: save it (e.g. with the app's state restoration), and after the
 /// process dies hand it to a fresh `AuthClient`'s `submit(_:for:)`; the ``providerState``
-/// carries what the provider needs to finish. Its `description` and mirror never show the
-/// provider state or enrollment secrets.
+/// carries what the provider needs to finish. Its renderings are the default ones: the provider
+/// state's values and the enrollment URI are ``Secret``s and ``Kind`` shows no redirect URL, so
+/// none shows a secret.
 ///
 /// ``requirements`` says up front what the answer must bring besides the code (for example a
 /// person's name for Truecaller), so a screen can ask for everything at once.
@@ -17,7 +18,7 @@ import Foundation
 /// keep it where you keep sessions (the keychain, or a file with data protection) and delete
 /// it when the flow ends; never in `UserDefaults` or logs (Docs/GettingStarted.md, "Where to
 /// keep a pending challenge").
-public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomStringConvertible, CustomReflectable {
+public struct Challenge: Sendable, Codable, Hashable, Identifiable {
     /// The flow this challenge belongs to.
     public var flowID: FlowID
     /// The provider that issued it.
@@ -182,15 +183,15 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
         /// Same as ``description``.
         public var debugDescription: String { description }
 
-        /// A mirror with the secret-free parts only: lengths, channels, the redirect host, the
-        /// (already redacted) enrollment; never the redirect URL's path or query.
+        /// A mirror with the secret-free parts only: lengths, channels, the redirect host, whether
+        /// an enrollment came (not its account name or URI); never the redirect URL's path or query.
         public var customMirror: Mirror {
             switch self {
             case .oneTimeCode(let length, let channel, let link):
                 Mirror(
                     self, children: ["length": length, "channel": channel, "linkAlsoSent": link], displayStyle: .enum)
             case .totp(let digits, let enrollment):
-                Mirror(self, children: ["digits": digits, "enrollment": enrollment as Any], displayStyle: .enum)
+                Mirror(self, children: ["digits": digits, "enrollment": enrollment != nil], displayStyle: .enum)
             case .magicLink(let channel):
                 Mirror(self, children: ["channel": channel], displayStyle: .enum)
             case .oauthRedirect(let url):
@@ -202,28 +203,5 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable, CustomString
                 Mirror(self, children: [], displayStyle: .enum)
             }
         }
-    }
-
-    /// A secret-free summary: provider, flow, kind, masked destination, expiry, attempts.
-    public var description: String {
-        var parts = ["provider: \(provider)", "flow: \(flowID)", "kind: \(kind)"]
-        if let destination { parts.append("destination: \(destination)") }
-        if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
-        if let attemptsRemaining { parts.append("attemptsRemaining: \(attemptsRemaining)") }
-        if !requirements.isEmpty {
-            parts.append("requires: \(requirements.sorted().map(\.rawValue).joined(separator: ", "))")
-        }
-        return "Challenge(" + parts.joined(separator: ", ") + ")"
-    }
-
-    /// A mirror without the provider state.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "flowID": flowID, "provider": provider, "kind": kind.description, "destination": destination as Any,
-                "issuedAt": issuedAt, "expiresAt": expiresAt as Any, "attemptsRemaining": attemptsRemaining as Any,
-                "providerState": providerState, "requirements": requirements.sorted().map(\.rawValue),
-            ], displayStyle: .struct)
     }
 }

@@ -8,27 +8,27 @@ import Foundation
 /// Arabic-Indic `٣`, Persian `۳`, full-width `３`, Devanagari `३`, …) becomes its ASCII digit, as
 /// the phone parser reads them; what remains must be ASCII digits of exactly the challenge's
 /// length. Input over ``maximumInputBytes`` UTF-8 bytes is refused before any Unicode work. It always stays a `String`: `"005924"` keeps its zeros (Docs/Cases.md, B05 and
-/// B34). `description` and the mirror never show the code.
-public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The code as the user typed or pasted it. Treat as secret.
-    public var rawCode: String
+/// B34). The code is a ``Secret``: every rendering shows `<redacted>` in its place.
+public struct ChallengeAnswer: Sendable {
+    /// The code as the user typed or pasted it; read it with ``Secret/reveal()``.
+    public var rawCode: Secret
     /// The person's name, for providers that require one to finish (Truecaller).
     public var name: PersonName?
     /// The platform authenticator's result, for a ``Challenge/Kind/passkey(_:)`` challenge.
     public var passkey: PasskeyResult?
     /// For a checked passkey answer, the key that identifies this result (set by `AuthClient`).
-    var passkeyKey: String?
+    var passkeyKey: Secret?
 
     /// What makes two answers the same answer: the code, or a passkey result's key. Concurrent
     /// submits with the same key share one provider call.
-    var submissionKey: String { passkeyKey ?? rawCode }
+    var submissionKey: String { (passkeyKey ?? rawCode).reveal() }
 
     /// Creates an answer.
     /// - Parameters:
     ///   - code: The code as typed; normalized by ``normalizedCode(length:)``.
     ///   - name: The name, when the provider requires one.
     public init(code: String, name: PersonName? = nil) {
-        self.rawCode = code
+        self.rawCode = Secret(code)
         self.name = name
     }
 
@@ -52,6 +52,7 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
     /// - Throws: `AuthError` `.invalidInput` with reason `.invalidCodeFormat` (Docs/Cases.md, B34),
     ///   also for input over ``maximumInputBytes`` UTF-8 bytes.
     public func normalizedCode(length: Int?) throws -> String {
+        let rawCode = rawCode.reveal()
         guard rawCode.utf8.count <= Self.maximumInputBytes else {
             throw AuthError.invalidInput(
                 .invalidCodeFormat, "the code input is longer than \(Self.maximumInputBytes) bytes")
@@ -83,19 +84,5 @@ public struct ChallengeAnswer: Sendable, CustomStringConvertible, CustomDebugStr
             let value = scalar.properties.numericValue, let digit = UInt8(exactly: value), digit <= 9
         else { return scalar }
         return Unicode.Scalar(UInt8(ascii: "0") + digit)
-    }
-
-    /// `ChallengeAnswer(code: <redacted>, name: …)`.
-    public var description: String {
-        if let passkey { return "ChallengeAnswer(passkey: \(passkey))" }
-        return "ChallengeAnswer(code: <redacted>\(name.map { ", name: \($0)" } ?? ""))"
-    }
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-    /// A mirror without the code.
-    public var customMirror: Mirror {
-        Mirror(
-            self, children: ["code": "<redacted>", "name": name as Any, "passkey": passkey as Any],
-            displayStyle: .struct)
     }
 }

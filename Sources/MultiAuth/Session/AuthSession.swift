@@ -3,11 +3,10 @@ import Foundation
 /// A signed-in session: who the user is, the credentials the provider issued, and when it
 /// was created and expires.
 ///
-/// `Codable` (stores write it as JSON) and `Sendable`. `description`, `debugDescription` and
-/// `customMirror` show the provider, the user id and the expiry, never a token.
-public struct AuthSession: Sendable, Codable, Hashable, Identifiable, CustomStringConvertible,
-    CustomDebugStringConvertible, CustomReflectable
-{
+/// `Codable` (stores write it as JSON) and `Sendable`. Every rendering (`description`, `dump`,
+/// the mirror) is the default one: the tokens are ``Secret``s and the user masks its phone and
+/// e-mail, so none shows a token.
+public struct AuthSession: Sendable, Codable, Hashable, Identifiable {
     /// A local id for this session (a UUID), stable across refreshes.
     public var id: String
     /// The provider that issued the session.
@@ -48,20 +47,4 @@ public struct AuthSession: Sendable, Codable, Hashable, Identifiable, CustomStri
 
     /// Whether the session is expired at `now` (`now >= expiresAt`).
     public func isExpired(at now: Date) -> Bool { expiresAt.map { now >= $0 } ?? false }
-
-    /// `AuthSession(provider: …, user: …, expiresAt: …, tokens: <redacted>)`.
-    public var description: String {
-        "AuthSession(provider: \(provider), user: \(user.id), expiresAt: \(expiresAt?.formatted(.iso8601) ?? "-"), credentials: \(credentials))"
-    }
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-    /// A mirror whose credentials are redacted.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "id": id, "provider": provider, "user": user, "credentials": credentials, "createdAt": createdAt,
-                "maximumLifetimeEndsAt": maximumLifetimeEndsAt as Any,
-            ], displayStyle: .struct)
-    }
 }

@@ -1,28 +1,30 @@
 import Foundation
 
-/// The tokens a provider issued. Every token is secret: `description`, `debugDescription`
-/// and the mirror say only which ones are present.
-public struct Credentials: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable
-{
+/// The tokens a provider issued. Every token is a ``Secret``, so `description`,
+/// `debugDescription`, `dump` and the mirror show `<redacted>` in its place; read a token with
+/// ``Secret/reveal()`` where it goes on the wire.
+///
+/// `Codable` with each token as a bare string, as when they were `String`s: stored sessions
+/// read back unchanged.
+public struct Credentials: Sendable, Codable, Hashable {
     /// The access token (bearer), if any.
-    public var accessToken: String?
+    public var accessToken: Secret?
     /// The OpenID Connect id token (a JWT), if any.
-    public var idToken: String?
+    public var idToken: Secret?
     /// The refresh token, if any.
-    public var refreshToken: String?
+    public var refreshToken: Secret?
     /// The token type, e.g. `"Bearer"`.
     public var tokenType: String?
     /// When the access token expires (wall clock).
     public var expiresAt: Date?
     /// Granted scopes.
     public var scopes: [String]
-    /// Further provider-specific credential values (e.g. a minified JWT). Secret.
+    /// Further provider-specific credential values (e.g. a minified JWT), each a ``Secret``.
     public var extra: ProviderState
 
     /// Creates credentials.
     public init(
-        accessToken: String? = nil, idToken: String? = nil, refreshToken: String? = nil, tokenType: String? = nil,
+        accessToken: Secret? = nil, idToken: Secret? = nil, refreshToken: Secret? = nil, tokenType: String? = nil,
         expiresAt: Date? = nil, scopes: [String] = [], extra: ProviderState = ProviderState()
     ) {
         self.accessToken = accessToken
@@ -32,30 +34,5 @@ public struct Credentials: Sendable, Codable, Hashable, CustomStringConvertible,
         self.expiresAt = expiresAt
         self.scopes = scopes
         self.extra = extra
-    }
-
-    /// `Credentials(accessToken: <redacted>, refreshToken: <redacted>, …)`, naming only the
-    /// tokens present.
-    public var description: String {
-        var parts: [String] = []
-        if accessToken != nil { parts.append("accessToken: <redacted>") }
-        if idToken != nil { parts.append("idToken: <redacted>") }
-        if refreshToken != nil { parts.append("refreshToken: <redacted>") }
-        if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
-        if !extra.values.isEmpty { parts.append("extra: <redacted>") }
-        return "Credentials(" + parts.joined(separator: ", ") + ")"
-    }
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-    /// A mirror that shows which tokens are present, never their values.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "accessToken": accessToken == nil ? "nil" : "<redacted>",
-                "idToken": idToken == nil ? "nil" : "<redacted>",
-                "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
-                "expiresAt": expiresAt as Any, "scopes": scopes,
-            ], displayStyle: .struct)
     }
 }

@@ -49,10 +49,10 @@ struct SessionFileWriter {
     private static func estimatedSize(of session: AuthSession) -> Int {
         let credentials = session.credentials
         var size = session.id.utf8.count + session.provider.rawValue.utf8.count + session.user.id.utf8.count
-        size += (credentials.accessToken?.utf8.count ?? 0) + (credentials.idToken?.utf8.count ?? 0)
-        size += (credentials.refreshToken?.utf8.count ?? 0) + (credentials.tokenType?.utf8.count ?? 0)
+        size += (credentials.accessToken?.utf8Count ?? 0) + (credentials.idToken?.utf8Count ?? 0)
+        size += (credentials.refreshToken?.utf8Count ?? 0) + (credentials.tokenType?.utf8.count ?? 0)
         for scope in credentials.scopes { size += scope.utf8.count + 3 }
-        for (key, value) in credentials.extra.values { size += key.utf8.count + value.utf8.count + 6 }
+        for (key, value) in credentials.extra.values { size += key.utf8.count + value.utf8Count + 6 }
         for (key, value) in session.user.attributes { size += key.utf8.count + value.utf8.count + 6 }
         for identity in session.user.identities { size += identity.kind.utf8.count + identity.value.utf8.count + 40 }
         return size
@@ -84,7 +84,7 @@ struct SessionFileWriter {
         bytes.append(UInt8(ascii: "{"))
         if let token = credentials.accessToken {
             literal("\"accessToken\":")
-            string(token)
+            string(token.reveal())
             bytes.append(UInt8(ascii: ","))
         }
         if let expiresAt = credentials.expiresAt {
@@ -93,15 +93,15 @@ struct SessionFileWriter {
             bytes.append(UInt8(ascii: ","))
         }
         literal("\"extra\":{\"values\":")
-        dictionary(credentials.extra.values)
+        dictionary(credentials.extra.values) { $0.reveal() }
         bytes.append(UInt8(ascii: "}"))
         if let token = credentials.idToken {
             literal(",\"idToken\":")
-            string(token)
+            string(token.reveal())
         }
         if let token = credentials.refreshToken {
             literal(",\"refreshToken\":")
-            string(token)
+            string(token.reveal())
         }
         literal(",\"scopes\":[")
         for (index, scope) in credentials.scopes.enumerated() {
@@ -119,7 +119,7 @@ struct SessionFileWriter {
     /// `AuthUser`: attributes, email?, id, identities, name?, phone?.
     private mutating func user(_ user: AuthUser) {
         literal("{\"attributes\":")
-        dictionary(user.attributes)
+        dictionary(user.attributes) { $0 }
         if let email = user.email {
             literal(",\"email\":")
             string(email.address)
@@ -150,20 +150,21 @@ struct SessionFileWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// A `[String: String]` object, keys in lexicographic order of their UTF-8 bytes.
-    private mutating func dictionary(_ values: [String: String]) {
+    /// A `[String: String]` or `[String: Secret]` object (`text` gives each value's string: a
+    /// ``Secret`` is written as its bare string), keys in lexicographic order of their UTF-8 bytes.
+    private mutating func dictionary<Value>(_ values: [String: Value], _ text: (Value) -> String) {
         bytes.append(UInt8(ascii: "{"))
         if values.count == 1, let (key, value) = values.first {
             string(key)
             bytes.append(UInt8(ascii: ":"))
-            string(value)
+            string(text(value))
         } else if !values.isEmpty {
             let sorted = values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             for (index, element) in sorted.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 string(element.key)
                 bytes.append(UInt8(ascii: ":"))
-                string(element.value)
+                string(text(element.value))
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -39,7 +39,7 @@ extension ProviderConformance {
             value.map { (label, $0) }
         }
         secrets += challenge.providerState.values.filter { !env.harness.publicProviderStateKeys.contains($0.key) }
-            .map { ("provider state '\($0.key)'", $0.value) }
+            .map { ("provider state '\($0.key)'", $0.value.reveal()) }
         var texts: [(String, String)] = []
         // All five renderings, the recursive Mirror walk (a debugger's view) included.
         func collect(_ label: String, _ value: Any) {
@@ -65,8 +65,8 @@ extension ProviderConformance {
             ("the access token", credentials.accessToken), ("the refresh token", credentials.refreshToken),
             ("the id token", credentials.idToken),
         ]
-        .compactMap { label, value in value.map { (label, $0) } }
-        secrets += credentials.extra.values.map { ("credential '\($0.key)'", $0.value) }
+        .compactMap { label, value in value.map { (label, $0.reveal()) } }
+        secrets += credentials.extra.values.map { ("credential '\($0.key)'", $0.value.reveal()) }
         secrets += env.harness.fixtureSecrets.map { ("a fixture secret", $0) }
         for event in await env.allEvents() { collect("event #\(event.sequence) \(event.kind.name)", event) }
         for (label, secret) in secrets where secret.count >= 4 {

@@ -54,8 +54,8 @@ public struct PasskeyReferenceProvider: AuthProvider {
         let response: PasskeyProtocol.StartResponse = try await post(
             "/passkeys/start", PasskeyProtocol.StartRequest(email: email?.identityKey), context: context)
         var state = ProviderState()
-        state["flowId"] = response.flowId
-        state["email"] = email?.identityKey
+        state[revealing: "flowId"] = response.flowId
+        state[revealing: "email"] = email?.identityKey
         return .challenge(
             Challenge(
                 flowID: context.flowID ?? .random(), provider: id, kind: .passkey(try ceremony(response)),
@@ -157,7 +157,7 @@ public struct PasskeyReferenceProvider: AuthProvider {
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
         -> SignInStep
     {
-        guard let flowID = challenge.providerState["flowId"] else {
+        guard let flowID = challenge.providerState[revealing: "flowId"] else {
             throw AuthError(.challengeNotPending, "the challenge carries no passkey flow", provider: id)
         }
         let tokens: ReferenceProtocol.TokenResponse
@@ -194,7 +194,7 @@ public struct PasskeyReferenceProvider: AuthProvider {
                 reason: .answerMismatch)
         }
         // The account this flow was started for must be the one the server signed in.
-        if let expected = challenge.providerState["email"], tokens.user.email != expected {
+        if let expected = challenge.providerState[revealing: "email"], tokens.user.email != expected {
             throw AuthError(
                 .malformedResponse, "the server signed in another account than this flow's", provider: id,
                 providerCode: "account_mismatch")
@@ -204,7 +204,8 @@ public struct PasskeyReferenceProvider: AuthProvider {
             AuthSession(
                 id: UUID().uuidString.lowercased(), provider: id, user: user,
                 credentials: Credentials(
-                    accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: "Bearer",
+                    accessToken: Secret(tokens.accessToken), refreshToken: Secret(tokens.refreshToken),
+                    tokenType: "Bearer",
                     expiresAt: context.now.addingTimeInterval(TimeInterval(max(0, tokens.expiresIn)))),
                 createdAt: context.now))
     }
@@ -214,7 +215,8 @@ public struct PasskeyReferenceProvider: AuthProvider {
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let refreshToken = session.credentials.refreshToken else { return }
         let response = try await context.transport.send(
-            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken)))
+            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken.reveal()))
+        )
         if response.isSuccess || response.status == 401 { return }
         throw mapError(response)
     }

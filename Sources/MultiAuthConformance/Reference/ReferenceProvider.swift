@@ -62,8 +62,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         }
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         var providerState = ProviderState()
-        providerState["flowId"] = response.flowId
-        providerState["state"] = state
+        providerState[revealing: "flowId"] = response.flowId
+        providerState[revealing: "state"] = state
         return .challenge(
             makeChallenge(
                 response, flowID: context.flowID ?? .random(), destination: destination,
@@ -92,10 +92,10 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws
         -> SignInStep
     {
-        guard let flowID = challenge.providerState["flowId"] else {
+        guard let flowID = challenge.providerState[revealing: "flowId"] else {
             throw AuthError(.challengeNotPending, "the challenge carries no reference flow", provider: id)
         }
-        return .signedIn(try await verify(flowID: flowID, code: answer.rawCode, context: context))
+        return .signedIn(try await verify(flowID: flowID, code: answer.rawCode.reveal(), context: context))
     }
 
     private func verify(flowID: String, code: String, context: AuthContext) async throws -> AuthSession {
@@ -113,7 +113,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         return AuthSession(
             id: sessionID, provider: id, user: user,
             credentials: Credentials(
-                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: "Bearer",
+                accessToken: Secret(tokens.accessToken), refreshToken: Secret(tokens.refreshToken), tokenType: "Bearer",
                 expiresAt: now.addingTimeInterval(TimeInterval(tokens.expiresIn))),
             createdAt: createdAt)
     }
@@ -124,7 +124,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let refreshToken = session.credentials.refreshToken else { return }
         let response = try await context.transport.send(
-            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken)))
+            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken.reveal()))
+        )
         if response.isSuccess || response.status == 401 { return }
         throw mapError(response)
     }
@@ -142,7 +143,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
             let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
                 .first(where: { $0.name == "state" })?.value
         else { return nil }
-        return challenge.providerState["state"] == state
+        return challenge.providerState[revealing: "state"] == state
     }
 
     /// Completes the pending flow with a magic link: its `state` must equal the pending flow's.
@@ -151,8 +152,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func handleRedirect(_ url: URL, pending: Challenge?, context: AuthContext) async throws -> SignInStep {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let state = items.first { $0.name == "state" }?.value
-        guard let pending, let state, pending.providerState["state"] == state,
-            let flowID = pending.providerState["flowId"]
+        guard let pending, let state, pending.providerState[revealing: "state"] == state,
+            let flowID = pending.providerState[revealing: "flowId"]
         else {
             throw AuthError(.challengeNotPending, "the link does not belong to a pending sign-in", provider: id)
         }
@@ -178,7 +179,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         let tokens: ReferenceProtocol.TokenResponse
         do {
             tokens = try await post(
-                "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken), context: context)
+                "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken.reveal()),
+                context: context)
         } catch let error as AuthError where error.code == .unauthorized {
             throw AuthError(
                 .sessionExpired, "the refresh token is no longer accepted; sign in again", provider: id,
@@ -193,7 +195,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws
         -> Challenge
     {
-        guard let flowID = challenge.providerState["flowId"] else {
+        guard let flowID = challenge.providerState[revealing: "flowId"] else {
             throw AuthError(.challengeNotPending, "the challenge carries no reference flow", provider: id)
         }
         let response: ReferenceProtocol.ChallengeResponse = try await post(

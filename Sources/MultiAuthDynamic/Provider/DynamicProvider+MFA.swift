@@ -14,9 +14,9 @@ extension DynamicProvider {
     /// The token that must be upgraded by the MFA step, or `nil` when `verified` is a finished
     /// sign-in: the bearer JWT (`minifiedJwt`, else `jwt`) when its scope holds
     /// ``requiresAdditionalAuthScope``, else an `mfaToken` that came without any JWT.
-    static func mfaPendingToken(_ verified: DynamicWire.VerifyResponse) -> String? {
+    static func mfaPendingToken(_ verified: DynamicWire.VerifyResponse) -> Secret? {
         if let bearer = verified.minifiedJwt ?? verified.jwt, !bearer.isEmpty {
-            let scopes = (try? JWT(parsing: bearer))?.claims["scope"]?.stringValue?.split(separator: " ") ?? []
+            let scopes = (try? JWT(parsing: bearer.reveal()))?.claims["scope"]?.stringValue?.split(separator: " ") ?? []
             return scopes.contains(Substring(requiresAdditionalAuthScope)) ? bearer : nil
         }
         if let token = verified.mfaToken, !token.isEmpty { return token }
@@ -60,12 +60,14 @@ extension DynamicProvider {
         -> SignInStep
     {
         let code = try answer.normalizedCode(length: 6)
-        guard let bearer = challenge.providerState[StateKey.mfaBearer] ?? challenge.providerState[StateKey.mfaToken]
+        guard
+            let bearer = (challenge.providerState[StateKey.mfaBearer] ?? challenge.providerState[StateKey.mfaToken])?
+                .reveal()
         else {
             throw AuthError(.challengeNotPending, "the challenge carries no Dynamic MFA session", provider: id)
         }
         var request = try HTTPRequest.json(
-            .post, configuration.endpoint("users/mfa/auth/totp"), body: DynamicWire.MFATotp(code: code))
+            .post, configuration.endpoint("users/mfa/auth/totp"), body: DynamicWire.MFATotp(code: Secret(code)))
         request.headers["Authorization"] = "Bearer \(bearer)"
         let verified: DynamicWire.VerifyResponse = try await send(request, channel: nil, context: context)
         if Self.mfaPendingToken(verified) != nil {

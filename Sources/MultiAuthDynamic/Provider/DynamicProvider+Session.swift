@@ -34,7 +34,7 @@ extension DynamicProvider {
         guard let user = verified.user.map(makeUser) ?? previous?.user else {
             throw AuthError(.malformedResponse, "the Dynamic response has no user", provider: id)
         }
-        let token = try? JWT(parsing: access)
+        let token = try? JWT(parsing: access.reveal())
         let scopes = token?.claims["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? []
         let expiresAt: Date
         if let serverExpiry = verified.expiresAt {

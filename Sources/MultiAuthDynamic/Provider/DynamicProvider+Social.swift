@@ -56,8 +56,8 @@ extension DynamicProvider {
         let login: DynamicWire.OAuthLoginURL = try await send(loginRequest, channel: nil, context: context)
         let authorize = try Self.authorizationURL(login.url, state: state, provider: id)
         var providerState = ProviderState()
-        providerState[StateKey.socialState] = state
-        providerState[StateKey.socialProvider] = name.rawValue
+        providerState[StateKey.socialState] = Secret(state)
+        providerState[StateKey.socialProvider] = Secret(name.rawValue)
         providerState[StateKey.captchaToken] = captcha
         let now = context.now
         return .challenge(
@@ -117,7 +117,7 @@ extension DynamicProvider {
     /// `AuthClient` tell a second return of a signed-in flow from another user's (rule F8,
     /// Docs/Architecture.md, "Sign-in flows").
     public func redirect(_ url: URL, belongsTo challenge: Challenge) -> Bool? {
-        guard let expected = challenge.providerState[StateKey.socialState],
+        guard let expected = challenge.providerState[StateKey.socialState]?.reveal(),
             let returned = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
                 .first(where: { $0.name == Self.stateItem })?.value
         else { return nil }
@@ -146,8 +146,8 @@ extension DynamicProvider {
         }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
-        guard let pending, pending.provider == id, let state = pending.providerState[StateKey.socialState],
-            let name = pending.providerState[StateKey.socialProvider]
+        guard let pending, pending.provider == id, let state = pending.providerState[StateKey.socialState]?.reveal(),
+            let name = pending.providerState[StateKey.socialProvider]?.reveal()
         else {
             throw AuthError(
                 .challengeNotPending, "no Dynamic social sign-in is pending; the return is refused", provider: id)
@@ -174,7 +174,7 @@ extension DynamicProvider {
         let request = try HTTPRequest.json(
             .post, configuration.endpoint("providers/\(name)/signIn"),
             body: DynamicWire.OAuthSignIn(
-                code: code, state: state, captchaToken: pending.providerState[StateKey.captchaToken],
+                code: Secret(code), state: state, captchaToken: pending.providerState[StateKey.captchaToken],
                 sessionPublicKey: configuration.wireSessionPublicKey))
         let verified: DynamicWire.VerifyResponse = try await send(request, channel: nil, context: context)
         guard usedStates.insert(state) else {

@@ -131,7 +131,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
         case (.email(let email), nil), (.email(let email), .some(.email)):
             channel = .email
             destination = email.masked
-            state[StateKey.email] = email.identityKey
+            state[StateKey.email] = Secret(email.identityKey)
             httpRequest = try .json(
                 .post, configuration.endpoint("emailVerifications/create"),
                 body: DynamicWire.EmailCreate(email: email.identityKey, captchaToken: captcha))
@@ -148,7 +148,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
                 .unsupported, "Dynamic supports e-mail codes by e-mail and phone codes by SMS only", provider: id)
         }
         let created: DynamicWire.VerificationCreated = try await send(httpRequest, channel: channel, context: context)
-        state[StateKey.verificationUUID] = created.verificationUUID
+        state[StateKey.verificationUUID] = Secret(created.verificationUUID)
         context.emit(.deliveryStatus(channel: channel, status: .sent))
         return .challenge(
             codeChallenge(
@@ -158,7 +158,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
 
     /// The captcha token of `request` (option ``captchaTokenOption``), trimmed; `nil` when absent.
     /// - Throws: `AuthError` `.invalidInput` when the option is present but blank.
-    static func captchaToken(in request: SignInRequest, provider: AuthProviderID) throws -> String? {
+    static func captchaToken(in request: SignInRequest, provider: AuthProviderID) throws -> Secret? {
         guard let raw = request.options[captchaTokenOption] else { return nil }
         let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {
@@ -166,7 +166,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
                 .invalidInput, "the captcha token option is blank; pass the token the captcha widget returned",
                 provider: provider)
         }
-        return token
+        return Secret(token)
     }
 
     /// The wire identity of an SMS verification, from a parsed number:
@@ -230,7 +230,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
         let request = try HTTPRequest.json(
             .post, configuration.endpoint(path),
             body: DynamicWire.SignIn(
-                verificationUUID: uuid, verificationToken: code,
+                verificationUUID: uuid.reveal(), verificationToken: Secret(code),
                 captchaToken: challenge.providerState[StateKey.captchaToken],
                 sessionPublicKey: configuration.wireSessionPublicKey))
         let verified: DynamicWire.VerifyResponse
@@ -253,7 +253,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
     /// - Throws: `AuthError` `.network`, `.providerUnavailable`, `.unauthorized` (403),
     ///   `.generic`, or `CancellationError`.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
-        guard let token = session.credentials.accessToken ?? session.credentials.idToken else { return }
+        guard let token = (session.credentials.accessToken ?? session.credentials.idToken)?.reveal() else { return }
         try configuration.validate(provider: id)
         let request = HTTPRequest(
             method: .post, url: configuration.endpoint("revoke"),
@@ -279,7 +279,7 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
     ///   cookie-authentication environment), `.generic` (any other refusal, the session is
     ///   kept), `.malformedResponse`, or `CancellationError`.
     public func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
-        guard let token = session.credentials.accessToken ?? session.credentials.idToken else {
+        guard let token = (session.credentials.accessToken ?? session.credentials.idToken)?.reveal() else {
             throw AuthError(.sessionExpired, "the session has no Dynamic token to refresh; sign in again", provider: id)
         }
         try configuration.validate(provider: id)
@@ -332,7 +332,8 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
             request = try .json(
                 .post, configuration.endpoint("smsVerifications/retry"),
                 body: DynamicWire.SMSRetry(
-                    verificationUUID: uuid, phoneCountryCode: sms.phoneCountryCode, phoneNumber: sms.phoneNumber,
+                    verificationUUID: uuid.reveal(), phoneCountryCode: sms.phoneCountryCode,
+                    phoneNumber: sms.phoneNumber,
                     isoCountryCode: sms.isoCountryCode, captchaToken: challenge.providerState[StateKey.captchaToken]))
         } else {
             guard let email = challenge.providerState[StateKey.email] else {
@@ -341,11 +342,12 @@ public struct DynamicProvider: RefreshableProvider, ResendableProvider, Redirect
             request = try .json(
                 .post, configuration.endpoint("emailVerifications/retry"),
                 body: DynamicWire.EmailRetry(
-                    verificationUUID: uuid, email: email, captchaToken: challenge.providerState[StateKey.captchaToken]))
+                    verificationUUID: uuid.reveal(), email: email.reveal(),
+                    captchaToken: challenge.providerState[StateKey.captchaToken]))
         }
         let created: DynamicWire.VerificationCreated = try await send(request, channel: own, context: context)
         var state = challenge.providerState
-        state[StateKey.verificationUUID] = created.verificationUUID
+        state[StateKey.verificationUUID] = Secret(created.verificationUUID)
         context.emit(.deliveryStatus(channel: own, status: .sent))
         return codeChallenge(
             flowID: challenge.flowID, channel: own, destination: challenge.destination, state: state, now: context.now)

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuth
 
 /// The JSON bodies of the Dynamic SDK API this adapter speaks (Docs/Providers/Dynamic.md,
 /// "Verified against": the request and response types of the shipped SDK's interface).
@@ -10,14 +11,14 @@ enum DynamicWire {
     /// `POST …/emailVerifications/create` body (`EmailVerificationCreateRequest`).
     struct EmailCreate: Encodable {
         var email: String
-        var captchaToken: String?
+        var captchaToken: Secret?
     }
 
     /// `POST …/emailVerifications/retry` body (`EmailVerificationRetryRequest`).
     struct EmailRetry: Encodable {
         var verificationUUID: String
         var email: String
-        var captchaToken: String?
+        var captchaToken: Secret?
     }
 
     /// The SMS identity of a verification, kept in the challenge state.
@@ -32,9 +33,9 @@ enum DynamicWire {
         var phoneCountryCode: String
         var phoneNumber: String
         var isoCountryCode: String
-        var captchaToken: String?
+        var captchaToken: Secret?
 
-        init(_ identity: SMSCreate, captchaToken: String?) {
+        init(_ identity: SMSCreate, captchaToken: Secret?) {
             phoneCountryCode = identity.phoneCountryCode
             phoneNumber = identity.phoneNumber
             isoCountryCode = identity.isoCountryCode
@@ -48,7 +49,7 @@ enum DynamicWire {
         var phoneCountryCode: String
         var phoneNumber: String
         var isoCountryCode: String
-        var captchaToken: String?
+        var captchaToken: Secret?
     }
 
     /// `201` body of create and retry (email or SMS): only the UUID matters.
@@ -61,8 +62,8 @@ enum DynamicWire {
     /// has one (embedded wallets); absent keys are omitted.
     struct SignIn: Encodable {
         var verificationUUID: String
-        var verificationToken: String
-        var captchaToken: String?
+        var verificationToken: Secret
+        var captchaToken: Secret?
         var sessionPublicKey: String?
     }
 
@@ -82,9 +83,9 @@ enum DynamicWire {
     /// return; `captchaToken` and `sessionPublicKey` when present (`codeVerifier` is never sent:
     /// the flow has no PKCE verifier of the app's).
     struct OAuthSignIn: Encodable {
-        var code: String
+        var code: Secret
         var state: String
-        var captchaToken: String?
+        var captchaToken: Secret?
         var sessionPublicKey: String?
     }
 
@@ -92,14 +93,14 @@ enum DynamicWire {
     /// code only (`id` names a device when the user has several; `createMfaToken` asks for an
     /// action token; neither is sent).
     struct MFATotp: Encodable {
-        var code: String
+        var code: Secret
     }
 
     /// `VerifyResponse`: `{mfaToken?, jwt?, minifiedJwt?, expiresAt, user}`.
     struct VerifyResponse: Decodable {
-        var mfaToken: String?
-        var jwt: String?
-        var minifiedJwt: String?
+        var mfaToken: Secret?
+        var jwt: Secret?
+        var minifiedJwt: Secret?
         /// Unix seconds.
         var expiresAt: Double?
         var user: User?

@@ -26,8 +26,8 @@ extension OTPlessProvider {
                 provider: id)
         }
         let request = try api.sessionRequest(
-            .post, ["v4", "session", "refresh"], state: session.credentials.extra["state"] ?? "",
-            extra: ["refreshToken": refreshToken])
+            .post, ["v4", "session", "refresh"], state: session.credentials.extra["state"]?.reveal() ?? "",
+            extra: ["refreshToken": refreshToken.reveal()])
         let response = try await context.transport.send(request)
         guard response.isSuccess else {
             var error = OTPlessErrorMapping.error(for: response, provider: id)
@@ -46,7 +46,7 @@ extension OTPlessProvider {
         }
         let now = context.now
         let expiresAt: Date
-        switch SessionExpiry.read(jwt, appID: configuration.appID, now: now) {
+        switch SessionExpiry.read(jwt.reveal(), appID: configuration.appID, now: now) {
         case .valid(let date) where date > now:
             expiresAt = date
         case .invalid(.expMilliseconds):

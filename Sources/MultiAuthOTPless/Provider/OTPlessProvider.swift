@@ -150,7 +150,7 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
         var providerState = plan.providerState(state: state)
         providerState[otpless: "appId"] = configuration.appID
         providerState[otpless: "asId"] = leap.asId
-        providerState[otpless: "token"] = leap.channelAuthToken
+        providerState[otpless: "token"] = leap.channelAuthToken?.reveal()
         providerState[otpless: "uid"] = leap.uid
         let authType = (leap.channel ?? "OTP").uppercased()
         providerState[otpless: "authType"] = authType
@@ -296,11 +296,11 @@ public struct OTPlessProvider: RedirectHandlingProvider, ResendableProvider, Ref
     /// - Throws: `AuthError` `.network`, `.providerUnavailable` (5xx), `.rateLimited` (429);
     ///   or `CancellationError`.
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
-        guard let token = session.credentials.extra["sessionToken"], !token.isEmpty else { return }
+        guard let token = session.credentials.extra["sessionToken"]?.reveal(), !token.isEmpty else { return }
         // The protocol puts the session token in the path: marked secret, it never appears in
         // a rendering of the request or in a transport error (Docs/Security.md, "Redaction").
         var request = try api.sessionRequest(
-            .delete, ["v4", "session", token], state: session.credentials.extra["state"] ?? "")
+            .delete, ["v4", "session", token], state: session.credentials.extra["state"]?.reveal() ?? "")
         request.markPathSegmentSecret(token)
         let response = try await context.transport.send(request)
         if response.isSuccess || ((400..<500).contains(response.status) && response.commonErrorCode == nil) { return }

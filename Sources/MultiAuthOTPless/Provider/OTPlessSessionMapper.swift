@@ -37,11 +37,11 @@ enum OTPlessSessionMapper {
         var extra = ProviderState()
         var expiresAt: Date?
         if let sessionInfo = oneTap.sessionInfo {
-            extra["sessionId"] = sessionInfo.sessionId
+            extra["sessionId"] = sessionInfo.sessionId.map { Secret($0) }
             extra["sessionToken"] = sessionInfo.sessionToken
             extra["sessionTokenJWT"] = sessionInfo.sessionTokenJWT
-            if let state, !state.isEmpty { extra["state"] = state }
-            switch SessionExpiry.read(sessionInfo.sessionTokenJWT, appID: appID, now: now) {
+            if let state, !state.isEmpty { extra["state"] = Secret(state) }
+            switch SessionExpiry.read(sessionInfo.sessionTokenJWT?.reveal(), appID: appID, now: now) {
             case .valid(let date):
                 expiresAt = date
             case .invalid(let issue):

@@ -77,7 +77,7 @@ enum OTPlessWire {
         var state: String?
         var channels: [String]?
         var channel: String?
-        var channelAuthToken: String?
+        var channelAuthToken: Secret?
         var intent: String?
         var pollingRequired: Bool?
         var status: String?
@@ -103,7 +103,7 @@ enum OTPlessWire {
             var channel: String?
             var communicationDelivered: Bool?
             var status: String?
-            var token: String?
+            var token: Secret?
             var communicationMode: String?
         }
     }
@@ -114,11 +114,11 @@ enum OTPlessWire {
     /// the user fields at the top level (documentation samples).
     struct OneTap: Decodable, Sendable {
         var status: String?
-        var token: String?
+        var token: Secret?
         var merchantUserInfo: UserInfo?
         var data: UserInfo?
         var userId: String?
-        var idToken: String?
+        var idToken: Secret?
         var identities: [Identity]?
         var sessionInfo: SessionInfo?
 
@@ -134,14 +134,14 @@ enum OTPlessWire {
 
     /// `merchantUserInfo` (also the validate-token answer).
     struct UserInfo: Decodable, Sendable {
-        var token: String?
+        var token: Secret?
         var userId: String?
-        var idToken: String?
+        var idToken: Secret?
         var identities: [Identity]?
         var timestamp: String?
         var status: String?
 
-        init(token: String?, userId: String?, idToken: String?, identities: [Identity]?) {
+        init(token: Secret?, userId: String?, idToken: Secret?, identities: [Identity]?) {
             self.token = token
             self.userId = userId
             self.idToken = idToken
@@ -161,9 +161,9 @@ enum OTPlessWire {
     /// `oneTap.sessionInfo`, and the answer of `POST v4/session/refresh`.
     struct SessionInfo: Decodable, Sendable {
         var sessionId: String?
-        var sessionToken: String?
-        var sessionTokenJWT: String?
-        var refreshToken: String?
+        var sessionToken: Secret?
+        var sessionTokenJWT: Secret?
+        var refreshToken: Secret?
     }
 
     /// An error body `{errorCode, message, description}`; `errorCode` may be a string or a number.

@@ -116,8 +116,8 @@ public struct PortalProvider: RedirectHandlingProvider {
             guard response.isSuccess else { throw failure(response, operation: "sending the magic link") }
             context.emit(.deliveryStatus(channel: .email, status: .sent))
             var state = ProviderState()
-            state[StateKey.method] = Method.magicLink
-            state[StateKey.email] = email.identityKey
+            state[revealing: StateKey.method] = Method.magicLink
+            state[revealing: StateKey.email] = email.identityKey
             return .challenge(
                 Challenge(
                     flowID: flowID, provider: id, kind: .magicLink(channel: .email), destination: email.masked,
@@ -142,8 +142,8 @@ public struct PortalProvider: RedirectHandlingProvider {
                     providerCode: "authMethodUnavailable")
             }
             var state = ProviderState()
-            state[StateKey.method] = method
-            state[StateKey.oauthState] =
+            state[revealing: StateKey.method] = method
+            state[revealing: StateKey.oauthState] =
                 URLComponents(url: url, resolvingAgainstBaseURL: false)?
                 .queryItems?.last { $0.name == "state" }?.value
             return .challenge(
@@ -181,7 +181,7 @@ public struct PortalProvider: RedirectHandlingProvider {
                 .invalidInput, "only the TOTP step is answered with a code; complete links with handleRedirect",
                 provider: id, reason: .answerMismatch)
         }
-        let token = challenge.providerState[StateKey.userJwt] ?? ""
+        let token = challenge.providerState[revealing: StateKey.userJwt] ?? ""
         let user = try PortalUserJWT(token, provider: id)
         let response = try await send(
             .post, "totps/validations", body: PortalWire.TOTPRequest(code: answer.rawCode),
@@ -210,7 +210,7 @@ public struct PortalProvider: RedirectHandlingProvider {
             }
         }
         let result: PortalWire.TOTPResult = try decodeData(response, path: "/totps/validations")
-        guard let cst = result.clientSessionToken, !Self.isBlank(cst) else {
+        guard let cst = result.clientSessionToken, !Self.isBlank(cst.reveal()) else {
             throw AuthError(
                 .malformedResponse, "/totps/validations: data.clientSessionToken is missing or blank", provider: id,
                 providerCode: "malformedResponse")
@@ -286,7 +286,7 @@ public struct PortalProvider: RedirectHandlingProvider {
         }
         let grantDigest = Self.digest(token)
         if case .totp = pending.kind {
-            if pending.providerState[StateKey.grant] == grantDigest { return .challenge(pending) }
+            if pending.providerState[revealing: StateKey.grant] == grantDigest { return .challenge(pending) }
             throw AuthError(.challengeNotPending, "a TOTP step is pending; answer it or start again", provider: id)
         }
         let path: String
@@ -298,14 +298,15 @@ public struct PortalProvider: RedirectHandlingProvider {
             }
             path = "magic-links/validations"
         case .oauthRedirect:
-            guard method == pending.providerState[StateKey.method] else {
+            guard method == pending.providerState[revealing: StateKey.method] else {
                 throw AuthError(.challengeNotPending, "the link is not for the pending OAuth sign-in", provider: id)
             }
             path = "oauth/tokens"
         default:
             throw AuthError(.challengeNotPending, "no Portal magic-link or OAuth sign-in is pending", provider: id)
         }
-        let response = try await send(.post, path, body: PortalWire.GrantRequest(token: token), context: context)
+        let response = try await send(
+            .post, path, body: PortalWire.GrantRequest(token: Secret(token)), context: context)
         guard response.isSuccess else {
             if response.status == 401 {
                 throw AuthError(
@@ -316,11 +317,11 @@ public struct PortalProvider: RedirectHandlingProvider {
         }
         let result: PortalWire.GrantResult = try decodeData(response, path: "/" + path)
         var state = pending.providerState
-        state[StateKey.grant] = grantDigest
+        state[revealing: StateKey.grant] = grantDigest
         // A blank (empty or whitespace-only) session token counts as absent and a completed
         // grant needs a non-blank end user, as PortalSwift decides: a blank one is refused here,
         // before it is stored or ever sent as a bearer (Docs/Providers/Portal.md, "Errors").
-        if let cst = result.clientSessionToken, !Self.isBlank(cst) {
+        if let cst = result.clientSessionToken, !Self.isBlank(cst.reveal()) {
             guard let endUser = result.endUserId, !Self.isBlank(endUser) else {
                 throw AuthError(
                     .malformedResponse, "/\(path): data.endUserId is missing or blank", provider: id,
@@ -338,16 +339,16 @@ public struct PortalProvider: RedirectHandlingProvider {
                 providerCode: "invalidGrantResponse")
         }
         state[StateKey.userJwt] = userJwt
-        state[StateKey.oauthState] = nil
+        state[revealing: StateKey.oauthState] = nil
         let enrollment = result.totpLink.map { link in
             let parsed = try? OTPAuthURI(parsing: link)
-            return TOTPEnrollment(otpauthURI: link, issuer: parsed?.issuer, account: parsed?.account)
+            return TOTPEnrollment(otpauthURI: Secret(link), issuer: parsed?.issuer, account: parsed?.account)
         }
         let digits = result.totpLink.flatMap { try? OTPAuthURI(parsing: $0) }?.digits ?? Self.defaultTOTPDigits
         // The step lives as long as the userJwt: its `exp − iat`, counted from now on the client's
         // clock (absolute times from the server are not trusted; a skewed server clock does not
         // shorten it). Without both claims, or beyond an hour, there is no local expiry.
-        let lifetime = (try? PortalUserJWT(userJwt, provider: id))?.lifetime
+        let lifetime = (try? PortalUserJWT(userJwt.reveal(), provider: id))?.lifetime
             .flatMap { $0 <= Self.maximumTOTPStepLifetime.timeInterval ? $0 : nil }
         return .challenge(
             Challenge(
@@ -365,13 +366,13 @@ public struct PortalProvider: RedirectHandlingProvider {
     }
 
     private func makeSession(
-        endUserID: String, cst: String, clientID: String?, accountAbstracted: Bool?, state: ProviderState, now: Date
+        endUserID: String, cst: Secret, clientID: String?, accountAbstracted: Bool?, state: ProviderState, now: Date
     ) -> AuthSession {
         var extra = ProviderState()
-        extra["clientId"] = clientID
-        extra["isAccountAbstracted"] = accountAbstracted.map { $0 ? "true" : "false" }
-        let method = state[StateKey.method]
-        let email = state[StateKey.email].flatMap { try? EmailAddress($0) }
+        extra[revealing: "clientId"] = clientID
+        extra[revealing: "isAccountAbstracted"] = accountAbstracted.map { $0 ? "true" : "false" }
+        let method = state[revealing: StateKey.method]
+        let email = state[revealing: StateKey.email].flatMap { try? EmailAddress($0) }
         var identities: [AuthUser.Identity] = []
         // The value is the end user's id, never the address: identities are dumped in clear, the
         // address stays in the masked `email` (C14).

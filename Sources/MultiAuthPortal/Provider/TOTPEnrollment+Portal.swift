@@ -8,9 +8,9 @@ extension TOTPEnrollment {
     /// the last `secret` query parameter, percent-decoded, upper-cased, only `A–Z 2–7` with
     /// optional trailing `=` (and decodable, RFC 4648 §6); `nil` when absent or invalid.
     ///
-    /// Secret: show it only to the user enrolling, never log it.
-    public var totpSecret: String? {
-        guard let query = otpauthURI.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
+    /// A ``/MultiAuth/Secret``: show it (`reveal()`) only to the user enrolling, never log it.
+    public var totpSecret: Secret? {
+        guard let query = otpauthURI.reveal().split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
         var raw: Substring?
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -23,7 +23,7 @@ extension TOTPEnrollment {
             body.utf8.allSatisfy({ (65...90).contains($0) || (50...55).contains($0) }),
             (try? Base32.decode(body)) != nil
         else { return nil }
-        return secret
+        return Secret(secret)
     }
 
     /// The enrollment link parsed strictly as a Key URI (``/MultiAuthCrypto/OTPAuthURI``): issuer,
@@ -31,7 +31,7 @@ extension TOTPEnrollment {
     /// - Throws: The ``/MultiAuthCrypto/CryptoError`` of `OTPAuthURI(parsing:)` (invalid URI,
     ///   percent escape, base32, algorithm, digits or period).
     public func parsedURI() throws -> OTPAuthURI {
-        try OTPAuthURI(parsing: otpauthURI)
+        try OTPAuthURI(parsing: otpauthURI.reveal())
     }
 
     /// The enrollment link as a QR code (ISO/IEC 18004, byte mode, error-correction level M),
@@ -42,7 +42,7 @@ extension TOTPEnrollment {
     ///   is empty or too long for a version 40 symbol.
     public func qrCode() throws -> QRCode {
         do {
-            return try QRCode(encoding: otpauthURI)
+            return try QRCode(encoding: otpauthURI.reveal())
         } catch {
             throw AuthError(
                 .unsupported, "the enrollment link cannot be shown as a QR code", provider: .portal,

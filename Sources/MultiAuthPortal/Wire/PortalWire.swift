@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuth
 
 /// The JSON bodies of the Portal Client Auth API (PortalSwift `PortalAuthWireTypes.swift`;
 /// Docs/Providers/Portal.md). Every success body is an envelope `{"data": …}`; a missing or
@@ -21,7 +22,7 @@ enum PortalWire {
 
     /// `POST /magic-links/validations` and `POST /oauth/tokens` body.
     struct GrantRequest: Encodable {
-        let token: String
+        let token: Secret
     }
 
     /// `GET /oauth/urls` data: authorize URLs sharing one single-use `state`.
@@ -35,21 +36,21 @@ enum PortalWire {
     struct GrantResult: Decodable {
         let endUserId: String?
         let clientId: String?
-        let clientSessionToken: String?
+        let clientSessionToken: Secret?
         let isAccountAbstracted: Bool?
-        let userJwt: String?
+        let userJwt: Secret?
         let totpLink: String?
     }
 
     /// `POST /totps/validations` body: the code, verbatim.
     struct TOTPRequest: Encodable {
-        let code: String
+        let code: Secret
     }
 
     /// `POST /totps/validations` data (no `endUserId`: it comes from the `userJwt`).
     struct TOTPResult: Decodable {
         let clientId: String?
-        let clientSessionToken: String?
+        let clientSessionToken: Secret?
         let isAccountAbstracted: Bool?
     }
 

@@ -10,8 +10,9 @@ import MultiAuth
 /// between them is the only change an app makes (Docs/Providers/Truecaller.md).
 public struct TruecallerConfiguration: Sendable, Hashable {
     /// The partner app key, sent as the `appKey` header. Public (it ships inside the app);
-    /// must not be blank.
-    public var appKey: String
+    /// must not be blank. A ``/MultiAuth/Secret``: renderings show `<redacted>`; read it with
+    /// `reveal()`.
+    public var appKey: Secret
     /// The app link (universal link) registered with Truecaller, sent as the `appLink` header.
     public var appLink: URL
     /// Base of `POST /v1/otp/installation/create` and `/verify`. Default `https://api4.truecaller.com`.
@@ -98,7 +99,7 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     ///     which makes every launch a new installation.
     ///   - otpRegions: Regions the OTP flow accepts; `["IN"]` by default, `nil` for any.
     public init(appKey: String, appLink: URL, deviceID: String = UUID().uuidString, otpRegions: Set<String>? = ["IN"]) {
-        self.appKey = appKey
+        self.appKey = Secret(appKey)
         self.appLink = appLink
         self.otpBaseURL = Self.productionOTPBaseURL
         self.profileBaseURLEU = Self.productionProfileBaseURLEU
@@ -241,7 +242,7 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// - Throws: `AuthError` `.configuration` with provider code `"1"` (blank app key) or
     ///   `.configuration` for an OTP length outside 4...10.
     public func validate() throws {
-        guard !appKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !appKey.reveal().trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw TruecallerErrorCode.appKeyMissing.authError("the Truecaller app key is missing")
         }
         guard (4...10).contains(otpLength) else {

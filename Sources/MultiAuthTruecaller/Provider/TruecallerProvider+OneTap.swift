@@ -92,12 +92,13 @@ extension TruecallerProvider {
         try Task.checkCancellation()
         let nonce = try presetNonce ?? Self.randomNonce()
         let envelope = TruecallerOneTapEnvelope.Request(
-            appID: configuration.bundleID, appKey: configuration.appKey, appLink: configuration.appLink.absoluteString,
+            appID: configuration.bundleID, appKey: configuration.appKey.reveal(),
+            appLink: configuration.appLink.absoluteString,
             appName: configuration.appName, requestNonce: nonce, titleType: configuration.oneTapTitleType,
             locale: configuration.oneTapLocale)
         let url = try TruecallerOneTapEnvelope.url(for: envelope, base: configuration.oneTapURL)
         var state = ProviderState()
-        state[StateKey.oneTapNonce] = nonce
+        state[StateKey.oneTapNonce] = Secret(nonce)
         let now = context.now
         return .challenge(
             Challenge(
@@ -132,7 +133,7 @@ extension TruecallerProvider {
                 $0.name == TruecallerOneTapEnvelope.responseItem || $0.name == TruecallerOneTapEnvelope.errorItem
             })
         else { return false }
-        if scheme == "truecallersdk-" + configuration.appKey.lowercased() { return true }
+        if scheme == "truecallersdk-" + configuration.appKey.reveal().lowercased() { return true }
         return scheme == configuration.appLink.scheme?.lowercased()
             && url.host?.lowercased() == configuration.appLink.host?.lowercased()
             && url.port == configuration.appLink.port
@@ -159,7 +160,8 @@ extension TruecallerProvider {
         guard canHandle(url) else {
             throw AuthError(.invalidInput, "not a Truecaller return link of this app", provider: id)
         }
-        guard let pending, pending.provider == id, let nonce = pending.providerState[StateKey.oneTapNonce] else {
+        guard let pending, pending.provider == id, let nonce = pending.providerState[StateKey.oneTapNonce]?.reveal()
+        else {
             throw AuthError(
                 .challengeNotPending, "no Truecaller one-tap sign-in is pending; the return link is refused",
                 provider: id)
@@ -186,9 +188,9 @@ extension TruecallerProvider {
         -> AuthSession
     {
         var extra = ProviderState()
-        extra["payload"] = response.payload
-        extra["signature"] = response.signature
-        extra["signatureAlgorithm"] = response.signatureAlgorithm
+        extra["payload"] = Secret(response.payload)
+        extra["signature"] = Secret(response.signature)
+        extra["signatureAlgorithm"] = Secret(response.signatureAlgorithm)
         return AuthSession(
             provider: id, user: profile.authUser, credentials: Credentials(extra: extra), createdAt: context.now)
     }

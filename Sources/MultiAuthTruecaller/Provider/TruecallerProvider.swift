@@ -155,9 +155,9 @@ public struct TruecallerProvider: RedirectHandlingProvider {
             let ttl = try WireNumber.lifetime(seconds: seconds, field: "tokenTtl", provider: id)
             let now = context.now
             var state = ProviderState()
-            state[StateKey.verificationToken] = token
-            state[StateKey.countryCodeName] = region
-            state[StateKey.phoneNumber] = phone.nationalNumber
+            state[StateKey.verificationToken] = Secret(token)
+            state[StateKey.countryCodeName] = Secret(region)
+            state[StateKey.phoneNumber] = Secret(phone.nationalNumber)
             if let presetName { try state.encode(presetName, forKey: StateKey.name) }
             context.emit(TruecallerVerificationState.otpInitiated.event)
             return .challenge(
@@ -170,7 +170,8 @@ public struct TruecallerProvider: RedirectHandlingProvider {
                     // first name): say so before the code arrives, unless the request carried it.
                     requirements: presetName == nil ? [.name] : []))
         }
-        if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty
+        if object["status"]?.int64Value == 1, let accessToken = object["accessToken"]?.stringValue.map({ Secret($0) }),
+            !accessToken.isEmpty
         {
             context.emit(TruecallerVerificationState.verifiedBefore.event)
             let profile = try await fetchProfile(accessToken: accessToken, region: region, context: context)
@@ -206,8 +207,8 @@ public struct TruecallerProvider: RedirectHandlingProvider {
         try configuration.validate()
         guard challenge.provider == id, case .oneTimeCode = challenge.kind,
             let token = challenge.providerState[StateKey.verificationToken],
-            let region = challenge.providerState[StateKey.countryCodeName],
-            let national = challenge.providerState[StateKey.phoneNumber]
+            let region = challenge.providerState[StateKey.countryCodeName]?.reveal(),
+            let national = challenge.providerState[StateKey.phoneNumber]?.reveal()
         else {
             throw AuthError(.invalidInput, "not a Truecaller OTP challenge", provider: id, reason: .answerMismatch)
         }
@@ -230,11 +231,11 @@ public struct TruecallerProvider: RedirectHandlingProvider {
 
         let verifyURL = configuration.otpBaseURL.appending(path: "v1/otp/installation/verify")
         let body = TruecallerWire.VerifyRequest(
-            countryCodeName: region, phoneNumber: national, secretToken: code, verificationToken: token)
+            countryCodeName: region, phoneNumber: national, secretToken: Secret(code), verificationToken: token)
         let object = try await TruecallerWire.send(
             .json(.post, verifyURL, body: body, headers: TruecallerWire.headers(configuration)), call: .verify,
             transport: context.transport)
-        guard let accessToken = object["accessToken"]?.stringValue, !accessToken.isEmpty else {
+        guard let accessToken = object["accessToken"]?.stringValue.map({ Secret($0) }), !accessToken.isEmpty else {
             throw AuthError(
                 .malformedResponse, "verify answered without an access token or an error code", provider: id)
         }
@@ -290,7 +291,7 @@ public struct TruecallerProvider: RedirectHandlingProvider {
         }
     }
 
-    private func fetchProfile(accessToken: String, region: String, context: AuthContext) async throws
+    private func fetchProfile(accessToken: Secret, region: String, context: AuthContext) async throws
         -> TruecallerProfile
     {
         let url = configuration.profileBaseURL(forRegion: region).appending(path: "v1/profile")
@@ -302,7 +303,7 @@ public struct TruecallerProvider: RedirectHandlingProvider {
     }
 
     private func session(
-        profile: TruecallerProfile, accessToken: String, fallbackName: PersonName?, context: AuthContext
+        profile: TruecallerProfile, accessToken: Secret, fallbackName: PersonName?, context: AuthContext
     ) -> AuthSession {
         var user = profile.authUser
         if user.name == nil { user.name = fallbackName }

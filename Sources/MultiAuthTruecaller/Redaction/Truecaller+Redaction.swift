@@ -63,22 +63,6 @@ extension TruecallerConfiguration: CustomStringConvertible, CustomDebugStringCon
     }
 }
 
-extension TruecallerTokenVerifier.Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `appKey(<redacted>)` or `clientID(<redacted>)`.
-    public var description: String {
-        switch self {
-        case .appKey: "appKey(\(HTTPRequest.redactionMarker))"
-        case .clientID: "clientID(\(HTTPRequest.redactionMarker))"
-        }
-    }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror without the key or id.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
-}
-
 extension TruecallerTokenVerifier: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The credential kind and the host; never the key.
     public var description: String { "TruecallerTokenVerifier(\(credential), \(baseURL.host ?? ""))" }
@@ -88,6 +72,6 @@ extension TruecallerTokenVerifier: CustomStringConvertible, CustomDebugStringCon
 
     /// A mirror with the redacted credential and the base URL; the transport is not opened.
     public var customMirror: Mirror {
-        Mirror(self, children: ["credential": credential.description, "baseURL": baseURL], displayStyle: .struct)
+        Mirror(self, children: ["credential": credential, "baseURL": baseURL], displayStyle: .struct)
     }
 }

@@ -126,7 +126,7 @@ public struct TruecallerProfileVerifier: Sendable {
         if let verifier = profile.verifier, let bundleID = configuration.bundleID {
             let valid = (try? Base64.decode(verifier)).map {
                 HMAC.isValidAuthenticationCode(
-                    $0, for: Array(bundleID.utf8), key: Array(configuration.appKey.utf8), algorithm: .sha256)
+                    $0, for: Array(bundleID.utf8), key: Array(configuration.appKey.reveal().utf8), algorithm: .sha256)
             }
             guard valid == true else {
                 throw TruecallerErrorCode.verificationFailed.authError(

@@ -14,12 +14,13 @@ import MultiAuthCrypto
 ///
 /// Concurrency: a `Sendable` value without state; call it from any task.
 public struct TruecallerTokenVerifier: Sendable {
-    /// The partner credential the check is made with.
+    /// The partner credential the check is made with; the key or id is a ``/MultiAuth/Secret``,
+    /// so every rendering shows `appKey(<redacted>)` or `clientID(<redacted>)`.
     public enum Credential: Sendable, Hashable {
         /// The app key (SDK 2.x / iOS), sent as the `appKey` header.
-        case appKey(String)
+        case appKey(Secret)
         /// The OAuth client id (SDK 3.x), sent as the `clientId` header.
-        case clientID(String)
+        case clientID(Secret)
     }
 
     /// The production base, `https://sdk-otp-verification-noneu.truecaller.com`.
@@ -65,10 +66,10 @@ public struct TruecallerTokenVerifier: Sendable {
         switch credential {
         case .appKey(let key):
             path = "v1/otp/installation/phoneNumberDetail"
-            headers["appKey"] = key
+            headers["appKey"] = key.reveal()
         case .clientID(let id):
             path = "v1/otp/client/installation/phoneNumberDetail"
-            headers["clientId"] = id
+            headers["clientId"] = id.reveal()
         }
         // The protocol puts the token in the path: mark it secret so no rendering or transport
         // error shows it (Docs/Security.md, "Redaction").

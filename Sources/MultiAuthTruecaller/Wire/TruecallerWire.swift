@@ -23,8 +23,8 @@ enum TruecallerWire {
     struct VerifyRequest: Encodable {
         let countryCodeName: String
         let phoneNumber: String
-        let secretToken: String
-        let verificationToken: String
+        let secretToken: Secret
+        let verificationToken: Secret
     }
 
     /// `POST /v1/profile` body.
@@ -38,12 +38,12 @@ enum TruecallerWire {
 
     /// The headers of every OTP-flow call (`TCBaseRequest.m`: `appKey`, `appLink`, `Accept`,
     /// `sdkVersion`, `sdkVariant`; `Content-Type` is added with a JSON body).
-    static func headers(_ configuration: TruecallerConfiguration, accessToken: String? = nil) -> [String: String] {
+    static func headers(_ configuration: TruecallerConfiguration, accessToken: Secret? = nil) -> [String: String] {
         var headers = [
-            "appKey": configuration.appKey, "appLink": configuration.appLink.absoluteString,
+            "appKey": configuration.appKey.reveal(), "appLink": configuration.appLink.absoluteString,
             "Accept": "application/json", "sdkVersion": sdkVersion, "sdkVariant": "native",
         ]
-        if let accessToken { headers["Authorization"] = "Bearer \(accessToken)" }
+        if let accessToken { headers["Authorization"] = "Bearer " + accessToken.reveal() }
         return headers
     }
 

@@ -150,7 +150,7 @@ final class ExplorationWorld: @unchecked Sendable {
         world.sessionA = session
         guard case .challenge(let challengeB) = try await client.signIn(with: provider, .email(world.emailB)),
             let message = world.sandbox.inbox.latest(for: world.emailB.identityKey), let code = message.code,
-            let link = message.link, let flow = challengeB.providerState["flowId"]
+            let link = message.link, let flow = challengeB.providerState[revealing: "flowId"]
         else { throw AuthError(.generic, "the set-up start of B's flow failed") }
         (world.challengeB, world.codeB, world.linkB, world.flowB) = (challengeB, code, link, flow)
         world.sandbox.clock.advance(by: .seconds(ReferenceProtocol.resendAfter))
@@ -315,7 +315,7 @@ final class ExplorationWorld: @unchecked Sendable {
                     // F8: a link of a flow that already signed in here answers with its session
                     // while it is still the stored one.
                     let now = await self.model.expected
-                    let fromB = before.flatMap { $0.credentials.refreshToken }.flatMap {
+                    let fromB = before.flatMap { $0.credentials.refreshToken?.reveal() }.flatMap {
                         self.backend.origin(ofRefreshToken: $0)
                     }
                     // After a sign-out of client 0 started, the link is refused as before (F8).
@@ -417,19 +417,19 @@ final class ExplorationWorld: @unchecked Sendable {
 
     /// The server issued `session` to `client`.
     func issued(_ session: AuthSession, to client: Int, bySignIn: Bool) {
-        guard let token = session.credentials.refreshToken else { return }
+        guard let token = session.credentials.refreshToken?.reveal() else { return }
         let tag = ExplorationTag.operation ?? "bg"
         lock.withLock { issuedTo[token] = (session.user.id, client, bySignIn, tag) }
     }
 
     /// The driver forged `session`'s answer (another user or provider).
     func forged(_ session: AuthSession) {
-        if let token = session.credentials.refreshToken { lock.withLock { _ = forgedTokens.insert(token) } }
+        if let token = session.credentials.refreshToken?.reveal() { lock.withLock { _ = forgedTokens.insert(token) } }
     }
 
     /// `session`'s answer never reached the client (its process died).
     func lost(_ session: AuthSession) {
-        if let token = session.credentials.refreshToken { lock.withLock { _ = lostTokens.insert(token) } }
+        if let token = session.credentials.refreshToken?.reveal() { lock.withLock { _ = lostTokens.insert(token) } }
     }
 
     /// Before a store write: a failure the driver injects, or a dead process, throws.
@@ -455,7 +455,9 @@ final class ExplorationWorld: @unchecked Sendable {
             if lastWriter.map({ seq > $0.seq }) ?? true { lastWriter = (seq, client, tag, removed != nil) }
         }
         if let written = stored, removed == nil {
-            if let token = written.credentials.refreshToken { lock.withLock { _ = writtenTokens.insert(token) } }
+            if let token = written.credentials.refreshToken?.reveal() {
+                lock.withLock { _ = writtenTokens.insert(token) }
+            }
             // L8: a session belongs to the provider that produced it.
             if written.provider != Self.provider {
                 note(
@@ -463,7 +465,7 @@ final class ExplorationWorld: @unchecked Sendable {
                 )
             }
             // L7: a stored session names the user the server issued its refresh token to.
-            if let token = written.credentials.refreshToken, let owner = lock.withLock({ issuedTo[token] }),
+            if let token = written.credentials.refreshToken?.reveal(), let owner = lock.withLock({ issuedTo[token] }),
                 owner.user != written.user.id
             {
                 note(
@@ -474,7 +476,8 @@ final class ExplorationWorld: @unchecked Sendable {
         // L9: outside a sign-out, a client never ends a session while a newer refresh token it
         // received itself is still accepted by the server. (Another client's unsaved refresh lives
         // in that client's memory only, like a process that died holding it.)
-        if let removed, let token = removed.credentials.refreshToken, lock.withLock({ signOutsInFlight }) == 0,
+        if let removed, let token = removed.credentials.refreshToken?.reveal(),
+            lock.withLock({ signOutsInFlight }) == 0,
             !backend.isLive(refreshToken: token), let newer = liveDescendant(of: token, receivedBy: client)
         {
             note(
@@ -500,8 +503,8 @@ final class ExplorationWorld: @unchecked Sendable {
 
     /// L11: a sign-out revokes only after the session was removed locally.
     func checkRevoke(_ session: AuthSession) async {
-        guard let token = session.credentials.refreshToken else { return }
-        if await model.expected?.credentials.refreshToken == token {
+        guard let token = session.credentials.refreshToken?.reveal() else { return }
+        if await model.expected?.credentials.refreshToken?.reveal() == token {
             note("the revoke of ..\(token.suffix(6)) was sent while the store still holds that session (L11)")
         }
     }
@@ -533,7 +536,7 @@ final class ExplorationWorld: @unchecked Sendable {
         // returned, B's sign-in (its code or its link), or a refresh of what it stored, is never
         // what the store holds: it finished before the sign-out read the store and was removed,
         // or it was abandoned and stored nothing.
-        if lock.withLock({ signOutsReturned[0] }), var token = expected?.credentials.refreshToken {
+        if lock.withLock({ signOutsReturned[0] }), var token = expected?.credentials.refreshToken?.reveal() {
             while case .refresh(let parent)? = backend.origin(ofRefreshToken: token) { token = parent }
             if let info = lock.withLock({ issuedTo[token] }), info.client == 0, info.signIn,
                 info.tag.hasSuffix(".\(ExplorationOp.submit)") || info.tag.hasSuffix(".\(ExplorationOp.link)")
@@ -555,7 +558,7 @@ final class ExplorationWorld: @unchecked Sendable {
             issuedTo.filter { token, info in
                 info.signIn && !forgedTokens.contains(token) && !lostTokens.contains(token)
                     && !board.isDead(info.client) && !writtenTokens.contains(token)
-                    && !failedWrites.contains { $0.credentials.refreshToken == token }
+                    && !failedWrites.contains { $0.credentials.refreshToken?.reveal() == token }
             }
         }
         for (token, info) in leaked.sorted(by: { $0.key < $1.key }) where backend.isLive(refreshToken: token) {

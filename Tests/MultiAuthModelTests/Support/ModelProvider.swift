@@ -143,7 +143,8 @@ final class ModelHooks: @unchecked Sendable {
         }
         lock.withLock { fireLog.append("rewrote \(kind)") }
         let record = Foreign(
-            refreshToken: rewritten.credentials.refreshToken, userID: rewritten.user.id, provider: rewritten.provider)
+            refreshToken: rewritten.credentials.refreshToken?.reveal(), userID: rewritten.user.id,
+            provider: rewritten.provider)
         lock.withLock { _ = foreign.insert(record) }
         return rewritten
     }
@@ -151,12 +152,13 @@ final class ModelHooks: @unchecked Sendable {
     /// Whether `session` is an answer the provider rewrote to name someone else.
     func isForeign(_ session: AuthSession) -> Bool {
         let record = Foreign(
-            refreshToken: session.credentials.refreshToken, userID: session.user.id, provider: session.provider)
+            refreshToken: session.credentials.refreshToken?.reveal(), userID: session.user.id,
+            provider: session.provider)
         return lock.withLock { foreign.contains(record) }
     }
 
     func noteReceived(_ session: AuthSession, client: Int) {
-        guard let token = session.credentials.refreshToken else { return }
+        guard let token = session.credentials.refreshToken?.reveal() else { return }
         lock.withLock { received.append((client, token)) }
     }
 

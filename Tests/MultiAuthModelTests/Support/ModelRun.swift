@@ -400,7 +400,7 @@ struct OperationContext: Sendable {
     /// Whether `session` is a refresh this client received whose write failed (L9: `validSession`
     /// returns it while the write keeps failing), of a session stored during the call.
     func isUnsavedRefresh(_ session: AuthSession, from start: Int) async -> Bool {
-        guard case .validSession(let index)? = innerOperation, let token = session.credentials.refreshToken,
+        guard case .validSession(let index)? = innerOperation, let token = session.credentials.refreshToken?.reveal(),
             hooks.received(token, by: index), case .refresh(let parent)? = backend.origin(ofRefreshToken: token)
         else { return false }
         return await model.wasStored(refreshToken: parent, from: start, to: model.seq)
@@ -537,7 +537,9 @@ struct OperationContext: Sendable {
         case .restoreSessions(let index):
             await clients[index].restoreSessions()
         case .revokeOnServer:
-            if let token = await model.expected?.credentials.refreshToken { backend.revoke(refreshToken: token) }
+            if let token = await model.expected?.credentials.refreshToken?.reveal() {
+                backend.revoke(refreshToken: token)
+            }
         case .advance(let seconds):
             sandbox.clock.advance(by: .seconds(seconds))
         case .cancelled(let inner, let point):
@@ -568,7 +570,7 @@ struct OperationContext: Sendable {
     /// judges nothing if they have not (a write blocked on the manual clock).
     private func checkCancelledRefresh(_ point: CancelPoint?, faultsBefore: Int, client: AuthClient) async {
         guard point == .afterAnswer, let fired = hooks.fired(operationID), let answer = fired.answer,
-            !hooks.isForeign(answer), let token = answer.credentials.refreshToken,
+            !hooks.isForeign(answer), let token = answer.credentials.refreshToken?.reveal(),
             case .refresh(let parent)? = backend.origin(ofRefreshToken: token)
         else { return }
         for _ in 0..<20_000 where client.refreshesInFlight > 0 { await Task.yield() }
@@ -650,7 +652,9 @@ struct OperationContext: Sendable {
         case .beforeCall, .beforeRequest:
             // Cancelled before the provider call: nothing is spent, the same code still signs in.
             guard case .failure(is CancellationError) = result else { return }
-            if let flow = challenge.providerState["flowId"], backend.successfulVerifications(ofFlow: flow) > 0 {
+            if let flow = challenge.providerState[revealing: "flowId"],
+                backend.successfulVerifications(ofFlow: flow) > 0
+            {
                 await observations.note("\(label): a submit cancelled \(fired.point) spent the code")
             }
             let rewritten = hooks.foreignSignIns

@@ -141,7 +141,9 @@ actor ModelStore {
     func wasStored(refreshToken token: String, from start: Int, to end: Int) -> Bool {
         let before = history.last { $0.seq <= start }
         let during = history.filter { $0.seq > start && $0.seq <= end }
-        return ([before].compactMap { $0 } + during).contains { $0.session?.credentials.refreshToken == token }
+        return ([before].compactMap { $0 } + during).contains {
+            $0.session?.credentials.refreshToken?.reveal() == token
+        }
     }
 
     /// Whether the store held a session with refresh token `token` at every moment from model
@@ -149,7 +151,9 @@ actor ModelStore {
     func heldThroughout(refreshToken token: String, from start: Int) -> Bool {
         let before = history.last { $0.seq <= start }
         let during = history.filter { $0.seq > start }
-        return ([before].compactMap { $0 } + during).allSatisfy { $0.session?.credentials.refreshToken == token }
+        return ([before].compactMap { $0 } + during).allSatisfy {
+            $0.session?.credentials.refreshToken?.reveal() == token
+        }
     }
 
     /// Whether `session` was ever written.
@@ -181,7 +185,7 @@ actor ModelStore {
     }
 
     static func name(_ session: AuthSession?) -> String {
-        session.map { "\($0.user.id)/\($0.credentials.refreshToken?.suffix(6) ?? "-")" } ?? "nothing"
+        session.map { "\($0.user.id)/\($0.credentials.refreshToken?.reveal().suffix(6) ?? "-")" } ?? "nothing"
     }
 
     /// The clients that received, in a genuine refresh answer, a refresh token that descends
@@ -209,10 +213,10 @@ actor ModelStore {
             )
         }
         if let written {
-            switch written.credentials.refreshToken.flatMap({ backend.origin(ofRefreshToken: $0) }) {
+            switch (written.credentials.refreshToken?.reveal()).flatMap({ backend.origin(ofRefreshToken: $0) }) {
             case .signIn?: break
             case .refresh(let parent)?:
-                if before?.credentials.refreshToken != parent {
+                if before?.credentials.refreshToken?.reveal() != parent {
                     violations.append(
                         "\(operation): a refresh result of ..\(parent.suffix(6)) landed over \(Self.name(before)) (stale write)"
                     )
@@ -221,7 +225,7 @@ actor ModelStore {
                 violations.append("\(operation): wrote tokens the server never issued")
             }
         } else if let before {
-            let live = before.credentials.refreshToken.map { backend.isLive(refreshToken: $0) } ?? false
+            let live = (before.credentials.refreshToken?.reveal()).map { backend.isLive(refreshToken: $0) } ?? false
             let withdrawn =
                 (lastSave.map { $0.client == client && AuthSession.isSameVersion($0.session, before) } ?? false)
                 && clientSignOutsBegun[client, default: 0] > 0
@@ -237,7 +241,7 @@ actor ModelStore {
             } else if live && signOutsInFlight == 0 {
                 violations.append(
                     "\(operation): removed \(Self.name(before)), whose refresh token the server still accepts")
-            } else if signOutsInFlight == 0, let token = before.credentials.refreshToken {
+            } else if signOutsInFlight == 0, let token = before.credentials.refreshToken?.reveal() {
                 let holders = clientsHoldingLiveDescendant(of: token)
                 if holders.contains(client) {
                     violations.append(

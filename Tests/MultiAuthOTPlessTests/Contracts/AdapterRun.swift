@@ -113,7 +113,7 @@ enum Expectation {
                 problems.append("kind: expected \(kind), got \(challenge.kind)")
             }
             if let from = expect["fallbackFrom"]?.stringValue,
-                challenge.providerState.values["otpless"]?.contains("\"fallbackFrom\":\"\(from)\"") != true
+                challenge.providerState.values["otpless"]?.reveal().contains("\"fallbackFrom\":\"\(from)\"") != true
             {
                 problems.append("fallbackFrom \(from) not recorded")
             }
@@ -130,10 +130,12 @@ enum Expectation {
         var problems: [String] = []
         let credentials = session.credentials
         let pairs: [(String, String?)] = [
-            ("accessToken", credentials.accessToken), ("idToken", credentials.idToken), ("userId", session.user.id),
+            ("accessToken", credentials.accessToken?.reveal()), ("idToken", credentials.idToken?.reveal()),
+            ("userId", session.user.id),
             ("phone", session.user.phone?.e164), ("email", session.user.email?.identityKey),
-            ("sessionToken", credentials.extra["sessionToken"]), ("refreshToken", credentials.refreshToken),
-            ("sessionTokenJWT", credentials.extra["sessionTokenJWT"]),
+            ("sessionToken", credentials.extra[revealing: "sessionToken"]),
+            ("refreshToken", credentials.refreshToken?.reveal()),
+            ("sessionTokenJWT", credentials.extra[revealing: "sessionTokenJWT"]),
         ]
         for (key, actual) in pairs {
             if let expected = want[key]?.stringValue, expected != actual {

@@ -177,7 +177,9 @@ struct ContractAdapterTests {
                     problems.append("expiresAt")
                 }
                 if refreshed.id != session.id { problems.append("the refreshed session has another id") }
-                if refreshed.credentials.extra["sessionTokenJWT"] == session.credentials.extra["sessionTokenJWT"] {
+                if refreshed.credentials.extra[revealing: "sessionTokenJWT"]
+                    == session.credentials.extra[revealing: "sessionTokenJWT"]
+                {
                     problems.append("the session JWT was not replaced")
                 }
                 return problems

@@ -115,7 +115,7 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
         _ = try await server.start(flow: flowID.rawValue)
         context.emit(.deliveryStatus(channel: .email, status: .sent))
         var state = ProviderState()
-        state["flow"] = flowID.rawValue
+        state[revealing: "flow"] = flowID.rawValue
         return .challenge(
             Challenge(
                 flowID: flowID, provider: id,
@@ -126,8 +126,8 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
 
     func respond(to challenge: Challenge, with answer: ChallengeAnswer, context: AuthContext) async throws -> SignInStep
     {
-        guard let flow = challenge.providerState["flow"] else { throw AuthError(.malformedResponse) }
-        if let remaining = try await server.verify(flow: flow, code: answer.rawCode) {
+        guard let flow = challenge.providerState[revealing: "flow"] else { throw AuthError(.malformedResponse) }
+        if let remaining = try await server.verify(flow: flow, code: answer.rawCode.reveal()) {
             throw AuthError(
                 .invalidCode, "wrong code", provider: id, providerCode: "invalid_code", attemptsRemaining: remaining)
         }
@@ -141,7 +141,7 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
             id: "session-1", provider: provider,
             user: AuthUser(id: "user-1", email: try! EmailAddress("user@example.com")),
             credentials: Credentials(
-                accessToken: access, refreshToken: refresh, expiresAt: now.addingTimeInterval(lifetime)),
+                accessToken: Secret(access), refreshToken: Secret(refresh), expiresAt: now.addingTimeInterval(lifetime)),
             createdAt: now)
     }
 
@@ -152,10 +152,10 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     func flowEnded(_ flowID: FlowID) { ended.append(flowID) }
 
     func refresh(_ session: AuthSession, context: AuthContext) async throws -> AuthSession {
-        let (access, refresh) = try await server.refresh(token: session.credentials.refreshToken ?? "")
+        let (access, refresh) = try await server.refresh(token: session.credentials.refreshToken?.reveal() ?? "")
         var updated = session
         updated.credentials = Credentials(
-            accessToken: access, refreshToken: refresh, expiresAt: context.now.addingTimeInterval(3600))
+            accessToken: Secret(access), refreshToken: Secret(refresh), expiresAt: context.now.addingTimeInterval(3600))
         return updated
     }
 
@@ -172,7 +172,7 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
     }
 
     func resend(_ challenge: Challenge, channel: DeliveryChannel?, context: AuthContext) async throws -> Challenge {
-        guard let flow = challenge.providerState["flow"] else { throw AuthError(.malformedResponse) }
+        guard let flow = challenge.providerState[revealing: "flow"] else { throw AuthError(.malformedResponse) }
         _ = try await server.start(flow: flow)
         var updated = challenge
         updated.issuedAt = context.now
@@ -202,6 +202,6 @@ struct Fixture {
     }
 
     func code(for challenge: Challenge) async -> String {
-        await server.codes[challenge.providerState["flow"]!]!
+        await server.codes[challenge.providerState[revealing: "flow"]!]!
     }
 }
