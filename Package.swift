@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
         // The bench's fresh-process cold start in an executable that links only MultiAuth, as an
         // app does (Docs/Performance.md); a dependency of the bench so that it is built with it.
-        .executableTarget(name: "MultiAuthColdStart", dependencies: ["MultiAuth"]),
+        .executableTarget(name: "MultiAuthColdStart", dependencies: ["MultiAuthLocking", "MultiAuth"]),
         // Child processes for the tests and the bench through posix_spawn, not Foundation's Process
         // (Docs/Testing.md, "Child processes"); the C part declares the glibc extensions it needs.
         .target(name: "CMultiAuthSpawn", path: "Tests/CMultiAuthSpawn"),

@@ -21,17 +21,17 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthDynamic
+import MultiAuthLocking
 import MultiAuthOTPless
 import MultiAuthServer
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 
 /// The verifier's wall clock, set by each command (every process agrees on the time).
-final class CommandTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seconds: Double = 1_700_000_000
-    func set(_ value: Double) { lock.withLock { seconds = value } }
-    var now: Date { lock.withLock { Date(timeIntervalSince1970: seconds) } }
+final class CommandTime: Sendable {
+    private let seconds = Locked<Double>(1_700_000_000)
+    func set(_ value: Double) { seconds.withLock { $0 = value } }
+    var now: Date { seconds.withLock { Date(timeIntervalSince1970: $0) } }
 }
 
 /// Answers the three provider endpoints the verifiers call, in-process.
@@ -180,12 +180,13 @@ func run() async -> Int32 {
 }
 
 // The work runs in a task while the main thread waits (as the bench does).
-final class ExitStatus: @unchecked Sendable { var value: Int32 = 0 }
-let status = ExitStatus()
+/// The exit status, set by the task and read once it signalled.
+let status = Locked<Int32>(0)
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
-    status.value = await run()
+    let code = await run()
+    status.withLock { $0 = code }
     finished.signal()
 }
 finished.wait()
-exit(status.value)
+exit(status.withLock { $0 })

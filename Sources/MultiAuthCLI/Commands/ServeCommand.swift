@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxKit
 import MultiAuthSandboxServer
 
@@ -129,14 +130,14 @@ struct ServeCommand: Command {
     static func waitForTermination() async -> String {
         await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             let queue = DispatchQueue(label: "multiauth.serve.signals")
-            let resumed = NSLock()
-            nonisolated(unsafe) var done = false
+            // Whether a signal already resumed the continuation.
+            let done = Locked(false)
             nonisolated(unsafe) var sources: [any DispatchSourceSignal] = []
             for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler {
-                    let first = resumed.withLock {
+                    let first = done.withLock { done in
                         defer { done = true }
                         return !done
                     }

@@ -7,6 +7,8 @@ import MultiAuth
 /// It owns one subscription, registered before any flow starts, and prints by draining it up
 /// to the bus's current sequence number (``catchUp()``), so event lines and the demo's own
 /// lines come out in the order things happened, without a background task.
+// @unchecked: only the demo's one task uses it, in turn; ``catchUp()`` advances the iterator
+// across an `await`, which no lock can cover (a lock is never held across a suspension).
 final class EventPrinter: @unchecked Sendable {
     private var iterator: AuthEventStream.Iterator
     private let events: AuthEventSource

@@ -7,6 +7,7 @@ import Security
 ///
 /// `@unchecked Sendable`: `SecKey` is an immutable, thread-safe CF object; the CryptoKit keys
 /// are value types that are never mutated.
+// @unchecked: holds a `SecKey` (an immutable CF object) or an immutable CryptoKit key (see above).
 final class KeyHandle: @unchecked Sendable {
     private enum Storage {
         case rsa(SecKey)

@@ -7,6 +7,7 @@ import CMultiAuthCrypto
 /// concurrent signing and verification with one `EVP_PKEY` (each signing uses its own
 /// `EVP_MD_CTX`; each check takes a prepared `EVP_PKEY_CTX` of its own from
 /// ``VerifyContextPool``).
+// @unchecked: owns a C pointer (`EVP_PKEY`), immutable after creation (see above).
 final class KeyHandle: @unchecked Sendable {
     let pkey: OpaquePointer
     let keyType: KeyType

@@ -11,6 +11,7 @@ import CMultiAuthCrypto
 ///
 /// `@unchecked Sendable`: the C states are immutable from `init` to `deinit`, which erases
 /// and frees them.
+// @unchecked: owns C hash states, immutable from `init` to `deinit` (see above).
 final class MACContext: @unchecked Sendable {
     private let state: UnsafeMutablePointer<cmultiauth_hmac_key>
     private let outputSize: Int
