@@ -7,9 +7,10 @@ import MultiAuth
 /// It owns one subscription, registered before any flow starts, and prints by draining it up
 /// to the bus's current sequence number (``catchUp()``), so event lines and the demo's own
 /// lines come out in the order things happened, without a background task.
-// @unchecked: only the demo's one task uses it, in turn; ``catchUp()`` advances the iterator
-// across an `await`, which no lock can cover (a lock is never held across a suspension).
-final class EventPrinter: @unchecked Sendable {
+///
+/// Not `Sendable`: only the demo's one task uses it; ``catchUp()`` advances the iterator across
+/// an `await`, which no lock could cover.
+final class EventPrinter {
     private var iterator: AuthEventStream.Iterator
     private let events: AuthEventSource
     private let started = ContinuousClock.now
