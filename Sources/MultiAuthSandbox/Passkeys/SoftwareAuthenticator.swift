@@ -19,7 +19,7 @@ import MultiAuthLocking
 /// ``clone(seed:)`` copies credentials and counters, then the two go separate ways: the
 /// cloned-authenticator fault of §6.1.1.
 ///
-/// Concurrency: all state is guarded by a lock; safe to share across tasks and threads.
+/// Concurrency: all mutable state is in one `Locked` value; safe to share across tasks and threads.
 public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, CustomReflectable {
     /// The attestation statement registrations carry (W3C WebAuthn Level 3 §8).
     public enum Attestation: Sendable {
