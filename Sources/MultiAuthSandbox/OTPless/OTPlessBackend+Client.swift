@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 extension OTPlessBackend {
@@ -295,25 +296,25 @@ extension OTPlessBackend {
     // MARK: Tables
 
     func store(_ transaction: OTPlessTransaction) {
-        lock.lock()
-        defer { lock.unlock() }
-        transactions[transaction.token] = transaction
-        asIds[transaction.asId] = transaction.token
-        if let code = transaction.linkCode { linkCodes[code] = transaction.token }
+        state.withLock { state in
+            state.transactions[transaction.token] = transaction
+            state.asIds[transaction.asId] = transaction.token
+            if let code = transaction.linkCode { state.linkCodes[code] = transaction.token }
+        }
     }
 
     func transaction(asId: String) -> OTPlessTransaction? {
-        lock.withLock { asIds[asId].flatMap { transactions[$0] } }
+        state.withLock { state in state.asIds[asId].flatMap { state.transactions[$0] } }
     }
 
     func transaction(token: String) -> OTPlessTransaction? {
-        lock.withLock { transactions[token] }
+        state.withLock { $0.transactions[token] }
     }
 
     func mutate<T>(token: String, _ change: (inout OTPlessTransaction) -> T) -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard transactions[token] != nil else { return nil }
-        return change(&transactions[token]!)
+        state.withLock { state in
+            guard state.transactions[token] != nil else { return nil }
+            return change(&state.transactions[token]!)
+        }
     }
 }

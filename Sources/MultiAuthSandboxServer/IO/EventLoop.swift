@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,8 @@ import Darwin
 /// their injected clock).
 ///
 /// Connection state is touched only by the loop thread; the handler tasks talk to it through
-/// ``complete(_:_:)``, which takes a lock and writes to the pipe.
+/// ``complete(_:_:)``, which takes the lock of `state` and writes to the pipe.
+// @unchecked: the connection table, ID counter and read buffer are plain vars owned by the loop thread (no lock).
 final class EventLoop: @unchecked Sendable {
     typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
@@ -65,14 +67,21 @@ final class EventLoop: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    private let lock = NSLock()
-    private var completions: [Completion] = []
-    private var stopRequested = false
-    private var stopGrace: Duration = .seconds(5)
-    private var finished = false
-    private var openCount = 0
-    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
-    private let finishedCondition = NSCondition()
+    /// What handler tasks and callers share with the loop thread, only touched inside
+    /// `state.withLock`.
+    private struct State {
+        var completions: [Completion] = []
+        var stopRequested = false
+        var stopGrace: Duration = .seconds(5)
+        var openCount = 0
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+        var finished = false
+    }
+
+    private let state = Locked(State())
+    /// Signalled once when the loop has ended; each ``waitUntilFinished()`` waits for it and
+    /// passes it on.
+    private let finishedSignal = DispatchSemaphore(value: 0)
 
     // Loop-thread state.
     private var connections: [UInt64: Connection] = [:]
@@ -101,43 +110,40 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// The number of open connections (for the inspector and tests).
-    var openConnections: Int { lock.withLock { openCount } }
+    var openConnections: Int { state.withLock { $0.openCount } }
 
     /// Asks the loop to stop: it closes the listener at once, lets requests being handled
     /// finish and their responses be written for up to `grace`, then closes every connection
     /// and ends. Returns at once; ``waitUntilFinished()`` waits.
     func requestStop(grace: Duration) {
-        lock.withLock {
-            stopRequested = true
-            stopGrace = grace
+        state.withLock { state in
+            state.stopRequested = true
+            state.stopGrace = grace
         }
         wake()
     }
 
     /// Waits (blocking the calling thread) until the loop has ended.
     func waitUntilFinished() {
-        finishedCondition.lock()
-        while !finished { finishedCondition.wait() }
-        finishedCondition.unlock()
+        finishedSignal.wait()
+        finishedSignal.signal()
     }
 
     /// Waits (suspending) until the loop has ended.
     func finished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            finishedCondition.lock()
-            if finished {
-                finishedCondition.unlock()
-                continuation.resume()
-                return
+            let done = state.withLock { state in
+                if state.finished { return true }
+                state.finishWaiters.append(continuation)
+                return false
             }
-            lock.withLock { finishWaiters.append(continuation) }
-            finishedCondition.unlock()
+            if done { continuation.resume() }
         }
     }
 
     /// Hands the response to request of connection `id` back to the loop (from any thread).
     private func complete(_ id: UInt64, _ response: ServerResponse) {
-        lock.withLock { completions.append(Completion(id: id, response: response)) }
+        state.withLock { $0.completions.append(Completion(id: id, response: response)) }
         wake()
     }
 
@@ -152,7 +158,7 @@ final class EventLoop: @unchecked Sendable {
         var stopDeadline: ContinuousClock.Instant?
         var listening = true
         while true {
-            let (stopping, grace) = lock.withLock { (stopRequested, stopGrace) }
+            let (stopping, grace) = state.withLock { ($0.stopRequested, $0.stopGrace) }
             if stopping && stopDeadline == nil {
                 stopDeadline = clock.now.advanced(by: grace)
                 if listening {
@@ -219,15 +225,13 @@ final class EventLoop: @unchecked Sendable {
         if listening { close(listener) }
         close(wakeRead)
         close(wakeWrite)
-        finishedCondition.lock()
-        finished = true
-        finishedCondition.broadcast()
-        let waiters = lock.withLock {
-            let list = finishWaiters
-            finishWaiters = []
+        let waiters = state.withLock { state in
+            state.finished = true
+            let list = state.finishWaiters
+            state.finishWaiters = []
             return list
         }
-        finishedCondition.unlock()
+        finishedSignal.signal()
         for waiter in waiters { waiter.resume() }
     }
 
@@ -286,9 +290,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func applyCompletions() {
-        let ready = lock.withLock {
-            let list = completions
-            completions = []
+        let ready = state.withLock { state in
+            let list = state.completions
+            state.completions = []
             return list
         }
         for completion in ready {
@@ -316,7 +320,7 @@ final class EventLoop: @unchecked Sendable {
             nextID += 1
             let connection = Connection(id: nextID, descriptor: descriptor, limits: limits, now: clock.now)
             connections[connection.id] = connection
-            lock.withLock { openCount = connections.count }
+            state.withLock { $0.openCount = connections.count }
         }
     }
 
@@ -437,7 +441,7 @@ final class EventLoop: @unchecked Sendable {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         if case .handling(let task) = connection.phase { task.cancel() }
         close(connection.descriptor)
-        lock.withLock { openCount = connections.count }
+        state.withLock { $0.openCount = connections.count }
     }
 }
 
