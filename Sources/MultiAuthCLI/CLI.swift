@@ -117,7 +117,7 @@ enum CLI {
             return ExitCode.ok
         }
         do {
-            let arguments = try Arguments(argv, valueOptions: command.valueOptions, flags: command.flags)
+            let arguments = try Arguments(argv, options: command.options)
             // `--help`, or `help` as the only argument (`multiauth demo help`).
             if arguments.flags.contains("help") || (arguments.positionals == ["help"] && arguments.options.isEmpty) {
                 Terminal.out(command.help)

@@ -8,8 +8,18 @@ import MultiAuthHTTP
 struct JWTCommand: Command {
     let name = "jwt"
     let summary = "Decode a JWT; check exp/nbf/aud and, given a JWKS, its signature"
-    let valueOptions: Set<String> = ["jwks", "leeway", "time", "issuer", "audience"]
-    let flags: Set<String> = ["json", "any-audience"]
+    let options: [CommandOption] = [
+        .value("audience", "A", "require A in aud"),
+        .flag("any-audience", "do not check aud (explicit opt-out)"),
+        .value("jwks", "URL|FILE", "a JSON Web Key Set (RFC 7517) from an https URL or a file"),
+        .value("leeway", "S", default: "60", "clock-skew allowance in seconds"),
+        .value("time", "T", "Unix time to validate at, a finite number of seconds (default: now)"),
+        .value("issuer", "I", "require iss == I"),
+        .flag(
+            "json", "print one JSON object (\"valid\" is true only when the signature",
+            "was checked and every check passed; \"audience\" is the required",
+            "audience, or null with \"audienceChecked\": false)"),
+    ]
     var help: String {
         """
         Usage: multiauth jwt TOKEN (--audience A | --any-audience) [--jwks URL|FILE] [--leeway S] [--time T] [--issuer I] [--json]
@@ -26,16 +36,7 @@ struct JWTCommand: Command {
         Tokens over 64 KiB, nested deeper than 32 levels or with more than 4,096 values are
         refused as input errors (exit 2); see Docs/Security.md.
 
-        Options:
-          --audience A     require A in aud
-          --any-audience   do not check aud (explicit opt-out)
-          --jwks URL|FILE  a JSON Web Key Set (RFC 7517) from an https URL or a file
-          --leeway S       clock-skew allowance in seconds (default 60)
-          --time T         Unix time to validate at, a finite number of seconds (default: now)
-          --issuer I       require iss == I
-          --json           print one JSON object ("valid" is true only when the signature
-                           was checked and every check passed; "audience" is the required
-                           audience, or null with "audienceChecked": false)
+        \(optionsHelp)
 
         Examples:
           multiauth jwt "$TOKEN" --jwks jwks.json --audience my-app
@@ -63,7 +64,7 @@ struct JWTCommand: Command {
                     "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly"
             )
         }
-        let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
+        let leeway = Double(try arguments.integerOrDefault("leeway", in: 0...86_400))
         let now: Double
         if let text = arguments.options["time"] {
             guard let value = Double(text), value.isFinite else {

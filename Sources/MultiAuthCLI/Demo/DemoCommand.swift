@@ -6,8 +6,19 @@ import MultiAuth
 struct DemoCommand: Command {
     let name = "demo"
     let summary = "Run every provider's sign-in flow end to end against the embedded sandbox (no keys, no network)"
-    let valueOptions: Set<String> = ["provider", "store", "seed", "time"]
-    let flags: Set<String> = ["interactive", "json", "no-qr"]
+    let options: [CommandOption] = [
+        .value("provider", "NAME", "run one flow: \(Self.flowNames.joined(separator: ", "))"),
+        .flag(
+            "interactive", "you type the identities, names and codes; a refused answer is",
+            "asked again; 'quit' at any prompt ends the demo (see below)"),
+        .flag("json", "the event stream and steps as JSON lines"),
+        .value("store", "DIR", "keep sessions in DIR (FileSessionStore): a second run shows them restored"),
+        .value("seed", "N", default: "1", "the sandbox seed: same seed, same codes"),
+        .value(
+            "time", "UNIX", "start the sandbox clock at this Unix time instead of now (with",
+            "--seed, every code and token repeats)"),
+        .flag("no-qr", "do not draw the enrollment QR code"),
+    ]
     var help: String {
         """
         Usage: multiauth demo [--provider NAME] [--interactive] [--json] [--store DIR] [--no-qr]
@@ -28,16 +39,7 @@ struct DemoCommand: Command {
           passkeys    a new account registers a passkey (the sandbox's software authenticator
                       plays the platform sheet), signs out, signs in with it (WebAuthn)
 
-        Options:
-          --provider NAME  run one flow: \(Self.flowNames.joined(separator: ", "))
-          --interactive    you type the identities, names and codes; a refused answer is
-                           asked again; 'quit' at any prompt ends the demo (see below)
-          --json           the event stream and steps as JSON lines
-          --store DIR      keep sessions in DIR (FileSessionStore): a second run shows them restored
-          --seed N         the sandbox seed (default 1): same seed, same codes
-          --time UNIX      start the sandbox clock at this Unix time instead of now (with
-                           --seed, every code and token repeats)
-          --no-qr          do not draw the enrollment QR code
+        \(optionsHelp)
 
         Interactive prompts:
           identity         an e-mail address or phone number; Enter takes the suggestion
@@ -91,7 +93,7 @@ struct DemoCommand: Command {
         } else {
             selected = Self.flowNames
         }
-        let seed = UInt64(try arguments.integer("seed", in: 0...Int(Int32.max)) ?? 1)
+        let seed = UInt64(try arguments.integerOrDefault("seed", in: 0...Int(Int32.max)))
         let console = DemoConsole(
             interactive: arguments.flags.contains("interactive"), json: arguments.flags.contains("json"))
         let store: any SessionStore
