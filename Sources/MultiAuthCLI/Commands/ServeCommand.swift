@@ -19,8 +19,20 @@ import Darwin
 struct ServeCommand: Command {
     let name = "serve"
     let summary = "Serve the four emulated backends on loopback HTTP, with a control API and an inspector page"
-    let valueOptions: Set<String> = ["listen", "port", "seed", "signing-key"]
-    let flags: Set<String> = ["real-time"]
+    let options: [CommandOption] = [
+        .value("port", "N", "the port (default 0: a free one, printed on the first line)"),
+        .value(
+            "listen", "ADDRESS", "the address to bind (default 127.0.0.1; another interface, e.g.",
+            "0.0.0.0, exposes the codes and sessions of the control API to that",
+            "network: only for a device that cannot reach loopback)"),
+        .value("seed", "N", "fixes every code, token and id (default 0)"),
+        .flag(
+            "real-time", "run the backends on the system clock (default: a manual clock that",
+            "only moves through POST /_multiauth/clock/advance)"),
+        .value(
+            "signing-key", "FILE", "the RSA private key (PEM, PKCS #1) the backends sign with, e.g. to",
+            "keep one key across restarts (default: a new sandbox key per process)"),
+    ]
     var help: String {
         """
         Usage: multiauth serve [--port N] [--listen ADDRESS] [--seed N] [--real-time] [--signing-key FILE]
@@ -36,16 +48,7 @@ struct ServeCommand: Command {
         so a script can read it; the lines after it are for people. Ctrl-C (SIGINT) or SIGTERM
         stops the server cleanly: requests in progress finish, then it exits 0.
 
-        Options:
-          --port N           the port (default 0: a free one, printed on the first line)
-          --listen ADDRESS   the address to bind (default 127.0.0.1; another interface, e.g.
-                             0.0.0.0, exposes the codes and sessions of the control API to that
-                             network: only for a device that cannot reach loopback)
-          --seed N           fixes every code, token and id (default 0)
-          --real-time        run the backends on the system clock (default: a manual clock that
-                             only moves through POST /_multiauth/clock/advance)
-          --signing-key FILE the RSA private key (PEM, PKCS #1) the backends sign with, e.g. to
-                             keep one key across restarts (default: a new sandbox key per process)
+        \(optionsHelp)
 
         Examples:
           multiauth serve

@@ -165,60 +165,17 @@ final class EventLoop: @unchecked Sendable {
                     close(listener)
                     listening = false
                 }
-                // Idle connections go at once; the others finish their exchange.
-                for connection in Array(connections.values) {
-                    if case .reading = connection.phase, !connection.parser.isInsideRequest, connection.output.isEmpty {
-                        closeConnection(connection)
-                    } else {
-                        connection.keepAlive = false
-                    }
-                }
+                closeIdleConnections()
             }
             if let stopDeadline, connections.isEmpty || clock.now >= stopDeadline { break }
 
-            var descriptors: [pollfd] = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if listening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
             let order = Array(connections.values)
-            for connection in order {
-                var events: Int16 = 0
-                switch connection.phase {
-                case .reading, .draining: events = Int16(POLLIN)
-                case .writing: events = Int16(POLLOUT)
-                case .handling: events = 0
-                }
-                if !connection.output.isEmpty { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
-            }
+            var descriptors = pollDescriptors(for: order, listening: listening)
             let timeout = pollTimeout(stopDeadline: stopDeadline)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
 
-            if descriptors[0].revents != 0 { drainWakePipe() }
-            applyCompletions()
-            var index = 1
-            if listening {
-                if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections(stopping: stopping) }
-                index = 2
-            }
-            for connection in order {
-                let revents = descriptors[index].revents
-                index += 1
-                guard connections[connection.id] != nil, revents != 0 else { continue }
-                if revents & Int16(POLLNVAL) != 0 {
-                    closeConnection(connection)
-                    continue
-                }
-                if revents & Int16(POLLOUT) != 0 { flush(connection) }
-                guard connections[connection.id] != nil else { continue }
-                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                    switch connection.phase {
-                    case .reading: read(connection)
-                    case .draining: drain(connection)
-                    case .writing, .handling:
-                        if revents & Int16(POLLERR) != 0 { closeConnection(connection) }
-                    }
-                }
-            }
+            handleReadiness(descriptors, order: order, listening: listening, stopping: stopping)
             expireDeadlines()
         }
         for connection in Array(connections.values) { closeConnection(connection) }
@@ -233,6 +190,66 @@ final class EventLoop: @unchecked Sendable {
         }
         finishedSignal.signal()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Stopping: idle connections go at once; the others finish their exchange.
+    private func closeIdleConnections() {
+        for connection in Array(connections.values) {
+            if case .reading = connection.phase, !connection.parser.isInsideRequest, connection.output.isEmpty {
+                closeConnection(connection)
+            } else {
+                connection.keepAlive = false
+            }
+        }
+    }
+
+    /// What to poll: the wake pipe, the listener (while listening), then each connection of
+    /// `order`, for the events its phase waits for.
+    private func pollDescriptors(for order: [Connection], listening: Bool) -> [pollfd] {
+        var descriptors: [pollfd] = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        if listening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+        for connection in order {
+            var events: Int16 = 0
+            switch connection.phase {
+            case .reading, .draining: events = Int16(POLLIN)
+            case .writing: events = Int16(POLLOUT)
+            case .handling: events = 0
+            }
+            if !connection.output.isEmpty { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
+        }
+        return descriptors
+    }
+
+    /// Acts on what `poll` reported: wake-ups and completions, new connections, then each
+    /// connection of `order` (the order ``pollDescriptors(for:listening:)`` listed them in).
+    private func handleReadiness(_ descriptors: [pollfd], order: [Connection], listening: Bool, stopping: Bool) {
+        if descriptors[0].revents != 0 { drainWakePipe() }
+        applyCompletions()
+        var index = 1
+        if listening {
+            if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections(stopping: stopping) }
+            index = 2
+        }
+        for connection in order {
+            let revents = descriptors[index].revents
+            index += 1
+            guard connections[connection.id] != nil, revents != 0 else { continue }
+            if revents & Int16(POLLNVAL) != 0 {
+                closeConnection(connection)
+                continue
+            }
+            if revents & Int16(POLLOUT) != 0 { flush(connection) }
+            guard connections[connection.id] != nil else { continue }
+            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                switch connection.phase {
+                case .reading: read(connection)
+                case .draining: drain(connection)
+                case .writing, .handling:
+                    if revents & Int16(POLLERR) != 0 { closeConnection(connection) }
+                }
+            }
+        }
     }
 
     private func pollTimeout(stopDeadline: ContinuousClock.Instant?) -> Int32 {
