@@ -2,7 +2,11 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTruecaller
 
 /// Ready-made conformance runs of the built-in providers against their emulated backends:
 /// what `multiauth conformance` prints and what each adapter's tests assert.

@@ -2,6 +2,8 @@ import Foundation
 import MultiAuth
 import MultiAuthBuiltInConformance
 import MultiAuthHTTP
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandboxServer
 import MultiAuthSpawn
 import MultiAuthTestKeys

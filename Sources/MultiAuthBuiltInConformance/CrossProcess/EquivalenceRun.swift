@@ -2,9 +2,13 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
+import MultiAuthDynamic
 import MultiAuthLocking
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthSandboxServer
+import MultiAuthTruecaller
 
 /// The proof that `multiauth serve` answers as the in-process sandbox does: each built-in
 /// provider's conformance run, once with its backends in-process and once with them in a

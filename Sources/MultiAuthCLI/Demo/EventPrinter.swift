@@ -71,7 +71,8 @@ final class EventPrinter {
         case .deliveryStatus(let channel, let status): "\(status) via \(channel)"
         case .fallbackTriggered(let from, let to): "\(from) → \(to)"
         case .verificationStateChanged(let state): state
-        case .codeRejected(let remaining): "attempts remaining: \(remaining.map(String.init) ?? "?")"
+        case .codeRejected(let remaining, let challenge):
+            "attempts remaining: \((challenge?.attemptsRemaining ?? remaining).map(String.init) ?? "?")"
         case .signedIn(let session), .sessionRefreshed(let session), .sessionRestored(let session): "\(session.user)"
         case .storageFailed(let error): error.code.rawValue
         case .sessionExpired(let error): "provider code: \(error.providerCode ?? "-")"

@@ -27,7 +27,7 @@ public final class TOTPReplayGuard: Sendable {
 
     /// Records `step` as used if it is newer than the last used step.
     ///
-    /// - Parameter step: the time step a code matched (see ``TOTP/verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` for which step a code belongs to).
+    /// - Parameter step: the time step a code matched (see ``TOTP/verify(_:at:window:lastUsedStep:replayGuard:)-(_,Int64,_,_,_)`` for which step a code belongs to).
     /// - Throws: ``CryptoError/codeAlreadyUsed`` when `step` is not newer; nothing changes.
     public func consume(_ step: UInt64) throws {
         try self.step.withLock { stored in
