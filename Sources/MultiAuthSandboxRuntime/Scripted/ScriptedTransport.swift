@@ -51,6 +51,7 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
     private var anyQueue: [HTTPResponse] = []
     private var defaults: [String: HTTPResponse] = [:]
     private var handler: Handler?
+    private var cellularHandler: Handler?
     private var recorded: [Exchange] = []
     private var cellular = true
 
@@ -83,6 +84,14 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
     /// sandbox's transport), for assertions on what an adapter sent.
     public convenience init(forwardingTo transport: any HTTPTransport) {
         self.init { request in try await transport.send(request) }
+    }
+
+    /// Creates a transport that records every request and forwards it to `transport`, a request
+    /// over the cellular bearer through `transport`'s `sendOverCellular(_:)` (e.g. a sandbox's
+    /// cellular transport), for assertions on what an adapter sent, silent network auth included.
+    public convenience init(forwardingToCellular transport: any CellularHTTPTransport) {
+        self.init { request in try await transport.send(request) }
+        cellularHandler = { request in try await transport.sendOverCellular(request) }
     }
 
     /// The default endpoint name: the method and the URL path, e.g. `"GET /v1/key"`.
@@ -167,6 +176,7 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
             }
             if !anyQueue.isEmpty { return .response(anyQueue.removeFirst()) }
             if let standing = defaults[endpoint] { return .response(standing) }
+            if overCellular, let cellularHandler { return .handler(cellularHandler) }
             return handler.map { .handler($0) } ?? .none
         }
         switch answer {
