@@ -79,16 +79,18 @@ struct TruecallerContractTests {
                 default: return HTTPResponse(status: 404)
                 }
             }
-            let context = Fixture.context(transport)
+            let context = TruecallerWorld.context(transport)
             let provider = TruecallerProvider(configuration: configuration)
             var outcome: Result<String, AuthError>
             do {
                 switch fixture.name {
                 case "create":
-                    let step = try await provider.start(.phone(Fixture.phone), context: context)
+                    let step = try await provider.start(.phone(TruecallerWorld.phone), context: context)
                     outcome = .success(step.session != nil ? "session" : "challenge")
                 case "verify", "profile-update", "profile-get":
-                    guard let challenge = try await provider.start(.phone(Fixture.phone), context: context).challenge
+                    guard
+                        let challenge = try await provider.start(.phone(TruecallerWorld.phone), context: context)
+                            .challenge
                     else {
                         throw ContractError("create gave no challenge")
                     }
