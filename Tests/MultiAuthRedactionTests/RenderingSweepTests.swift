@@ -16,7 +16,7 @@ import MultiAuthTruecaller
 import Testing
 
 /// A fake keychain for `KeychainSessionStore` on every platform.
-final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
+final class SweepKeychain: KeychainItemAccess, @unchecked Sendable {
     private let lock = NSLock()
     private var items: [String: Data] = [:]
     func read(service: String, account: String) -> (status: Int32, data: Data?) {
@@ -121,7 +121,7 @@ struct RenderingSweepTests {
             "multiauth-sweep-\(UUID().uuidString)")
         let fileStore = try FileSessionStore(directory: directory)
         try await fileStore.save(session)
-        let keychain = KeychainSessionStore(service: "sweep", keychain: FakeKeychain())
+        let keychain = KeychainSessionStore(service: "sweep", keychain: SweepKeychain())
         try await keychain.save(session)
         let request = HTTPRequest(
             method: .post, base: URL(string: "https://api.example.com/v1")!, path: ["session", .secret(Plant.token)],

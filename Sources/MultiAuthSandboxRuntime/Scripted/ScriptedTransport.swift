@@ -51,6 +51,7 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
         var anyQueue: [HTTPResponse] = []
         var defaults: [String: HTTPResponse] = [:]
         var handler: Handler?
+        var cellularHandler: Handler?
         var recorded: [Exchange] = []
         var cellular = true
     }
@@ -88,6 +89,14 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     /// sandbox's transport), for assertions on what an adapter sent.
     public convenience init(forwardingTo transport: any HTTPTransport) {
         self.init { request in try await transport.send(request) }
+    }
+
+    /// Creates a transport that records every request and forwards it to `transport`, a request
+    /// over the cellular bearer through `transport`'s `sendOverCellular(_:)` (e.g. a sandbox's
+    /// cellular transport), for assertions on what an adapter sent, silent network auth included.
+    public convenience init(forwardingToCellular transport: any CellularHTTPTransport) {
+        self.init { request in try await transport.send(request) }
+        state.withLock { $0.cellularHandler = { request in try await transport.sendOverCellular(request) } }
     }
 
     /// The default endpoint name: the method and the URL path, e.g. `"GET /v1/key"`.
@@ -172,6 +181,7 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
             }
             if !state.anyQueue.isEmpty { return .response(state.anyQueue.removeFirst()) }
             if let standing = state.defaults[endpoint] { return .response(standing) }
+            if overCellular, let cellularHandler = state.cellularHandler { return .handler(cellularHandler) }
             return state.handler.map { .handler($0) } ?? .none
         }
         switch answer {
