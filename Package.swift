@@ -70,7 +70,7 @@ let package = Package(
             dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(
             name: "MultiAuthConformance",
-            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox"]),
+            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
         // runtime and the emulators, below the CLI; it imports no adapter.
         .target(
@@ -148,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "MultiAuthObservationTests",
             dependencies: ["MultiAuthObservation", "MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
-        .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
+        .testTarget(
+            name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthConformance", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI", "MultiAuthSpawn"]),
         .testTarget(
@@ -238,11 +239,12 @@ let package = Package(
             dependencies: [
                 "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
                 "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer", "MultiAuthSpawn",
-                "MultiAuthSandbox",
+                "MultiAuthSandbox", "MultiAuthConformance",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py and Scripts/crosscheck_webauthn.py
-        // (JSON lines in, JSON lines out); its WebAuthn mode signs with the sandbox's SoftwareAuthenticator.
-        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto", "MultiAuthSandbox"]),
+        // (JSON lines in, JSON lines out); its WebAuthn mode signs with the conformance kit's
+        // SoftwareAuthenticator.
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto", "MultiAuthConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

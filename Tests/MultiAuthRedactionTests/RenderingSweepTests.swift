@@ -58,8 +58,8 @@ struct RenderingSweepTests {
         "MultiAuthServer.StoreConformance": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
         "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
-        "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)",
-        "MultiAuthSandbox.PasskeyProtocol": "namespace (caseless enum)",
+        "MultiAuthConformance.ReferenceProtocol": "namespace (caseless enum)",
+        "MultiAuthConformance.PasskeyProtocol": "namespace (caseless enum)",
         "MultiAuth.PasskeyAuthorization":
             "AuthenticationServices only (no stored values: it maps a challenge to a platform request); its mapping is swept through PasskeyCeremony and PasskeyResult",
         "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// The conformance checks for a provider that offers passkeys (``PasskeyCheck`` P01–P05): the
 /// ceremony options' shape, a registration and a sign-in through `AuthClient`, a single-use
