@@ -33,7 +33,9 @@ let package = Package(
         .library(name: "MultiAuthSandboxRuntime", targets: ["MultiAuthSandboxRuntime"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
-        // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
+        // The built-in providers wired to their emulators: `StandardSandbox` (the four emulated
+        // backends plus their `.sandbox()` configurations in one call), `EmulatorSessions`, and the
+        // built-in providers' conformance runs and recorded contracts.
         .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         // Server side across a fleet: replay and attempt stores (in-memory, Redis), the TOTP
         // verifier, the fleet set-up of every verifier, the store conformance kit (Docs/Server.md).
@@ -78,13 +80,15 @@ let package = Package(
             dependencies: [
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox",
             ]),
-        // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
+        // The built-in providers wired to their emulators (`StandardSandbox`, `EmulatorSessions`, the
+        // built-in providers' conformance runs and contracts, the server equivalence run, shared by the
+        // CLI and the tests): MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(
             name: "MultiAuthSandboxKit",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller",
-                "MultiAuthPortal",
-                "MultiAuthOTPless", "MultiAuthSandboxServer",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthSandboxServer",
             ]),
         // Never the client API and never the sandbox (Docs/Architecture.md, "Module graph").
         .target(
@@ -93,20 +97,12 @@ let package = Package(
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthOTPless", "MultiAuthTruecaller",
                 "MultiAuthDynamic",
             ]),
-        // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
-        .target(
-            name: "MultiAuthBuiltInConformance",
-            dependencies: [
-                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
-                "MultiAuthSandboxServer",
-            ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox",
                 "MultiAuthConformance",
-                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
             ]
@@ -155,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "MultiAuthSandboxKitTests",
             dependencies: [
-                "MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP",
+                "MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthHTTP",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
@@ -171,21 +167,21 @@ let package = Package(
             name: "MultiAuthOTPlessTests",
             dependencies: [
                 "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
             dependencies: [
                 "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
             dependencies: [
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
@@ -193,14 +189,14 @@ let package = Package(
             name: "MultiAuthSandboxServerTests",
             dependencies: [
                 "MultiAuthSandboxServer", "MultiAuthSandbox", "MultiAuthHTTP", "MultiAuthSandboxKit",
-                "MultiAuthBuiltInConformance", "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI", "MultiAuthSpawn",
             ]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
                 "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
             ]),
         // Stress and fault matrix: thousands of concurrent flows through one sandbox
         // with random faults, and "process death" between every pair of steps.
@@ -220,7 +216,7 @@ let package = Package(
             name: "MultiAuthRedactionTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
                 "MultiAuthObservation",
                 "MultiAuthQR", "MultiAuthTestKeys", "MultiAuthServer",

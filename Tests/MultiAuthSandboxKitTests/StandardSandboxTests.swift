@@ -1,6 +1,5 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthSandbox
 import MultiAuthSandboxKit
 import MultiAuthTestKeys

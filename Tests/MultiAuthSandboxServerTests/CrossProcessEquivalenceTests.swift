@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthHTTP
+import MultiAuthSandboxKit
 import MultiAuthSandboxServer
 import MultiAuthSpawn
 import MultiAuthTestKeys
