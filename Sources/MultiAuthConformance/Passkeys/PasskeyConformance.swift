@@ -126,7 +126,7 @@ public struct PasskeyConformanceHarness: Sendable {
         self.seed = seed
     }
 
-    /// The harness of `PasskeyReferenceProvider` over ``/MultiAuthSandbox/PasskeyBackend``:
+    /// The harness of `PasskeyReferenceProvider` over ``PasskeyBackend``:
     /// sign-up by e-mail, sign-in with a discoverable credential.
     public static func reference() -> PasskeyConformanceHarness {
         PasskeyConformanceHarness(

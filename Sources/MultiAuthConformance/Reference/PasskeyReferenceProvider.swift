@@ -3,7 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthSandboxRuntime
 
-/// The provider for the passkey reference protocol (``/MultiAuthSandbox/PasskeyProtocol``):
+/// The provider for the passkey reference protocol (``PasskeyProtocol``):
 /// sign-up with a passkey, sign-in with a passkey (the account's or any discoverable one),
 /// remote sign-out.
 ///
