@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The contract fixtures in `Tests/Fixtures/Contracts/Dynamic` (the requests and

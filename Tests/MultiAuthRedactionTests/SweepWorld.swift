@@ -1,6 +1,5 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
@@ -8,6 +7,7 @@ import MultiAuthHTTP
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Synchronization

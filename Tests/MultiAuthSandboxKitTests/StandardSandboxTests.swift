@@ -1,6 +1,5 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthDynamic
 import MultiAuthOTPless
 import MultiAuthPortal

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthHTTP
+import MultiAuthSandboxKit
 
 /// `multiauth conformance`: runs the provider conformance kit (every ``ConformanceCheck``) against the reference
 /// provider and the built-in providers, each against its emulated backend.

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 
 /// The contract fixtures' endpoint names, for a `ScriptedTransport` scripted per fixture.
 enum ContractEndpoint {

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
+import MultiAuthSandboxKit
 
 /// The comparisons the contract tests run; each returns human-readable mismatches (empty: the
 /// contract holds).

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The contract checks bite: renaming any key of any fixture (in memory) makes a check fail.

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
+import MultiAuthSandboxKit
 
 /// The OTPLESS contract fixtures of `Tests/Fixtures/Contracts/OTPless` (see the README there),
 /// read as the shared `ContractFixture`: the request an endpoint must receive and the responses
