@@ -127,8 +127,7 @@ enum JWTBench {
 
 /// A floor: one libcrypto signature check of a token whose signing input and signature are
 /// decoded (ES256: converted to DER) ahead of time, with a pre-loaded `EVP_PKEY`.
-// @unchecked: owns C pointers (`EVP_PKEY`, a prepared `EVP_PKEY_CTX`); one thread uses it at a time.
-final class RawVerifier: @unchecked Sendable {
+final class RawVerifier {
     /// How the check reaches libcrypto.
     enum Mode: Sendable {
         /// `SHA256()` of the signing input, then `EVP_PKEY_verify` on one `EVP_PKEY_CTX`
