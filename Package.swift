@@ -33,7 +33,9 @@ let package = Package(
         .library(name: "MultiAuthSandboxRuntime", targets: ["MultiAuthSandboxRuntime"]),
         .library(name: "MultiAuthSandbox", targets: ["MultiAuthSandbox"]),
         .library(name: "MultiAuthConformance", targets: ["MultiAuthConformance"]),
-        // One call for a ready sandbox: the four emulated backends plus their `.sandbox()` configurations.
+        // The built-in providers wired to their emulators: `StandardSandbox` (the four emulated
+        // backends plus their `.sandbox()` configurations in one call), `EmulatorSessions`, and the
+        // built-in providers' conformance runs and recorded contracts.
         .library(name: "MultiAuthSandboxKit", targets: ["MultiAuthSandboxKit"]),
         // Server side across a fleet: replay and attempt stores (in-memory, Redis), the TOTP
         // verifier, the fleet set-up of every verifier, the store conformance kit (Docs/Server.md).
@@ -70,7 +72,7 @@ let package = Package(
             dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         .target(
             name: "MultiAuthConformance",
-            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox"]),
+            dependencies: ["MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime"]),
         // The loopback emulator server: POSIX sockets, the control API, the inspector page. Above the
         // runtime and the emulators, below the CLI; it imports no adapter.
         .target(
@@ -78,13 +80,15 @@ let package = Package(
             dependencies: [
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthSandbox",
             ]),
-        // `StandardSandbox`: MultiAuthSandbox must not import adapters, so the wiring lives here.
+        // The built-in providers wired to their emulators (`StandardSandbox`, `EmulatorSessions`, the
+        // built-in providers' conformance runs and contracts, the server equivalence run, shared by the
+        // CLI and the tests): MultiAuthSandbox must not import adapters, so the wiring lives here.
         .target(
             name: "MultiAuthSandboxKit",
             dependencies: [
-                "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthDynamic", "MultiAuthTruecaller",
-                "MultiAuthPortal",
-                "MultiAuthOTPless", "MultiAuthSandboxServer",
+                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
+                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
+                "MultiAuthSandboxServer",
             ]),
         // Never the client API and never the sandbox (Docs/Architecture.md, "Module graph").
         .target(
@@ -93,20 +97,12 @@ let package = Package(
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthOTPless", "MultiAuthTruecaller",
                 "MultiAuthDynamic",
             ]),
-        // The built-in providers' conformance runs (harnesses), shared by the CLI and the tests.
-        .target(
-            name: "MultiAuthBuiltInConformance",
-            dependencies: [
-                "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
-                "MultiAuthSandboxServer",
-            ]),
         .executableTarget(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuthLocking", "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox",
                 "MultiAuthConformance",
-                "MultiAuthBuiltInConformance", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal",
                 "MultiAuthSandboxKit", "MultiAuthQR", "MultiAuthSandboxServer",
             ]
@@ -128,7 +124,7 @@ let package = Package(
         .executableTarget(name: "MultiAuthPhoneCheck", dependencies: ["MultiAuth"]),
         // The bench's fresh-process cold start in an executable that links only MultiAuth, as an
         // app does (Docs/Performance.md); a dependency of the bench so that it is built with it.
-        .executableTarget(name: "MultiAuthColdStart", dependencies: ["MultiAuth"]),
+        .executableTarget(name: "MultiAuthColdStart", dependencies: ["MultiAuthLocking", "MultiAuth"]),
         // Child processes for the tests and the bench through posix_spawn, not Foundation's Process
         // (Docs/Testing.md, "Child processes"); the C part declares the glibc extensions it needs.
         .target(name: "CMultiAuthSpawn", path: "Tests/CMultiAuthSpawn"),
@@ -148,13 +144,14 @@ let package = Package(
         .testTarget(
             name: "MultiAuthObservationTests",
             dependencies: ["MultiAuthObservation", "MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
-        .testTarget(name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthHTTP"]),
+        .testTarget(
+            name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthConformance", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI", "MultiAuthSpawn"]),
         .testTarget(
             name: "MultiAuthSandboxKitTests",
             dependencies: [
-                "MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthBuiltInConformance", "MultiAuthHTTP",
+                "MultiAuthSandboxKit", "MultiAuthSandbox", "MultiAuthHTTP",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
@@ -170,21 +167,21 @@ let package = Package(
             name: "MultiAuthOTPlessTests",
             dependencies: [
                 "MultiAuthOTPless", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthDynamicTests",
             dependencies: [
                 "MultiAuthDynamic", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(
             name: "MultiAuthTruecallerTests",
             dependencies: [
                 "MultiAuthTruecaller", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthTestKeys",
             ]),
         .testTarget(name: "MultiAuthQRTests", dependencies: ["MultiAuthQR"]),
@@ -192,14 +189,14 @@ let package = Package(
             name: "MultiAuthSandboxServerTests",
             dependencies: [
                 "MultiAuthSandboxServer", "MultiAuthSandbox", "MultiAuthHTTP", "MultiAuthSandboxKit",
-                "MultiAuthBuiltInConformance", "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
+                "MultiAuthTestKeys", "MultiAuthDynamic", "MultiAuthTruecaller",
                 "MultiAuthPortal", "MultiAuthOTPless", "MultiAuthCLI", "MultiAuthSpawn",
             ]),
         .testTarget(
             name: "MultiAuthPortalTests",
             dependencies: [
                 "MultiAuthPortal", "MultiAuthSandbox", "MultiAuthConformance", "MultiAuthCrypto",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
             ]),
         // Stress and fault matrix: thousands of concurrent flows through one sandbox
         // with random faults, and "process death" between every pair of steps.
@@ -219,7 +216,7 @@ let package = Package(
             name: "MultiAuthRedactionTests",
             dependencies: [
                 "MultiAuth", "MultiAuthCrypto", "MultiAuthHTTP", "MultiAuthSandbox", "MultiAuthConformance",
-                "MultiAuthBuiltInConformance",
+                "MultiAuthSandboxKit",
                 "MultiAuthDynamic", "MultiAuthTruecaller", "MultiAuthPortal", "MultiAuthOTPless",
                 "MultiAuthObservation",
                 "MultiAuthQR", "MultiAuthTestKeys", "MultiAuthServer",
@@ -238,11 +235,12 @@ let package = Package(
             dependencies: [
                 "MultiAuthServer", "MultiAuth", "MultiAuthCrypto", "MultiAuthSandboxRuntime", "MultiAuthTruecaller",
                 "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTestKeys", "MultiAuthFleetRacer", "MultiAuthSpawn",
-                "MultiAuthSandbox",
+                "MultiAuthSandbox", "MultiAuthConformance",
             ]),
         // Peer cross-check driver for Scripts/crosscheck_crypto.py and Scripts/crosscheck_webauthn.py
-        // (JSON lines in, JSON lines out); its WebAuthn mode signs with the sandbox's SoftwareAuthenticator.
-        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto", "MultiAuthSandbox"]),
+        // (JSON lines in, JSON lines out); its WebAuthn mode signs with the conformance kit's
+        // SoftwareAuthenticator.
+        .executableTarget(name: "MultiAuthCrossCheck", dependencies: ["MultiAuthCrypto", "MultiAuthConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

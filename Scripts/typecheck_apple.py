@@ -58,6 +58,7 @@ SHIMS = [
 
 # Our modules in build order: (module, source files or directories).
 UNITS = [
+    ("MultiAuthLocking", ["Sources/MultiAuthLocking"]),
     ("MultiAuthCrypto", ["Sources/MultiAuthCrypto"]),
     ("MultiAuth", ["Sources/MultiAuth"]),
     ("MultiAuthHTTP", ["Sources/MultiAuthHTTP"]),

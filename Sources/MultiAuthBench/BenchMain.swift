@@ -34,16 +34,64 @@ enum BenchMain {
         // The first statement of the task: the cold-start child reports main → here (the
         // concurrency runtime starting its first task) as a step of its own.
         let taskEntry = Clock.nanoseconds()
-        func value(after flag: String) -> String? {
-            guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-            return arguments[index + 1]
+        if let status = try await runChildMode(arguments, processEntry: processEntry, taskEntry: taskEntry) {
+            return status
         }
 
-        // Child modes: one kernel under callgrind; one first parse, one cold start, one first
-        // JSON decode or just the clock in a fresh process.
-        if let name = value(after: "--kernel") {
+        let json = arguments.contains("--json")
+        let smoke = arguments.contains("--smoke")
+        let repeats = smoke ? 3 : max(3, value(after: "--repeats", in: arguments).flatMap { Int($0) } ?? 15)
+        let groups = Set(
+            arguments.indices.filter { arguments[$0] == "--only" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+        )
+        let wanted = { (group: String) in groups.isEmpty || groups.contains(group) }
+        let timeMode = !arguments.contains("--instructions-only")
+        let instructionMode = !smoke && !arguments.contains("--time-only") && Callgrind.isAvailable
+        Report.scale = smoke ? 0.02 : 1
+
+        if let url = value(after: "--redis", in: arguments)
+            ?? ProcessInfo.processInfo.environment["MULTIAUTH_REDIS_URL"],
+            !url.isEmpty
+        {
+            ReplayBench.redis = try RedisConfiguration(url: url)
+        }
+        let comparisons =
+            allComparisons.filter { wanted($0.group) }.flatMap(\.rows)
+            + (wanted("replay") ? ReplayBench.comparisons : [])
+        let report = Report(json: json)
+        // Memory first, so the other benchmarks' freed buffers do not count in its RSS.
+        let memoryRows = wanted("memory") && !smoke ? MemoryBench.run() : []
+        report.header(
+            repeats: repeats, instructions: instructionMode,
+            valgrindMissing: !smoke && !arguments.contains("--time-only") && !Callgrind.isAvailable)
+
+        let timed = timeMode ? try await timeRows(comparisons, repeats: repeats, report: report) : [:]
+        let counted = instructionMode ? try instructionRows(comparisons, report: report) : [:]
+        let info = try await infoRows(
+            wanted: wanted, timeMode: timeMode, instructionMode: instructionMode, smoke: smoke, repeats: repeats,
+            timed: timed, memoryRows: memoryRows)
+        if !info.isEmpty { report.infoRows(info) }
+        report.goals(comparisons, timed: timed, counted: counted, info: info, instructionMode: instructionMode)
+        return 0
+    }
+
+    /// The value after `flag` in `arguments`, if any.
+    private static func value(after flag: String, in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+
+    // MARK: - Child modes
+
+    /// Child modes: one kernel under callgrind; one first parse, one cold start, one first JSON
+    /// decode or just the clock in a fresh process; and `--help`. Returns the exit status, or
+    /// `nil` when the arguments ask for the tables.
+    private static func runChildMode(
+        _ arguments: [String], processEntry: UInt64, taskEntry: UInt64
+    ) async throws -> Int32? {
+        if let name = value(after: "--kernel", in: arguments) {
             guard let kernel = allKernels.first(where: { $0.name == name }),
-                let iterations = value(after: "--iterations").flatMap({ Int($0) })
+                let iterations = value(after: "--iterations", in: arguments).flatMap({ Int($0) })
             else {
                 FileHandle.standardError.write(Data("unknown kernel \(name)\n".utf8))
                 return 2
@@ -51,9 +99,9 @@ enum BenchMain {
             try await Callgrind.runKernel(kernel, iterations: iterations)
             return 0
         }
-        if let name = value(after: "--enqueues") {
+        if let name = value(after: "--enqueues", in: arguments) {
             guard let kernel = allKernels.first(where: { $0.name == name }),
-                let iterations = value(after: "--iterations").flatMap({ Int($0) })
+                let iterations = value(after: "--iterations", in: arguments).flatMap({ Int($0) })
             else {
                 FileHandle.standardError.write(Data("unknown kernel \(name)\n".utf8))
                 return 2
@@ -61,7 +109,7 @@ enum BenchMain {
             print(try await Enqueues.perOperation(kernel, iterations: iterations))
             return 0
         }
-        if let directory = value(after: "--cold-start") {
+        if let directory = value(after: "--cold-start", in: arguments) {
             try await ColdStartBench.childFirstElement(
                 directory: directory, processEntry: processEntry, taskEntry: taskEntry)
             return 0
@@ -82,56 +130,46 @@ enum BenchMain {
             print(usage)
             return 0
         }
+        return nil
+    }
 
-        let json = arguments.contains("--json")
-        let smoke = arguments.contains("--smoke")
-        let repeats = smoke ? 3 : max(3, value(after: "--repeats").flatMap { Int($0) } ?? 15)
-        let groups = Set(
-            arguments.indices.filter { arguments[$0] == "--only" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
-        )
-        func wanted(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
-        let timeMode = !arguments.contains("--instructions-only")
-        let instructionMode = !smoke && !arguments.contains("--time-only") && Callgrind.isAvailable
-        Report.scale = smoke ? 0.02 : 1
+    // MARK: - Tables
 
-        if let url = value(after: "--redis") ?? ProcessInfo.processInfo.environment["MULTIAUTH_REDIS_URL"],
-            !url.isEmpty
-        {
-            ReplayBench.redis = try RedisConfiguration(url: url)
-        }
-        let comparisons =
-            allComparisons.filter { wanted($0.group) }.flatMap(\.rows)
-            + (wanted("replay") ? ReplayBench.comparisons : [])
-        let report = Report(json: json)
-        // Memory first, so the other benchmarks' freed buffers do not count in its RSS.
-        let memoryRows = wanted("memory") && !smoke ? MemoryBench.run() : []
-        report.header(
-            repeats: repeats, instructions: instructionMode,
-            valgrindMissing: !smoke && !arguments.contains("--time-only") && !Callgrind.isAvailable)
-
+    /// Time mode: every comparison's interleaved batches, by `ours/baseline` name.
+    private static func timeRows(
+        _ comparisons: [Comparison], repeats: Int, report: Report
+    ) async throws -> [String: InterleavedResult] {
         var timed: [String: InterleavedResult] = [:]
-        if timeMode {
-            report.section("time: interleaved batches, median of per-pair ratios [interquartile range]")
-            for comparison in comparisons {
-                let result = try await Interleave.measure(comparison, repeats: repeats)
-                timed[comparison.ours.name + "/" + comparison.baseline.name] = result
-                report.timeRow(comparison, result)
-            }
+        report.section("time: interleaved batches, median of per-pair ratios [interquartile range]")
+        for comparison in comparisons {
+            let result = try await Interleave.measure(comparison, repeats: repeats)
+            timed[comparison.ours.name + "/" + comparison.baseline.name] = result
+            report.timeRow(comparison, result)
         }
+        return timed
+    }
 
+    /// Instruction mode: each kernel's instructions per operation under callgrind, by name.
+    private static func instructionRows(_ comparisons: [Comparison], report: Report) throws -> [String: Double] {
         var counted: [String: Double] = [:]
-        if instructionMode {
-            report.section("instructions: each side alone under callgrind, per operation")
-            // Network round trips are kernel and server time, invisible to callgrind.
-            for comparison in comparisons where comparison.group != "replay" {
-                for kernel in [comparison.ours, comparison.baseline] where counted[kernel.name] == nil {
-                    counted[kernel.name] = try Callgrind.instructionsPerOperation(kernel)
-                }
-                report.instructionRow(
-                    comparison, ours: counted[comparison.ours.name]!, baseline: counted[comparison.baseline.name]!)
+        report.section("instructions: each side alone under callgrind, per operation")
+        // Network round trips are kernel and server time, invisible to callgrind.
+        for comparison in comparisons where comparison.group != "replay" {
+            for kernel in [comparison.ours, comparison.baseline] where counted[kernel.name] == nil {
+                counted[kernel.name] = try Callgrind.instructionsPerOperation(kernel)
             }
+            report.instructionRow(
+                comparison, ours: counted[comparison.ours.name]!, baseline: counted[comparison.baseline.name]!)
         }
+        return counted
+    }
 
+    /// The information rows (scaling, serve, enqueues, first parse, replay, memory, cold start)
+    /// of the wanted groups.
+    private static func infoRows(
+        wanted: (String) -> Bool, timeMode: Bool, instructionMode: Bool, smoke: Bool, repeats: Int,
+        timed: [String: InterleavedResult], memoryRows: [InfoRow]
+    ) async throws -> [InfoRow] {
         var info: [InfoRow] = []
         if wanted("jwks") && timeMode { info += try await JWKSScalingBench.infoRows(repeats: repeats, smoke: smoke) }
         if wanted("store") && timeMode { info += try await StoreScalingBench.infoRows(repeats: repeats, smoke: smoke) }
@@ -152,8 +190,6 @@ enum BenchMain {
             info += memoryRows
             info += try await ColdStartBench.run(repeats: 5)
         }
-        if !info.isEmpty { report.infoRows(info) }
-        report.goals(comparisons, timed: timed, counted: counted, info: info, instructionMode: instructionMode)
-        return 0
+        return info
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// The event bus per delivery against raw `AsyncStream`, and the publisher's cost with one
 /// subscriber that never reads against none.
@@ -34,11 +35,10 @@ enum EventBusBench {
                     for await _ in stream { received += 1 }
                     return received
                 }
-                let lock = NSLock()
-                var sequence: UInt64 = 0
+                let sequence = Locked<UInt64>(0)
                 for _ in 0..<count {
                     let now = Date()
-                    lock.withLock {
+                    sequence.withLock { sequence in
                         sequence += 1
                         continuation.yield(
                             AuthEvent(
@@ -202,30 +202,33 @@ enum EventBusBench {
 
 /// One producer, one consumer: events appended under a lock; a waiting consumer's continuation
 /// is resumed with everything queued (the bench's floor for the event bus).
-final class MinimalChannel: @unchecked Sendable {
-    private let lock = NSLock()
-    private var queued: [AuthEvent] = []
-    private var waiter: CheckedContinuation<[AuthEvent]?, Never>?
-    private var finished = false
+final class MinimalChannel: Sendable {
+    private struct State {
+        var queued: [AuthEvent] = []
+        var waiter: CheckedContinuation<[AuthEvent]?, Never>?
+        var finished = false
+    }
+
+    private let state = Locked(State())
 
     /// Appends `event`, handing the queue to the consumer if it waits.
     func send(_ event: AuthEvent) {
-        let handOff: (CheckedContinuation<[AuthEvent]?, Never>, [AuthEvent])? = lock.withLock {
-            queued.append(event)
-            guard let waiter else { return nil }
-            self.waiter = nil
-            defer { queued = [] }
-            return (waiter, queued)
+        let handOff: (CheckedContinuation<[AuthEvent]?, Never>, [AuthEvent])? = state.withLock { state in
+            state.queued.append(event)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            defer { state.queued = [] }
+            return (waiter, state.queued)
         }
         if let handOff { handOff.0.resume(returning: handOff.1) }
     }
 
     /// Ends the stream: a waiting consumer gets `nil` once the queue is empty.
     func finish() {
-        let waiting: CheckedContinuation<[AuthEvent]?, Never>? = lock.withLock {
-            finished = true
-            defer { waiter = nil }
-            return waiter
+        let waiting: CheckedContinuation<[AuthEvent]?, Never>? = state.withLock { state in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiting?.resume(returning: nil)
     }
@@ -233,13 +236,13 @@ final class MinimalChannel: @unchecked Sendable {
     /// Everything queued, waiting while nothing is; `nil` after `finish()` and an empty queue.
     func next() async -> [AuthEvent]? {
         await withCheckedContinuation { continuation in
-            let ready: [AuthEvent]?? = lock.withLock {
-                if !queued.isEmpty {
-                    defer { queued = [] }
-                    return .some(queued)
+            let ready: [AuthEvent]?? = state.withLock { state in
+                if !state.queued.isEmpty {
+                    defer { state.queued = [] }
+                    return .some(state.queued)
                 }
-                if finished { return .some(nil) }
-                waiter = continuation
+                if state.finished { return .some(nil) }
+                state.waiter = continuation
                 return .none
             }
             if let ready { continuation.resume(returning: ready) }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthDynamic
+import MultiAuthLocking
 import MultiAuthSandbox
 import MultiAuthTestKeys
 
@@ -12,11 +13,10 @@ import MultiAuthTestKeys
 /// sandbox, whose backend signs an RS256 JWT per sign-in (with the committed test key A, so no
 /// key is generated).
 enum FlowBench {
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    final class Counter: Sendable {
+        private let value = Locked(0)
         func next() -> Int {
-            lock.withLock {
+            value.withLock { value in
                 value += 1
                 return value
             }

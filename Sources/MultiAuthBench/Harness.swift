@@ -2,11 +2,12 @@ import Foundation
 
 /// One measured operation after its set-up: `run(n)` performs the operation `n` times and
 /// returns the nanoseconds that took, timed by whoever does the work (this process, or a peer
-/// process for the Python baselines, so pipe traffic is never counted).
-struct Runner: Sendable {
-    let run: @Sendable (Int) async throws -> Double
+/// process for the Python baselines, so pipe traffic is never counted). Not `Sendable`: a runner
+/// stays in the task that made it, so the C-pointer floors it captures need no `@unchecked`.
+struct Runner {
+    let run: (Int) async throws -> Double
     /// Ends whatever the runner holds (a peer process); called once when a row is done.
-    var close: @Sendable () -> Void = {}
+    var close: () -> Void = {}
 }
 
 /// Something that can be measured: in this process (`make`) or as a Python peer.
@@ -45,7 +46,7 @@ struct Kernel: Sendable {
     }
 
     /// A runner whose operation is synchronous; `body(n)` performs `n` operations.
-    static func timed(_ body: @escaping @Sendable (Int) throws -> Void) -> Runner {
+    static func timed(_ body: @escaping (Int) throws -> Void) -> Runner {
         Runner { count in
             let start = Clock.nanoseconds()
             try body(count)

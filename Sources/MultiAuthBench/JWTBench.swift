@@ -127,7 +127,7 @@ enum JWTBench {
 
 /// A floor: one libcrypto signature check of a token whose signing input and signature are
 /// decoded (ES256: converted to DER) ahead of time, with a pre-loaded `EVP_PKEY`.
-final class RawVerifier: @unchecked Sendable {
+final class RawVerifier {
     /// How the check reaches libcrypto.
     enum Mode: Sendable {
         /// `SHA256()` of the signing input, then `EVP_PKEY_verify` on one `EVP_PKEY_CTX`

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthDynamic
 
 /// Resident memory with 10,000 pending challenges and 10,000 event subscribers.
 enum MemoryBench {

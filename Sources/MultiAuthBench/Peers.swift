@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 import MultiAuthSpawn
 
 /// The repository root (for `Scripts/`), from this file's path at build time.
@@ -27,12 +28,13 @@ enum Paths {
 /// A Python baseline running as a peer process (`script --serve`): the bench writes a count
 /// on a line, the peer performs that many operations and answers the nanoseconds it took,
 /// measured inside Python, so process start-up and pipe traffic are never counted.
-final class PythonPeer: @unchecked Sendable {
+final class PythonPeer: Sendable {
     private let process: SpawnedProcess
     private let input: FileHandle
     private let output: FileHandle
-    private var pending = Data()
-    private let lock = NSLock()
+    /// Bytes read from the peer after the last full line; its lock also keeps one request's
+    /// write and answer together.
+    private let pending = Locked(Data())
 
     private init(process: SpawnedProcess, input: FileHandle, output: FileHandle) {
         self.process = process
@@ -49,7 +51,7 @@ final class PythonPeer: @unchecked Sendable {
             throw BenchError("python peer \(arguments.first ?? "") has no pipes")
         }
         let peer = PythonPeer(process: process, input: stdin, output: stdout)
-        let ready = try peer.readLine()
+        let ready = try peer.pending.withLock { try peer.readLine(&$0) }
         guard ready.hasPrefix("ready") else {
             throw BenchError("python peer \(arguments.first ?? "") did not start: \(ready)")
         }
@@ -57,15 +59,15 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     private func request(_ count: Int) throws -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        input.write(Data("\(count)\n".utf8))
-        let line = try readLine()
-        guard let nanoseconds = Double(line) else { throw BenchError("python peer answered \(line.prefix(200))") }
-        return nanoseconds
+        try pending.withLock { pending in
+            input.write(Data("\(count)\n".utf8))
+            let line = try readLine(&pending)
+            guard let nanoseconds = Double(line) else { throw BenchError("python peer answered \(line.prefix(200))") }
+            return nanoseconds
+        }
     }
 
-    private func readLine() throws -> String {
+    private func readLine(_ pending: inout Data) throws -> String {
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)

@@ -2,6 +2,7 @@ import CMultiAuthBench
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthServer
 
 /// The fleet stores: TOTP verifications per second (`FleetVerifiers.totp()`: an attempt-limit
@@ -72,11 +73,10 @@ enum ReplayBench {
     }
 
     /// A thread-safe counter for unique keys.
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    final class Counter: Sendable {
+        private let value = Locked(0)
         func next() -> Int {
-            lock.withLock {
+            value.withLock { value in
                 defer { value += 1 }
                 return value
             }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthHTTP
+import MultiAuthLocking
 import MultiAuthSandbox
 import MultiAuthSandboxServer
 import MultiAuthTestKeys
@@ -10,11 +11,10 @@ import MultiAuthTestKeys
 /// request task) against the same request through the in-process sandbox transport: what the
 /// emulator costs per request. No goal; the figures are requests per second (Docs/Emulator.md).
 enum ServeBench {
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    final class Counter: Sendable {
+        private let value = Locked(0)
         func next() -> Int {
-            lock.withLock {
+            value.withLock { value in
                 value += 1
                 return value
             }

@@ -68,7 +68,7 @@ enum TOTPBench {
 
 /// HMAC-SHA1 from SHA-1 states keyed once (`mab_hmac_sha1_*`, libcrypto's `SHA1_*` in C),
 /// copied per MAC: the floor.
-final class PrecomputedHMAC: @unchecked Sendable {
+final class PrecomputedHMAC {
     private let state: OpaquePointer
 
     init(key: [UInt8]) throws {
@@ -92,7 +92,7 @@ final class PrecomputedHMAC: @unchecked Sendable {
 
 /// One HMAC-SHA1 `EVP_MAC` context keyed once and re-initialised per MAC: the earlier floor,
 /// kept as an extra row (most of its cost above the floor is `EVP_MAC` dispatch).
-final class RawHMAC: @unchecked Sendable {
+final class RawHMAC {
     private let mac: OpaquePointer
     private let context: OpaquePointer
 

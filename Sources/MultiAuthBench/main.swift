@@ -11,6 +11,7 @@ import Dispatch
 //   measured operations. These are the ratios compared with the goals (except where the cost
 //   is mostly in the kernel, which callgrind cannot see; the row says so).
 import Foundation
+import MultiAuthLocking
 
 // The first thing the process does (after the loader and the runtime's start-up): the fresh-process
 // cold-start rows measure from here.
@@ -25,17 +26,18 @@ FileHandle.standardError.write(
 
 // The work runs in a task while the main thread waits on a semaphore: an async `main` would
 // park the main thread in `dispatch_main`, which valgrind 3.19 (instruction mode) cannot run.
-final class ExitStatus: @unchecked Sendable { var value: Int32 = 0 }
-let status = ExitStatus()
+/// The exit status, set by the task and read once it signalled.
+let status = Locked<Int32>(0)
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
     do {
-        status.value = try await BenchMain.run(Array(CommandLine.arguments.dropFirst()), processEntry: processEntry)
+        let code = try await BenchMain.run(Array(CommandLine.arguments.dropFirst()), processEntry: processEntry)
+        status.withLock { $0 = code }
     } catch {
         FileHandle.standardError.write(Data("multiauth-bench: \(error)\n".utf8))
-        status.value = 1
+        status.withLock { $0 = 1 }
     }
     finished.signal()
 }
 finished.wait()
-exit(status.value)
+exit(status.withLock { $0 })

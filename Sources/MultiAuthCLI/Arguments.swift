@@ -1,5 +1,5 @@
 /// A small command-line argument parser: `--name value`, `--name=value`, boolean `--flag`s and
-/// positional arguments, checked against a command's declared options.
+/// positional arguments, checked against a command's option table (``CommandOption``).
 struct Arguments {
     /// Option values by name (without dashes); repeated options keep the last value.
     var options: [String: String] = [:]
@@ -7,15 +7,18 @@ struct Arguments {
     var flags: Set<String> = []
     /// Positional arguments in order.
     var positionals: [String] = []
+    /// The command's option table the arguments were parsed against.
+    private(set) var declared: [CommandOption] = []
 
     /// A usage error: exit code 2, with a message that says what to fix.
     struct UsageError: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Parses `raw` given the option names that take a value and the boolean flags.
+    /// Parses `raw` against the command's option table (`--help` is always accepted).
     /// - Throws: ``UsageError`` for unknown options or a missing value.
-    init(_ raw: [String], valueOptions: Set<String>, flags allowedFlags: Set<String>) throws {
+    init(_ raw: [String], options table: [CommandOption]) throws {
+        declared = table
         var index = 0
         var onlyPositionals = false
         while index < raw.count {
@@ -44,10 +47,11 @@ struct Arguments {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if name == "help" || allowedFlags.contains(name) {
+            let option = table.first { $0.name == name }
+            if name == "help" || option?.takesValue == false {
                 guard inlineValue == nil else { throw UsageError(description: "--\(name) takes no value") }
                 flags.insert(name)
-            } else if valueOptions.contains(name) {
+            } else if option != nil {
                 if let inlineValue {
                     options[name] = inlineValue
                 } else {
@@ -56,7 +60,7 @@ struct Arguments {
                     index += 1
                 }
             } else {
-                let known = (valueOptions.map { "--\($0) VALUE" } + allowedFlags.map { "--\($0)" }).sorted()
+                let known = table.map(\.spelling).sorted()
                 throw UsageError(
                     description: "unknown option '--\(name)'"
                         + (known.isEmpty ? "" : "; this command accepts \(known.joined(separator: ", "))"))
@@ -72,6 +76,16 @@ struct Arguments {
             throw UsageError(
                 description:
                     "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    /// The integer value of option `name`, or the default its ``CommandOption`` declares.
+    /// - Throws: ``UsageError`` when the given value is not an integer in `range`.
+    func integerOrDefault(_ name: String, in range: ClosedRange<Int>) throws -> Int {
+        if let value = try integer(name, in: range) { return value }
+        guard let text = declared.first(where: { $0.name == name })?.defaultValue, let value = Int(text) else {
+            preconditionFailure("--\(name) declares no whole-number default in the option table")
         }
         return value
     }

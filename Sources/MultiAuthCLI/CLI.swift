@@ -60,43 +60,18 @@ enum CLI {
         """
     }
 
+    /// Runs `multiauth` with `argv` (the arguments after the program name) and returns the
+    /// exit code.
     static func main(_ argv: [String]) async -> Int32 {
         var argv = argv
         if let first = argv.first, ["--version", "version"].contains(first) {
-            if argv.count == 2, ["--help", "-h"].contains(argv[1]) {
-                Terminal.out(versionHelp)
-                return ExitCode.ok
-            }
-            guard argv.count == 1 else {
-                Terminal.err("multiauth \(first): takes no arguments")
-                return ExitCode.usage
-            }
-            Terminal.out(versionLine)
-            return ExitCode.ok
+            return version(argv)
         }
         // `multiauth help COMMAND` is `multiauth COMMAND --help`; an unknown name is an error.
         if argv.count >= 2, argv[0] == "help" {
-            let known = commands.map(\.name)
-            guard argv.count == 2 else {
-                Terminal.err(
-                    "multiauth help: takes one command name, e.g. 'multiauth help demo'. Commands: \(known.joined(separator: ", "))."
-                )
-                return ExitCode.usage
-            }
-            if ["--help", "-h"].contains(argv[1]) {
-                Terminal.out(helpHelp(known))
-                return ExitCode.ok
-            } else if argv[1] == "version" {
-                Terminal.out(versionHelp)
-                return ExitCode.ok
-            } else if argv[1] == "help" {
-                argv = ["help"]
-            } else if known.contains(argv[1]) {
-                argv = [argv[1], "--help"]
-            } else {
-                Terminal.err(
-                    "multiauth help: unknown command '\(argv[1])'. Commands: \(known.joined(separator: ", ")).")
-                return ExitCode.usage
+            switch helpRequest(argv) {
+            case .answered(let status): return status
+            case .rewritten(let rewritten): argv = rewritten
             }
         }
         guard let first = argv.first, !["--help", "-h", "help"].contains(first) else {
@@ -110,6 +85,63 @@ enum CLI {
             )
             return ExitCode.usage
         }
+        return await run(command, argv)
+    }
+
+    // MARK: - version and help
+
+    /// `multiauth --version` / `multiauth version`, with or without `--help`.
+    private static func version(_ argv: [String]) -> Int32 {
+        if argv.count == 2, ["--help", "-h"].contains(argv[1]) {
+            Terminal.out(versionHelp)
+            return ExitCode.ok
+        }
+        guard argv.count == 1 else {
+            Terminal.err("multiauth \(argv[0]): takes no arguments")
+            return ExitCode.usage
+        }
+        Terminal.out(versionLine)
+        return ExitCode.ok
+    }
+
+    /// What `multiauth help NAME …` comes to: an answer already printed (with its exit code), or
+    /// the arguments to run instead.
+    private enum HelpRequest {
+        /// Printed; exit with this code.
+        case answered(Int32)
+        /// Run these arguments instead (`[NAME, "--help"]`, or `["help"]`).
+        case rewritten([String])
+    }
+
+    /// `multiauth help NAME` (`argv` has two or more elements, the first `help`).
+    private static func helpRequest(_ argv: [String]) -> HelpRequest {
+        let known = commands.map(\.name)
+        guard argv.count == 2 else {
+            Terminal.err(
+                "multiauth help: takes one command name, e.g. 'multiauth help demo'. Commands: \(known.joined(separator: ", "))."
+            )
+            return .answered(ExitCode.usage)
+        }
+        if ["--help", "-h"].contains(argv[1]) {
+            Terminal.out(helpHelp(known))
+            return .answered(ExitCode.ok)
+        } else if argv[1] == "version" {
+            Terminal.out(versionHelp)
+            return .answered(ExitCode.ok)
+        } else if argv[1] == "help" {
+            return .rewritten(["help"])
+        } else if known.contains(argv[1]) {
+            return .rewritten([argv[1], "--help"])
+        } else {
+            Terminal.err("multiauth help: unknown command '\(argv[1])'. Commands: \(known.joined(separator: ", ")).")
+            return .answered(ExitCode.usage)
+        }
+    }
+
+    // MARK: - running a command
+
+    /// Parses `argv` against `command`'s option table and runs it, mapping errors to exit codes.
+    private static func run(_ command: any Command, _ argv: [String]) async -> Int32 {
         // `--help` (or `-h`) wins over every other argument error: `totp X --help --bogus` shows
         // the help. Arguments after `--` are positionals, not flags.
         if argv.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
@@ -117,32 +149,41 @@ enum CLI {
             return ExitCode.ok
         }
         do {
-            let arguments = try Arguments(argv, valueOptions: command.valueOptions, flags: command.flags)
+            let arguments = try Arguments(argv, options: command.options)
             // `--help`, or `help` as the only argument (`multiauth demo help`).
             if arguments.flags.contains("help") || (arguments.positionals == ["help"] && arguments.options.isEmpty) {
                 Terminal.out(command.help)
                 return ExitCode.ok
             }
             return try await command.run(arguments)
-        } catch let error as Arguments.UsageError {
+        } catch {
+            return report(error, of: command)
+        }
+    }
+
+    /// Prints what went wrong in `command` and returns its exit code: 2 for usage errors and
+    /// input the library refused, 1 for a failed verification or another failure.
+    private static func report(_ error: any Error, of command: any Command) -> Int32 {
+        switch error {
+        case let error as Arguments.UsageError:
             Terminal.err("multiauth \(command.name): \(error.description)")
             Terminal.err("see 'multiauth \(command.name) --help'")
             return ExitCode.usage
-        } catch let error as AuthError where error.code == .invalidInput {
+        case let error as AuthError where error.code == .invalidInput:
             // Input the library refused: a sentence and exit 2, like a usage error.
             Terminal.err(
                 "multiauth \(command.name): invalid input: \(error.message.isEmpty ? error.code.rawValue : error.message)"
             )
             return ExitCode.usage
-        } catch let error as CryptoError {
+        case let error as CryptoError:
             Terminal.err("multiauth \(command.name): invalid input: \(error.description)")
             return ExitCode.usage
-        } catch let error as AuthError {
+        case let error as AuthError:
             Terminal.err(
                 "multiauth \(command.name): failed (\(error.code.rawValue)): \(error.message.isEmpty ? error.code.rawValue : error.message)"
             )
             return ExitCode.verificationFailed
-        } catch {
+        default:
             Terminal.err("multiauth \(command.name): failed: \(error.localizedDescription)")
             return ExitCode.verificationFailed
         }

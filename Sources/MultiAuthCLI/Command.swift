@@ -4,14 +4,19 @@ protocol Command: Sendable {
     var name: String { get }
     /// A one-line summary for the top-level help.
     var summary: String { get }
-    /// The full help text: usage, options, examples, exit codes.
+    /// The full help text: usage, options (``CommandOption/helpSection(_:)`` of ``options``),
+    /// examples, exit codes.
     var help: String { get }
-    /// Option names that take a value.
-    var valueOptions: Set<String> { get }
-    /// Boolean flags.
-    var flags: Set<String> { get }
+    /// The options the command accepts, each declared once: parsing, the `--help` list and the
+    /// unknown-option message come from this table.
+    var options: [CommandOption] { get }
     /// Runs the command and returns its exit code.
     func run(_ arguments: Arguments) async throws -> Int32
+}
+
+extension Command {
+    /// The `Options:` paragraph of ``help``, generated from ``options``.
+    var optionsHelp: String { CommandOption.helpSection(options) }
 }
 
 /// Exit codes shared by every command.

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -29,8 +30,8 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count
 /// failure on Linux.
 enum Terminal {
     /// Serialises writes so that lines from concurrent tasks (the demo's event printer) stay
-    /// whole.
-    private static let lock = NSLock()
+    /// whole: a box with no state, held for each write.
+    private static let writing = Locked(())
 
     /// Prepares the standard streams; `main` calls it before anything else runs.
     ///
@@ -62,7 +63,7 @@ enum Terminal {
     /// like ``out(_:)`` when it cannot.
     static func write(_ text: String) {
         if standardOutputWasClosed { outputFailed("standard output is closed") }
-        let failure = lock.withLock { writeAll(text, to: STDOUT_FILENO) }
+        let failure = writing.withLock { _ in writeAll(text, to: STDOUT_FILENO) }
         if let failure {
             outputFailed(failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure)))
         }
@@ -71,7 +72,7 @@ enum Terminal {
     /// Writes `text` and a newline to standard error; when even that fails there is nobody
     /// left to tell, so the failure is ignored.
     static func err(_ text: String) {
-        lock.withLock { _ = writeAll(text + "\n", to: STDERR_FILENO) }
+        writing.withLock { _ in _ = writeAll(text + "\n", to: STDERR_FILENO) }
     }
 
     /// Ends the process after output failed: one line on standard error, exit code 74.

@@ -8,6 +8,7 @@
 import Dispatch
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
@@ -37,15 +38,15 @@ struct NoTransport: HTTPTransport {
 }
 
 // As in the bench: the work runs in a task while the main thread waits on a semaphore.
-final class ExitStatus: @unchecked Sendable { var value: Int32 = 0 }
-let status = ExitStatus()
+/// The exit status, set by the task and read once it signalled.
+let status = Locked<Int32>(0)
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
     var stamps = [processEntry, monotonicNanoseconds()]
     defer { finished.signal() }
     guard CommandLine.arguments.count == 2 else {
         FileHandle.standardError.write(Data("usage: MultiAuthColdStart DIR\n".utf8))
-        status.value = 2
+        status.withLock { $0 = 2 }
         return
     }
     stamps.append(monotonicNanoseconds())
@@ -60,16 +61,16 @@ Task.detached {
             state.sessions["cold"] != nil
         else {
             FileHandle.standardError.write(Data("no stored session in the first element\n".utf8))
-            status.value = 1
+            status.withLock { $0 = 1 }
             return
         }
         stamps.append(monotonicNanoseconds())
     } catch {
         FileHandle.standardError.write(Data("MultiAuthColdStart: \(error)\n".utf8))
-        status.value = 1
+        status.withLock { $0 = 1 }
         return
     }
     print(stamps.map(String.init).joined(separator: " "))
 }
 finished.wait()
-exit(status.value)
+exit(status.withLock { $0 })

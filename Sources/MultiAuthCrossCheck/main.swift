@@ -28,8 +28,8 @@
 //       (WebAuthnVerifier; a refusal is {"valid":false,"error":"<WebAuthnError code>"})
 // Any failure answers {"error": description}. Exit status 0 at end of input.
 import Foundation
+import MultiAuthConformance
 import MultiAuthCrypto
-import MultiAuthSandbox
 
 struct BadRequest: Error {}
 

@@ -21,17 +21,17 @@ import Foundation
 import MultiAuth
 import MultiAuthCrypto
 import MultiAuthDynamic
+import MultiAuthLocking
 import MultiAuthOTPless
 import MultiAuthServer
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 
 /// The verifier's wall clock, set by each command (every process agrees on the time).
-final class CommandTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seconds: Double = 1_700_000_000
-    func set(_ value: Double) { lock.withLock { seconds = value } }
-    var now: Date { lock.withLock { Date(timeIntervalSince1970: seconds) } }
+final class CommandTime: Sendable {
+    private let seconds = Locked<Double>(1_700_000_000)
+    func set(_ value: Double) { seconds.withLock { $0 = value } }
+    var now: Date { seconds.withLock { Date(timeIntervalSince1970: $0) } }
 }
 
 /// Answers the three provider endpoints the verifiers call, in-process.
@@ -75,6 +75,113 @@ func outcome(_ error: any Error) -> String {
     }
 }
 
+/// The verifiers and stores one racer process answers its commands with, on one Redis.
+struct Racer {
+    let clock = CommandTime()
+    let time: TimeSource
+    let key = TestKeys.rsaA
+    let endpoints: LocalEndpoints
+    let truecaller: TruecallerProfileVerifier
+    let otpless: OTPlessTokenVerifier
+    let dynamic: DynamicTokenVerifier
+    let totp: TOTPVerifier
+    let secret: TOTP
+    let replay: RedisReplayStore
+    let limiter: RedisAttemptLimiter
+
+    /// Connects (PING) and builds every verifier.
+    init(configuration: RedisConfiguration) async throws {
+        let clock = self.clock
+        time = TimeSource(clock: ContinuousClock(), now: { clock.now })
+        let client = RedisClient(configuration: configuration)
+        let fleet = FleetVerifiers(redis: client, time: time)
+        try await client.ping()
+        let truecallerKeys = try JSONSerialization.data(withJSONObject: [
+            ["key": Base64.encode(try key.publicKey.derRepresentation()), "keyType": "RSA"]
+        ])
+        let jwks = try JWKSet(keys: [try key.publicKey.jwk(keyID: "racer", algorithm: .rs256)]).jsonData()
+        endpoints = LocalEndpoints(truecallerKeys: truecallerKeys, dynamicJWKS: jwks)
+        let truecallerConfiguration = TruecallerConfiguration(
+            appKey: "racer-app-key", appLink: URL(string: "https://app.example.com/truecaller")!,
+            baseURL: URL(string: "https://truecaller.racer.test")!, deviceID: "racer")
+        truecaller = fleet.truecallerProfile(configuration: truecallerConfiguration)
+        otpless = fleet.otplessToken(
+            clientID: "racer", clientSecret: "racer-secret", baseURL: URL(string: "https://otpless.racer.test")!,
+            transport: endpoints)
+        let dynamicConfiguration = DynamicConfiguration(
+            environmentID: "racer-env", baseURL: URL(string: "https://dynamic.racer.test")!)
+        dynamic = fleet.dynamicToken(
+            configuration: dynamicConfiguration, transport: endpoints, audience: "https://app.example.com")
+        totp = try fleet.totp(attemptLimit: .init(attempts: 1_000, window: .seconds(900)))
+        secret = try TOTP(secret: Array("12345678901234567890".utf8))
+        replay = RedisReplayStore(client: client)
+        limiter = RedisAttemptLimiter(client: client)
+    }
+
+    /// Runs one command (`parts[0]`, its arguments after it); returns its outcome.
+    func execute(_ parts: [String]) async throws -> String {
+        switch parts[0] {
+        case "totp":
+            let unixTime = Int64(parts[2])!
+            clock.set(Double(unixTime))
+            _ = try await totp.verify(try secret.code(at: unixTime), for: secret, account: parts[1])
+        case "nonce":
+            try await verifyProfile(nonce: parts[1], unixTime: parts[2])
+        case "otpless":
+            _ = try await otpless.validate(token: parts[1])
+        case "jti":
+            try await verifyToken(jti: parts[1], unixTime: parts[2])
+        case "link":
+            let first = try await replay.consumeOnce(
+                key: try replay.keyspace.key("link", parts[1]), ttl: .seconds(600))
+            return first ? "accepted" : "replay"
+        case "hits":
+            var allowed = 0
+            let key = try limiter.keyspace.key("racer.attempts", parts[1])
+            for _ in 0..<Int(parts[2])! {
+                if try await limiter.hit(key: key, limit: Int(parts[3])!, window: .seconds(600)).allowed {
+                    allowed += 1
+                }
+            }
+            return String(allowed)
+        default:
+            return "error:unknown-command"
+        }
+        return "accepted"
+    }
+
+    /// `nonce`: a Truecaller profile signed for `nonce`, verified at `unixTime`.
+    private func verifyProfile(nonce: String, unixTime: String) async throws {
+        clock.set(Double(unixTime)!)
+        let profile: [String: Any] = [
+            "firstName": "Asha", "lastName": "Rao", "phoneNumber": "+919876543210", "countryCode": "IN",
+            "requestNonce": nonce, "requestTime": Int(unixTime)!,
+        ]
+        let payload = Base64.encode(
+            try JSONSerialization.data(withJSONObject: profile, options: [.sortedKeys]))
+        let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
+        let response = TruecallerProfileResponse(
+            payload: payload, signature: Base64.encode(signature), signatureAlgorithm: "SHA512withRSA",
+            requestNonce: nonce)
+        let context = AuthContext(
+            transport: endpoints, time: time, flowID: FlowID(rawValue: "racer"), events: { _ in })
+        _ = try await truecaller.verify(response, expectedNonce: nonce, context: context)
+    }
+
+    /// `jti`: a Dynamic token with `jti`, issued and verified (single use) at `unixTime`.
+    private func verifyToken(jti: String, unixTime: String) async throws {
+        let now = Double(unixTime)!
+        clock.set(now)
+        let claims: [String: JSONValue] = [
+            "sub": .string("user-1"), "aud": .string("https://app.example.com"),
+            "environment_id": .string("racer-env"), "scope": .string("user:basic"),
+            "iat": .number(now), "exp": .number(now + 600), "jti": .string(jti),
+        ]
+        let token = try JWT.sign(claims: claims, with: key, algorithm: .rs256, keyID: "racer")
+        _ = try await dynamic.verify(token, singleUse: true)
+    }
+}
+
 func run() async -> Int32 {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: "--redis"), index + 1 < arguments.count,
@@ -83,88 +190,16 @@ func run() async -> Int32 {
         FileHandle.standardError.write(Data("usage: MultiAuthFleetRacer --redis redis://host:port\n".utf8))
         return 2
     }
-    let clock = CommandTime()
-    let time = TimeSource(clock: ContinuousClock(), now: { clock.now })
-    let client = RedisClient(configuration: configuration)
-    let fleet = FleetVerifiers(redis: client, time: time)
-    let key = TestKeys.rsaA
     do {
-        try await client.ping()
-        let truecallerKeys = try JSONSerialization.data(withJSONObject: [
-            ["key": Base64.encode(try key.publicKey.derRepresentation()), "keyType": "RSA"]
-        ])
-        let jwks = try JWKSet(keys: [try key.publicKey.jwk(keyID: "racer", algorithm: .rs256)]).jsonData()
-        let endpoints = LocalEndpoints(truecallerKeys: truecallerKeys, dynamicJWKS: jwks)
-        let truecallerConfiguration = TruecallerConfiguration(
-            appKey: "racer-app-key", appLink: URL(string: "https://app.example.com/truecaller")!,
-            baseURL: URL(string: "https://truecaller.racer.test")!, deviceID: "racer")
-        let truecaller = fleet.truecallerProfile(configuration: truecallerConfiguration)
-        let otpless = fleet.otplessToken(
-            clientID: "racer", clientSecret: "racer-secret", baseURL: URL(string: "https://otpless.racer.test")!,
-            transport: endpoints)
-        let dynamicConfiguration = DynamicConfiguration(
-            environmentID: "racer-env", baseURL: URL(string: "https://dynamic.racer.test")!)
-        let dynamic = fleet.dynamicToken(
-            configuration: dynamicConfiguration, transport: endpoints, audience: "https://app.example.com")
-        let totp = try fleet.totp(attemptLimit: .init(attempts: 1_000, window: .seconds(900)))
-        let secret = try TOTP(secret: Array("12345678901234567890".utf8))
-        let replay = RedisReplayStore(client: client)
-        let limiter = RedisAttemptLimiter(client: client)
+        let racer = try await Racer(configuration: configuration)
         emit("ready")
 
         while let line = readLine() {
             let parts = line.split(separator: " ").map(String.init)
-            guard let command = parts.first else { continue }
-            var result = "accepted"
+            guard !parts.isEmpty else { continue }
+            let result: String
             do {
-                switch command {
-                case "totp":
-                    let unixTime = Int64(parts[2])!
-                    clock.set(Double(unixTime))
-                    _ = try await totp.verify(try secret.code(at: unixTime), for: secret, account: parts[1])
-                case "nonce":
-                    clock.set(Double(parts[2])!)
-                    let profile: [String: Any] = [
-                        "firstName": "Asha", "lastName": "Rao", "phoneNumber": "+919876543210", "countryCode": "IN",
-                        "requestNonce": parts[1], "requestTime": Int(parts[2])!,
-                    ]
-                    let payload = Base64.encode(
-                        try JSONSerialization.data(withJSONObject: profile, options: [.sortedKeys]))
-                    let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
-                    let response = TruecallerProfileResponse(
-                        payload: payload, signature: Base64.encode(signature), signatureAlgorithm: "SHA512withRSA",
-                        requestNonce: parts[1])
-                    let context = AuthContext(
-                        transport: endpoints, time: time, flowID: FlowID(rawValue: "racer"), events: { _ in })
-                    _ = try await truecaller.verify(response, expectedNonce: parts[1], context: context)
-                case "otpless":
-                    _ = try await otpless.validate(token: parts[1])
-                case "jti":
-                    let now = Double(parts[2])!
-                    clock.set(now)
-                    let claims: [String: JSONValue] = [
-                        "sub": .string("user-1"), "aud": .string("https://app.example.com"),
-                        "environment_id": .string("racer-env"), "scope": .string("user:basic"),
-                        "iat": .number(now), "exp": .number(now + 600), "jti": .string(parts[1]),
-                    ]
-                    let token = try JWT.sign(claims: claims, with: key, algorithm: .rs256, keyID: "racer")
-                    _ = try await dynamic.verify(token, singleUse: true)
-                case "link":
-                    let first = try await replay.consumeOnce(
-                        key: try replay.keyspace.key("link", parts[1]), ttl: .seconds(600))
-                    result = first ? "accepted" : "replay"
-                case "hits":
-                    var allowed = 0
-                    let key = try limiter.keyspace.key("racer.attempts", parts[1])
-                    for _ in 0..<Int(parts[2])! {
-                        if try await limiter.hit(key: key, limit: Int(parts[3])!, window: .seconds(600)).allowed {
-                            allowed += 1
-                        }
-                    }
-                    result = String(allowed)
-                default:
-                    result = "error:unknown-command"
-                }
+                result = try await racer.execute(parts)
             } catch is StoreUnavailableError {
                 result = "unavailable"
             } catch {
@@ -180,12 +215,13 @@ func run() async -> Int32 {
 }
 
 // The work runs in a task while the main thread waits (as the bench does).
-final class ExitStatus: @unchecked Sendable { var value: Int32 = 0 }
-let status = ExitStatus()
+/// The exit status, set by the task and read once it signalled.
+let status = Locked<Int32>(0)
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
-    status.value = await run()
+    let code = await run()
+    status.withLock { $0 = code }
     finished.signal()
 }
 finished.wait()
-exit(status.value)
+exit(status.withLock { $0 })

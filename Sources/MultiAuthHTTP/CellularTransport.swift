@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 import Network
 
 /// A ``/MultiAuth/CellularHTTPTransport`` for Apple platforms: ordinary requests go through
@@ -82,6 +83,8 @@ public struct CellularTransport: CellularHTTPTransport {
 }
 
 /// The cellular path monitor: started once, read on demand (`currentPath`).
+// @unchecked: only an `NWPathMonitor` (thread-safe, reads of `currentPath` from any thread);
+// this Apple-only file is not compiled on the Linux builder, so its Sendable-ness is unchecked.
 private final class CellularPathMonitor: @unchecked Sendable {
     private let monitor = NWPathMonitor(requiredInterfaceType: .cellular)
 
@@ -92,18 +95,24 @@ private final class CellularPathMonitor: @unchecked Sendable {
 }
 
 /// One cellular HTTP/1.1 exchange: connect, write the request, read until the response is
-/// complete, close. Resumes its continuation exactly once (lock-guarded).
+/// complete, close. Resumes its continuation exactly once (its mutable fields are one `Locked`
+/// state).
+// @unchecked: the state holds an `NWConnection`; this Apple-only file is not compiled on the
+// Linux builder, so whether the Network types are `Sendable` in every supported SDK is unchecked.
 private final class CellularExchange: @unchecked Sendable {
     private let url: URL
     private let request: Data
     private let connectTimeout: Duration
     private let timeout: Duration
     private let queue = DispatchQueue(label: "MultiAuthHTTP.CellularExchange")
-    private let lock = NSLock()
-    private var connection: NWConnection?
-    private var parser = HTTP1Message.Parser()
-    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
-    private var finished = false
+    private struct State {
+        var connection: NWConnection?
+        var parser = HTTP1Message.Parser()
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var finished = false
+    }
+
+    private let state = Locked(State())
 
     init(url: URL, request: Data, connectTimeout: Duration, timeout: Duration) {
         self.url = url
@@ -115,15 +124,16 @@ private final class CellularExchange: @unchecked Sendable {
     func run() async throws -> HTTPResponse {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                lock.lock()
-                if finished {
+                let cancelled: Bool = state.withLock { state in
+                    if state.finished { return true }
+                    state.continuation = continuation
+                    return false
+                }
+                if cancelled {
                     // Cancelled before the exchange began.
-                    lock.unlock()
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                self.continuation = continuation
-                lock.unlock()
                 start()
             }
         } onCancel: {
@@ -149,10 +159,10 @@ private final class CellularExchange: @unchecked Sendable {
             return
         }
         let connection = NWConnection(host: NWEndpoint.Host(host), port: port, using: parameters)
-        lock.lock()
-        let alreadyFinished = finished
-        self.connection = connection
-        lock.unlock()
+        let alreadyFinished: Bool = state.withLock { state in
+            state.connection = connection
+            return state.finished
+        }
         if alreadyFinished {
             connection.cancel()
             return
@@ -179,9 +189,7 @@ private final class CellularExchange: @unchecked Sendable {
 
     /// The connection of this exchange (`nil` once finished).
     private var liveConnection: NWConnection? {
-        lock.lock()
-        defer { lock.unlock() }
-        return finished ? nil : connection
+        state.withLock { state in state.finished ? nil : state.connection }
     }
 
     private func send() {
@@ -202,10 +210,10 @@ private final class CellularExchange: @unchecked Sendable {
         liveConnection?.receive(minimumIncompleteLength: 1, maximumLength: 65_536) {
             [self] data, _, isComplete, error in
             do {
-                lock.lock()
-                if let data { try parser.append(data) }
-                let response = try parser.response(connectionClosed: isComplete)
-                lock.unlock()
+                let response: HTTPResponse? = try state.withLock { state in
+                    if let data { try state.parser.append(data) }
+                    return try state.parser.response(connectionClosed: isComplete)
+                }
                 if let response {
                     finish(.success(response))
                 } else if let error {
@@ -214,7 +222,6 @@ private final class CellularExchange: @unchecked Sendable {
                     receive()
                 }
             } catch {
-                lock.unlock()
                 finish(.failure(error))
             }
         }
@@ -222,18 +229,15 @@ private final class CellularExchange: @unchecked Sendable {
 
     /// Resumes the caller once and closes the connection.
     private func finish(_ result: Result<HTTPResponse, any Error>) {
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return
+        let taken: (CheckedContinuation<HTTPResponse, any Error>?, NWConnection?)? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return (state.continuation, state.connection)
         }
-        finished = true
-        let continuation = self.continuation
-        self.continuation = nil
-        let connection = self.connection
-        lock.unlock()
-        connection?.cancel()
-        continuation?.resume(with: result)
+        guard let taken else { return }
+        taken.1?.cancel()
+        taken.0?.resume(with: result)
     }
 }
 #endif

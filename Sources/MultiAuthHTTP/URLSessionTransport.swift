@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -157,7 +158,7 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
 
 /// One ``URLSessionTransport`` call: its continuation, resumed exactly once by whichever comes
 /// first, the task's completion or the caller's cancellation (see `load(_:)`).
-private final class PendingLoad: @unchecked Sendable {
+private final class PendingLoad: Sendable {
     /// How long after the caller's cancellation a request still running is cancelled (on
     /// Linux): long enough that a request already answering has finished (a cancel racing the
     /// finish stops the process in swift-corelibs-foundation), short enough that an abandoned
@@ -165,30 +166,33 @@ private final class PendingLoad: @unchecked Sendable {
     /// timeout of the call: the caller has its `CancellationError` at once.
     static let cancelDelay: DispatchTimeInterval = .milliseconds(250)
 
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-    private var task: URLSessionDataTask?
-    private var abandoned = false
-    private var finished = false
+    private struct State {
+        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var task: URLSessionDataTask?
+        var abandoned = false
+        var finished = false
+    }
+
+    private let state = Locked(State())
 
     /// Keeps the continuation and the task; `false` (nothing kept) when the caller was already
     /// cancelled.
     func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask) -> Bool {
-        lock.withLock {
-            guard !abandoned else { return false }
-            self.continuation = continuation
-            self.task = task
+        state.withLock { state in
+            guard !state.abandoned else { return false }
+            state.continuation = continuation
+            state.task = task
             return true
         }
     }
 
     /// The task completed: resumes the caller unless it was already answered.
     func finish(_ result: Result<(Data, URLResponse), any Error>) {
-        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = lock.withLock {
-            finished = true
-            task = nil
-            defer { self.continuation = nil }
-            return self.continuation
+        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = state.withLock { state in
+            state.finished = true
+            state.task = nil
+            defer { state.continuation = nil }
+            return state.continuation
         }
         continuation?.resume(with: result)
     }
@@ -196,10 +200,10 @@ private final class PendingLoad: @unchecked Sendable {
     /// The caller was cancelled: answers it with `CancellationError` unless the task already
     /// did, and cancels the task (on Linux only if it is still running ``cancelDelay`` later).
     func abandon() {
-        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = lock.withLock {
-            abandoned = true
-            defer { self.continuation = nil }
-            return self.continuation
+        let continuation: CheckedContinuation<(Data, URLResponse), any Error>? = state.withLock { state in
+            state.abandoned = true
+            defer { state.continuation = nil }
+            return state.continuation
         }
         continuation?.resume(throwing: CancellationError())
         #if canImport(FoundationNetworking)
@@ -210,9 +214,9 @@ private final class PendingLoad: @unchecked Sendable {
     }
 
     private func cancelIfRunning() {
-        let task: URLSessionDataTask? = lock.withLock {
-            defer { self.task = nil }
-            return finished ? nil : self.task
+        let task: URLSessionDataTask? = state.withLock { state in
+            defer { state.task = nil }
+            return state.finished ? nil : state.task
         }
         task?.cancel()
     }

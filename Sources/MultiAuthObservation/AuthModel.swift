@@ -185,14 +185,14 @@ public final class AuthModel {
         case .challengeIssued(let challenge):
             let owner = provider ?? challenge.provider
             if pendingChallenges[owner] != challenge { pendingChallenges[owner] = challenge }
-        case .codeRejected(let attemptsRemaining):
-            if let provider, var challenge = pendingChallenges[provider], challenge.flowID == event.flowID {
-                let remaining = attemptsRemaining ?? challenge.attemptsRemaining.map { max(0, $0 - 1) }
-                if remaining != challenge.attemptsRemaining {
-                    challenge.attemptsRemaining = remaining
-                    pendingChallenges[provider] = challenge
-                }
+        case .codeRejected(_, let updated?):
+            // The client's pending challenge after the wrong code (its attempts left): taken as is.
+            let owner = provider ?? updated.provider
+            if let current = pendingChallenges[owner], current.flowID == updated.flowID, current != updated {
+                pendingChallenges[owner] = updated
             }
+        case .codeRejected(_, nil):
+            break  // the client holds no pending challenge of this flow: nothing shown changes
         case .flowCancelled, .flowExpired, .attemptsExhausted:
             if let provider { endFlow(event.flowID, of: provider) }
         case .storageFailed(let error):

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandbox
 
 /// The four emulated backends as one loopback HTTP/1.1 server, with a control API and an
@@ -28,7 +29,7 @@ import MultiAuthSandbox
 /// Concurrency: thread-safe. One I/O thread serves every connection (``ServerLimits`` bounds
 /// them); each request is handled in its own task. ``stop(grace:)`` stops accepting at once,
 /// lets requests in progress finish for up to `grace`, then closes everything.
-public final class SandboxServer: @unchecked Sendable {
+public final class SandboxServer: Sendable {
     /// Issues a signed-in session for the control API's `POST /_multiauth/sessions` by running
     /// a real sign-in against `world` (the server module knows no adapter, so the caller that
     /// does supplies this; `MultiAuthSandboxKit`'s `EmulatorSessions.issue` is the standard one).
@@ -91,11 +92,15 @@ public final class SandboxServer: @unchecked Sendable {
     /// The key every world of this server signs with.
     public let signingKey: PrivateKey
 
-    private let lock = NSLock()
-    private var currentWorld: EmulatorWorld
-    private var loop: EventLoop?
-    private var boundPort: UInt16?
-    private var started = false
+    /// The server's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var currentWorld: EmulatorWorld
+        var loop: EventLoop?
+        var boundPort: UInt16?
+        var started = false
+    }
+
+    private let state: Locked<State>
     private let waiters = InboxWaiters()
 
     /// Creates a server and its first world (nothing is bound until ``start()``).
@@ -103,14 +108,15 @@ public final class SandboxServer: @unchecked Sendable {
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         signingKey = try configuration.signingKey ?? SandboxSigningKeys.rsa()
-        currentWorld = try EmulatorWorld(settings: configuration.settings, signingKey: signingKey)
+        state = Locked(
+            State(currentWorld: try EmulatorWorld(settings: configuration.settings, signingKey: signingKey)))
     }
 
     /// The world now served (a reset replaces it).
-    public var world: EmulatorWorld { lock.withLock { currentWorld } }
+    public var world: EmulatorWorld { state.withLock { $0.currentWorld } }
 
     /// The port the server listens on, once started.
-    public var port: UInt16? { lock.withLock { boundPort } }
+    public var port: UInt16? { state.withLock { $0.boundPort } }
 
     /// `http://<host>:<port>` once started (an IPv6 host in brackets).
     public var baseURL: URL? {
@@ -120,7 +126,7 @@ public final class SandboxServer: @unchecked Sendable {
     }
 
     /// The number of open client connections.
-    public var openConnections: Int { lock.withLock { loop }?.openConnections ?? 0 }
+    public var openConnections: Int { state.withLock { $0.loop }?.openConnections ?? 0 }
 
     /// Binds the address and starts serving.
     /// - Returns: ``baseURL``.
@@ -128,9 +134,9 @@ public final class SandboxServer: @unchecked Sendable {
     ///   `.permissionDenied`, `.alreadyStarted`, `.system`.
     @discardableResult
     public func start() throws -> URL {
-        try lock.withLock {
-            guard !started else { throw SandboxServerError.alreadyStarted }
-            started = true
+        try state.withLock { state in
+            guard !state.started else { throw SandboxServerError.alreadyStarted }
+            state.started = true
         }
         Socket.raiseOpenFileLimit(to: configuration.limits.maximumConnections + 256)
         let (descriptor, port) = try Socket.listen(host: configuration.host, port: configuration.port)
@@ -138,9 +144,9 @@ public final class SandboxServer: @unchecked Sendable {
         let loop = try EventLoop(listener: descriptor, limits: configuration.limits) { request in
             await router.handle(request)
         }
-        lock.withLock {
-            self.loop = loop
-            self.boundPort = port
+        state.withLock { state in
+            state.loop = loop
+            state.boundPort = port
         }
         loop.start()
         return baseURL!
@@ -150,7 +156,7 @@ public final class SandboxServer: @unchecked Sendable {
     /// then every connection is closed. Returns when the I/O thread has ended; calling it again
     /// (or before ``start()``) returns at once.
     public func stop(grace: Duration = .seconds(5)) async {
-        guard let loop = lock.withLock({ self.loop }) else { return }
+        guard let loop = state.withLock({ $0.loop }) else { return }
         waiters.cancelAll()
         loop.requestStop(grace: grace)
         await loop.finished()
@@ -159,7 +165,7 @@ public final class SandboxServer: @unchecked Sendable {
     /// ``stop(grace:)`` for a caller that is not async (a signal handler's queue): blocks the
     /// calling thread until the I/O thread has ended.
     public func stopAndWait(grace: Duration = .seconds(5)) {
-        guard let loop = lock.withLock({ self.loop }) else { return }
+        guard let loop = state.withLock({ $0.loop }) else { return }
         waiters.cancelAll()
         loop.requestStop(grace: grace)
         loop.waitUntilFinished()
@@ -173,7 +179,7 @@ public final class SandboxServer: @unchecked Sendable {
     @discardableResult
     public func reset(_ settings: EmulatorWorld.Settings) throws -> EmulatorWorld {
         let fresh = try EmulatorWorld(settings: settings, signingKey: signingKey)
-        lock.withLock { currentWorld = fresh }
+        state.withLock { $0.currentWorld = fresh }
         waiters.cancelAll()
         return fresh
     }

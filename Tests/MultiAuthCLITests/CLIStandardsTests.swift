@@ -12,7 +12,7 @@ import Darwin
 /// Steam Guard codes and encoded-colon issuers. Rules: Docs/Standards.md.
 extension CLI {
     /// How the child's standard output is set up.
-    enum Output {
+    enum OutputTarget {
         /// `/dev/full`: every write fails with ENOSPC.
         case full
         /// A pipe whose read end is closed before the child starts: every write fails with EPIPE.
@@ -29,7 +29,7 @@ extension CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], output: Output) throws -> Ended {
+    static func run(_ arguments: [String], output: OutputTarget) throws -> Ended {
         var executable = Self.executable
         var arguments = arguments
         var standardOutput = SpawnedProcess.Output.null

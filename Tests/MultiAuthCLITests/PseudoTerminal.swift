@@ -20,7 +20,7 @@ import Darwin
 /// the terminal has echoed every line sent, and no output is pending — then nothing more can
 /// come), and otherwise after ten minutes without output (a hang guard).
 final class PseudoTerminal {
-    enum Failure: Error, CustomStringConvertible {
+    enum TerminalFailure: Error, CustomStringConvertible {
         case openFailed(String)
         case ended(waitingFor: String, transcript: String)
         case silent(waitingFor: String, transcript: String)
@@ -58,10 +58,10 @@ final class PseudoTerminal {
         let pty = try PTY.functions()
         master = pty.open(O_RDWR | O_NOCTTY)
         guard master >= 0, pty.grant(master) == 0, pty.unlock(master) == 0, let name = pty.name(master) else {
-            throw Failure.openFailed(String(cString: strerror(errno)))
+            throw TerminalFailure.openFailed(String(cString: strerror(errno)))
         }
         let slave = open(name, O_RDWR | O_NOCTTY)
-        guard slave >= 0 else { throw Failure.openFailed(String(cString: strerror(errno))) }
+        guard slave >= 0 else { throw TerminalFailure.openFailed(String(cString: strerror(errno))) }
         defer { close(slave) }  // only the child keeps the slave side open: when it exits, reads see the end
         process = try SpawnedProcess(
             executable: CLI.executable, arguments: arguments, standardInput: .descriptor(slave),
@@ -74,7 +74,7 @@ final class PseudoTerminal {
     }
 
     /// Reads until `text` appears after the previous match; returns what came before it.
-    /// - Throws: ``Failure`` when the program ends first or prints nothing for ten minutes.
+    /// - Throws: ``TerminalFailure`` when the program ends first or prints nothing for ten minutes.
     @discardableResult
     func expect(_ text: String) throws -> String {
         while true {
@@ -84,7 +84,9 @@ final class PseudoTerminal {
                 offset = transcript.distance(from: transcript.startIndex, to: range.upperBound)
                 return before
             }
-            guard try readMore(waitingFor: text) else { throw Failure.ended(waitingFor: text, transcript: transcript) }
+            guard try readMore(waitingFor: text) else {
+                throw TerminalFailure.ended(waitingFor: text, transcript: transcript)
+            }
         }
     }
 
@@ -156,9 +158,9 @@ final class PseudoTerminal {
             if ready < 0, errno == EINTR { continue }
             if ready > 0 { break }
             silentSeconds += 1
-            if silentSeconds >= 600 { throw Failure.silent(waitingFor: text, transcript: transcript) }
+            if silentSeconds >= 600 { throw TerminalFailure.silent(waitingFor: text, transcript: transcript) }
             if echoed, programIsReadingInput(), poll(&descriptor, 1, 0) == 0 {
-                throw Failure.waitingForInput(waitingFor: text, transcript: transcript)
+                throw TerminalFailure.waitingForInput(waitingFor: text, transcript: transcript)
             }
         }
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -191,7 +193,7 @@ private struct PTY {
         typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
         func symbol(_ name: String) throws -> UnsafeMutableRawPointer {
             guard let pointer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {  // RTLD_DEFAULT
-                throw PseudoTerminal.Failure.openFailed("\(name) not found")
+                throw PseudoTerminal.TerminalFailure.openFailed("\(name) not found")
             }
             return pointer
         }

@@ -311,13 +311,13 @@ struct BreakerPerfVerifyTests {
     }
 }
 
-#if !canImport(CryptoKit)
 /// libcrypto's DER of a raw `r || s` (the reference encoder), or the raw bytes when it refuses.
 enum KeyHandleDER {
-    static func der(_ raw: [UInt8]) -> [UInt8] { KeyHandle.derSignature(fromRaw: raw) ?? raw }
+    static func der(_ raw: [UInt8]) -> [UInt8] {
+        #if !canImport(CryptoKit)
+        KeyHandle.derSignature(fromRaw: raw) ?? raw
+        #else
+        ECDSASignature.der(fromRaw: raw) ?? raw
+        #endif
+    }
 }
-#else
-enum KeyHandleDER {
-    static func der(_ raw: [UInt8]) -> [UInt8] { ECDSASignature.der(fromRaw: raw) ?? raw }
-}
-#endif

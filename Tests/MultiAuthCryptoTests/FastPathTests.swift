@@ -20,12 +20,12 @@ struct SplitMix64: RandomNumberGenerator {
 /// count, since it merges repeated names instead of refusing them) and the byte-by-byte loop.
 @Suite("fast paths agree with the general implementations")
 struct FastPathTests {
-    enum Outcome: Equatable {
+    enum FastPathOutcome: Equatable {
         case parsed([String: JSONValue])
         case failed(String)
     }
 
-    static func outcome(_ body: () throws -> [String: JSONValue]) -> Outcome {
+    static func outcome(_ body: () throws -> [String: JSONValue]) -> FastPathOutcome {
         do { return .parsed(try body()) } catch { return .failed("\(error)") }
     }
 

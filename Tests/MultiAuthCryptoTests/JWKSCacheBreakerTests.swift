@@ -16,7 +16,7 @@ struct JWKSCacheBreakerTests {
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// Holds fetches while armed; counts the fetches waiting.
-    actor Hold {
+    actor FetchHold {
         private var armed = false
         private var waiters: [CheckedContinuation<Void, Never>] = []
         var waiting: Int { waiters.count }
@@ -42,7 +42,7 @@ struct JWKSCacheBreakerTests {
         private let lock = NSLock()
         private var answer: Answer
         private var count = 0
-        let hold = Hold()
+        let hold = FetchHold()
 
         init(_ set: JWKSet) throws { answer = .bytes(try set.jsonData()) }
         var requests: Int { lock.withLock { count } }

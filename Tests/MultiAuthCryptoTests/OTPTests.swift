@@ -18,7 +18,7 @@ struct OTPTests {
         #expect(throws: CryptoError.invalidCode) { try hotp.verify("755224", counter: 1, lookAhead: 5) }
     }
 
-    @Test("every TOTP vector of RFC 6238 appendix B, as Int64, Double and Date")
+    @Test("every TOTP vector of RFC 6238 appendix B, as Int64 and Date (fraction floored)")
     func totpVectors() throws {
         let vectors = RFCVectors.totp
         #expect(vectors.count == 18)
@@ -27,7 +27,7 @@ struct OTPTests {
                 secret: Array(vector.keyASCII.utf8), algorithm: try DigestAlgorithm(name: vector.algorithm),
                 digits: vector.digits, period: vector.period)
             #expect(try totp.code(at: vector.time) == vector.code, "\(vector.algorithm) t=\(vector.time)")
-            #expect(try totp.code(at: Double(vector.time) + 0.75) == vector.code)
+            #expect(try totp.code(at: Date(timeIntervalSince1970: TimeInterval(vector.time) + 0.75)) == vector.code)
             #expect(try totp.code(at: Date(timeIntervalSince1970: TimeInterval(vector.time))) == vector.code)
             #expect(try totp.verify(vector.code, at: vector.time, window: 0) == UInt64(vector.time / 30))
         }
@@ -98,7 +98,7 @@ struct OTPTests {
         #expect(throws: CryptoError.invalidTime) { try totp.code(at: Int64(99)) }
         #expect(try totp.timeStep(at: Int64(129)) == 0)
         #expect(try totp.timeStep(at: Int64(130)) == 1)
-        #expect(throws: CryptoError.timeOutOfRange) { try totp.code(at: Double.nan) }
+        #expect(throws: CryptoError.timeOutOfRange) { try totp.code(at: Date(timeIntervalSince1970: .nan)) }
         #expect(throws: CryptoError.invalidParameter("window")) {
             try totp.verify("123456", at: Int64(1000), window: -1)
         }
@@ -270,15 +270,15 @@ extension OTPTests {
 
         let totp = try TOTP(secret: Keys.k20)
         for bad in [Double.nan, .infinity, -.infinity, 1e30, -1e30, 0x1p63, -0x1p64, .greatestFiniteMagnitude] {
-            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.code(at: bad) }
-            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.timeStep(at: bad) }
-            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") { try totp.secondsRemaining(at: bad) }
+            #expect(throws: CryptoError.timeOutOfRange, "\(bad)") {
+                try totp.code(at: Date(timeIntervalSince1970: bad))
+            }
             #expect(throws: CryptoError.timeOutOfRange, "\(bad)") {
                 try totp.verify("287082", at: Date(timeIntervalSince1970: bad))
             }
         }
-        #expect(throws: CryptoError.invalidTime) { try totp.code(at: -0.5) }
-        #expect(try totp.code(at: 59.999) == "287082")
+        #expect(throws: CryptoError.invalidTime) { try totp.code(at: Date(timeIntervalSince1970: -0.5)) }
+        #expect(try totp.code(at: Date(timeIntervalSince1970: 59.999)) == "287082")
         #expect(CryptoError.timeOutOfRange.description != CryptoError.invalidTime.description)
         #expect(!CryptoError.timeOutOfRange.description.contains("T0"))
     }
@@ -308,7 +308,7 @@ extension OTPTests {
         #expect(try hotp.verify(far, counter: 0, lookAhead: 1000) <= 1000)
     }
 
-    @Test("integer literals pick the Int overloads: code(at: 59) compiles")
+    @Test("integer literals are Int64 seconds: code(at: 59) compiles")
     func integerLiterals() throws {
         let totp = try TOTP(secret: Keys.k20)
         #expect(try totp.code(at: 59) == "287082")
@@ -317,11 +317,14 @@ extension OTPTests {
         #expect(try totp.verify("287082", at: 59) == 1)
         #expect(try totp.verify("287082", at: 59, window: 0, lastUsedStep: 0) == 1)
         #expect(try totp.verify("287082", at: 59, replayGuard: TOTPReplayGuard()) == 1)
-        #expect(try totp.code(at: 59.5) == "287082")
+        #expect(throws: CryptoError.codeAlreadyUsed) {
+            try totp.verify("287082", at: 59, lastUsedStep: 1, replayGuard: TOTPReplayGuard())
+        }
+        #expect(try totp.code(at: Date(timeIntervalSince1970: 59.5)) == "287082")
         #expect(try totp.code(at: .max).count == 6)
         #expect(try totp.timeStep(at: .max) == UInt64(Int64.max / 30))
         #expect(try totp.secondsRemaining(at: .max) == 30 - Int64.max % 30)
-        let seconds: Int = 60
+        let seconds = Int64(60)
         #expect(try totp.code(at: seconds) == "359152")
         #expect(try totp.timeStep(at: seconds) == 2)
         #expect(try totp.secondsRemaining(at: seconds) == 30)

@@ -184,7 +184,7 @@ struct VerifyContextConcurrencyTests {
         flipped[40] ^= 0x01
         let tampered = flipped
         let publicKey = try PublicKey(derRepresentation: key.publicKey.derRepresentation())
-        let wrong = Counter()
+        let wrong = VerifyCounter()
         DispatchQueue.concurrentPerform(iterations: 24) { index in
             for round in 0..<20 {
                 let valid = (index + round) % 3 != 0
@@ -238,7 +238,7 @@ struct VerifyContextConcurrencyTests {
 }
 
 /// A thread-safe count for checks made on many threads.
-final class Counter: @unchecked Sendable {
+final class VerifyCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 

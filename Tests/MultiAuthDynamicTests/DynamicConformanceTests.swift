@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthDynamic
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The conformance kit against `DynamicProvider` + `DynamicBackend`.

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The contract fixtures in `Tests/Fixtures/Contracts/Dynamic` (the requests and
@@ -15,7 +15,14 @@ import Testing
 struct DynamicContractTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Contracts/Dynamic")
-    static let fixtures: [ContractFixture] = try! ContractFixture.load(directory: directory)
+    static let suite = ContractSuite(
+        directory: directory,
+        endpoints: [
+            "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin",
+            "email-signin-captcha", "email-signin-session-key",
+            "sms-signin", "refresh", "revoke", "social-init-auth", "social-login-url", "social-sign-in", "mfa-totp",
+        ], minimumRenamings: 100, adapter: adapterDirection, sandbox: sandboxDirection)
+    static var fixtures: [ContractFixture] { suite.fixtures }
     static let environment = DynamicBackend.defaultEnvironmentID
     static let code = "123456"
     static let token = "token-1"
@@ -46,34 +53,21 @@ struct DynamicContractTests {
     static let sessionPublicKey = "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(
-            Set(Self.fixtures.map(\.name)) == [
-                "email-create", "email-create-captcha", "sms-create", "email-retry", "sms-retry", "email-signin",
-                "email-signin-captcha", "email-signin-session-key",
-                "sms-signin", "refresh", "revoke", "social-init-auth", "social-login-url", "social-sign-in", "mfa-totp",
-            ])
+        let failures = Self.suite.endpointFailures()
+        #expect(failures.isEmpty, "\(failures)")
     }
 
-    @Test(arguments: fixtures)
+    @Test(arguments: suite.fixtures)
     func fixtureHoldsInBothDirections(fixture: ContractFixture) async {
-        let failures = await Self.check(fixture, only: nil)
-        #expect(failures.isEmpty, "\(fixture.name):\n\(failures.joined(separator: "\n"))")
+        let failures = await Self.suite.failures(of: fixture)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     /// Renaming any field of any fixture (in memory) makes a check fail; the `unread` fields
     /// (responses the backend cannot produce) do not change the adapter's result.
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
-        let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
-        #expect(report.renamings > 100)
-        #expect(
-            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
-        #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
-    }
-
-    // MARK: The check of one fixture
-
-    static func check(_ fixture: ContractFixture, only: Int?) async -> [String] {
-        await ContractMatch.check(fixture, only: only, adapter: adapterDirection, sandbox: sandboxDirection)
+        let failures = await Self.suite.biteFailures()
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     // MARK: Adapter direction: the request it sends, what it makes of the response

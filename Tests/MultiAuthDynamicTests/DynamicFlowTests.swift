@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct DynamicFlowTests {
     @Test func emailHappyPath() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let step = try await f.client.signIn(with: .dynamic, try .email("  User.Name+OTP@Example.COM "))
         let challenge = try #require(step.challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .email, linkAlsoSent: false))
@@ -34,7 +34,7 @@ struct DynamicFlowTests {
     }
 
     @Test func smsHappyPath() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let step = try await f.client.signIn(with: .dynamic, try .phone("020 7946 0958", defaultRegion: "GB"))
         let challenge = try #require(step.challenge)
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
@@ -51,7 +51,7 @@ struct DynamicFlowTests {
     }
 
     @Test func wrongCodeThenRightCode() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("a@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "a@example.com")?.code)
         let wrong = code == "000000" ? "111111" : "000000"
@@ -69,7 +69,7 @@ struct DynamicFlowTests {
     }
 
     @Test func threeWrongCodesBurnTheVerification() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .phone("+14155550100")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "+14155550100", channel: .sms)?.code)
         let wrong = code == "000000" ? "111111" : "000000"
@@ -91,7 +91,7 @@ struct DynamicFlowTests {
     }
 
     @Test func expiredChallengeIsRefusedLocallyAndByTheServer() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(
             try await f.client.signIn(with: .dynamic, try .email("late@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "late@example.com")?.code)
@@ -113,7 +113,7 @@ struct DynamicFlowTests {
     }
 
     @Test func sendLimitGivesRetryAfter() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         var last: Challenge?
         for _ in 0..<3 {
             let step = try await f.client.signIn(with: .dynamic, try .email("busy@example.com"))
@@ -136,7 +136,7 @@ struct DynamicFlowTests {
     }
 
     @Test func resendUsesTheReturnedVerificationUUID() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(
             try await f.client.signIn(with: .dynamic, try .email("again@example.com")).challenge)
         let updated = try await f.client.resend(challenge)
@@ -148,7 +148,7 @@ struct DynamicFlowTests {
     }
 
     @Test func refreshCoalescesConcurrentCallers() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let session = try await f.signIn()
         f.sandbox.clock.advance(by: .seconds(7200 - 30))
         let slow = f.sandbox.faults.add(
@@ -182,7 +182,7 @@ struct DynamicFlowTests {
     }
 
     @Test func signOutRevokesAndIsIdempotent() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let session = try await f.signIn()
         #expect(f.backend.liveSessionCount == 1)
         let outcome = try await f.client.signOut(.dynamic)
@@ -205,7 +205,7 @@ struct DynamicFlowTests {
 
     @Test(arguments: [FaultAction.dropConnection, .jsonStatus(503, ["error": "down"])])
     func failingRevokeStillClearsLocally(fault: FaultAction) async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         _ = try await f.signIn()
         f.sandbox.faults.add(fault, host: DynamicBackend.defaultHost, pathPrefix: f.path("revoke"))
         let outcome = try await f.client.signOut(.dynamic)
@@ -216,7 +216,7 @@ struct DynamicFlowTests {
     }
 
     @Test func anMFAPendingSignInIsAFurtherChallengeNeverASession() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.requireMFA(for: "mfa@example.com")
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("mfa@example.com")).challenge)
         let code = try #require(f.sandbox.inbox.latest(for: "mfa@example.com")?.code)
@@ -230,7 +230,7 @@ struct DynamicFlowTests {
     }
 
     @Test func challengeResumesInAFreshClient() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .phone("+91 98765 43210")).challenge)
         let saved = try JSONEncoder().encode(challenge)
         let revived = try JSONDecoder().decode(Challenge.self, from: saved)
@@ -242,14 +242,14 @@ struct DynamicFlowTests {
     }
 
     @Test func sessionExpiryFollowsTheClientClockUnderServerSkew() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.sandbox.faults.setServerClockOffset(.seconds(-900), host: DynamicBackend.defaultHost)
         let session = try await f.signIn()
         #expect(session.credentials.expiresAt == f.sandbox.clock.wallNow.addingTimeInterval(7200))
     }
 
     @Test func malformedCodeMakesNoRequest() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("b@example.com")).challenge)
         let before = f.sandbox.requestCount
         for bad in ["12345", "12345a", "1234567"] {

@@ -16,7 +16,7 @@ struct DynamicRealServerTests {
     /// A captcha environment refuses a start without a token (the adapter used to never send
     /// one); with the `captchaToken` option the token goes on create, signin and retry.
     @Test func captchaTokenIsSentOnCreateSigninAndRetry() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.requireCaptcha()
         let refused = await #expect(throws: AuthError.self) {
             try await f.client.signIn(with: .dynamic, try .email("cap@example.com"))
@@ -39,7 +39,7 @@ struct DynamicRealServerTests {
     }
 
     @Test func blankCaptchaTokenIsRefusedLocally() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let error = await #expect(throws: AuthError.self) {
             try await f.client.signIn(
                 with: .dynamic, try .email("cap@example.com", options: [DynamicProvider.captchaTokenOption: "  "]))
@@ -50,7 +50,7 @@ struct DynamicRealServerTests {
 
     /// Without a captcha token the body has no `captchaToken` key at all (omitted, not null).
     @Test func noCaptchaTokenMeansNoKey() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let recorder = ScriptedTransport(forwardingTo: f.sandbox.transport)
         let client = try AuthClient(providers: [f.provider], transport: recorder, time: f.sandbox.time)
         _ = try await client.signIn(with: .dynamic, try .email("plain@example.com"))
@@ -60,7 +60,7 @@ struct DynamicRealServerTests {
     /// A cookie-authentication environment answers a correct code without `jwt`/`minifiedJwt`:
     /// that is `configuration` ("enable header-based auth"), not `malformedResponse`.
     @Test func cookieAuthEnvironmentIsAConfigurationError() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.useCookieAuthentication()
         let challenge = try #require(
             try await f.client.signIn(with: .dynamic, try .email("cookie@example.com")).challenge)
@@ -77,7 +77,7 @@ struct DynamicRealServerTests {
     /// Revocation on the server side (not the app's sign-out) makes the next refresh
     /// `sessionExpired` with the raw status.
     @Test func serverSideRevocationIsSessionExpired() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let session = try await f.signIn(email: "revoked@example.com")
         f.backend.revokeSessions(of: "revoked@example.com")
         let error = await #expect(throws: AuthError.self) {
@@ -132,7 +132,7 @@ struct DynamicRealServerTests {
     }
 
     @Test func droppedRefreshIsNetworkAndKeepsTheSession() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let session = try await f.signIn()
         f.sandbox.faults.add(.dropConnection, host: DynamicBackend.defaultHost, pathPrefix: f.path("refresh"))
         let error = await #expect(throws: AuthError.self) { try await f.client.refresh(.dynamic) }
@@ -151,7 +151,7 @@ struct DynamicRealServerTests {
         #expect(sandbox.environmentID == DynamicBackend.defaultEnvironmentID)
         #expect(DynamicBackend.defaultHost == DynamicConfiguration.sandboxHost)
         #expect(throws: AuthError.self) { try DynamicConfiguration.production(environmentID: " ") }
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let production = DynamicProvider(
             configuration: try .production(environmentID: DynamicBackend.defaultEnvironmentID))
         let client = try f.sandbox.makeClient(providers: [production])

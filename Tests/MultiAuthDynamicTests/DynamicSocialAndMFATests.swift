@@ -18,7 +18,7 @@ struct DynamicSocialAndMFATests {
     }
 
     /// The code of `backend`'s emulated authenticator for `destination` at the sandbox's time.
-    func totp(_ f: DynamicFixture, _ destination: String, offset: Int64 = 0) throws -> String {
+    func totp(_ f: DynamicWorld, _ destination: String, offset: Int64 = 0) throws -> String {
         let secret = try #require(f.backend.totpSecret(for: destination))
         let now = Int64(f.sandbox.clock.wallNow.timeIntervalSince1970.rounded(.down))
         return try TOTP(secret: secret).code(at: now + offset)
@@ -28,7 +28,7 @@ struct DynamicSocialAndMFATests {
         "social login: hand-off, return link, handleRedirect signs in, stores, announces; a second client restores it",
         arguments: ["apple", "google", "github"] as [OAuthProviderName])
     func socialLoginSignsIn(provider: OAuthProviderName) async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let events = f.client.events.subscribe(bufferCapacity: 64)
         let step = try await f.client.signIn(with: .dynamic, .oauth(provider))
         let url = try authorizeURL(step)
@@ -63,7 +63,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("a return with another state, a declined consent and a spent return are typed errors; nothing stored")
     func socialRefusals() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let url = try authorizeURL(try await f.client.signIn(with: .dynamic, .oauth(.google)))
         let genuine = try f.backend.approveSocialLogin(url, email: "ada@example.com", now: f.sandbox.clock.wallNow)
 
@@ -95,7 +95,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("social requests the adapter cannot serve are refused before any network call")
     func socialInputIsCheckedLocally() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         for name in ["telegram", "farcaster", "whatsapp", "truecaller"] as [OAuthProviderName] {
             let error = await #expect(throws: AuthError.self) {
                 try await f.client.signIn(with: .dynamic, .oauth(name))
@@ -115,7 +115,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("a provider the environment has not enabled, or a deep link it has not whitelisted, is configuration")
     func socialConfigurationRefusals() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.setSocialProvider("github", enabled: false)
         let disabled = await #expect(throws: AuthError.self) {
             try await f.client.signIn(with: .dynamic, .oauth(.github))
@@ -132,7 +132,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("foreign deep links are not claimed; hostile returns are typed errors")
     func socialLinksAreChecked() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         for text in [
             "multiauth-sandbox://dynamic/other?dynamicOauthState=x", "multiauth-sandbox://dynamic/callback?state=x",
             "other://dynamic/callback?dynamicOauthState=x", "https://dynamic/callback?dynamicOauthState=x",
@@ -147,7 +147,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("the MFA TOTP step: a wrong code keeps the step usable, the right code signs in with user:basic")
     func mfaTOTPStep() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.requireMFA(for: "mfa@example.com")
         let events = f.client.events.subscribe(bufferCapacity: 64)
         let challenge = try #require(try await f.client.signIn(with: .dynamic, try .email("mfa@example.com")).challenge)
@@ -183,7 +183,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("a social sign-in of an MFA user continues with the TOTP step")
     func socialLoginWithMFA() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         f.backend.requireMFA(for: "ada@example.com")
         let url = try authorizeURL(try await f.client.signIn(with: .dynamic, .oauth(.apple)))
         let link = try f.backend.approveSocialLogin(url, email: "ada@example.com", now: f.sandbox.clock.wallNow)
@@ -198,7 +198,7 @@ struct DynamicSocialAndMFATests {
 
     @Test("an MFA-pending token is never a session: the token verifier refuses it, a refresh ends it")
     func mfaPendingTokensAreNotSessions() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let token = try f.backend.mintToken(
             userID: "u", sessionID: "s", scopes: [DynamicBackend.requiresAdditionalAuthScope],
             issuedAt: f.sandbox.clock.wallNow)

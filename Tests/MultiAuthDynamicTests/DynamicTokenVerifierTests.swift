@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct DynamicTokenVerifierTests {
     @Test func acceptsTheSessionTokensOfASandboxSignIn() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let session = try await f.signIn()
         let verifier = f.verifier()
         let access = try await verifier.verify(try #require(session.credentials.accessToken).reveal())
@@ -27,7 +27,7 @@ struct DynamicTokenVerifierTests {
     }
 
     func token(
-        _ f: DynamicFixture, scopes: [String] = ["user:basic"], lifetime: Duration = .seconds(7200),
+        _ f: DynamicWorld, scopes: [String] = ["user:basic"], lifetime: Duration = .seconds(7200),
         keyID: String? = nil,
         extra: [String: JSONValue] = [:]
     ) throws -> String {
@@ -36,12 +36,12 @@ struct DynamicTokenVerifierTests {
             lifetime: lifetime, keyID: keyID, extra: extra)
     }
 
-    func refusal(_ f: DynamicFixture, _ token: String, leeway: Duration = .seconds(60)) async -> AuthError? {
+    func refusal(_ f: DynamicWorld, _ token: String, leeway: Duration = .seconds(60)) async -> AuthError? {
         await #expect(throws: AuthError.self) { try await f.verifier(leeway: leeway).verify(token) }
     }
 
     @Test func refusesATamperedToken() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let parts = try token(f).split(separator: ".").map(String.init)
         var claims = try JSONDecoder().decode([String: JSONValue].self, from: Data(try Base64URL.decode(parts[1])))
         claims["sub"] = .string("admin")
@@ -50,19 +50,19 @@ struct DynamicTokenVerifierTests {
     }
 
     @Test func refusesAnUnknownKeyID() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         #expect(await refusal(f, try token(f, keyID: "rotated-away"))?.code == .signatureInvalid)
     }
 
     @Test func refusesATokenSignedByAnotherKeyUnderTheRightKid() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let impostor = DynamicBackend(signingKey: TestKeys.rsaB)
         let forged = try impostor.mintToken(userID: "user-1", sessionID: "s-1", issuedAt: f.sandbox.clock.wallNow)
         #expect(await refusal(f, forged)?.code == .signatureInvalid)
     }
 
     @Test func refusesAlgNone() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let parts = try token(f).split(separator: ".").map(String.init)
         let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"multiauth-sandbox-dynamic-1"}"#.utf8))
         for forged in [header + "." + parts[1] + ".", header + "." + parts[1] + "." + parts[2]] {
@@ -73,14 +73,14 @@ struct DynamicTokenVerifierTests {
 
     @Test(arguments: [[String](), ["wallet:basic"], ["user:basic:pending"]])
     func refusesATokenWithoutTheUserBasicScope(scopes: [String]) async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let error = await refusal(f, try token(f, scopes: scopes))
         #expect(error?.code == .unauthorized)
         #expect(error?.providerCode == "scope")
     }
 
     @Test func expiryHonoursTheLeeway() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let short = try token(f, lifetime: .seconds(300))
         f.sandbox.clock.advance(by: .seconds(359))
         #expect(try await f.verifier().verify(short).userID == "user-1")
@@ -90,22 +90,22 @@ struct DynamicTokenVerifierTests {
     }
 
     @Test func notBeforeHonoursTheLeeway() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let now = f.sandbox.clock.wallNow.timeIntervalSince1970
         #expect(try await f.verifier().verify(try token(f, extra: ["nbf": .number(now + 30)])).userID == "user-1")
         #expect(await refusal(f, try token(f, extra: ["nbf": .number(now + 90)]))?.code == .unauthorized)
     }
 
     @Test func refusesAnotherEnvironmentsToken() async throws {
-        let f = try DynamicFixture()
-        let other = DynamicBackend(signingKey: DynamicFixture.signingKey, environmentID: "other-env")
+        let f = try DynamicWorld()
+        let other = DynamicBackend(signingKey: DynamicWorld.signingKey, environmentID: "other-env")
         let token = try other.mintToken(userID: "user-1", sessionID: "s-1", issuedAt: f.sandbox.clock.wallNow)
         #expect(await refusal(f, token)?.code == .unauthorized)
     }
 
     @Test(arguments: ["", "   ", "Bearer ", "abc.def", "eyJhY.eyJhY.sig"])
     func malformedTokensAreInvalidInputWithoutAFetch(token: String) async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let error = await refusal(f, token)
         #expect(error?.code == .invalidInput)
         #expect(error?.reason == .invalidToken)
@@ -113,7 +113,7 @@ struct DynamicTokenVerifierTests {
     }
 
     @Test func unknownKidRefetchesAtMostOncePerInterval() async throws {
-        let f = try DynamicFixture()
+        let f = try DynamicWorld()
         let verifier = f.verifier()
         _ = try await verifier.verify(try token(f))
         for _ in 0..<5 {

@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct URLSessionTransportTests {
     /// Answers `POST /echo` with the request body and method, and `/status/<n>` with status n.
-    struct EchoBackend: SandboxBackend {
+    struct URLEchoBackend: SandboxBackend {
         func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
             if request.url.path.hasPrefix("/status/"), let status = Int(request.url.lastPathComponent) {
                 return try .json(status, ["code": "forced_\(status)"])
@@ -30,7 +30,7 @@ struct URLSessionTransportTests {
     init() {
         host = "echo-\(UUID().uuidString.lowercased()).sandbox.test"
         sandbox = Sandbox(seed: 1)
-        sandbox.register(EchoBackend(), host: host)
+        sandbox.register(URLEchoBackend(), host: host)
         // A hang guard, not a deadline: the sandbox answers in-process, however busy the machine.
         transport = URLSessionTransport(session: sandbox.makeURLSession(), defaultTimeout: .seconds(600))
     }
@@ -83,8 +83,8 @@ struct URLSessionTransportTests {
         let shared = "shared.sandbox.test"
         let first = Sandbox(seed: 1)
         let second = Sandbox(seed: 2)
-        first.register(EchoBackend(), host: shared)
-        second.register(EchoBackend(), host: shared)
+        first.register(URLEchoBackend(), host: shared)
+        second.register(URLEchoBackend(), host: shared)
         let transports = [first, second].map { sandbox in
             URLSessionTransport(
                 session: sandbox.makeURLSession(), defaultTimeout: .seconds(600),

@@ -224,7 +224,7 @@ struct BreakerAttackTests {
     let provider: AuthProviderID = "reference"
     let host = ReferenceProtocol.defaultHost
 
-    struct World {
+    struct AttackWorld {
         let sandbox: Sandbox
         let backend: ReferenceBackend
         let store: BrkStore
@@ -235,7 +235,7 @@ struct BreakerAttackTests {
     func world(
         autoRefresh: AutoRefresh = .disabled, store: BrkStore? = nil, backend: ReferenceBackend? = nil,
         sandbox: Sandbox? = nil
-    ) throws -> World {
+    ) throws -> AttackWorld {
         let sandbox = sandbox ?? Sandbox(seed: 99)
         let backend = backend ?? ReferenceBackend()
         if sandbox.hosts.isEmpty { sandbox.register(backend, host: host) }
@@ -243,17 +243,17 @@ struct BreakerAttackTests {
         let knobs = TamperKnobs()
         let client = try sandbox.makeClient(
             providers: [TamperProvider(knobs: knobs)], store: store, autoRefresh: autoRefresh)
-        return World(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
+        return AttackWorld(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
     }
 
-    func challenge(_ w: World, user: String = "ada") async throws -> (Challenge, String) {
+    func challenge(_ w: AttackWorld, user: String = "ada") async throws -> (Challenge, String) {
         let email = try EmailAddress("\(user)@example.com")
         let challenge = try #require(try await w.client.signIn(with: provider, .email(email)).challenge)
         let code = try #require(w.sandbox.inbox.latest(for: email.identityKey)?.code)
         return (challenge, code)
     }
 
-    func signIn(_ w: World, user: String = "ada") async throws -> AuthSession {
+    func signIn(_ w: AttackWorld, user: String = "ada") async throws -> AuthSession {
         let (c, code) = try await challenge(w, user: user)
         return try #require(try await w.client.submit(ChallengeAnswer(code: code), for: c).session)
     }

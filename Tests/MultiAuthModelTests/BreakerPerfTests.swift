@@ -93,26 +93,26 @@ struct PerfRevokeProvider: AuthProvider {
 struct BreakerPerfRevokeTests {
     let provider: AuthProviderID = "reference"
 
-    struct World {
+    struct PerfWorld {
         let sandbox: Sandbox
         let backend: ReferenceBackend
-        let store: R3Store
+        let store: RoundThreeStore
         let knobs: PerfRevokeKnobs
         let client: AuthClient
     }
 
-    func world() throws -> World {
+    func world() throws -> PerfWorld {
         let sandbox = Sandbox(seed: 11)
         let backend = ReferenceBackend()
         sandbox.register(backend, host: ReferenceProtocol.defaultHost)
-        let store = R3Store()
+        let store = RoundThreeStore()
         let knobs = PerfRevokeKnobs()
         let client = try sandbox.makeClient(
             providers: [PerfRevokeProvider(knobs: knobs)], store: store, autoRefresh: .disabled)
-        return World(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
+        return PerfWorld(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
     }
 
-    func signIn(_ w: World, user: String) async throws -> AuthSession {
+    func signIn(_ w: PerfWorld, user: String) async throws -> AuthSession {
         let email = try EmailAddress("\(user)@example.com")
         let challenge = try #require(try await w.client.signIn(with: provider, .email(email)).challenge)
         let message = try #require(w.sandbox.inbox.latest(for: email.identityKey))

@@ -19,7 +19,7 @@ import Testing
 // MARK: - Gates, a gated store, a gated provider
 
 /// A one-shot gate: the first `pass()` waits until `release()`; later callers pass at once.
-actor R3Gate {
+actor RoundThreeGate {
     private var held: CheckedContinuation<Void, Never>?
     private var watchers: [CheckedContinuation<Void, Never>] = []
     private var armed = true
@@ -53,7 +53,7 @@ actor R3Gate {
 }
 
 /// A flag set by a task, read by the test.
-final class R3Flag: @unchecked Sendable {
+final class RoundThreeFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
     func set() { lock.withLock { value = true } }
@@ -62,30 +62,32 @@ final class R3Flag: @unchecked Sendable {
 
 /// An in-memory store (the sandbox's `InMemorySessionStore` inside) whose next calls of one kind
 /// can be held before they run and/or made to fail, before writing or after writing.
-actor R3Store: SessionStore {
-    enum Op: Hashable { case load, save, replaceWrite, replaceRemove, remove }
-    enum Failure { case before, afterWrite }
-    private struct Arm {
-        var gate: R3Gate?
-        var failure: Failure?
+actor RoundThreeStore: SessionStore {
+    enum RoundThreeOp: Hashable { case load, save, replaceWrite, replaceRemove, remove }
+    enum RoundThreeFailure { case before, afterWrite }
+    private struct RoundThreeArm {
+        var gate: RoundThreeGate?
+        var failure: RoundThreeFailure?
         var count: Int
     }
 
     let base = InMemorySessionStore()
-    private var arms: [Op: Arm] = [:]
-    private(set) var calls: [Op: Int] = [:]
+    private var arms: [RoundThreeOp: RoundThreeArm] = [:]
+    private(set) var calls: [RoundThreeOp: Int] = [:]
 
     /// Arms the next `count` calls of `op`; with `hold`, the first of them waits on the returned gate.
     @discardableResult
-    func arm(_ op: Op, hold: Bool = false, failure: Failure? = nil, count: Int = 1) -> R3Gate? {
-        let gate = hold ? R3Gate() : nil
-        arms[op] = Arm(gate: gate, failure: failure, count: count)
+    func arm(_ op: RoundThreeOp, hold: Bool = false, failure: RoundThreeFailure? = nil, count: Int = 1)
+        -> RoundThreeGate?
+    {
+        let gate = hold ? RoundThreeGate() : nil
+        arms[op] = RoundThreeArm(gate: gate, failure: failure, count: count)
         return gate
     }
 
-    func calls(_ op: Op) -> Int { calls[op, default: 0] }
+    func calls(_ op: RoundThreeOp) -> Int { calls[op, default: 0] }
 
-    private func take(_ op: Op) -> Arm? {
+    private func take(_ op: RoundThreeOp) -> RoundThreeArm? {
         calls[op, default: 0] += 1
         guard var arm = arms[op], arm.count > 0 else { return nil }
         let used = arm
@@ -95,7 +97,7 @@ actor R3Store: SessionStore {
         return used
     }
 
-    private func run<T>(_ op: Op, _ body: () async throws -> T) async throws -> T {
+    private func run<T>(_ op: RoundThreeOp, _ body: () async throws -> T) async throws -> T {
         let arm = take(op)
         if let gate = arm?.gate { await gate.pass() }
         if arm?.failure == .before { throw AuthError(.storageFailure, "injected: failed before writing") }
@@ -131,22 +133,22 @@ actor R3Store: SessionStore {
 }
 
 /// What the gated provider records and which of its calls are held, shared by reference.
-final class R3Knobs: @unchecked Sendable {
+final class RoundThreeKnobs: @unchecked Sendable {
     private let lock = NSLock()
-    private var _respondGate: R3Gate?
-    private var _refreshGate: R3Gate?
+    private var _respondGate: RoundThreeGate?
+    private var _refreshGate: RoundThreeGate?
     private var _respondError: AuthError?
     private var _oneStep: (@Sendable (String) -> String?)?
     private var _issued: [AuthSession] = []
     private var _refreshed: [AuthSession] = []
 
     /// Held after the server answered a `respond` (once).
-    var respondGate: R3Gate? {
+    var respondGate: RoundThreeGate? {
         get { lock.withLock { _respondGate } }
         set { lock.withLock { _respondGate = newValue } }
     }
     /// Held after the server answered a `refresh` (once).
-    var refreshGate: R3Gate? {
+    var refreshGate: RoundThreeGate? {
         get { lock.withLock { _refreshGate } }
         set { lock.withLock { _refreshGate = newValue } }
     }
@@ -175,12 +177,12 @@ final class R3Knobs: @unchecked Sendable {
 }
 
 /// The reference provider with gates after the server answered.
-struct R3Provider: RefreshableProvider, RedirectHandlingProvider, ResendableProvider {
+struct RoundThreeProvider: RefreshableProvider, RedirectHandlingProvider, ResendableProvider {
     let base: ReferenceProvider
-    let knobs: R3Knobs
+    let knobs: RoundThreeKnobs
     var id: AuthProviderID { base.id }
 
-    init(id: AuthProviderID = "reference", knobs: R3Knobs) {
+    init(id: AuthProviderID = "reference", knobs: RoundThreeKnobs) {
         base = ReferenceProvider(id: id)
         self.knobs = knobs
     }
@@ -249,30 +251,31 @@ extension Result {
 struct BreakerRound3Tests {
     let provider: AuthProviderID = "reference"
 
-    struct World {
+    struct RoundThreeWorld {
         let sandbox: Sandbox
         let backend: ReferenceBackend
-        let store: R3Store
-        let knobs: R3Knobs
+        let store: RoundThreeStore
+        let knobs: RoundThreeKnobs
         let client: AuthClient
     }
 
     func world(
-        autoRefresh: AutoRefresh = .disabled, extraProvider: AuthProviderID? = nil, sharing other: World? = nil
-    ) throws -> World {
+        autoRefresh: AutoRefresh = .disabled, extraProvider: AuthProviderID? = nil,
+        sharing other: RoundThreeWorld? = nil
+    ) throws -> RoundThreeWorld {
         let sandbox = other?.sandbox ?? Sandbox(seed: 3)
         let backend = other?.backend ?? ReferenceBackend()
         if other == nil { sandbox.register(backend, host: ReferenceProtocol.defaultHost) }
-        let store = other?.store ?? R3Store()
-        let knobs = R3Knobs()
-        var providers: [any AuthProvider] = [R3Provider(knobs: knobs)]
-        if let extraProvider { providers.append(R3Provider(id: extraProvider, knobs: R3Knobs())) }
+        let store = other?.store ?? RoundThreeStore()
+        let knobs = RoundThreeKnobs()
+        var providers: [any AuthProvider] = [RoundThreeProvider(knobs: knobs)]
+        if let extraProvider { providers.append(RoundThreeProvider(id: extraProvider, knobs: RoundThreeKnobs())) }
         let client = try sandbox.makeClient(providers: providers, store: store, autoRefresh: autoRefresh)
-        return World(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
+        return RoundThreeWorld(sandbox: sandbox, backend: backend, store: store, knobs: knobs, client: client)
     }
 
     /// Starts a sign-in of `user` and returns the challenge with the code and the link of its e-mail.
-    func start(_ w: World, user: String, provider: AuthProviderID = "reference") async throws -> (
+    func start(_ w: RoundThreeWorld, user: String, provider: AuthProviderID = "reference") async throws -> (
         challenge: Challenge, code: String, link: URL
     ) {
         let email = try EmailAddress("\(user)@example.com")
@@ -281,7 +284,8 @@ struct BreakerRound3Tests {
         return (challenge, try #require(message.code), try #require(message.link))
     }
 
-    func signIn(_ w: World, user: String, provider: AuthProviderID = "reference") async throws -> AuthSession {
+    func signIn(_ w: RoundThreeWorld, user: String, provider: AuthProviderID = "reference") async throws -> AuthSession
+    {
         let flow = try await start(w, user: user, provider: provider)
         return try #require(try await w.client.submit(ChallengeAnswer(code: flow.code), for: flow.challenge).session)
     }
@@ -339,12 +343,12 @@ struct BreakerRound3Tests {
         let hung = try #require(await w.store.arm(.save, hold: true))
         let submit = Task { try await w.client.submit(ChallengeAnswer(code: b.code), for: b.challenge) }
         await hung.waitUntilHeld()
-        let signedOut = R3Flag()
+        let signedOut = RoundThreeFlag()
         let signOut = Task {
             defer { signedOut.set() }
             return try await w.client.signOut(provider)
         }
-        let cancelledDone = R3Flag()
+        let cancelledDone = RoundThreeFlag()
         let cancelled = Task {
             defer { cancelledDone.set() }
             return try await w.client.signOut(provider)
@@ -566,7 +570,7 @@ struct BreakerRound3Tests {
             let b = try await start(w, user: "b")
             let log = RecordingSubscriber(client: w.client)
             let base = Int(w.client.events.currentSequence)
-            let refreshGate = R3Gate()
+            let refreshGate = RoundThreeGate()
             w.knobs.refreshGate = refreshGate
             let refresh = Task { try await w.client.refresh(a) }
             await refreshGate.waitUntilHeld()
@@ -719,9 +723,9 @@ struct BreakerRound3Tests {
             let w = try world()
             let a = try await signIn(w, user: "a")
             let b = try await start(w, user: "b")
-            var turn: R3Gate?
+            var turn: RoundThreeGate?
             var refresh: Task<AuthSession, any Error>?
-            var save: R3Gate?
+            var save: RoundThreeGate?
             if saveWaitsForTheTurn {
                 turn = await w.store.arm(.replaceWrite, hold: true)
                 refresh = Task { try await w.client.refresh(a) }
@@ -802,9 +806,9 @@ struct BreakerRound3Tests {
         let w = try world()
         let a = try await signIn(w, user: "a")
         w.sandbox.clock.advance(by: .seconds(ReferenceProtocol.accessTokenTTL - 30))
-        let hung = R3Gate()
+        let hung = RoundThreeGate()
         w.knobs.refreshGate = hung
-        let done = R3Flag()
+        let done = RoundThreeFlag()
         let caller = Task {
             defer { done.set() }
             return try await w.client.validSession(for: provider)
@@ -1051,7 +1055,7 @@ struct BreakerRound3Tests {
         var other = a
         other.id = "another-sign-in"
         other.credentials.refreshToken = "R9"
-        let gate = R3Gate()
+        let gate = RoundThreeGate()
         w.knobs.refreshGate = gate
         let r1 = (0..<3).map { _ in Task { try await w.client.refresh(a) } }
         await gate.waitUntilHeld()

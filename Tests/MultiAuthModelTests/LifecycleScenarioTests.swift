@@ -12,7 +12,7 @@ struct LifecycleScenarioTests {
     let host = ReferenceProtocol.defaultHost
 
     /// A sandbox with the reference backend and `count` clients sharing one in-memory store.
-    struct World {
+    struct LifecycleWorld {
         let sandbox = Sandbox(seed: 13)
         let backend = ReferenceBackend()
         let store: SlowLoadStore
@@ -41,7 +41,7 @@ struct LifecycleScenarioTests {
     }
 
     @Test func scenario1ARefreshInFlightNeverOverwritesTheNextUsersSession() async throws {
-        let world = try World()
+        let world = try LifecycleWorld()
         let a = try await world.signIn("a")
         let log = RecordingSubscriber(client: world.client)
         let base = Int(world.client.events.currentSequence)
@@ -74,7 +74,7 @@ struct LifecycleScenarioTests {
     /// `unconditionalWrites` mutation) the sign-out deletes B: the test fails.
     @Test func aSignOutInFlightNeverRemovesASessionSignedInMeanwhile() async throws {
         for mutated in [false, true] {
-            let world = try World(clients: 2)
+            let world = try LifecycleWorld(clients: 2)
             if mutated { await world.client.setMutations(ClientMutations(unconditionalWrites: true)) }
             _ = try await world.signIn("a")
             let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
@@ -108,7 +108,7 @@ struct LifecycleScenarioTests {
     /// which removes A (`signedOut`); then B is stored and announced (`signedIn`). B is never
     /// removed by a sign-out that came first, and nothing survives it that started before it.
     @Test func onOneClientASignInSaveWaitsForASignOutInFlight() async throws {
-        let world = try World(clients: 1)
+        let world = try LifecycleWorld(clients: 1)
         let a = try await world.signIn("a")
         let client = world.client
         let log = RecordingSubscriber(client: client)
@@ -179,7 +179,7 @@ struct LifecycleScenarioTests {
     /// the second reports `wasSignedIn == false` and publishes nothing; a sign-out on a second
     /// client sharing the store still tells that client's subscribers.
     @Test func concurrentSignOutsPublishOneSignedOutPerClient() async throws {
-        let world = try World(clients: 2)
+        let world = try LifecycleWorld(clients: 2)
         _ = try await world.signIn("a")
         let logs = world.clients.map { ($0, RecordingSubscriber(client: $0), Int($0.events.currentSequence)) }
         // The two clients read the session before either removes it (their reads are held on the
@@ -250,7 +250,7 @@ struct LifecycleScenarioTests {
     }
 
     @Test func scenario2RevocationEndsTheSessionOnceAndTransientFailuresNeverDo() async throws {
-        let world = try World()
+        let world = try LifecycleWorld()
         let session = try await world.signIn("a")
         let log = RecordingSubscriber(client: world.client)
         let base = Int(world.client.events.currentSequence)
@@ -282,7 +282,7 @@ struct LifecycleScenarioTests {
     }
 
     @Test func scenario3ALinkDeliveredTwiceWhileInFlightIsExchangedOnce() async throws {
-        let world = try World()
+        let world = try LifecycleWorld()
         let email = try EmailAddress("link@example.com")
         _ = try await world.client.signIn(with: provider, .email(email))
         let link = try #require(world.sandbox.inbox.latest(for: email.identityKey)?.link)
@@ -301,7 +301,7 @@ struct LifecycleScenarioTests {
     }
 
     @Test func scenario4TwoClientsOnOneStoreNeverSignOutTheWinner() async throws {
-        let world = try World(clients: 2)
+        let world = try LifecycleWorld(clients: 2)
         _ = try await world.signIn("shared")
         var random = ModelRandom(seed: 4)
         for round in 0..<40 {
@@ -313,7 +313,7 @@ struct LifecycleScenarioTests {
                 .latency(.seconds(Int.random(in: 1...3, using: &random))), host: host, pathPrefix: "/token/refresh",
                 repeat: .once)
             let tasks = world.clients.map { client in Task { try? await client.validSession(for: "reference") } }
-            let done = ModelRun.Finished(tasks)
+            let done = ModelWorld.Finished(tasks)
             while done.count < tasks.count {
                 if world.sandbox.clock.sleeperCount > 0 { world.sandbox.clock.advance(by: .seconds(1)) }
                 await Task.yield()
@@ -346,7 +346,7 @@ struct LifecycleScenarioTests {
     }
 
     @Test func scenario5TheLastWrongCodePublishesAttemptsExhausted() async throws {
-        let world = try World()
+        let world = try LifecycleWorld()
         let log = RecordingSubscriber(client: world.client)
         let email = try EmailAddress("wrong@example.com")
         let challenge = try #require(try await world.client.signIn(with: provider, .email(email)).challenge)
@@ -374,7 +374,7 @@ struct LifecycleScenarioTests {
     /// attempts the client shows are the ones the server applied.
     @Test func concurrentSubmitsWithTheRightCodeInsideTheBatchSignIn() async throws {
         for round in 0..<20 {
-            let world = try World()
+            let world = try LifecycleWorld()
             let email = try EmailAddress("tap\(round)@example.com")
             let challenge = try #require(try await world.client.signIn(with: provider, .email(email)).challenge)
             let code = try #require(world.sandbox.inbox.latest(for: email.identityKey)?.code)

@@ -16,7 +16,7 @@ import Testing
 /// failure prints the seed and the schedule; `MULTIAUTH_MODEL_SEED=<n>` reruns one schedule (the
 /// interleaving of its concurrent operations may still vary from run to run),
 /// `MULTIAUTH_MODEL_SCHEDULES=<n>` changes the count, `MULTIAUTH_MODEL_STRICT=1` fails on the
-/// known failures too (``ModelRun/KnownFailure``).
+/// known failures too (``ModelWorld/KnownFailure``).
 @Suite(.timeLimit(.minutes(10)))
 struct SessionLifecycleModelTests {
     static let environment = ProcessInfo.processInfo.environment
@@ -24,7 +24,7 @@ struct SessionLifecycleModelTests {
     static let memorySchedules = Int(environment["MULTIAUTH_MODEL_SCHEDULES"] ?? "") ?? 10_000
     static let fileSchedules = max(1, memorySchedules / 10)
 
-    /// `MULTIAUTH_MODEL_STRICT=1`: violations of the known failure (``ModelRun/KnownFailure``)
+    /// `MULTIAUTH_MODEL_STRICT=1`: violations of the known failure (``ModelWorld/KnownFailure``)
     /// fail too.
     static let strict = environment["MULTIAUTH_MODEL_STRICT"] != "0"
 
@@ -41,16 +41,19 @@ struct SessionLifecycleModelTests {
         /// Files one schedule's result.
         mutating func add(seed: UInt64, schedule: String, results: [String]) {
             schedules += 1
-            for note in results where note.hasPrefix(ModelRun.notePrefix) {
+            for note in results where note.hasPrefix(ModelWorld.notePrefix) {
                 notes[
-                    SessionLifecycleModelTests.kind(of: String(note.dropFirst(ModelRun.notePrefix.count))), default: 0] +=
+                    SessionLifecycleModelTests.kind(of: String(note.dropFirst(ModelWorld.notePrefix.count))), default: 0
+                ] +=
                     1
             }
-            for stat in results where stat.hasPrefix(ModelRun.statPrefix) {
-                stats[String(stat.dropFirst(ModelRun.statPrefix.count)), default: 0] += 1
+            for stat in results where stat.hasPrefix(ModelWorld.statPrefix) {
+                stats[String(stat.dropFirst(ModelWorld.statPrefix.count)), default: 0] += 1
             }
-            let violations = results.filter { !$0.hasPrefix(ModelRun.notePrefix) && !$0.hasPrefix(ModelRun.statPrefix) }
-            let real = violations.filter { strict || !$0.hasPrefix(ModelRun.knownPrefix) }
+            let violations = results.filter {
+                !$0.hasPrefix(ModelWorld.notePrefix) && !$0.hasPrefix(ModelWorld.statPrefix)
+            }
+            let real = violations.filter { strict || !$0.hasPrefix(ModelWorld.knownPrefix) }
             if !real.isEmpty {
                 failures.append((seed, schedule, real))
             } else if !violations.isEmpty {
@@ -67,7 +70,7 @@ struct SessionLifecycleModelTests {
         var summary = Summary()
         if let only = environment["MULTIAUTH_MODEL_SEED"].flatMap(UInt64.init) {
             let schedule = ModelSchedule(seed: only)
-            let violations = try await ModelRun(schedule: schedule, storeKind: store, mutations: mutations).run()
+            let violations = try await ModelWorld(schedule: schedule, storeKind: store, mutations: mutations).run()
             summary.add(seed: only, schedule: schedule.description, results: violations)
             return summary
         }
@@ -80,7 +83,7 @@ struct SessionLifecycleModelTests {
                     let schedule = ModelSchedule(seed: seed)
                     return (
                         seed, schedule.description,
-                        try await ModelRun(schedule: schedule, storeKind: store, mutations: mutations).run()
+                        try await ModelWorld(schedule: schedule, storeKind: store, mutations: mutations).run()
                     )
                 }
             }

@@ -54,10 +54,10 @@ struct OTPlessErrorMappingTests {
 
     @Test(arguments: ["7116", "7022", "7303", "4003", "500", "8888"])
     func serverErrorsDuringStartKeepTheirCode(_ raw: String) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         world.inject(
-            "/transaction/intent/",
+            OTPlessPath.intent,
             HTTPResponse(
                 status: raw == "7022" ? 429 : 400, headers: ["Retry-After": "12"],
                 body: Data(#"{"errorCode":"\#(raw)","message":"Invalid Request","description":"Request error"}"#.utf8)))
@@ -70,7 +70,7 @@ struct OTPlessErrorMappingTests {
     }
 
     @Test func theFifthWrongCodeExhaustsTheChallenge() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         var challenge = try #require(try await client.signIn(with: .otpless, .email(email)).challenge)

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessFlowTests {
     @Test func whatsAppOTPSignsIn() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let step = try await client.signIn(with: .otpless, .phone(phone))
@@ -38,7 +38,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func whatsAppFailsAndSmartAuthFallsBackToSMSWithEventsInOrder() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         world.failDelivery(on: .whatsapp)
         let provider = try world.provider { $0.preferredChannels = [.whatsapp, .sms] }
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
@@ -87,7 +87,7 @@ struct OTPlessFlowTests {
     /// The sandbox honors `preferredChannels` (sent only by sandbox configurations as
     /// `clientMetaData.channels`): SMS first although the merchant lists WhatsApp first.
     @Test func theSandboxHonorsThePreferredChannelOrder() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.whatsapp, .sms]))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.whatsapp, .sms]))
         let provider = try world.provider { $0.preferredChannels = [.sms, .whatsapp] }
         let challenge = try #require(try await provider.start(.phone(phone), context: world.context()).challenge)
         provider.stopAllPolling()
@@ -96,7 +96,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func aLinkFromAnAbandonedFlowOrAnotherAccountNeverSignsIn() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let alice = try EmailAddress("alice@example.com")
@@ -113,7 +113,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func explicitlyChosenWhatsAppThatCannotDeliverIsChannelUnavailable() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         world.failDelivery(on: .whatsapp)
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
@@ -135,7 +135,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func emailOTPUsesTheIdentityKey() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let context = world.context()
         let challenge = try #require(try await provider.start(.email(email), context: context).challenge)
@@ -154,20 +154,21 @@ struct OTPlessFlowTests {
     }
 
     @Test func silentNetworkAuthSucceeds() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(silentAuthEnabled: true))
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let challenge = try #require(try await client.signIn(with: .otpless, .phone(phone)).challenge)
         #expect(challenge.kind == .silentNetworkAuth)
         let done = try await client.submit(ChallengeAnswer(code: ""), for: challenge)
         #expect(done.session?.user.phone == phone)
-        let carrier = try #require(world.requests.first { $0.url.path.hasPrefix(OTPlessBackend.carrierPath) })
-        #expect(carrier.url.host == OTPlessBackend.carrierHost)
-        #expect(Sandbox.arrivedOverCellular(carrier))
+        let carrier = try #require(
+            world.transport.exchanges.first { $0.request.url.path.hasPrefix(OTPlessBackend.carrierPath) })
+        #expect(carrier.request.url.host == OTPlessBackend.carrierHost)
+        #expect(carrier.overCellular)
     }
 
     @Test func silentNetworkAuthFallsBackToAnOTP() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
         world.backend.failSilentAuth(for: phone.e164)
         let provider = try world.provider()
         let log = RecordingSubscriber()
@@ -194,7 +195,8 @@ struct OTPlessFlowTests {
     }
 
     @Test func silentNetworkAuthWithEveryFallbackFailingEndsWith9106() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.whatsapp, .sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(
+            merchant: OTPlessMerchant(phoneChannels: [.whatsapp, .sms], silentAuthEnabled: true))
         world.backend.failSilentAuth(for: phone.e164)
         world.failDelivery(on: .whatsapp)
         world.failDelivery(on: .sms)
@@ -209,14 +211,14 @@ struct OTPlessFlowTests {
     }
 
     @Test func silentNetworkAuthWithoutFallbackEndsWith7161() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
         world.backend.failSilentAuth(for: phone.e164)
         let provider = try world.provider()
         let context = world.context()
         var challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
         // Simulate a merchant without SmartAuth fallback for this transaction.
-        world.inject("silent-auth-status", try .json(200, ["authDetail": ["status": "FAILED"]]))
-        world.inject("silent-auth-status", try .json(200, ["authDetail": ["status": "FAILED"]]))
+        world.inject(OTPlessPath.silentAuthStatus, try .json(200, ["authDetail": ["status": "FAILED"]]))
+        world.inject(OTPlessPath.silentAuthStatus, try .json(200, ["authDetail": ["status": "FAILED"]]))
         challenge.attemptsRemaining = nil
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context)
@@ -226,13 +228,13 @@ struct OTPlessFlowTests {
     }
 
     @Test func silentNetworkAuthPollsInMillisecondsOnTheClock() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(silentAuthEnabled: true))
         let provider = try world.provider()
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
         // Pending twice, then the backend answers (carrier verified).
-        world.inject("silent-auth-status", try .json(200, ["authDetail": ["status": "PENDING"]]))
-        world.inject("silent-auth-status", try .json(200, ["authDetail": ["status": "PENDING"]]))
+        world.inject(OTPlessPath.silentAuthStatus, try .json(200, ["authDetail": ["status": "PENDING"]]))
+        world.inject(OTPlessPath.silentAuthStatus, try .json(200, ["authDetail": ["status": "PENDING"]]))
         async let result = provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context)
         await world.clock.waitForSleepers(count: 1)
         world.clock.advance(by: .milliseconds(199))
@@ -244,7 +246,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func magicLinkIsAcceptedOnceThroughTheDeepLink() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let challenge = try #require(try await client.signIn(with: .otpless, .email(email)).challenge)
@@ -265,7 +267,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func deepLinkOfAnotherAppOrWithoutPendingFlowIsRefused() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(emailAuthType: .magicLink))
         let provider = try world.provider()
         let other = URL(string: "otpless.otherapp://otpless?code=abc")!
         #expect(!provider.canHandle(other))
@@ -282,7 +284,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func oauthReturnsTheIntentURLAndCompletesByDeepLink() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let challenge = try #require(try await client.signIn(with: .otpless, .oauth(.google)).challenge)
@@ -297,7 +299,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func otpLinkGivesACodeChallengeWithTheLinkAlsoSent() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneAuthType: .otpLink))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneAuthType: .otpLink))
         let provider = try world.provider()
         let challenge = try #require(
             try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)
@@ -307,7 +309,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func resendBeforeTheCooldownIsRefusedAndAfterItANewCodeArrives() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         let challenge = try #require(try await client.signIn(with: .otpless, .phone(phone, channel: .sms)).challenge)
@@ -325,7 +327,7 @@ struct OTPlessFlowTests {
     }
 
     @Test func idTokenOfAnOTPSignInVerifiesThroughJWKS() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: context).challenge)

@@ -21,7 +21,7 @@ struct OTPlessHostileNumberTests {
     }
 
     /// A flow the poller can poll: pending for ten days.
-    static func pendingFlow(_ provider: OTPlessProvider, world: TestWorld) -> FlowID {
+    static func pendingFlow(_ provider: OTPlessProvider, world: OTPlessWorld) -> FlowID {
         var state = ProviderState()
         state[otpless: "state"] = "st-1"
         let challenge = Challenge(
@@ -33,7 +33,7 @@ struct OTPlessHostileNumberTests {
     }
 
     @Test func aHugeStatusTimerIsClampedToADay() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let flow = Self.pendingFlow(provider, world: world)
         provider.startPolling(
@@ -53,7 +53,7 @@ struct OTPlessHostileNumberTests {
 
     @Test(arguments: [-1.0, -1e300])
     func aNegativeStatusTimerFallsBackToTheSDKDefault(value: Double) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let flow = Self.pendingFlow(provider, world: world)
         provider.startPolling(
@@ -79,7 +79,7 @@ struct OTPlessHostileNumberTests {
             flowID: .random(), provider: .otpless, kind: .silentNetworkAuth, destination: nil,
             issuedAt: Date(timeIntervalSince1970: 1_700_000_000), expiresAt: Date(timeIntervalSince1970: 1_700_000_600),
             providerState: state)
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let context = AuthContext(transport: ScriptedTransport([]), time: world.time)
         await #expect(throws: AuthError.self) {

@@ -22,14 +22,15 @@ struct OTPlessIdentityPhoneTests {
         let e164: String?
     }
 
-    struct Fixture: Decodable {
+    struct IdentityValues: Decodable {
         let entries: [Entry]
     }
 
     static let entries: [Entry] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "Fixtures/Phone/identity-values.json")
-        guard let data = try? Data(contentsOf: url), let fixture = try? JSONDecoder().decode(Fixture.self, from: data)
+        guard let data = try? Data(contentsOf: url),
+            let fixture = try? JSONDecoder().decode(IdentityValues.self, from: data)
         else { return [] }
         return fixture.entries
     }()

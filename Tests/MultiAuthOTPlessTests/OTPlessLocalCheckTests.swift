@@ -8,7 +8,7 @@ import Testing
 struct OTPlessLocalCheckTests {
     @Test(arguments: ["5", "8", "0", "six", ""])
     func otpLengthOtherThanFourOrSixIsRefusedLocally(_ length: String) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.start(.phone(phone, options: ["otpLength": length]), context: world.context())
@@ -22,7 +22,7 @@ struct OTPlessLocalCheckTests {
     /// not say so (its range is unknown).
     @Test(arguments: ["-5", "60.5", "soon", "0", "", "1e3", "99999999999999999999"])
     func anExpiryThatIsNotWholeSecondsIsRefusedLocally(_ expiry: String) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.start(.email(email, options: ["expiry": expiry]), context: world.context())
@@ -37,7 +37,7 @@ struct OTPlessLocalCheckTests {
     /// `7113`, the server's own code, so the refusal comes from the wire.
     @Test(arguments: ["29", "901"])
     func anExpiryOutsideTheGuessedRangeIsSentAndTheServerDecides(_ expiry: String) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.start(.email(email, options: ["expiry": expiry]), context: world.context())
@@ -50,7 +50,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func aChannelTheMerchantDidNotEnableIsRefusedLocally() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider { $0.enabledChannels = [.sms, .email] }
         for request in [SignInRequest.phone(phone, channel: .whatsapp), .oauth(.google)] {
             let error = await #expect(throws: AuthError.self) {
@@ -63,7 +63,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func aChannelMissingFromTheFetchedMerchantConfigIsRefusedBeforeTheIntent() async throws {
-        let world = try TestWorld(merchant: .init(phoneChannels: [.sms]))
+        let world = try OTPlessWorld(merchant: .init(phoneChannels: [.sms]))
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.start(.phone(phone, channel: .whatsapp), context: world.context())
@@ -74,7 +74,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func aChannelThatCannotReachTheIdentityIsUnsupported() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.start(.email(email, channel: .sms), context: world.context())
@@ -89,7 +89,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func fourDigitCodesAreRequestedAndExpected() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let challenge = try #require(
             try await provider.start(
@@ -101,7 +101,7 @@ struct OTPlessLocalCheckTests {
     }
 
     @Test func anExpiredChallengeIsRefusedWithoutANetworkCall() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let challenge = try #require(
             try await provider.start(.phone(phone, channel: .sms), context: world.context()).challenge)

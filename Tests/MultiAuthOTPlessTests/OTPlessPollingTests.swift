@@ -7,10 +7,10 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessPollingTests {
     @Test func pollingUsesTheServerTimerInSecondsAndStopsOnCancel() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         // Keep the transaction pending and undelivered so the poller keeps polling.
-        for _ in 0..<3 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        for _ in 0..<3 { world.inject(OTPlessPath.statusPoll, try .json(200, ["authDetail": ["status": "PENDING"]])) }
         let challenge = try #require(try await provider.start(.phone(phone), context: world.context()).challenge)
         await world.clock.waitForSleepers(count: 1)
         #expect(provider.activePollerCount == 1)
@@ -27,9 +27,9 @@ struct OTPlessPollingTests {
     }
 
     @Test func theClientsCancelFlowAndSignInStopPolling() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
-        for _ in 0..<3 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        for _ in 0..<3 { world.inject(OTPlessPath.statusPoll, try .json(200, ["authDetail": ["status": "PENDING"]])) }
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         _ = try await client.signIn(with: .otpless, .phone(phone))
         await world.clock.waitForSleepers(count: 1)
@@ -41,9 +41,9 @@ struct OTPlessPollingTests {
     }
 
     @Test func aNewStartStopsThePreviousFlowsPolling() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
-        for _ in 0..<3 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        for _ in 0..<3 { world.inject(OTPlessPath.statusPoll, try .json(200, ["authDetail": ["status": "PENDING"]])) }
         _ = try await provider.start(.phone(phone), context: world.context())
         await world.clock.waitForSleepers(count: 1)
         _ = try await provider.start(.email(email, channel: .email), context: world.context())
@@ -53,7 +53,7 @@ struct OTPlessPollingTests {
     }
 
     @Test func cancellingTheStartLeavesNoPollerOnTheClock() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let client = try AuthClient(providers: [provider], transport: world.transport, time: world.time)
         // Owned by this test; cancelled on the next line and awaited below, so it ends here.
@@ -66,9 +66,9 @@ struct OTPlessPollingTests {
     }
 
     @Test func pollingEndsWhenTheCodeIsVerified() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
-        for _ in 0..<3 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        for _ in 0..<3 { world.inject(OTPlessPath.statusPoll, try .json(200, ["authDetail": ["status": "PENDING"]])) }
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
         await world.clock.waitForSleepers(count: 1)
@@ -79,9 +79,9 @@ struct OTPlessPollingTests {
     }
 
     @Test func pollingGivesUpAfterTheTimeout() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
-        for _ in 0..<40 { world.inject("/transaction/status/", try .json(200, ["authDetail": ["status": "PENDING"]])) }
+        for _ in 0..<40 { world.inject(OTPlessPath.statusPoll, try .json(200, ["authDetail": ["status": "PENDING"]])) }
         _ = try await provider.start(.phone(phone, options: ["expiry": "900"]), context: world.context())
         for _ in 0..<20 {
             await world.clock.waitForSleepers(count: 1)

@@ -11,7 +11,7 @@ import Testing
 /// (Docs/Providers/OTPless.md, "Sessions").
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessRefreshTests {
-    func signIn(_ world: TestWorld, _ provider: OTPlessProvider) async throws -> AuthSession {
+    func signIn(_ world: OTPlessWorld, _ provider: OTPlessProvider) async throws -> AuthSession {
         let context = world.context()
         let challenge = try #require(try await provider.start(.email(email), context: context).challenge)
         let code = try #require(world.latest(email.identityKey)?.code)
@@ -22,7 +22,7 @@ struct OTPlessRefreshTests {
     }
 
     @Test func refreshRenewsTheSessionJWTWithTheSDKRequest() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let session = try await signIn(world, provider)
         world.clock.advance(by: .seconds(3600))
@@ -52,7 +52,7 @@ struct OTPlessRefreshTests {
     }
 
     @Test func aSessionLoggedOutOrRevokedOnTheServerRefreshesToSessionExpired() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let first = try await signIn(world, provider)
         try await provider.signOut(first, context: world.context())
@@ -74,14 +74,14 @@ struct OTPlessRefreshTests {
         (400, .sessionExpired, "7101"),
     ])
     func refreshFailuresMapToTransientOrEnded(_ status: Int, _ expected: AuthError.Code, _ raw: String) async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let session = try await signIn(world, provider)
         let body =
             status == 400
             ? #"{"errorCode":"7101","message":"Invalid Request","description":"Request error"}"# : #"{"message":"x"}"#
         world.inject(
-            "/v4/session/refresh", HTTPResponse(status: status, headers: ["Retry-After": "9"], body: Data(body.utf8)))
+            OTPlessPath.refresh, HTTPResponse(status: status, headers: ["Retry-After": "9"], body: Data(body.utf8)))
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.refresh(session, context: world.context())
         }
@@ -91,7 +91,7 @@ struct OTPlessRefreshTests {
     }
 
     @Test func anInactiveOrMillisecondJWTFromRefreshIsNotASession() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let session = try await signIn(world, provider)
         let now = Int(world.clock.wallNow.timeIntervalSince1970)
@@ -101,7 +101,7 @@ struct OTPlessRefreshTests {
         ] {
             let token = OTPlessSessionMappingTests.jwt(payload)
             world.inject(
-                "/v4/session/refresh",
+                OTPlessPath.refresh,
                 try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": token]))
             let inactive = await #expect(throws: AuthError.self) {
                 _ = try await provider.refresh(session, context: world.context())
@@ -110,7 +110,7 @@ struct OTPlessRefreshTests {
         }
         let milliseconds = OTPlessSessionMappingTests.jwt(#"{"aud":"SANDBOXAPP","exp":\#(now + 3600)000}"#)
         world.inject(
-            "/v4/session/refresh",
+            OTPlessPath.refresh,
             try .json(200, ["sessionToken": "s", "refreshToken": "r", "sessionTokenJWT": milliseconds]))
         let reported = await #expect(throws: AuthError.self) {
             _ = try await provider.refresh(session, context: world.context())
@@ -119,7 +119,7 @@ struct OTPlessRefreshTests {
     }
 
     @Test func aSessionWithoutSessionManagementCannotBeRefreshed() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         var session = try await signIn(world, try world.provider())
         session.credentials.refreshToken = nil
         let before = world.requestCount

@@ -10,7 +10,7 @@ import Testing
 /// once, with no carrier hit and no SNA polling.
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessSNAGatingTests {
-    func intentBody(_ world: TestWorld) throws -> [String: JSONValue] {
+    func intentBody(_ world: OTPlessWorld) throws -> [String: JSONValue] {
         let request = try #require(world.requests(containing: "/transaction/intent/").last)
         let data = try #require(request.body)
         return try #require(try JSONDecoder().decode(JSONValue.self, from: data).objectValue)
@@ -18,7 +18,7 @@ struct OTPlessSNAGatingTests {
 
     @Test(arguments: ["plain transport", "cellular off"])
     func withoutACellularPathTheCodeComesAtOnce(_ variant: String) async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
         let transport: any HTTPTransport
         if variant == "plain transport" {
             transport = world.plainTransport
@@ -41,7 +41,7 @@ struct OTPlessSNAGatingTests {
     }
 
     @Test func withACellularPathSNAIsAskedForAndTheCarrierIsHitOnTheBearer() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
         let provider = try world.provider()
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone), context: context).challenge)
@@ -50,15 +50,16 @@ struct OTPlessSNAGatingTests {
         let session = try #require(
             try await provider.respond(to: challenge, with: ChallengeAnswer(code: ""), context: context).session)
         #expect(session.user.phone == phone)
-        let carrier = try #require(world.requests.first { $0.url.path.hasPrefix(OTPlessBackend.carrierPath) })
-        #expect(Sandbox.arrivedOverCellular(carrier))
+        let carrier = try #require(
+            world.transport.exchanges.first { $0.request.url.path.hasPrefix(OTPlessBackend.carrierPath) })
+        #expect(carrier.overCellular)
     }
 
     /// An SNA challenge answered through a transport without the cellular bearer (e.g. resumed
     /// in another process): no carrier hit; the failure is reported at once and SmartAuth's
     /// fallback code comes.
     @Test func anSNAChallengeWithoutTheBearerFallsBackWithoutACarrierHit() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms], silentAuthEnabled: true))
         let provider = try world.provider()
         let challenge = try #require(try await provider.start(.phone(phone), context: world.context()).challenge)
         let plain = AuthContext(transport: world.plainTransport, time: world.time, flowID: challenge.flowID)
@@ -77,7 +78,7 @@ struct OTPlessSNAGatingTests {
     }
 
     @Test func anSNAOnlyMerchantWithoutACellularPathIsChannelUnavailable() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [], silentAuthEnabled: true))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [], silentAuthEnabled: true))
         world.cellularAvailable = false
         let error = await #expect(throws: AuthError.self) {
             _ = try await world.provider().start(.phone(phone), context: world.context())

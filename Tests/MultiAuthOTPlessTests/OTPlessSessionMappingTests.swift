@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// For OTPLESS sessions: an unusable expiry means "refresh now" and is reported, never
@@ -20,17 +21,16 @@ struct OTPlessSessionMappingTests {
     /// Signs in against the verify fixture's success with `change` applied to its `oneTap`.
     static func session(_ change: (inout [String: JSONValue]) -> Void) async throws -> (AuthSession, AdapterRun) {
         let run = try AdapterRun()
-        var success = try ContractFixture.load("verify-otp-phone").response("success")
-        guard case .object(var body) = success.body, case .object(var oneTap)? = body["oneTap"] else {
+        let success = try OTPlessContracts.fixture("verify-otp-phone").response("success")
+        guard case .object(var body)? = success.body, case .object(var oneTap)? = body["oneTap"] else {
             throw AuthError(.malformedResponse, "the fixture has no oneTap")
         }
         change(&oneTap)
         body["oneTap"] = .object(oneTap)
-        success.body = .object(body)
-        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+        run.transport.script("intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
         let challenge = try #require(
             try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
-        run.transport.script("verify-otp-phone", success.http)
+        run.transport.script("verify-otp-phone", success.http(body: .object(body)))
         let step = try await run.provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
         run.provider.stopAllPolling()

@@ -7,7 +7,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(10)))
 struct OTPlessTokenVerifierTests {
-    func claims(_ world: TestWorld, exp: Double? = nil) -> [String: JSONValue] {
+    func claims(_ world: OTPlessWorld, exp: Double? = nil) -> [String: JSONValue] {
         let now = world.clock.wallNow.timeIntervalSince1970
         return [
             "iss": .string(OTPlessBackend.issuer), "sub": .string("OT_1"), "aud": .string("sandbox-client"),
@@ -15,7 +15,7 @@ struct OTPlessTokenVerifierTests {
         ]
     }
 
-    func verifier(_ world: TestWorld, secret: String = "sandbox-secret", milliseconds: Bool = false)
+    func verifier(_ world: OTPlessWorld, secret: String = "sandbox-secret", milliseconds: Bool = false)
         -> OTPlessTokenVerifier
     {
         OTPlessTokenVerifier(
@@ -26,14 +26,14 @@ struct OTPlessTokenVerifierTests {
     }
 
     /// A JWT signed by the sandbox key whose payload is `payload` verbatim (claims of any type).
-    func rawToken(_ world: TestWorld, payload: String) throws -> String {
+    func rawToken(_ world: OTPlessWorld, payload: String) throws -> String {
         let valid = try world.backend.sign(claims: claims(world))
         let parts = valid.split(separator: ".").map(String.init)
         return [parts[0], Base64URL.encode(Array(payload.utf8)), parts[2]].joined(separator: ".")
     }
 
     @Test func aValidIDTokenVerifiesThroughDiscoveryAndJWKS() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let token = try world.backend.sign(claims: claims(world))
         let jwt = try await verifier(world).verifyIDToken(token)
         #expect(jwt.claims.subject == "OT_1")
@@ -44,7 +44,7 @@ struct OTPlessTokenVerifierTests {
     /// A 13-digit (millisecond) `exp` is reported, not silently divided by 1000;
     /// reading milliseconds is an explicit opt-in.
     @Test func expiryInMillisecondsIsRefusedUnlessOptedIn() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let ms = (world.clock.wallNow.timeIntervalSince1970 + 600) * 1000
         let token = try world.backend.sign(claims: claims(world, exp: ms))
         let refused = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
@@ -61,7 +61,7 @@ struct OTPlessTokenVerifierTests {
 
     /// An `exp` that is a string means expired now, never "does not expire".
     @Test func aStringExpiryCountsAsExpired() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let far = Int(world.clock.wallNow.timeIntervalSince1970) + 86_400
         let token = try rawToken(
             world, payload: #"{"iss":"\#(OTPlessBackend.issuer)","sub":"OT_1","aud":"sandbox-client","exp":"\#(far)"}"#)
@@ -71,7 +71,7 @@ struct OTPlessTokenVerifierTests {
     }
 
     @Test func aTamperedIDTokenIsRefused() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let token = try world.backend.sign(claims: claims(world))
         var parts = token.split(separator: ".").map(String.init)
         var payload = claims(world)
@@ -84,14 +84,14 @@ struct OTPlessTokenVerifierTests {
     }
 
     @Test func anUnknownKeyIDIsRefused() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let token = try world.backend.sign(claims: claims(world), keyID: "rotated-away")
         let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
         #expect(error?.code == .signatureInvalid)
     }
 
     @Test func aTokenForAnotherAudienceOrIssuerIsRefused() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         var other = claims(world)
         other["aud"] = .string("someone-else")
         let error = await #expect(throws: AuthError.self) {
@@ -101,7 +101,7 @@ struct OTPlessTokenVerifierTests {
     }
 
     @Test func aBlankOrMalformedTokenMakesNoNetworkCall() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         for token in ["", "   ", "a.b", "not-a-jwt"] {
             let error = await #expect(throws: AuthError.self) { _ = try await verifier(world).verifyIDToken(token) }
             #expect(error?.code == .invalidInput)
@@ -112,7 +112,7 @@ struct OTPlessTokenVerifierTests {
     }
 
     @Test func validateTokenNeedsTheRightCredentials() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let bad = await #expect(throws: AuthError.self) {
             _ = try await verifier(world, secret: "wrong").validate(token: "abc")
         }

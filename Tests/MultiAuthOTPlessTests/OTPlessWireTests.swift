@@ -23,7 +23,7 @@ struct OTPlessWireTests {
     }
 
     /// A phone sign-in through the client: challenge, then the session.
-    func signIn(_ world: TestWorld, _ provider: OTPlessProvider) async throws -> AuthSession {
+    func signIn(_ world: OTPlessWorld, _ provider: OTPlessProvider) async throws -> AuthSession {
         let context = world.context()
         let challenge = try #require(try await provider.start(.phone(phone, channel: .sms), context: context).challenge)
         let code = try #require(world.latest(phone.e164)?.code)
@@ -34,7 +34,7 @@ struct OTPlessWireTests {
     }
 
     @Test func sessionInfoIsReadBesideMerchantUserInfoSoTheSessionHasTokensAndExpiry() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let session = try await signIn(world, try world.provider())
         #expect(session.credentials.extra[revealing: "sessionToken"]?.count == 32)
         #expect(session.credentials.refreshToken?.reveal().count == 32)
@@ -46,7 +46,7 @@ struct OTPlessWireTests {
     }
 
     @Test func signOutDeletesTheSessionWithTheAppIDAndStateHeadersAndTheSDKBody() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         let session = try await signIn(world, provider)
         try await provider.signOut(session, context: world.context())
@@ -67,7 +67,7 @@ struct OTPlessWireTests {
     }
 
     @Test func voiceIsSentAsVoiceCall() async throws {
-        let world = try TestWorld(merchant: OTPlessMerchant(phoneChannels: [.sms, .voice]))
+        let world = try OTPlessWorld(merchant: OTPlessMerchant(phoneChannels: [.sms, .voice]))
         let challenge = try #require(
             try await world.provider().start(.phone(phone, channel: .voice), context: world.context()).challenge)
         #expect(
@@ -78,7 +78,7 @@ struct OTPlessWireTests {
     }
 
     @Test func thePhoneIntentValueIsTheNationalNumber() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         _ = try await world.provider().start(.phone(phone), context: world.context())
         let intent = try body(world.requests(containing: "/transaction/intent/").first)
         #expect(intent["value"] == .string("9876543210"))
@@ -87,7 +87,7 @@ struct OTPlessWireTests {
     }
 
     @Test func uidIsInEveryPostBodyEmptyUntilTheServerNamesIt() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         _ = try await signIn(world, try world.provider())
         let intent = try body(world.requests(containing: "/transaction/intent/").first)
         #expect(intent["uid"] == .string(""))
@@ -98,7 +98,7 @@ struct OTPlessWireTests {
     }
 
     @Test func metadataCarriesAppInfoAndDeviceInfoAsJSONStrings() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         _ = try await world.provider().start(.phone(phone, channel: .sms), context: world.context())
         let intent = try body(world.requests(containing: "/transaction/intent/").first)
         let metadata = try #require(Contract.parse(intent["metadata"]?.stringValue ?? "")?.objectValue)
@@ -113,7 +113,7 @@ struct OTPlessWireTests {
     }
 
     @Test func theStatusPollCarriesTheIdentityKeys() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         let provider = try world.provider()
         _ = try await provider.start(.phone(phone, channel: .sms), context: world.context())
         await world.clock.waitForSleepers(count: 1)
@@ -129,7 +129,7 @@ struct OTPlessWireTests {
     }
 
     @Test func inIdIsStablePerConfigurationAndTsIdPerProcess() async throws {
-        let world = try TestWorld()
+        let world = try OTPlessWorld()
         _ = try await world.provider().start(.phone(phone, channel: .sms), context: world.context())
         _ = try await world.provider().start(.email(email), context: world.context())
         _ = try await world.provider { $0.packageName = "com.other.app" }.start(.email(email), context: world.context())

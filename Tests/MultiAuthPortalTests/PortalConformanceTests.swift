@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 @testable import MultiAuthPortal
@@ -40,6 +40,6 @@ struct PortalConformanceTests {
         #expect(forged.queryItems?.first { $0.name == "authMethod" }?.value == "EMAIL_MAGIC_LINK")
         let token = try #require(forged.queryItems?.first { $0.name == "token" }?.value)
         #expect(token != "abc123" && token.hasPrefix("forged-"))
-        #expect(PortalProvider(configuration: PortalTestBed.configuration()).canHandle(Self.replacingToken(link)))
+        #expect(PortalProvider(configuration: PortalWorld.configuration()).canHandle(Self.replacingToken(link)))
     }
 }

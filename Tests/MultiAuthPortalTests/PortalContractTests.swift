@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 @testable import MultiAuthPortal
@@ -16,7 +16,13 @@ import Testing
 struct PortalContractTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Contracts/Portal")
-    static let fixtures: [ContractFixture] = try! ContractFixture.load(directory: directory)
+    static let suite = ContractSuite(
+        directory: directory,
+        endpoints: [
+            "magic-links", "magic-links-account-abstraction", "oauth-urls", "magic-link-validation", "oauth-tokens",
+            "totp-validation",
+        ], minimumRenamings: 40, adapter: adapterDirection, sandbox: sandboxDirection)
+    static var fixtures: [ContractFixture] { suite.fixtures }
     static let environment = "env-7f3a"
     static let redirect = "myapp://auth/callback"
     static let fromEmail = "signin@example.org"
@@ -29,29 +35,19 @@ struct PortalContractTests {
         .map { Base64URL.encode(Array($0.utf8)) }.joined(separator: ".") + ".c2ln"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(
-            Set(Self.fixtures.map(\.name)) == [
-                "magic-links", "magic-links-account-abstraction", "oauth-urls", "magic-link-validation", "oauth-tokens",
-                "totp-validation",
-            ])
+        let failures = Self.suite.endpointFailures()
+        #expect(failures.isEmpty, "\(failures)")
     }
 
-    @Test(arguments: fixtures)
+    @Test(arguments: suite.fixtures)
     func fixtureHoldsInBothDirections(fixture: ContractFixture) async {
-        let failures = await Self.check(fixture, only: nil)
-        #expect(failures.isEmpty, "\(fixture.name):\n\(failures.joined(separator: "\n"))")
+        let failures = await Self.suite.failures(of: fixture)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
-        let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
-        #expect(report.renamings > 40)
-        #expect(
-            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
-        #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
-    }
-
-    static func check(_ fixture: ContractFixture, only: Int?) async -> [String] {
-        await ContractMatch.check(fixture, only: only, adapter: adapterDirection, sandbox: sandboxDirection)
+        let failures = await Self.suite.biteFailures()
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     // MARK: Adapter direction

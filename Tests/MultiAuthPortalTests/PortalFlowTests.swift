@@ -9,16 +9,16 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct PortalFlowTests {
     @Test func magicLinkSignsInWithLifetimesAndReplaysTheRedirect() async throws {
-        let bed = try PortalTestBed(totpRequired: false)
+        let bed = try PortalWorld(totpRequired: false)
         let start = try await bed.client.signIn(with: .portal, .email("  User@Example.com "))
         let challenge = try #require(start.challenge)
         #expect(challenge.kind == .magicLink(channel: .email))
-        let link = try require_link(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        let link = try require_link(bed.sandbox.inbox.latest(for: PortalWorld.email)?.link)
         let now = bed.sandbox.clock.wallNow
         let session = try #require(try await bed.client.handleRedirect(link)?.session)
         #expect(session.credentials.expiresAt == now.addingTimeInterval(24 * 3600))
         #expect(session.maximumLifetimeEndsAt == now.addingTimeInterval(7 * 24 * 3600))
-        #expect(session.user.email?.identityKey == PortalTestBed.email)
+        #expect(session.user.email?.identityKey == PortalWorld.email)
         #expect(try await bed.store.load(for: .portal) == session)
         let requests = bed.sandbox.requestCount
         let replay = try #require(try await bed.client.handleRedirect(link)?.session)
@@ -27,7 +27,7 @@ struct PortalFlowTests {
     }
 
     @Test func magicLinkThenTOTPEnrollmentWrongCodeThenRightCode() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let step = try await bed.magicLinkRedirect()
         let challenge = try #require(step.challenge)
         guard case .totp(let digits, let enrollment?) = challenge.kind else {
@@ -35,10 +35,10 @@ struct PortalFlowTests {
             return
         }
         #expect(digits == 6)
-        let secret = try #require(bed.backend.totpSecret(for: PortalTestBed.email))
+        let secret = try #require(bed.backend.totpSecret(for: PortalWorld.email))
         #expect(enrollment.totpSecret?.reveal() == Base32.encode(secret))
         let uri = try enrollment.parsedURI()
-        #expect(uri.issuer == PortalBackend.issuer && uri.account == PortalTestBed.email && uri.secretBytes == secret)
+        #expect(uri.issuer == PortalBackend.issuer && uri.account == PortalWorld.email && uri.secretBytes == secret)
         #expect(try enrollment.qrCode().version >= 1)
 
         let code = try bed.code()
@@ -53,13 +53,13 @@ struct PortalFlowTests {
         }
         #expect(bed.sandbox.requestCount == requests + 2)
         let session = try #require(try await bed.client.submit(ChallengeAnswer(code: code), for: challenge).session)
-        #expect(bed.backend.isEnrolled(PortalTestBed.email))
+        #expect(bed.backend.isEnrolled(PortalWorld.email))
         #expect(session.user.id.hasPrefix("eu_"))
         #expect(try await bed.store.load(for: .portal) == session)
     }
 
     @Test func oauthTOTPEnrollmentThenSecondSignInWithoutEnrollment() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let redirect = try await bed.oauthRedirectURL(.google)
         #expect(redirect.absoluteString.contains("login_type=GOOGLE"))
         let challenge = try #require(try await bed.client.handleRedirect(redirect)?.challenge)
@@ -84,7 +84,7 @@ struct PortalFlowTests {
     }
 
     @Test func oauthStateIsSingleUseAndForeignOrStaleStateIsRefused() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let step = try await bed.client.signIn(with: .portal, .oauth(.apple))
         guard case .oauthRedirect(let authorize)? = step.challenge?.kind else {
             Issue.record("no OAuth URL")
@@ -122,7 +122,7 @@ struct PortalFlowTests {
         ("claims not JSON", "eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln"),
     ])
     func invalidUserJwtIsRefusedWithoutNetwork(label: String, token: String) async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         var state = ProviderState()
         state[revealing: "userJwt"] = token
         let challenge = Challenge(
@@ -144,7 +144,7 @@ struct PortalFlowTests {
     /// `invalidCode` (the backend's replay guard answers 409, and the adapter keeps that
     /// distinction); the challenge stays usable and the next step's code signs in.
     @Test func reusedAcceptedTOTPCodeIsCodeAlreadyUsed() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let first = try #require(try await bed.magicLinkRedirect().challenge)
         let code = try bed.code()
         #expect(try await bed.client.submit(ChallengeAnswer(code: code), for: first).session != nil)
@@ -164,7 +164,7 @@ struct PortalFlowTests {
     /// The TOTP step expires with its `userJwt` (`exp − iat` = 600 s, on the client's clock): a
     /// stale step is refused locally as `expired`, instead of a 401 that reads as a wrong code.
     @Test func expiredTOTPStepIsRefusedLocally() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
         #expect(challenge.expiresAt == bed.sandbox.clock.wallNow.addingTimeInterval(600))
         bed.sandbox.clock.advance(by: .seconds(601))
@@ -179,7 +179,7 @@ struct PortalFlowTests {
     /// The sandbox requires `fromEmail` and `templateId` as the real backend does, so an adapter
     /// that omits them fails here too; its 400 is a request error, not account abstraction.
     @Test func sandboxRequiresFromEmailAndTemplateID() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let base = try PortalConfiguration.sandbox().authBaseURL.appending(path: "magic-links")
         for body in [
             #"{"email":"a@b.co","redirectUrl":"multiauth-portal://auth/callback"}"#,
@@ -201,7 +201,7 @@ struct PortalFlowTests {
     }
 
     @Test func storageFailureThenRetryFinishesWithoutNetwork() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
         let code = try bed.code()
         await bed.store.failNext(.save)
@@ -219,9 +219,9 @@ struct PortalFlowTests {
     }
 
     @Test func redirectRedeliveredDuringTOTPReturnsTheSameChallenge() async throws {
-        let bed = try PortalTestBed()
-        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
-        let link = try require_link(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        let bed = try PortalWorld()
+        _ = try await bed.client.signIn(with: .portal, .email(PortalWorld.email))
+        let link = try require_link(bed.sandbox.inbox.latest(for: PortalWorld.email)?.link)
         let challenge = try #require(try await bed.client.handleRedirect(link)?.challenge)
         let requests = bed.sandbox.requestCount
         let again = try #require(try await bed.client.handleRedirect(link)?.challenge)
@@ -230,21 +230,21 @@ struct PortalFlowTests {
     }
 
     @Test func magicLinkRateLimitIsNotRetried() async throws {
-        let bed = try PortalTestBed()
-        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
+        let bed = try PortalWorld()
+        _ = try await bed.client.signIn(with: .portal, .email(PortalWorld.email))
         do {
-            _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
+            _ = try await bed.client.signIn(with: .portal, .email(PortalWorld.email))
             Issue.record("expected rateLimited")
         } catch let error as AuthError {
             #expect(error.code == .rateLimited)
         }
         #expect(bed.sandbox.requestCount(pathPrefix: "/api/v3/auth/magic-links") == 2)
         bed.sandbox.clock.advance(by: .seconds(60))
-        #expect(try await bed.client.signIn(with: .portal, .email(PortalTestBed.email)).challenge != nil)
+        #expect(try await bed.client.signIn(with: .portal, .email(PortalWorld.email)).challenge != nil)
     }
 
     @Test func redirectWithoutPendingFlowIsRefused() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let url = URL(string: PortalBackend.defaultRedirectURL + "?token=abc&authMethod=EMAIL_MAGIC_LINK")!
         do {
             _ = try await bed.client.handleRedirect(url)
@@ -256,7 +256,7 @@ struct PortalFlowTests {
     }
 
     @Test func secretsNeverAppearInDescriptionsOrDumps() async throws {
-        let bed = try PortalTestBed()
+        let bed = try PortalWorld()
         let challenge = try #require(try await bed.magicLinkRedirect().challenge)
         let jwt = try #require(challenge.providerState[revealing: "userJwt"])
         guard case .totp(_, let enrollment?) = challenge.kind else {

@@ -9,14 +9,14 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct PortalSessionPrivacyTests {
     @Test func noDumpOfTheSessionHoldsTheAddress() async throws {
-        let bed = try PortalTestBed(totpRequired: false)
+        let bed = try PortalWorld(totpRequired: false)
         let session = try #require(try await bed.magicLinkRedirect().session)
-        #expect(session.user.email?.identityKey == PortalTestBed.email)
+        #expect(session.user.email?.identityKey == PortalWorld.email)
         #expect(session.user.identities == [AuthUser.Identity(kind: "email", value: session.user.id, verified: true)])
         var dumped = ""
         dump(session, to: &dumped)
         for text in [String(describing: session), String(reflecting: session), dumped] {
-            #expect(!text.contains(PortalTestBed.email))
+            #expect(!text.contains(PortalWorld.email))
         }
     }
 }

@@ -57,7 +57,7 @@ struct PortalWireTests {
 
     @Test func unsupportedRequestsAndBadConfigurationFailLocally() async throws {
         let transport = ScriptedTransport { _ in json(500, "{}") }
-        let provider = PortalTestBed.provider()
+        let provider = PortalWorld.provider()
         for request in [
             SignInRequest.oauth(.github), .phone(try PhoneNumber("+14155550100")),
             .email(try EmailAddress("a@b.co"), channel: .sms),
@@ -80,7 +80,7 @@ struct PortalWireTests {
     func magicLinkErrorsMapWithoutRetry(status: Int, body: String, expected: AuthError.Code) async throws {
         let transport = ScriptedTransport { _ in json(status, body) }
         await #expect {
-            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+            try await PortalWorld.provider().start(.email("a@b.co"), context: context(transport))
         } throws: {
             ($0 as? AuthError)?.code == expected
         }
@@ -125,7 +125,7 @@ struct PortalWireTests {
     @Test func magicLink400IsNotMislabelledAccountAbstraction() async throws {
         let transport = ScriptedTransport { _ in json(400, #"{"error":"fromEmail and templateId are required"}"#) }
         let plain = await #expect(throws: AuthError.self) {
-            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+            try await PortalWorld.provider().start(.email("a@b.co"), context: context(transport))
         }
         #expect(plain?.code == .configuration && plain?.providerCode == "badRequest")
         #expect(plain?.message.contains("fromEmail") == true && plain?.message.contains("account abstraction") == false)
@@ -145,7 +145,7 @@ struct PortalWireTests {
             json(400, #"{"error":"code 731433 for \#(token) is invalid; fromEmail missing"}"#)
         }
         let error = await #expect(throws: AuthError.self) {
-            try await PortalTestBed.provider().start(.email("a@b.co"), context: context(transport))
+            try await PortalWorld.provider().start(.email("a@b.co"), context: context(transport))
         }
         let shown = "\(String(describing: error))|\(error?.message ?? "")"
         #expect(!shown.contains("731433") && !shown.contains("c2lnbmF0dXJlLWJ5dGVz"), "\(shown)")
@@ -158,7 +158,7 @@ struct PortalWireTests {
             AuthError.redactedServerText(String(repeating: "y ", count: 500)).count == AuthError.maximumServerTextLength
         )
 
-        let provider = PortalTestBed.provider()
+        let provider = PortalWorld.provider()
         var state = ProviderState()
         state["method"] = "EMAIL_MAGIC_LINK"
         let pending = Challenge(
@@ -174,7 +174,7 @@ struct PortalWireTests {
     }
 
     @Test func grantResultsMapToSessionTOTPOrMalformed() async throws {
-        let provider = PortalTestBed.provider()
+        let provider = PortalWorld.provider()
         var state = ProviderState()
         state["method"] = "EMAIL_MAGIC_LINK"
         let pending = Challenge(
@@ -243,7 +243,7 @@ struct PortalWireTests {
         ] {
             let transport = ScriptedTransport { _ in json(status, body) }
             await #expect {
-                try await PortalTestBed.provider().respond(
+                try await PortalWorld.provider().respond(
                     to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport))
             } throws: {
                 ($0 as? AuthError)?.code == expected
@@ -253,7 +253,7 @@ struct PortalWireTests {
         }
         let ok = ScriptedTransport { _ in json(200, #"{"data":{"clientSessionToken":"cst","clientId":"c1"}}"#) }
         let session = try #require(
-            try await PortalTestBed.provider().respond(
+            try await PortalWorld.provider().respond(
                 to: challenge, with: ChallengeAnswer(code: "123456"), context: context(ok)
             ).session)
         #expect(
@@ -300,7 +300,7 @@ struct PortalWireTests {
         for body in ["{}", #"{"error":"Bad Request"}"#, ""] {
             let transport = ScriptedTransport { _ in json(400, body) }
             let error = await #expect(throws: AuthError.self) {
-                try await PortalTestBed.provider().respond(
+                try await PortalWorld.provider().respond(
                     to: challenge, with: ChallengeAnswer(code: "123456"), context: context(transport))
             }
             #expect(error?.code != .invalidCode, "\(body)")
@@ -325,7 +325,7 @@ struct PortalWireTests {
         ] {
             let transport = ScriptedTransport { _ in json(200, body) }
             let error = await #expect(throws: AuthError.self) {
-                try await PortalTestBed.provider().handleRedirect(url, pending: pending, context: context(transport))
+                try await PortalWorld.provider().handleRedirect(url, pending: pending, context: context(transport))
             }
             #expect(error?.code == .malformedResponse && error?.providerCode == providerCode, "\(body)")
             #expect(transport.requests.count == 1)
@@ -337,15 +337,15 @@ struct PortalWireTests {
             issuedAt: Date(timeIntervalSince1970: 0), providerState: totpState)
         let blank = ScriptedTransport { _ in json(200, #"{"data":{"clientSessionToken":"   "}}"#) }
         let error = await #expect(throws: AuthError.self) {
-            try await PortalTestBed.provider().respond(
+            try await PortalWorld.provider().respond(
                 to: totp, with: ChallengeAnswer(code: "123456"), context: context(blank))
         }
         #expect(error?.code == .malformedResponse)
 
         // Through the client: nothing is stored.
-        let bed = try PortalTestBed()
-        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
-        let link = try #require(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        let bed = try PortalWorld()
+        _ = try await bed.client.signIn(with: .portal, .email(PortalWorld.email))
+        let link = try #require(bed.sandbox.inbox.latest(for: PortalWorld.email)?.link)
         bed.sandbox.faults.add(
             .status(200, headers: [:], body: Data(#"{"data":{"endUserId":" ","clientSessionToken":"cst"}}"#.utf8)),
             host: PortalBackend.defaultHost, pathPrefix: "/api/v3/auth/magic-links/validations", repeat: .once)
@@ -357,14 +357,14 @@ struct PortalWireTests {
     /// `login_type=GOOGLE|APPLE` is ignored, as PortalSwift ignores it: not claimed, never
     /// exchanged (it was exchanged as a magic link).
     @Test func aRedirectWithoutAnAuthMethodIsIgnored() async throws {
-        let bed = try PortalTestBed(totpRequired: false)
-        _ = try await bed.client.signIn(with: .portal, .email(PortalTestBed.email))
-        let link = try #require(bed.sandbox.inbox.latest(for: PortalTestBed.email)?.link)
+        let bed = try PortalWorld(totpRequired: false)
+        _ = try await bed.client.signIn(with: .portal, .email(PortalWorld.email))
+        let link = try #require(bed.sandbox.inbox.latest(for: PortalWorld.email)?.link)
         var components = try #require(URLComponents(url: link, resolvingAgainstBaseURL: false))
         components.queryItems = components.queryItems?.filter { $0.name != "authMethod" }
         let unmarked = try #require(components.url)
         let before = bed.sandbox.requestCount
-        #expect(!PortalTestBed.provider().canHandle(unmarked))
+        #expect(!PortalWorld.provider().canHandle(unmarked))
         #expect(try await bed.client.handleRedirect(unmarked) == nil)
         for other in ["&authMethod=GOOGLE", "&authMethod=email_magic_link", "&login_type=EMAIL_MAGIC_LINK"] {
             #expect(

@@ -11,7 +11,7 @@ enum PublicTypeInventory {
     static let modules = [
         "MultiAuthCrypto", "MultiAuth", "MultiAuthHTTP", "MultiAuthOTPless", "MultiAuthDynamic", "MultiAuthTruecaller",
         "MultiAuthPortal", "MultiAuthQR", "MultiAuthSandboxRuntime", "MultiAuthSandbox", "MultiAuthConformance",
-        "MultiAuthBuiltInConformance",
+        "MultiAuthSandboxKit",
         "MultiAuthObservation", "MultiAuthServer",
     ]
 

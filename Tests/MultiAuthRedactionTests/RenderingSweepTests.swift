@@ -1,6 +1,5 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
@@ -10,13 +9,14 @@ import MultiAuthObservation
 import MultiAuthPortal
 import MultiAuthQR
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import MultiAuthServer
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Testing
 
 /// A fake keychain for `KeychainSessionStore` on every platform.
-final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
+final class SweepKeychain: KeychainItemAccess, @unchecked Sendable {
     private let lock = NSLock()
     private var items: [String: Data] = [:]
     func read(service: String, account: String) -> (status: Int32, data: Data?) {
@@ -57,9 +57,10 @@ struct RenderingSweepTests {
         "MultiAuthCrypto.WebAuthnVerifier.Limits": "namespace (caseless enum)",
         "MultiAuthServer.StoreConformance": "namespace (caseless enum)",
         "MultiAuthTruecaller.TruecallerAppHandoff": "namespace (caseless enum)",
-        "MultiAuthBuiltInConformance.BuiltInConformance": "namespace (caseless enum)",
-        "MultiAuthSandbox.ReferenceProtocol": "namespace (caseless enum)",
-        "MultiAuthSandbox.PasskeyProtocol": "namespace (caseless enum)",
+        "MultiAuthSandboxKit.BuiltInConformance": "namespace (caseless enum)",
+        "MultiAuthSandboxKit.EmulatorSessions": "namespace (caseless enum)",
+        "MultiAuthConformance.ReferenceProtocol": "namespace (caseless enum)",
+        "MultiAuthConformance.PasskeyProtocol": "namespace (caseless enum)",
         "MultiAuth.PasskeyAuthorization":
             "AuthenticationServices only (no stored values: it maps a challenge to a platform request); its mapping is swept through PasskeyCeremony and PasskeyResult",
         "MultiAuthConformance.SecretRenderings": "namespace (caseless enum)",
@@ -124,7 +125,7 @@ struct RenderingSweepTests {
             "multiauth-sweep-\(UUID().uuidString)")
         let fileStore = try FileSessionStore(directory: directory)
         try await fileStore.save(session)
-        let keychain = KeychainSessionStore(service: "sweep", keychain: FakeKeychain())
+        let keychain = KeychainSessionStore(service: "sweep", keychain: SweepKeychain())
         try await keychain.save(session)
         let request = HTTPRequest(
             method: .post, base: URL(string: "https://api.example.com/v1")!, path: ["session", .secret(Plant.token)],
@@ -480,7 +481,7 @@ struct RenderingSweepTests {
             try SoftwareAuthenticator(seed: 4).answer(passkeyChallenge), for: passkeyChallenge)
         add(passkeyBackend)
 
-        // MARK: MultiAuthConformance, MultiAuthBuiltInConformance
+        // MARK: MultiAuthConformance, MultiAuthSandboxKit
         add(ConformanceCheck.noSecretInAnyRendering)
         add(ConformanceFailure("failed"))
         let harness = ConformanceHarness.reference()
@@ -507,6 +508,8 @@ struct RenderingSweepTests {
         add(AutoRefresh(jitterSeed: 7))
         add(ReferenceBackend.RefreshTokenOrigin.refresh(from: Plant.token))
         add(PortalBackendRegistry())
+        add(try StandardSandbox(time: .manual(ManualClock())))
+        add(StandardSandbox.Time.realTime)
 
         // The world's own secrets: every flow's codes, tokens and provider state.
         var secrets: [String] = []

@@ -1,6 +1,5 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthDynamic
@@ -8,6 +7,7 @@ import MultiAuthHTTP
 import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import MultiAuthTestKeys
 import MultiAuthTruecaller
 import Synchronization
@@ -58,29 +58,18 @@ final class RefusingURLProtocol: URLProtocol {
     }()
 }
 
-/// Passes requests to `base` but fails number `failAt` (1-based) through the refusing
-/// `URLSessionTransport`, so the error is the one the real transport builds.
-final class FailingAtTransport: HTTPTransport, Sendable {
-    let base: any HTTPTransport
-    let failAt: Int
-    private let count = Mutex(0)
-    private let recorded = Mutex<[HTTPRequest]>([])
-
-    init(_ base: any HTTPTransport, failAt: Int) {
-        self.base = base
-        self.failAt = failAt
-    }
-
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        let number = count.withLock { value -> Int in
-            value += 1
-            return value
-        }
+/// A recording transport that passes requests to `base` but fails number `failAt` (1-based)
+/// through the refusing `URLSessionTransport`, so the error is the one the real transport
+/// builds. Without a cellular path, as the transport it stands in for.
+func failingAtTransport(_ base: any HTTPTransport, failAt: Int) -> ScriptedTransport {
+    let transport = ScriptedTransport()
+    // A request is recorded before the handler answers it: the count is its number.
+    transport.setHandler { [weak transport] request in
+        let number = transport?.requests.count ?? 0
         return try await (number == failAt ? RefusingURLProtocol.transport() : base).send(request)
     }
+    transport.isCellularAvailable = false
+    return transport
 }
 
 /// One sandbox with every built-in backend, and the providers that talk to them.

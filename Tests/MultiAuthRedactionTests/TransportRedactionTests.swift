@@ -160,7 +160,7 @@ struct TransportRedactionTests {
             for failAt in 1...count {
                 world.sandbox.clock.advance(by: .seconds(120))
                 index += 1
-                let transport = FailingAtTransport(world.sandbox.transport, failAt: failAt)
+                let transport = failingAtTransport(world.sandbox.transport, failAt: failAt)
                 let run = await world.runFlow(lane, index: index, transport: transport)
                 #expect(run.otherErrors.isEmpty, "\(lane.id) #\(failAt): \(run.otherErrors)")
                 let credentials = run.session.map(\.credentials)

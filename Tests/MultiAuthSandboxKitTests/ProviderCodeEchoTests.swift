@@ -1,8 +1,11 @@
 import Foundation
 import MultiAuth
+import MultiAuthDynamic
+import MultiAuthOTPless
 import MultiAuthSandbox
 import MultiAuthSandboxKit
 import MultiAuthTestKeys
+import MultiAuthTruecaller
 import Testing
 
 /// Breaker finding: an error body's code went verbatim into `AuthError.providerCode`, so a

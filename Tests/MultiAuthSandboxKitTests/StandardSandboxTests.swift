@@ -1,9 +1,12 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
+import MultiAuthDynamic
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthSandboxKit
 import MultiAuthTestKeys
+import MultiAuthTruecaller
 import Testing
 
 @Suite(.timeLimit(.minutes(10)))

@@ -1,7 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthHTTP
+import MultiAuthOTPless
+import MultiAuthPortal
+import MultiAuthSandboxKit
 import MultiAuthSandboxServer
 import MultiAuthSpawn
 import MultiAuthTestKeys

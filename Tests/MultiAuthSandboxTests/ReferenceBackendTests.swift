@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthConformance
 import MultiAuthHTTP
 import MultiAuthSandbox
 import Testing

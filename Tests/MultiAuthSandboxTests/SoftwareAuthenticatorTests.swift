@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthSandbox
 import Testing

@@ -5,11 +5,11 @@ import MultiAuthSandbox
 /// Echoes the request: status 200, the body back, the method and the server time in headers.
 /// `/status/<n>` answers status n; `/throw` throws a non-network error; `/drop` drops.
 struct EchoBackend: SandboxBackend {
-    struct Failure: Error {}
+    struct EchoFailure: Error {}
 
     func handle(_ request: HTTPRequest, context: SandboxContext) async throws -> HTTPResponse {
         switch request.url.path {
-        case "/throw": throw Failure()
+        case "/throw": throw EchoFailure()
         case "/drop": throw AuthError(.network, "dropped by the backend")
         case let path where path.hasPrefix("/status/"):
             return try .json(Int(request.url.lastPathComponent) ?? 500, ["code": "forced"])

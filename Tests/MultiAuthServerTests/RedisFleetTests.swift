@@ -92,7 +92,7 @@ struct RedisFleetTests {
         // Down (SIGKILL): every verification is the retryable refusal, known items and new ones alike.
         try await onThread { server.kill() }
         let during = (0..<10).flatMap { world.items(prefix: "b\($0)") }
-        var outageOutcomes: [OutageWorld.Outcome: Int] = [:]
+        var outageOutcomes: [OutageWorld.OutageOutcome: Int] = [:]
         for item in before + during { outageOutcomes[try await world.verify(item), default: 0] += 1 }
         #expect(outageOutcomes == [.unavailable: before.count + during.count], "\(outageOutcomes)")
 
@@ -168,7 +168,7 @@ final class KillSwitch: @unchecked Sendable {
 
 /// The verifiers of the outage test and one item of each kind per name.
 struct OutageWorld: Sendable {
-    enum Outcome: Hashable, Sendable, CustomStringConvertible {
+    enum OutageOutcome: Hashable, Sendable, CustomStringConvertible {
         case accepted, replay, unavailable
         case other(String)
         var description: String {
@@ -217,7 +217,7 @@ struct OutageWorld: Sendable {
 
     func link(_ name: String) -> Item { .link("\(run)-\(name)") }
 
-    func verify(_ item: Item) async throws -> Outcome {
+    func verify(_ item: Item) async throws -> OutageOutcome {
         do {
             switch item {
             case .totp(let account):
@@ -252,12 +252,13 @@ struct OutageWorld: Sendable {
         }
     }
 
-    func verifyConcurrently(_ items: [Item], workers: Int, killSwitch: KillSwitch) async throws -> [Item: Outcome] {
-        try await withThrowingTaskGroup(of: [(Item, Outcome)].self) { group in
+    func verifyConcurrently(_ items: [Item], workers: Int, killSwitch: KillSwitch) async throws -> [Item: OutageOutcome]
+    {
+        try await withThrowingTaskGroup(of: [(Item, OutageOutcome)].self) { group in
             for worker in 0..<workers {
                 let mine = items.enumerated().filter { $0.offset % workers == worker }.map(\.element)
                 group.addTask {
-                    var results: [(Item, Outcome)] = []
+                    var results: [(Item, OutageOutcome)] = []
                     for item in mine {
                         let outcome = try await verify(item)
                         if outcome == .accepted { killSwitch.accepted() }
@@ -266,7 +267,7 @@ struct OutageWorld: Sendable {
                     return results
                 }
             }
-            var all: [Item: Outcome] = [:]
+            var all: [Item: OutageOutcome] = [:]
             for try await results in group { for (item, outcome) in results { all[item] = outcome } }
             return all
         }
@@ -286,7 +287,7 @@ enum TOTPVerifierStoreCall {
 
 /// 8 `MultiAuthFleetRacer` processes on one Redis, driven line by line over pipes.
 struct Racers {
-    struct Outcome: Sendable {
+    struct RaceOutcome: Sendable {
         var processes = 0
         var races = 0
         var acceptances = 0
@@ -310,7 +311,7 @@ struct Racers {
     }
 
     /// One process and its line reader.
-    final class Racer {
+    final class RacerProcess {
         let process: SpawnedProcess
         let input: FileHandle
         let output: FileHandle
@@ -344,13 +345,13 @@ struct Racers {
         }
     }
 
-    static func race(binary: URL, url: String, processes: Int, rounds: Int) throws -> Outcome {
-        let racers = try (0..<processes).map { _ in try Racer(binary: binary, url: url) }
+    static func race(binary: URL, url: String, processes: Int, rounds: Int) throws -> RaceOutcome {
+        let racers = try (0..<processes).map { _ in try RacerProcess(binary: binary, url: url) }
         defer { for racer in racers { racer.stop() } }
         for racer in racers {
             guard racer.readLine() == "ready" else { throw POSIXError(.ECONNREFUSED) }
         }
-        var outcome = Outcome(processes: processes)
+        var outcome = RaceOutcome(processes: processes)
         let run = UUID().uuidString.prefix(8)
         let now = 1_700_000_000
         for round in 0..<rounds {

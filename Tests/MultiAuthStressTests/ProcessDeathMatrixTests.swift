@@ -1,6 +1,10 @@
 import Foundation
 import MultiAuth
+import MultiAuthDynamic
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTruecaller
 import Testing
 
 /// The process "dies" between steps of a flow: the app encodes its pending `Challenge` with

@@ -8,7 +8,7 @@ struct AuthClientTests {
     let email = try! EmailAddress("user@example.com")
 
     @Test func happyPathPersistsBeforePublishingAndOrdersEvents() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let stream = fixture.client.events.subscribe()
         let step = try await fixture.client.signIn(with: "fake", .email(email))
         let challenge = try #require(step.challenge)
@@ -32,7 +32,7 @@ struct AuthClientTests {
     }
 
     @Test func sessionIsStoredWhenSignedInIsObserved() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let store = fixture.store
         let stream = fixture.client.events.subscribe()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
@@ -51,7 +51,7 @@ struct AuthClientTests {
 
     @Test(arguments: ["12345", "12345a", "1234567", "", "   ", "①②③④⑤⑥"])
     func malformedCodeIsRejectedLocally(_ code: String) async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let before = await fixture.server.totalCalls
         let error = await #expect(throws: AuthError.self) {
@@ -64,7 +64,7 @@ struct AuthClientTests {
     }
 
     @Test func expiredChallengeIsRefusedWithoutNetwork() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         fixture.clock.advance(by: .seconds(300))
         let before = await fixture.server.totalCalls
@@ -78,7 +78,7 @@ struct AuthClientTests {
     @Test func wrongCodeKeepsChallengeUsableAndSessionUntouched() async throws {
         let existing = FakeProvider.session(
             provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let fixture = Fixture(sessions: [existing])
+        let fixture = ClientWorld(sessions: [existing])
         let stream = fixture.client.events.subscribe()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
@@ -102,7 +102,7 @@ struct AuthClientTests {
     }
 
     @Test func attemptsExhaustedEndsTheChallenge() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         let wrong = code == "000000" ? "111111" : "000000"
@@ -115,7 +115,7 @@ struct AuthClientTests {
     }
 
     @Test func storageFailureThenRetryFinishesWithoutNetwork() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         await fixture.store.failNext(.save)
@@ -131,7 +131,7 @@ struct AuthClientTests {
     }
 
     @Test func newStartCancelsPendingStart() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         await fixture.server.setStartDelay(.seconds(5))
         let log = RecordingSubscriber(client: fixture.client)
         let first = Task { try await fixture.client.signIn(with: "fake", .email(email)) }
@@ -149,7 +149,7 @@ struct AuthClientTests {
     }
 
     @Test func submitInFlightIsNotCancelledByNewStart() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         await fixture.server.setRespondDelay(.seconds(2))
@@ -163,7 +163,7 @@ struct AuthClientTests {
     }
 
     @Test func cancellationSurfacesAndNothingFollowsFlowCancelled() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         await fixture.server.setStartDelay(.seconds(10))
         let log = RecordingSubscriber(client: fixture.client)
         let task = Task { try await fixture.client.signIn(with: "fake", .email(email)) }
@@ -179,7 +179,7 @@ struct AuthClientTests {
     }
 
     @Test func unknownProviderIsAConfigurationError() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let error = await #expect(throws: AuthError.self) {
             _ = try await fixture.client.signIn(with: "nope", .email(email))
         }
@@ -190,7 +190,7 @@ struct AuthClientTests {
     }
 
     @Test func resendBeforeAvailableIsRateLimitedWithRetryAfter() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         fixture.clock.advance(by: .seconds(10))
         let starts = await fixture.server.count("start")
@@ -207,7 +207,7 @@ struct AuthClientTests {
     @Test func signOutIsIdempotentAndPublishesOnce() async throws {
         let session = FakeProvider.session(
             provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let fixture = Fixture(sessions: [session])
+        let fixture = ClientWorld(sessions: [session])
         let log = RecordingSubscriber(client: fixture.client)
         let first = try await fixture.client.signOut("fake")
         let second = try await fixture.client.signOut("fake")
@@ -222,7 +222,7 @@ struct AuthClientTests {
     @Test func signOutKeepsSessionWhenStoreFails() async throws {
         let session = FakeProvider.session(
             provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let fixture = Fixture(sessions: [session])
+        let fixture = ClientWorld(sessions: [session])
         await fixture.store.failNext(.load)
         let error = await #expect(throws: AuthError.self) { try await fixture.client.signOut("fake") }
         #expect(error?.code == .storageUnavailable)
@@ -230,7 +230,7 @@ struct AuthClientTests {
     }
 
     @Test func redirectsAreRoutedStateCheckedAndReplayed() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         #expect(try await fixture.client.handleRedirect(URL(string: "https://elsewhere.example/cb?code=1")!) == nil)
         let stale = await #expect(throws: AuthError.self) {
             _ = try await fixture.client.handleRedirect(URL(string: "fake://fake/cb?state=unknown")!)
@@ -246,7 +246,7 @@ struct AuthClientTests {
     }
 
     @Test func pendingChallengeSurvivesEncodingIntoAFreshClient() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let data = try JSONEncoder.multiAuth.encode(challenge)
         let restored = try JSONDecoder.multiAuth.decode(Challenge.self, from: data)
@@ -260,7 +260,7 @@ struct AuthClientTests {
     }
 
     @Test func aCancelledFlowsChallengeIsRefusedWithoutNetwork() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         await fixture.client.cancelFlow(for: "fake")
@@ -278,7 +278,7 @@ struct AuthClientTests {
     @Test func signOutAbandonsEveryEarlierFlowIncludingASubmitInFlight() async throws {
         let existing = FakeProvider.session(
             provider: "fake", access: "OLD", refresh: "OLD-R", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let fixture = Fixture(sessions: [existing])
+        let fixture = ClientWorld(sessions: [existing])
         let first = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let second = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: second)
@@ -304,7 +304,7 @@ struct AuthClientTests {
     }
 
     @Test func providersHearWhenTheirFlowsEnd() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let cancelled = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         await fixture.client.cancelFlow(for: "fake")
         #expect(fixture.provider.ended.all == [cancelled.flowID])
@@ -314,7 +314,7 @@ struct AuthClientTests {
     }
 
     @Test func resendOfAnExpiredChallengeIsRefusedLocally() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         fixture.clock.advance(by: .seconds(400))
         let starts = await fixture.server.count("start")
@@ -324,7 +324,7 @@ struct AuthClientTests {
     }
 
     @Test func theRetryAfterAStorageFailureStillChecksTheAnswerFormat() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         await fixture.store.failNext(.save)
@@ -337,8 +337,8 @@ struct AuthClientTests {
     }
 
     @Test func twoClientsNeverShareSubscribers() async throws {
-        let a = Fixture()
-        let b = Fixture()
+        let a = ClientWorld()
+        let b = ClientWorld()
         let streamB = b.client.events.subscribe()
         _ = try await a.client.signIn(with: "fake", .email(email))
         b.client.events.finish()

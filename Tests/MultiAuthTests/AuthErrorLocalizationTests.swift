@@ -51,9 +51,10 @@ import Testing
     /// reads the same; the developer message never shows.
     @Test func theSameCodeFromTwoProvidersReadsTheSame() {
         let dynamic = AuthError(
-            .invalidCode, "the code is not correct", provider: .dynamic, providerCode: "wrong_email_verification_token",
+            .invalidCode, "the code is not correct", provider: "dynamic",
+            providerCode: "wrong_email_verification_token",
             attemptsRemaining: 2)
-        let truecaller = AuthError(.invalidCode, "InvalidOTP", provider: .truecaller, providerCode: "4001")
+        let truecaller = AuthError(.invalidCode, "InvalidOTP", provider: "truecaller", providerCode: "4001")
         #expect(dynamic.errorDescription == truecaller.errorDescription)
         #expect(dynamic.recoverySuggestion == truecaller.recoverySuggestion)
         #expect(dynamic.errorDescription == "The code is incorrect.")
@@ -99,7 +100,7 @@ import Testing
     /// No planted value reaches the user-facing texts, whatever the message holds.
     @Test func userFacingTextsNeverShowTheMessageOrRawCode() {
         let error = AuthError(
-            .invalidCode, "code 482913 rejected", provider: .otpless, providerCode: "SECRET-RAW", attemptsRemaining: 1)
+            .invalidCode, "code 482913 rejected", provider: "otpless", providerCode: "SECRET-RAW", attemptsRemaining: 1)
         for text in [error.errorDescription, error.recoverySuggestion, error.localizedDescription] {
             #expect(!(text ?? "").contains("482913"))
             #expect(!(text ?? "").contains("SECRET-RAW"))

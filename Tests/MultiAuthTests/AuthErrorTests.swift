@@ -5,7 +5,7 @@ import Testing
 @Suite struct AuthErrorTests {
     @Test func descriptionCarriesCodeReasonAndRawCode() {
         let error = AuthError(
-            .invalidCode, "wrong code", provider: .otpless, providerCode: "7118", attemptsRemaining: 2)
+            .invalidCode, "wrong code", provider: "otpless", providerCode: "7118", attemptsRemaining: 2)
         #expect(
             error.description
                 == "AuthError(invalidCode, provider: otpless, providerCode: 7118, attemptsRemaining: 2, message: wrong code)"

@@ -305,7 +305,7 @@ struct AuthEventBusTests {
     }
 
     @Test func authStatesWithNothingStoredIsSignedOut() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         var iterator = fixture.client.authStates().makeAsyncIterator()
         let first = try #require(await iterator.next())
         guard case .initialState(let state) = first.kind else {
@@ -318,7 +318,7 @@ struct AuthEventBusTests {
     @Test func authStatesReportUnavailableStorageNotSignedOut() async throws {
         let session = FakeProvider.session(
             provider: "fake", access: "A", refresh: "R", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let fixture = Fixture(sessions: [session])
+        let fixture = ClientWorld(sessions: [session])
         await fixture.store.setUnavailable(true)
         var iterator = fixture.client.authStates().makeAsyncIterator()
         guard case .initialState(let state) = try #require(await iterator.next()).kind else {

@@ -10,8 +10,8 @@ import Testing
 struct AutoRefreshTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 
-    func fixture(policy: AutoRefresh = AutoRefresh(jitterSeed: 7)) -> Fixture {
-        Fixture(
+    func fixture(policy: AutoRefresh = AutoRefresh(jitterSeed: 7)) -> ClientWorld {
+        ClientWorld(
             sessions: [FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)],
             autoRefresh: policy)
     }

@@ -9,7 +9,7 @@ import Testing
 
     static func challenge(requirements: Set<Challenge.Requirement> = []) -> Challenge {
         Challenge(
-            flowID: FlowID(rawValue: "flow-1"), provider: .truecaller,
+            flowID: FlowID(rawValue: "flow-1"), provider: "truecaller",
             kind: .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false), destination: "+91 •••••• 3210",
             issuedAt: issued, expiresAt: issued + 300, providerState: ProviderState(["token": "vt-1"]),
             requirements: requirements)

@@ -10,7 +10,7 @@ struct FlowRulesTests {
     let email = try! EmailAddress("user@example.com")
 
     @Test func sixteenConcurrentSubmitsOfOneCodeMakeOneVerifyCall() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         await fixture.server.setRespondDelay(.seconds(1))
@@ -27,7 +27,7 @@ struct FlowRulesTests {
     }
 
     @Test func aDifferentCodeWaitsForTheSubmitInFlight() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         let wrong = code == "000000" ? "111111" : "000000"
@@ -49,7 +49,7 @@ struct FlowRulesTests {
 
     /// A completed flow accepts only the answer that completed it.
     @Test func aCompletedFlowAcceptsOnlyItsOwnAnswer() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
         let session = try #require(try await fixture.client.submit(ChallengeAnswer(code: code), for: challenge).session)
@@ -66,7 +66,7 @@ struct FlowRulesTests {
     }
 
     @Test func theLastWrongCodePublishesAttemptsExhaustedOnce() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let log = RecordingSubscriber(client: fixture.client)
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let code = await fixture.code(for: challenge)
@@ -81,7 +81,7 @@ struct FlowRulesTests {
     }
 
     @Test func concurrentDeliveriesOfOneRedirectShareOneExchange() async throws {
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         let challenge = try #require(try await fixture.client.signIn(with: "fake", .email(email)).challenge)
         let url = URL(string: "fake://fake/cb?state=\(challenge.flowID.rawValue)")!
         await fixture.server.setRedirectDelay(.seconds(1))

@@ -85,7 +85,7 @@ struct HostileWireTests {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         var session = FakeProvider.session(provider: "fake", access: "A1", refresh: "R1", at: start)
         session.credentials.expiresAt = Date(timeIntervalSince1970: 1e300)
-        let fixture = Fixture(sessions: [session], autoRefresh: AutoRefresh(jitterSeed: 7))
+        let fixture = ClientWorld(sessions: [session], autoRefresh: AutoRefresh(jitterSeed: 7))
         await fixture.client.restoreSessions()
         await fixture.clock.waitForBackgroundSleepers(count: 1)
         #expect(fixture.client.autoRefreshTaskCount == 1)

@@ -21,23 +21,23 @@ import Testing
             expiresAt: Date(timeIntervalSince1970: 1_700_000_000),
             extra: ProviderState(["minifiedJwt": "SECRET-MINIFIED"]))
         let session = AuthSession(
-            provider: .dynamic,
+            provider: "dynamic",
             user: AuthUser(id: "u1", phone: try PhoneNumber("+919876543210"), email: try EmailAddress("a@b.co")),
             credentials: credentials, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
         let challenge = Challenge(
-            flowID: .random(), provider: .portal, kind: .totp(digits: 6, enrollment: enrollment),
+            flowID: .random(), provider: "portal", kind: .totp(digits: 6, enrollment: enrollment),
             issuedAt: Date(timeIntervalSince1970: 0),
             providerState: state)
         let answer = ChallengeAnswer(code: "135791", name: try PersonName(firstName: "Ana"))
-        let error = AuthError(.invalidCode, "wrong code", provider: .portal, providerCode: "7118")
+        let error = AuthError(.invalidCode, "wrong code", provider: "portal", providerCode: "7118")
         let request = try HTTPRequest.json(
             .post, URL(string: "https://api.example.com/verify?code=135791")!, body: ["code": "135791"],
             headers: ["Authorization": "Bearer SECRET-ACCESS-TOKEN"])
         let event = AuthEvent(
-            sequence: 1, timestamp: Date(timeIntervalSince1970: 0), provider: .portal, flowID: nil,
+            sequence: 1, timestamp: Date(timeIntervalSince1970: 0), provider: "portal", flowID: nil,
             kind: .signedIn(session))
         let issued = AuthEvent(
-            sequence: 2, timestamp: Date(timeIntervalSince1970: 0), provider: .portal, flowID: nil,
+            sequence: 2, timestamp: Date(timeIntervalSince1970: 0), provider: "portal", flowID: nil,
             kind: .challengeIssued(challenge))
         return [
             ("state", state), ("enrollment", enrollment), ("credentials", credentials), ("session", session),

@@ -7,11 +7,11 @@ import Testing
 /// Docs/Cases.md, B17: concurrent callers share one refresh of a rotating refresh token.
 @Suite(.timeLimit(.minutes(10)))
 struct RefreshTests {
-    func expiredFixture() -> Fixture {
+    func expiredFixture() -> ClientWorld {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let expired = FakeProvider.session(
             provider: "fake", access: "A1", refresh: "R1", at: start.addingTimeInterval(-7200))
-        return Fixture(sessions: [expired])
+        return ClientWorld(sessions: [expired])
     }
 
     @Test func fiveConcurrentCallersShareOneRefresh() async throws {

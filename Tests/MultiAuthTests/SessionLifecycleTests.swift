@@ -10,10 +10,10 @@ struct SessionLifecycleTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// A stored session whose access token expires in `remaining` seconds (R1, rotating).
-    func fixture(remaining: TimeInterval = -7200) -> Fixture {
+    func fixture(remaining: TimeInterval = -7200) -> ClientWorld {
         let session = FakeProvider.session(
             provider: "fake", access: "A1", refresh: "R1", at: start, lifetime: remaining)
-        return Fixture(sessions: [session])
+        return ClientWorld(sessions: [session])
     }
 
     @Test func l2AStaleRefreshResultIsDiscardedAndNeverAnswersWithAnotherSignIn() async throws {

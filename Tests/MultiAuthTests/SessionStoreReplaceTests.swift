@@ -164,29 +164,29 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func callsOnTheConcreteTypeUseTheStoresOwnReplace(_ kind: StoreKind) async throws {
         let directory = ScratchDirectory()
         defer { directory.remove() }
-        let racer: Racer
+        let racer: ReplaceRacer
         switch kind {
         case .inMemory, .failingOverFile:
             let store = InMemorySessionStore()
-            racer = Racer(
+            racer = ReplaceRacer(
                 load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .file:
             let store = try FileSessionStore(directory: directory.url)
-            racer = Racer(
+            racer = ReplaceRacer(
                 load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .keychain:
             let store = KeychainSessionStore(service: "test", keychain: FakeKeychain())
-            racer = Racer(
+            racer = ReplaceRacer(
                 load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .systemKeychainLogic:
             let store = KeychainSessionStore(
                 service: "test", accessGroup: "TEAMID.shared", accessibility: .afterFirstUnlockThisDeviceOnly,
                 secItems: EmulatedSecItems())
-            racer = Racer(
+            racer = ReplaceRacer(
                 load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         case .failingOverInMemory:
             let store = FailingSessionStore(wrapping: InMemorySessionStore())
-            racer = Racer(
+            racer = ReplaceRacer(
                 load: { try await store.load(for: "p") }, replace: { try await store.replace($0, with: $1, for: "p") })
         }
         let (writers, attempts) = kind == .file ? (8, 12) : (16, 250)
@@ -197,7 +197,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 
     /// One writer's view of a store: its `load` and its `replace` for provider "p".
-    struct Racer: Sendable {
+    struct ReplaceRacer: Sendable {
         let load: @Sendable () async throws -> AuthSession?
         let replace: @Sendable (AuthSession?, AuthSession) async throws -> SessionStoreWriteResult
 
@@ -218,10 +218,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Runs `writers` tasks (spread over `stores`), each making `attempts` compare-and-set
     /// increments of the counter; returns the counter values each acknowledged write stored.
     static func race(stores: [any SessionStore], writers: Int, attempts: Int) async throws -> [Int] {
-        try await race(stores.map(Racer.init), writers: writers, attempts: attempts)
+        try await race(stores.map(ReplaceRacer.init), writers: writers, attempts: attempts)
     }
 
-    static func race(_ racers: [Racer], writers: Int, attempts: Int) async throws -> [Int] {
+    static func race(_ racers: [ReplaceRacer], writers: Int, attempts: Int) async throws -> [Int] {
         try await withThrowingTaskGroup(of: [Int].self) { group in
             for writer in 0..<writers {
                 let racer = racers[writer % racers.count]

@@ -308,7 +308,7 @@ final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
     @Test func lockedKeychainMakesNoRefreshCall() async throws {
         let keychain = FakeKeychain()
         let store = KeychainSessionStore(service: "test", keychain: keychain)
-        let fixture = Fixture()
+        let fixture = ClientWorld()
         var expired = FakeProvider.session(
             provider: "fake", access: "A1", refresh: "R1", at: Date(timeIntervalSince1970: 1_600_000_000))
         expired.id = "s1"

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuth
 import MultiAuthSpawn
 import Testing
 
@@ -62,7 +63,7 @@ struct HammerRun: Sendable {
     let seed: UInt64
     let kills: Int
 
-    struct Outcome: Sendable {
+    struct HammerOutcome: Sendable {
         var violations: [String] = []
         var acknowledged: [Int] = []
         var finalCounter: Int?
@@ -90,21 +91,21 @@ struct HammerRun: Sendable {
     }
 
     /// Runs on a thread of its own: it blocks on pipes and child processes.
-    func onThread() async throws -> Outcome {
+    func onThread() async throws -> HammerOutcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try self.run() }) }.start()
         }
     }
 
-    func run() throws -> Outcome {
+    func run() throws -> HammerOutcome {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "multiauth-hammer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let store = root.appendingPathComponent("sessions").path
         let stop = root.appendingPathComponent("stop").path
-        var outcome = Outcome()
-        var random = SplitMix64(state: seed)
+        var outcome = HammerOutcome()
+        var random = SplitMix64(seed: seed)
 
         /// A hammer process; its standard output is a pipe when `progress` (one line per finished operation).
         func process(worker: Int, incarnation: Int, operations: Int, progress: Bool) throws -> (SpawnedProcess, String)
@@ -201,17 +202,5 @@ struct HammerRun: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             .filter { $0.hasSuffix(" .") }.map { String($0.dropLast(2)) }
-    }
-}
-
-/// SplitMix64, the same small seeded generator the hammer uses.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

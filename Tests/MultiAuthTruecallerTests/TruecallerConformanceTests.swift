@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 @testable import MultiAuthTruecaller

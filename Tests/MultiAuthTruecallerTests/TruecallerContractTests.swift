@@ -1,8 +1,8 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthCrypto
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 @testable import MultiAuthTruecaller
@@ -16,35 +16,31 @@ import Testing
 struct TruecallerContractTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Contracts/Truecaller")
-    static let fixtures: [ContractFixture] = try! ContractFixture.load(directory: directory)
+    static let suite = ContractSuite(
+        directory: directory,
+        endpoints: [
+            "create", "verify", "profile-update", "profile-get", "key", "phone-number-detail",
+        ], minimumRenamings: 60, adapter: adapterDirection, sandbox: sandboxDirection)
+    static var fixtures: [ContractFixture] { suite.fixtures }
     static let code = "123456"
     static let appKey = "partner-key"
     static let appLink = "https://app.example.com/truecaller"
     static let deviceID = "device-1"
 
     @Test func everyEndpointTheAdapterCallsHasAFixture() {
-        #expect(
-            Set(Self.fixtures.map(\.name)) == [
-                "create", "verify", "profile-update", "profile-get", "key", "phone-number-detail",
-            ])
+        let failures = Self.suite.endpointFailures()
+        #expect(failures.isEmpty, "\(failures)")
     }
 
-    @Test(arguments: fixtures)
+    @Test(arguments: suite.fixtures)
     func fixtureHoldsInBothDirections(fixture: ContractFixture) async {
-        let failures = await Self.check(fixture, only: nil)
-        #expect(failures.isEmpty, "\(fixture.name):\n\(failures.joined(separator: "\n"))")
+        let failures = await Self.suite.failures(of: fixture)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     @Test func renamingAnyFixtureFieldBreaksACheck() async {
-        let report = await ContractBite.run(Self.fixtures) { fixture, only in await Self.check(fixture, only: only) }
-        #expect(report.renamings > 60)
-        #expect(
-            report.unnoticed.isEmpty, "renamed without a failing check:\n\(report.unnoticed.joined(separator: "\n"))")
-        #expect(report.unreadButRead.isEmpty, "\(report.unreadButRead)")
-    }
-
-    static func check(_ fixture: ContractFixture, only: Int?) async -> [String] {
-        await ContractMatch.check(fixture, only: only, adapter: adapterDirection, sandbox: sandboxDirection)
+        let failures = await Self.suite.biteFailures()
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     // MARK: Adapter direction
@@ -79,16 +75,18 @@ struct TruecallerContractTests {
                 default: return HTTPResponse(status: 404)
                 }
             }
-            let context = Fixture.context(transport)
+            let context = TruecallerWorld.context(transport)
             let provider = TruecallerProvider(configuration: configuration)
             var outcome: Result<String, AuthError>
             do {
                 switch fixture.name {
                 case "create":
-                    let step = try await provider.start(.phone(Fixture.phone), context: context)
+                    let step = try await provider.start(.phone(TruecallerWorld.phone), context: context)
                     outcome = .success(step.session != nil ? "session" : "challenge")
                 case "verify", "profile-update", "profile-get":
-                    guard let challenge = try await provider.start(.phone(Fixture.phone), context: context).challenge
+                    guard
+                        let challenge = try await provider.start(.phone(TruecallerWorld.phone), context: context)
+                            .challenge
                     else {
                         throw ContractError("create gave no challenge")
                     }

@@ -56,8 +56,8 @@ struct TruecallerErrorMappingTests {
         for status in [200, 400] {
             let transport = ScriptedTransport { _ in Stub.json(status, ["code": raw, "message": "server says so"]) }
             let error = await #expect(throws: AuthError.self) {
-                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
-                    .phone(Fixture.phone), context: Fixture.context(transport))
+                _ = try await TruecallerProvider(configuration: TruecallerWorld.configuration).start(
+                    .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
             }
             #expect(error?.code == expected)
             #expect(error?.providerCode == String(raw))
@@ -87,8 +87,8 @@ struct TruecallerErrorMappingTests {
         for (response, expected, providerCode) in cases {
             let transport = ScriptedTransport { _ in response }
             let error = await #expect(throws: AuthError.self) {
-                _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
-                    .phone(Fixture.phone), context: Fixture.context(transport))
+                _ = try await TruecallerProvider(configuration: TruecallerWorld.configuration).start(
+                    .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
             }
             #expect(error?.code == expected, "\(response)")
             #expect(error?.providerCode == providerCode, "\(response)")
@@ -119,13 +119,14 @@ struct TruecallerErrorMappingTests {
                         200,
                         ["status": 2, "message": "sent", "method": "sms", "verificationToken": "vt-1", "tokenTtl": 300])
             }
-            let provider = TruecallerProvider(configuration: Fixture.configuration)
+            let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
             let challenge = try #require(
-                try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+                try await provider.start(.phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
+                    .challenge)
             let error = await #expect(throws: AuthError.self) {
                 _ = try await provider.respond(
                     to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
-                    context: Fixture.context(transport))
+                    context: TruecallerWorld.context(transport))
             }
             #expect(error?.code == expected, "\(response)")
             #expect(error?.providerCode == providerCode, "\(response)")
@@ -134,8 +135,8 @@ struct TruecallerErrorMappingTests {
         // The same unknown code on `create` is not a wrong code.
         let create = ScriptedTransport { _ in Stub.json(400, ["code": 40101]) }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
-                .phone(Fixture.phone), context: Fixture.context(create))
+            _ = try await TruecallerProvider(configuration: TruecallerWorld.configuration).start(
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(create))
         }
         #expect(error?.code == .generic)
     }
@@ -143,8 +144,8 @@ struct TruecallerErrorMappingTests {
     @Test func transportErrorsPassThrough() async throws {
         let transport = ScriptedTransport { _ in throw AuthError(.network, "dropped") }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
-                .phone(Fixture.phone), context: Fixture.context(transport))
+            _ = try await TruecallerProvider(configuration: TruecallerWorld.configuration).start(
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
         }
         #expect(error?.code == .network)
     }

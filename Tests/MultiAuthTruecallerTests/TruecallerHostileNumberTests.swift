@@ -11,7 +11,7 @@ import Testing
 /// years, or the answer is a `malformedResponse`.
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerHostileNumberTests {
-    let provider = TruecallerProvider(configuration: Fixture.configuration)
+    let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
 
     static func create(ttl: String) -> ScriptedTransport {
         ScriptedTransport { _ in
@@ -23,7 +23,8 @@ struct TruecallerHostileNumberTests {
     @Test(arguments: [#""inf""#, #""Infinity""#, #""1e999""#, #""NaN""#, "1e300", #""1e300""#, "0", "-5", #""-5""#])
     func anAbsurdTokenTtlIsAMalformedResponse(ttl: String) async throws {
         let error = await #expect(throws: AuthError.self) {
-            try await provider.start(.phone(Fixture.phone), context: Fixture.context(Self.create(ttl: ttl)))
+            try await provider.start(
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(Self.create(ttl: ttl)))
         }
         #expect(error?.code == .malformedResponse, "\(ttl): \(String(describing: error))")
     }
@@ -32,7 +33,7 @@ struct TruecallerHostileNumberTests {
     func aPlausibleTokenTtlMakesAnEncodableChallenge(ttl: String) async throws {
         let clock = ManualClock()
         let step = try await provider.start(
-            .phone(Fixture.phone), context: Fixture.context(Self.create(ttl: ttl), clock: clock))
+            .phone(TruecallerWorld.phone), context: TruecallerWorld.context(Self.create(ttl: ttl), clock: clock))
         let challenge = try #require(step.challenge)
         let lifetime = try #require(challenge.expiresAt).timeIntervalSince(challenge.issuedAt)
         #expect(lifetime == 300 || lifetime == 150)

@@ -25,11 +25,13 @@ struct TruecallerNameRuleTests {
     func validNamesReachTheVerifyCall(first: String, last: String) async throws {
         let name = try PersonName(firstName: first, lastName: last)
         let transport = TruecallerOTPFlowTests.server()
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let challenge = try #require(
-            try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+            try await provider.start(.phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
+                .challenge)
         _ = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: "123456", name: name), context: Fixture.context(transport))
+            to: challenge, with: ChallengeAnswer(code: "123456", name: name),
+            context: TruecallerWorld.context(transport))
         let sent = Stub.body(transport.requests[2])
         #expect(sent["firstName"] as? String == first.trimmingCharacters(in: .whitespaces))
         #expect(sent["lastName"] as? String == last.trimmingCharacters(in: .whitespaces))
@@ -44,53 +46,58 @@ struct TruecallerNameRuleTests {
     }
 
     @Test func aNameGivenUpFrontInTheRequestOptionsIsCheckedBeforeCreateAndUsedAtVerify() async throws {
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let transport = TruecallerOTPFlowTests.server()
         let bad = await #expect(throws: AuthError.self) {
             _ = try await provider.start(
-                .phone(Fixture.phone, options: ["firstName": "123"]), context: Fixture.context(transport))
+                .phone(TruecallerWorld.phone, options: ["firstName": "123"]),
+                context: TruecallerWorld.context(transport))
         }
         #expect(bad?.reason == .invalidName)
         #expect(bad?.providerCode == "18")
         #expect(transport.requests.isEmpty)
 
         let request = SignInRequest.phone(
-            Fixture.phone,
+            TruecallerWorld.phone,
             options: [TruecallerProvider.firstNameOption: "Asha", TruecallerProvider.lastNameOption: "Rao"])
-        let challenge = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        let challenge = try #require(
+            try await provider.start(request, context: TruecallerWorld.context(transport)).challenge)
         _ = try await provider.respond(
-            to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+            to: challenge, with: ChallengeAnswer(code: "123456"), context: TruecallerWorld.context(transport))
         #expect(Stub.body(transport.requests[2])["firstName"] as? String == "Asha")
         #expect(Stub.body(transport.requests[2])["lastName"] as? String == "Rao")
 
         // The answer's name wins over the preset one.
-        let second = try #require(try await provider.start(request, context: Fixture.context(transport)).challenge)
+        let second = try #require(
+            try await provider.start(request, context: TruecallerWorld.context(transport)).challenge)
         _ = try await provider.respond(
             to: second, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Anu")),
-            context: Fixture.context(transport))
+            context: TruecallerWorld.context(transport))
         #expect(Stub.body(transport.requests[6])["firstName"] as? String == "Anu")
     }
 
     /// The challenge says it needs a name before the code is sent, unless the request
     /// carried one; the requirement survives encode → decode.
     @Test func theChallengeSaysANameIsRequiredUnlessTheRequestCarriedOne() async throws {
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let transport = TruecallerOTPFlowTests.server()
         let bare = try #require(
-            try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport)).challenge)
+            try await provider.start(.phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
+                .challenge)
         #expect(bare.requirements == [.name])
         let decoded = try JSONDecoder.multiAuth.decode(Challenge.self, from: try JSONEncoder.multiAuth.encode(bare))
         #expect(decoded.requirements == [.name])
         #expect(decoded == bare)
         let missing = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
-                to: bare, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport))
+                to: bare, with: ChallengeAnswer(code: "123456"), context: TruecallerWorld.context(transport))
         }
         #expect(missing?.code == .invalidInput)
         #expect(missing?.reason == .answerMismatch)
 
-        let named = SignInRequest.phone(Fixture.phone, options: [TruecallerProvider.firstNameOption: "Asha"])
-        let preset = try #require(try await provider.start(named, context: Fixture.context(transport)).challenge)
+        let named = SignInRequest.phone(TruecallerWorld.phone, options: [TruecallerProvider.firstNameOption: "Asha"])
+        let preset = try #require(
+            try await provider.start(named, context: TruecallerWorld.context(transport)).challenge)
         #expect(preset.requirements.isEmpty)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// The OTP flow against an in-test stub of the wire protocol (Docs/Providers/Truecaller.md).
 @Suite(.timeLimit(.minutes(10)))
 struct TruecallerOTPFlowTests {
-    let provider = TruecallerProvider(configuration: Fixture.configuration)
+    let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
 
     /// A stub server: `create` → sms with `ttl`, `verify` accepts 123456.
     static func server(ttl: Int = 300, verifiedBefore: Bool = false) -> ScriptedTransport {
@@ -45,7 +45,7 @@ struct TruecallerOTPFlowTests {
         _ transport: ScriptedTransport, clock: ManualClock, events: RecordingSubscriber = RecordingSubscriber()
     ) async throws -> Challenge {
         let step = try await provider.start(
-            .phone(Fixture.phone), context: Fixture.context(transport, clock: clock, events: events))
+            .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport, clock: clock, events: events))
         return try #require(step.challenge)
     }
 
@@ -57,7 +57,7 @@ struct TruecallerOTPFlowTests {
         #expect(events.verificationStates == ["otpInitiated"])
         #expect(challenge.kind == .oneTimeCode(length: 6, channel: .sms, linkAlsoSent: false))
         #expect(challenge.provider == .truecaller)
-        #expect(challenge.destination == Fixture.phone.masked)
+        #expect(challenge.destination == TruecallerWorld.phone.masked)
 
         let create = try #require(transport.requests.first)
         #expect(create.header("appKey") == "test-app-key")
@@ -74,7 +74,7 @@ struct TruecallerOTPFlowTests {
         let name = try PersonName(firstName: "Asha", lastName: "Rao")
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: name),
-            context: Fixture.context(transport, clock: clock, events: events))
+            context: TruecallerWorld.context(transport, clock: clock, events: events))
         let session = try #require(step.session)
         #expect(events.verificationStates == ["otpInitiated", "otpReceived", "verificationComplete"])
         #expect(session.credentials.accessToken == "at-1")
@@ -124,7 +124,7 @@ struct TruecallerOTPFlowTests {
         ) {
             _ = try await provider.respond(
                 to: challenge, with: ChallengeAnswer(code: "123456", name: name),
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(transport.requests.count == before, "an expired challenge makes no network call")
     }
@@ -132,7 +132,8 @@ struct TruecallerOTPFlowTests {
     @Test func verifiedBeforeGoesStraightToASession() async throws {
         let transport = Self.server(verifiedBefore: true)
         let events = RecordingSubscriber()
-        let step = try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport, events: events))
+        let step = try await provider.start(
+            .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport, events: events))
         let session = try #require(step.session)
         #expect(events.verificationStates == ["verifiedBefore"])
         #expect(session.credentials.accessToken == "at-before")
@@ -146,7 +147,8 @@ struct TruecallerOTPFlowTests {
         let challenge = try await challenge(transport, clock: clock)
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
-                to: challenge, with: ChallengeAnswer(code: "123456"), context: Fixture.context(transport, clock: clock))
+                to: challenge, with: ChallengeAnswer(code: "123456"),
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.reason == .answerMismatch)
@@ -171,7 +173,7 @@ struct TruecallerOTPFlowTests {
             let error = await #expect(throws: AuthError.self) {
                 _ = try await provider.respond(
                     to: challenge, with: ChallengeAnswer(code: code, name: name),
-                    context: Fixture.context(transport, clock: clock))
+                    context: TruecallerWorld.context(transport, clock: clock))
             }
             #expect(error?.reason == .invalidCodeFormat)
         }
@@ -179,7 +181,7 @@ struct TruecallerOTPFlowTests {
         // Docs/Cases.md, B34: whitespace is removed before the length check.
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: " 123 456\n", name: name),
-            context: Fixture.context(transport, clock: clock))
+            context: TruecallerWorld.context(transport, clock: clock))
         #expect(step.session != nil)
     }
 
@@ -192,14 +194,14 @@ struct TruecallerOTPFlowTests {
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
                 to: challenge, with: ChallengeAnswer(code: "000000", name: name),
-                context: Fixture.context(transport, clock: clock, events: events))
+                context: TruecallerWorld.context(transport, clock: clock, events: events))
         }
         #expect(error?.code == .invalidCode)
         #expect(error?.attemptsRemaining == 4)
         #expect(error?.providerCode == "4001")
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: name),
-            context: Fixture.context(transport, clock: clock, events: events))
+            context: TruecallerWorld.context(transport, clock: clock, events: events))
         #expect(step.session != nil)
         #expect(events.verificationStates == ["otpInitiated", "otpReceived", "otpReceived", "verificationComplete"])
     }
@@ -215,7 +217,7 @@ struct TruecallerOTPFlowTests {
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
                 to: challenge, with: ChallengeAnswer(code: "000000", name: name),
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(300))
@@ -225,7 +227,8 @@ struct TruecallerOTPFlowTests {
         // The retry delay may also come in the body.
         transport.setHandler { _ in Stub.json(400, ["code": 4291, "message": "Too many requests", "retryAfter": 60]) }
         let startError = await #expect(throws: AuthError.self) {
-            _ = try await provider.start(.phone(Fixture.phone), context: Fixture.context(transport, clock: clock))
+            _ = try await provider.start(
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(startError?.code == .rateLimited)
         #expect(startError?.retryAfter == .seconds(60))
@@ -238,23 +241,23 @@ struct TruecallerOTPFlowTests {
         let data = try JSONEncoder.multiAuth.encode(challenge)
         #expect(!String(decoding: data, as: UTF8.self).isEmpty)
         let restored = try JSONDecoder.multiAuth.decode(Challenge.self, from: data)
-        let fresh = TruecallerProvider(configuration: Fixture.configuration)
+        let fresh = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let step = try await fresh.respond(
             to: restored, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
-            context: Fixture.context(transport, clock: clock))
+            context: TruecallerWorld.context(transport, clock: clock))
         #expect(step.session?.credentials.accessToken == "at-1")
         #expect(!String(describing: challenge).contains("vt-1"))
     }
 
     @Test(arguments: [
         (SignInRequest.email(try! EmailAddress("a@example.com")), "email"),
-        (SignInRequest.phone(Fixture.phone, channel: .whatsapp), "whatsapp"),
+        (SignInRequest.phone(TruecallerWorld.phone, channel: .whatsapp), "whatsapp"),
         (SignInRequest.phone(try! PhoneNumber("+1 650 555 0100")), "region US"),
     ])
     func unsupportedRequestsAreRefusedWithoutANetworkCall(request: SignInRequest, label: String) async throws {
         let transport = Self.server()
         let error = await #expect(throws: AuthError.self, "\(label)") {
-            _ = try await provider.start(request, context: Fixture.context(transport))
+            _ = try await provider.start(request, context: TruecallerWorld.context(transport))
         }
         #expect(error?.code == .unsupported)
         #expect(transport.requests.isEmpty)
@@ -268,18 +271,19 @@ struct TruecallerOTPFlowTests {
         #expect(configuration.profileBaseURL(forRegion: "IN") == configuration.profileBaseURLNonEU)
         let transport = Self.server(verifiedBefore: true)
         let provider = TruecallerProvider(configuration: configuration)
-        _ = try await provider.start(.phone(try PhoneNumber("+49 30 55550100")), context: Fixture.context(transport))
+        _ = try await provider.start(
+            .phone(try PhoneNumber("+49 30 55550100")), context: TruecallerWorld.context(transport))
         #expect(transport.requests.last?.url.host == "eu.stub.test")
         #expect(Stub.body(transport.requests[0])["countryCodeName"] as? String == "DE")
     }
 
     @Test func aBlankAppKeyIsError1BeforeAnyNetworkCall() async throws {
-        var configuration = Fixture.configuration
+        var configuration = TruecallerWorld.configuration
         configuration.appKey = "  "
         let transport = Self.server()
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProvider(configuration: configuration).start(
-                .phone(Fixture.phone), context: Fixture.context(transport))
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
         }
         #expect(error?.code == .configuration)
         #expect(error?.providerCode == "1")
@@ -294,7 +298,7 @@ struct TruecallerOTPFlowTests {
         let error = await #expect(throws: AuthError.self) {
             _ = try await provider.respond(
                 to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .malformedResponse)
     }
@@ -304,8 +308,8 @@ struct TruecallerOTPFlowTests {
         let session = AuthSession(
             provider: .truecaller, user: AuthUser(id: "+919876543210"), credentials: Credentials(accessToken: "x"),
             createdAt: Date(timeIntervalSince1970: 0))
-        try await provider.signOut(session, context: Fixture.context(transport))
-        try await provider.signOut(session, context: Fixture.context(transport))
+        try await provider.signOut(session, context: TruecallerWorld.context(transport))
+        try await provider.signOut(session, context: TruecallerWorld.context(transport))
         #expect(transport.requests.isEmpty)
     }
 }

@@ -13,7 +13,8 @@ struct TruecallerProfileVerifierTests {
 
     /// A signed response for `profile` (nonce `n-1` unless overridden), signed by `key`.
     func response(
-        key: PrivateKey = Fixture.keyA, nonce: String = "n-1", payloadNonce: String? = nil, extra: [String: Any] = [:],
+        key: PrivateKey = TruecallerWorld.keyA, nonce: String = "n-1", payloadNonce: String? = nil,
+        extra: [String: Any] = [:],
         algorithm: String = "SHA512withRSA"
     ) throws -> TruecallerProfileResponse {
         var profile = Stub.profile
@@ -28,17 +29,17 @@ struct TruecallerProfileVerifierTests {
 
     /// A key endpoint serving `keys` (changeable) and failing everything else.
     func keyServer(_ keys: [PrivateKey]) -> ScriptedTransport {
-        let list = Fixture.keyList(keys)
+        let list = TruecallerWorld.keyList(keys)
         return ScriptedTransport { request in
             request.url.path == "/v1/key" ? list : Stub.json(404, ["code": 14])
         }
     }
 
     @Test func aValidResponseVerifiesAndDecodesIntoAnAuthUser() async throws {
-        let transport = keyServer([Fixture.keyA])
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyA])
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let session = try await provider.signIn(
-            with: try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            with: try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         #expect(session.user.id == TruecallerProfile.userID(forE164: "+919876543210"))
         #expect(session.user.id.hasPrefix("tc-") && session.user.id.count == 35)
         #expect(!String(describing: session).contains("9876543210"))
@@ -50,15 +51,16 @@ struct TruecallerProfileVerifierTests {
         #expect(transport.endpoints == ["GET /v1/key"])
         // Keys are cached: a second verification makes no request.
         _ = try await provider.signIn(
-            with: try response(nonce: "n-2"), expectedNonce: "n-2", context: Fixture.context(transport, clock: clock))
+            with: try response(nonce: "n-2"), expectedNonce: "n-2",
+            context: TruecallerWorld.context(transport, clock: clock))
         #expect(transport.endpoints == ["GET /v1/key"])
     }
 
     @Test func everyKeyInTheListIsTried() async throws {
-        let transport = keyServer([Fixture.keyB, Fixture.keyA])
-        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyB, TruecallerWorld.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: TruecallerWorld.configuration)
         let profile = try await verifier.verify(
-            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         #expect(profile.firstName == "Asha")
         #expect(await verifier.keyStore.fetchCount == 1)
     }
@@ -68,10 +70,10 @@ struct TruecallerProfileVerifierTests {
         var json = try JSONSerialization.jsonObject(with: Data(try Base64.decode(tampered.payload))) as! [String: Any]
         json["phoneNumber"] = "+919999999999"
         tampered.payload = Base64.encode(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
-        let transport = keyServer([Fixture.keyA])
+        let transport = keyServer([TruecallerWorld.keyA])
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                tampered, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
+                tampered, expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
@@ -80,11 +82,11 @@ struct TruecallerProfileVerifierTests {
 
     @Test(arguments: ["SHA256withRSA", "RS256", "none", ""])
     func aWrongSignatureAlgorithmIsCode15BeforeAnyKeyFetch(algorithm: String) async throws {
-        let transport = keyServer([Fixture.keyA])
+        let transport = keyServer([TruecallerWorld.keyA])
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
                 try response(algorithm: algorithm), expectedNonce: "n-1",
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "15")
@@ -92,13 +94,14 @@ struct TruecallerProfileVerifierTests {
     }
 
     @Test func anUnknownKeyIsCode15AfterExactlyOneRefetch() async throws {
-        let transport = keyServer([Fixture.keyA])
-        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: TruecallerWorld.configuration)
         _ = try await verifier.verify(
-            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         let error = await #expect(throws: AuthError.self) {
             _ = try await verifier.verify(
-                try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock)
+                try response(key: TruecallerWorld.keyB), expectedNonce: "n-1",
+                context: TruecallerWorld.context(transport, clock: clock)
             )
         }
         #expect(error?.code == .signatureInvalid)
@@ -107,45 +110,48 @@ struct TruecallerProfileVerifierTests {
     }
 
     @Test func keyRotationIsPickedUpByTheRefetch() async throws {
-        let transport = keyServer([Fixture.keyA])
-        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: TruecallerWorld.configuration)
         _ = try await verifier.verify(
-            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
-        let rotated = Fixture.keyList([Fixture.keyB])
+            try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
+        let rotated = TruecallerWorld.keyList([TruecallerWorld.keyB])
         transport.setHandler { _ in rotated }
         let profile = try await verifier.verify(
-            try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            try response(key: TruecallerWorld.keyB), expectedNonce: "n-1",
+            context: TruecallerWorld.context(transport, clock: clock))
         #expect(profile.phoneNumber == "+919876543210")
         #expect(await verifier.keyStore.fetchCount == 2)
     }
 
     @Test func forgedProfilesCannotMakeEveryVerificationFetchTheKeys() async throws {
-        let transport = keyServer([Fixture.keyA])
-        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: TruecallerWorld.configuration)
         _ = try await verifier.verify(
-            try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         for _ in 0..<5 {
             await #expect(throws: AuthError.self) {
                 _ = try await verifier.verify(
-                    try response(key: Fixture.keyB), expectedNonce: "n-1",
-                    context: Fixture.context(transport, clock: clock))
+                    try response(key: TruecallerWorld.keyB), expectedNonce: "n-1",
+                    context: TruecallerWorld.context(transport, clock: clock))
             }
         }
         #expect(await verifier.keyStore.fetchCount == 2)  // the first load, then one refetch
         clock.advance(by: .seconds(61))
         await #expect(throws: AuthError.self) {
             _ = try await verifier.verify(
-                try response(key: Fixture.keyB), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock)
+                try response(key: TruecallerWorld.keyB), expectedNonce: "n-1",
+                context: TruecallerWorld.context(transport, clock: clock)
             )
         }
         #expect(await verifier.keyStore.fetchCount == 3)
     }
 
     @Test func aResponseNonceMismatchIsCode16() async throws {
-        let transport = keyServer([Fixture.keyA])
+        let transport = keyServer([TruecallerWorld.keyA])
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                try response(nonce: "n-other"), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
+                try response(nonce: "n-other"), expectedNonce: "n-1",
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.providerCode == "16")
@@ -153,25 +159,26 @@ struct TruecallerProfileVerifierTests {
 
     @Test func aPayloadNonceMismatchIsCode16() async throws {
         // The envelope's nonce is right but the signed payload answers another request.
-        let transport = keyServer([Fixture.keyA])
+        let transport = keyServer([TruecallerWorld.keyA])
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
                 try response(nonce: "n-1", payloadNonce: "n-old"), expectedNonce: "n-1",
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.providerCode == "16")
     }
 
     @Test func aProfileOlderThanTenMinutesIsExpired() async throws {
-        let transport = keyServer([Fixture.keyA])
-        let verifier = TruecallerProfileVerifier(configuration: Fixture.configuration)
+        let transport = keyServer([TruecallerWorld.keyA])
+        let verifier = TruecallerProfileVerifier(configuration: TruecallerWorld.configuration)
         let signed = try response()
         clock.advance(by: .seconds(600))
-        _ = try await verifier.verify(signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        _ = try await verifier.verify(
+            signed, expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         clock.advance(by: .seconds(1))
         let error = await #expect(throws: AuthError.self) {
             _ = try await verifier.verify(
-                signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+                signed, expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .expired)
     }
@@ -180,13 +187,13 @@ struct TruecallerProfileVerifierTests {
         var signed = try response()
         let bytes = try Base64.decode(signed.signature)
         signed.signature = Base64URL.encode(bytes)
-        let transport = keyServer([Fixture.keyA])
-        _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-            signed, expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+        let transport = keyServer([TruecallerWorld.keyA])
+        _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
+            signed, expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
     }
 
     @Test func theVerifierFieldIsCheckedAgainstTheBundleID() async throws {
-        var configuration = Fixture.configuration
+        var configuration = TruecallerWorld.configuration
         configuration.bundleID = "com.example.app"
         let good = Base64.encode(
             HMAC.authenticationCode(
@@ -194,28 +201,29 @@ struct TruecallerProfileVerifierTests {
         let bad = Base64.encode(
             HMAC.authenticationCode(
                 for: Array("com.evil.app".utf8), key: Array("test-app-key".utf8), algorithm: .sha256))
-        let transport = keyServer([Fixture.keyA])
+        let transport = keyServer([TruecallerWorld.keyA])
         let verifier = TruecallerProfileVerifier(configuration: configuration)
         let profile = try await verifier.verify(
             try response(extra: ["verifier": good]), expectedNonce: "n-1",
-            context: Fixture.context(transport, clock: clock))
+            context: TruecallerWorld.context(transport, clock: clock))
         #expect(profile.verifier == good)
         let error = await #expect(throws: AuthError.self) {
             _ = try await verifier.verify(
                 try response(extra: ["verifier": bad]), expectedNonce: "n-1",
-                context: Fixture.context(transport, clock: clock))
+                context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.providerCode == "15")
     }
 
     @Test func aPayloadThatIsNotJSONIsCode13() async throws {
         let payload = Base64.encode(Array("not json".utf8))
-        let signature = Base64.encode(try Fixture.keyA.signature(for: Array(payload.utf8), algorithm: .rs512))
+        let signature = Base64.encode(try TruecallerWorld.keyA.signature(for: Array(payload.utf8), algorithm: .rs512))
         let signed = TruecallerProfileResponse(
             payload: payload, signature: signature, signatureAlgorithm: "SHA512withRSA", requestNonce: "n-1")
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                signed, expectedNonce: "n-1", context: Fixture.context(keyServer([Fixture.keyA]), clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
+                signed, expectedNonce: "n-1",
+                context: TruecallerWorld.context(keyServer([TruecallerWorld.keyA]), clock: clock))
         }
         #expect(error?.code == .malformedResponse)
         #expect(error?.providerCode == "13")
@@ -226,8 +234,8 @@ struct TruecallerProfileVerifierTests {
             HTTPResponse(status: 200, body: Data(#"[{"key":"AAAA","keyType":"RSA"},{"key":"x","keyType":"EC"}]"#.utf8))
         }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProfileVerifier(configuration: Fixture.configuration).verify(
-                try response(), expectedNonce: "n-1", context: Fixture.context(transport, clock: clock))
+            _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
+                try response(), expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
         }
         #expect(error?.code == .malformedResponse)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 @testable import MultiAuthTruecaller
@@ -37,10 +37,11 @@ struct TruecallerRealServerTests {
     /// after a correct code.
     @Test(arguments: anySuccess)
     func nameUpdateAcceptsAny2xx(answer: HTTPResponse) async throws {
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let transport = Self.server(profileAnswer: answer)
-        let context = Fixture.context(transport)
-        let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: context).challenge)
+        let context = TruecallerWorld.context(transport)
+        let challenge = try #require(
+            try await provider.start(.phone(TruecallerWorld.phone), context: context).challenge)
         let step = try await provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
             context: context)
@@ -53,10 +54,11 @@ struct TruecallerRealServerTests {
     }
 
     @Test func nameUpdateFailureIsStillMapped() async throws {
-        let provider = TruecallerProvider(configuration: Fixture.configuration)
+        let provider = TruecallerProvider(configuration: TruecallerWorld.configuration)
         let transport = Self.server(profileAnswer: HTTPResponse(status: 503))
-        let context = Fixture.context(transport)
-        let challenge = try #require(try await provider.start(.phone(Fixture.phone), context: context).challenge)
+        let context = TruecallerWorld.context(transport)
+        let challenge = try #require(
+            try await provider.start(.phone(TruecallerWorld.phone), context: context).challenge)
         let error = await #expect(throws: AuthError.self) {
             try await provider.respond(
                 to: challenge, with: ChallengeAnswer(code: "123456", name: try PersonName(firstName: "Asha")),
@@ -92,8 +94,8 @@ struct TruecallerRealServerTests {
         let answer = Stub.json(status, body)
         let transport = ScriptedTransport { _ in answer }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TruecallerProvider(configuration: Fixture.configuration).start(
-                .phone(Fixture.phone), context: Fixture.context(transport))
+            _ = try await TruecallerProvider(configuration: TruecallerWorld.configuration).start(
+                .phone(TruecallerWorld.phone), context: TruecallerWorld.context(transport))
         }
         #expect(error?.code == expected, "\(body)")
         #expect(error?.providerCode == raw, "\(body)")

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// The background refresh of one `AuthClient` (``AutoRefresh``): at most one scheduler task
 /// per provider, each sleeping on the client's clock until its stored session is due, then
@@ -21,7 +22,7 @@ import Foundation
 ///   L9) is not waited on until it is due: the write is retried at once, then with the back-off
 ///   of S3 while it keeps failing. ``retryUnsaved(_:)`` (called after a failed write outside the
 ///   scheduler, e.g. a manual refresh) starts that retry after the first back-off.
-final class AutoRefreshScheduler: @unchecked Sendable {
+final class AutoRefreshScheduler: Sendable {
     /// What one background refresh came to.
     enum Step: Sendable {
         /// Refreshed, or superseded by a newer stored session: look again.
@@ -45,29 +46,33 @@ final class AutoRefreshScheduler: @unchecked Sendable {
     let policy: AutoRefresh
     let margin: Duration
     let time: TimeSource
-    private let lock = NSLock()
-    private var hooks: Hooks?
-    private var tasks: [AuthProviderID: (generation: UInt64, task: Task<Void, Never>)] = [:]
-    private var generation: UInt64 = 0
-    private var running = 0
-    private var random: SplitMix64
+
+    private struct State {
+        var hooks: Hooks?
+        var tasks: [AuthProviderID: (generation: UInt64, task: Task<Void, Never>)] = [:]
+        var generation: UInt64 = 0
+        var running = 0
+        var random: SplitMix64
+    }
+
+    private let state: Locked<State>
 
     init(policy: AutoRefresh, margin: Duration, time: TimeSource) {
         self.policy = policy
         self.margin = margin
         self.time = time
         var system = SystemRandomNumberGenerator()
-        random = SplitMix64(seed: policy.jitterSeed ?? system.next())
+        state = Locked(State(random: SplitMix64(seed: policy.jitterSeed ?? system.next())))
     }
 
     /// Connects the scheduler to its client (once, after the client is initialized).
-    func connect(_ hooks: Hooks) { lock.withLock { self.hooks = hooks } }
+    func connect(_ hooks: Hooks) { state.withLock { $0.hooks = hooks } }
 
     /// Scheduler tasks currently running (started and not yet ended).
-    var activeTaskCount: Int { lock.withLock { running } }
+    var activeTaskCount: Int { state.withLock { $0.running } }
 
     /// Providers with a scheduler task.
-    var scheduledProviders: Set<AuthProviderID> { lock.withLock { Set(tasks.keys) } }
+    var scheduledProviders: Set<AuthProviderID> { state.withLock { Set($0.tasks.keys) } }
 
     /// Starts `provider`'s scheduler, replacing a running one (S1). Does nothing when
     /// auto-refresh is off.
@@ -80,15 +85,15 @@ final class AutoRefreshScheduler: @unchecked Sendable {
 
     private func restart(_ provider: AuthProviderID, afterFailure: Bool) {
         guard policy.isEnabled else { return }
-        let previous: Task<Void, Never>? = lock.withLock {
-            generation += 1
-            let current = generation
-            let previous = tasks[provider]?.task
+        let previous: Task<Void, Never>? = state.withLock { state in
+            state.generation += 1
+            let current = state.generation
+            let previous = state.tasks[provider]?.task
             // Unstructured: it outlives every caller. Owned by `tasks` (one per provider, S1);
             // ends as S2 says, and is cancelled by `restart`, `stop`, `stopAll` and the client's
             // deinit.
             let task = Task { [self] in await self.run(provider, generation: current, failures: afterFailure ? 1 : 0) }
-            tasks[provider] = (current, task)
+            state.tasks[provider] = (current, task)
             return previous
         }
         previous?.cancel()
@@ -96,20 +101,20 @@ final class AutoRefreshScheduler: @unchecked Sendable {
 
     /// Starts `provider`'s scheduler unless one is running.
     func ensure(_ provider: AuthProviderID) {
-        guard policy.isEnabled, lock.withLock({ tasks[provider] == nil }) else { return }
+        guard policy.isEnabled, state.withLock({ $0.tasks[provider] == nil }) else { return }
         restart(provider)
     }
 
     /// Stops `provider`'s scheduler.
     func stop(_ provider: AuthProviderID) {
-        lock.withLock { tasks.removeValue(forKey: provider) }?.task.cancel()
+        state.withLock { $0.tasks.removeValue(forKey: provider) }?.task.cancel()
     }
 
     /// Stops every scheduler.
     func stopAll() {
-        let all = lock.withLock {
-            let all = tasks.values.map(\.task)
-            tasks.removeAll()
+        let all = state.withLock { state in
+            let all = state.tasks.values.map(\.task)
+            state.tasks.removeAll()
             return all
         }
         for task in all { task.cancel() }
@@ -129,18 +134,18 @@ final class AutoRefreshScheduler: @unchecked Sendable {
     func backoff(failures: Int, retryAfter: Duration?) -> Duration {
         let exponent = min(max(failures - 1, 0), 30)
         let base = min(policy.maximumBackoff, policy.initialBackoff * (1 << exponent))
-        let unit = lock.withLock { Double(random.next() >> 11) / Double(1 << 53) }
+        let unit = state.withLock { Double($0.random.next() >> 11) / Double(1 << 53) }
         let jittered = Duration.interval(base.timeInterval * (0.5 + 0.5 * unit))
         guard let retryAfter else { return jittered }
         return max(jittered, retryAfter)
     }
 
     private func run(_ provider: AuthProviderID, generation: UInt64, failures initialFailures: Int) async {
-        lock.withLock { running += 1 }
+        state.withLock { $0.running += 1 }
         defer {
-            lock.withLock {
-                running -= 1
-                if tasks[provider]?.generation == generation { tasks[provider] = nil }
+            state.withLock { state in
+                state.running -= 1
+                if state.tasks[provider]?.generation == generation { state.tasks[provider] = nil }
             }
         }
         var failures = initialFailures
@@ -148,7 +153,7 @@ final class AutoRefreshScheduler: @unchecked Sendable {
         // Started for a write that just failed (S5): wait one back-off before the first retry.
         if failures > 0, !(await pause(backoff(failures: failures, retryAfter: nil))) { return }
         while !Task.isCancelled {
-            guard let hooks = lock.withLock({ self.hooks }) else { return }
+            guard let hooks = state.withLock({ $0.hooks }) else { return }
             let session: AuthSession?
             do { session = try await hooks.load(provider) } catch {
                 // The store cannot be read right now: not a sign-out; look again later.

@@ -276,20 +276,22 @@ struct FlowStateMachine {
     }
 
     /// The provider refused an answer to `flowID` with `error`: a wrong code lowers the attempts
-    /// (to what the provider reported, else by one) and publishes `codeRejected` (and, at zero,
-    /// `attemptsExhausted`); no attempts left ends the flow (`attemptsExhausted`); an expired flow
-    /// ends (`flowExpired`); any other error changes nothing.
+    /// (to what the provider reported, else by one) and publishes `codeRejected` with the updated
+    /// pending challenge (and, at zero, `attemptsExhausted`); no attempts left ends the flow
+    /// (`attemptsExhausted`); an expired flow ends (`flowExpired`); any other error changes nothing.
     mutating func answerRefused(_ flowID: FlowID, provider: AuthProviderID, error: AuthError) -> FlowEffects {
         var effects = FlowEffects(provider: provider)
         switch error.code {
         case .invalidCode:
             // A count below zero (an absurd answer) means none left, like zero.
             let reported = error.attemptsRemaining.map { max(0, $0) }
-            if var updated = pending(provider, flow: flowID) {
-                updated.attemptsRemaining = reported ?? updated.attemptsRemaining.map { max(0, $0 - 1) }
-                providers[provider]?.pending = updated
+            var updated = pending(provider, flow: flowID)
+            if var challenge = updated {
+                challenge.attemptsRemaining = reported ?? challenge.attemptsRemaining.map { max(0, $0 - 1) }
+                providers[provider]?.pending = challenge
+                updated = challenge
             }
-            effects.append(.publish(.codeRejected(attemptsRemaining: reported), flowID: flowID))
+            effects.append(.publish(.codeRejected(attemptsRemaining: reported, challenge: updated), flowID: flowID))
             if reported == 0 { effects.append(.publish(.attemptsExhausted, flowID: flowID)) }
         case .attemptsExhausted:
             set(flowID, to: .exhausted)

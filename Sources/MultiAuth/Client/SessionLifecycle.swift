@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// The refresh coordinator of one `AuthClient`: runs refreshes single-flight and applies
 /// their results to the store by the session-lifecycle rules (Docs/Architecture.md,
@@ -37,10 +38,10 @@ import Foundation
 ///   one: the conditional remove then finds the newer session and the outcome is
 ///   ``Outcome/superseded(_:)`` with it — never a sign-out.
 ///
-/// Concurrency: what it keeps per provider is a ``SessionStateMachine`` under a lock (the refresh
+/// Concurrency: what it keeps per provider is a ``SessionStateMachine`` in a `Locked` (the refresh
 /// tasks in flight among it); refreshes run in unstructured tasks owned by that machine (removed
 /// when they finish), never cancelled by a single caller.
-final class SessionLifecycle: @unchecked Sendable {
+final class SessionLifecycle: Sendable {
     /// What a refresh came to, shared by every caller that joined it.
     enum Outcome: Sendable {
         /// The refreshed session was written (it replaced the refreshed one) and
@@ -57,14 +58,18 @@ final class SessionLifecycle: @unchecked Sendable {
         case cancelled
     }
 
-    private let lock = NSLock()
+    private struct State {
+        /// What this client keeps in memory per provider: unsaved refreshes, refreshes in
+        /// flight, sign-outs holding the write turn.
+        var machine = SessionStateMachine()
+        var callers = 0
+        var mutations = ClientMutations()
+    }
+
     /// Orders this client's state writes and their events per provider (L13).
     let writes = StateWriteLock()
-    /// What this client keeps in memory per provider: unsaved refreshes, refreshes in flight,
-    /// sign-outs holding the write turn. Read and moved under `lock`.
-    private var machine = SessionStateMachine()
-    private var callers = 0
-    private var mutations = ClientMutations()
+    /// The machine, the caller count and the test seams; read and moved only inside `withLock`.
+    private let state = Locked(State())
     let store: any SessionStore
     let gate: FlowEventGate
 
@@ -74,14 +79,14 @@ final class SessionLifecycle: @unchecked Sendable {
     }
 
     /// Callers currently awaiting a refresh (tests use it to know every caller has joined).
-    var callersInFlight: Int { lock.withLock { callers } }
+    var callersInFlight: Int { state.withLock { $0.callers } }
 
     /// Refreshes in flight.
-    var refreshesInFlight: Int { lock.withLock { machine.refreshesInFlight } }
+    var refreshesInFlight: Int { state.withLock { $0.machine.refreshesInFlight } }
 
     /// Moves the session state machine (under the lock) and returns what the transition returned.
     func transition<Result>(_ body: (inout SessionStateMachine) -> Result) -> Result {
-        lock.withLock { body(&machine) }
+        state.withLock { body(&$0.machine) }
     }
 
     /// Publishes what a transition asks, in order. Returns `false` when an end the effects asked
@@ -103,17 +108,17 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// Sets the test seams (mutation checks).
     func setMutations(_ mutations: ClientMutations) {
-        lock.withLock { self.mutations = mutations }
+        state.withLock { $0.mutations = mutations }
         writes.setDisabled(mutations.unorderedStateWrites)
     }
 
     /// The unsaved refreshed session that replaces `stored` (L9), if a failed write left one.
     func unsavedSession(replacing stored: AuthSession) -> AuthSession? {
-        lock.withLock { machine.unsaved(replacing: stored) }
+        state.withLock { $0.machine.unsaved(replacing: stored) }
     }
 
     /// The newest version of `stored` this client holds: its unsaved refresh (L9), else itself.
-    func newest(of stored: AuthSession) -> AuthSession { lock.withLock { machine.newest(of: stored) } }
+    func newest(of stored: AuthSession) -> AuthSession { state.withLock { $0.machine.newest(of: stored) } }
 
     /// Whether a refresh error means the provider ended the session (L3).
     static func isRevocation(_ error: AuthError) -> Bool {
@@ -129,18 +134,18 @@ final class SessionLifecycle: @unchecked Sendable {
     func refresh(_ session: AuthSession, provider: any RefreshableProvider, context: AuthContext) async -> Outcome {
         let key = SessionStateMachine.RefreshKey(
             provider: session.provider, credential: Self.refreshCredential(of: session))
-        let task: Task<Outcome, Never> = lock.withLock {
-            callers += 1
-            if let running = machine.refresh(key) { return running }
+        let task: Task<Outcome, Never> = state.withLock { state in
+            state.callers += 1
+            if let running = state.machine.refresh(key) { return running }
             // Unstructured so every concurrent caller awaits the same refresh; owned by the
             // session state machine and removed by itself when it completes; never cancelled by a
             // caller.
             let task = Task { [self] in
                 let outcome = await self.run(session, provider: provider, context: context, key: key)
-                lock.withLock { machine.refreshEnded(key) }
+                self.state.withLock { $0.machine.refreshEnded(key) }
                 return outcome
             }
-            machine.refreshBegan(key, task: task)
+            state.machine.refreshBegan(key, task: task)
             return task
         }
         // The refresh is not this caller's to cancel (L1), but a caller cancelled while the
@@ -152,9 +157,9 @@ final class SessionLifecycle: @unchecked Sendable {
         let outcome = await withTaskCancellationHandler {
             await first.value()
         } onCancel: { [self] in
-            if !lock.withLock({ machine.isAnswered(key) }) { first.offer(.cancelled) }
+            if !state.withLock({ $0.machine.isAnswered(key) }) { first.offer(.cancelled) }
         }
-        lock.withLock { callers -= 1 }
+        state.withLock { $0.callers -= 1 }
         return outcome
     }
 
@@ -165,7 +170,7 @@ final class SessionLifecycle: @unchecked Sendable {
         let providerID = session.provider
         // L9: an unsaved refreshed session is written first, with no network call: its refresh
         // token is the newest, the stored one may already be rotated out.
-        if let record = lock.withLock({ machine.keptRecord(providerID) }) {
+        if let record = state.withLock({ $0.machine.keptRecord(providerID) }) {
             if let outcome = await retry(record, for: session) { return outcome }
         }
         // L2: a session that is no longer stored is not refreshed (its credential may be
@@ -179,11 +184,11 @@ final class SessionLifecycle: @unchecked Sendable {
         var refreshed: AuthSession
         do {
             refreshed = try await provider.refresh(session, context: context)
-            lock.withLock { machine.refreshAnswered(key) }
+            state.withLock { $0.machine.refreshAnswered(key) }
         } catch is CancellationError {
             return .cancelled
         } catch {
-            lock.withLock { machine.refreshAnswered(key) }
+            state.withLock { $0.machine.refreshAnswered(key) }
             let error = Self.normalize(error, provider: providerID)
             guard Self.isRevocation(error) else { return .failed(error) }
             return await end(session, rejectedWith: error)
@@ -191,7 +196,7 @@ final class SessionLifecycle: @unchecked Sendable {
         // L7: a refresh continues the same user's session with the same provider. An answer that
         // names another provider or another user (a buggy or hostile server) is refused and the
         // stored session is kept, so one user's session never turns into another's.
-        let checkIdentity = !lock.withLock { mutations.noRefreshIdentityCheck }
+        let checkIdentity = !state.withLock { $0.mutations.noRefreshIdentityCheck }
         if checkIdentity, refreshed.provider != providerID || refreshed.user.id != session.user.id {
             return .failed(
                 AuthError(
@@ -211,7 +216,7 @@ final class SessionLifecycle: @unchecked Sendable {
         // rotated out; what the provider issued instead is revoked here, so no live refresh
         // token outlives the sign-out.
         if case .superseded(let current) = outcome, current?.id != session.id,
-            !lock.withLock({ mutations.noOrphanRevoke })
+            !state.withLock({ $0.mutations.noOrphanRevoke })
         {
             // Unstructured: the revoke is not the caller's to cancel; it ends when the
             // provider's call does (bounded by the transport's timeouts).
@@ -289,7 +294,7 @@ final class SessionLifecycle: @unchecked Sendable {
             let failure = AuthError(.storageFailure, message, provider: providerID, underlying: error)
             // L9: what the provider issued is kept for the next write; dropping it would make the
             // next refresh spend a rotated-out refresh token and end the session.
-            if let replacement, !lock.withLock({ mutations.noUnsavedRefresh }) {
+            if let replacement, !state.withLock({ $0.mutations.noUnsavedRefresh }) {
                 publish(transition { $0.writeFailed(replaces: session, newest: replacement, failure: failure) })
             } else {
                 publish(transition { $0.storeFailed(providerID, failure: failure) })
@@ -303,7 +308,7 @@ final class SessionLifecycle: @unchecked Sendable {
     func write(_ expected: AuthSession, _ replacement: AuthSession?, provider: AuthProviderID) async throws
         -> SessionStoreWriteResult
     {
-        if lock.withLock({ mutations.unconditionalWrites }) {
+        if state.withLock({ $0.mutations.unconditionalWrites }) {
             if let replacement { try await store.save(replacement) } else { try await store.remove(for: provider) }
             return .written
         }

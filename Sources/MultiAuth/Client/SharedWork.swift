@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// One piece of work (a submit, a redirect exchange) that several callers await together.
 ///
@@ -6,22 +7,22 @@ import Foundation
 /// counting as a waiter; when the last waiter is cancelled, the task is cancelled too (nobody
 /// wants its result any more), so a single caller's cancellation behaves as if it ran the work
 /// itself.
-final class SharedWork<Value: Sendable>: @unchecked Sendable {
+final class SharedWork<Value: Sendable>: Sendable {
     /// The task doing the work.
     let task: Task<Value, any Error>
-    private let lock = NSLock()
-    private var waiters = 0
+    /// How many callers are awaiting ``value()`` and not cancelled.
+    private let waiters = Locked(0)
 
     init(_ task: Task<Value, any Error>) { self.task = task }
 
     /// The work's result, awaited as one more waiter.
     /// - Throws: the work's error, or `CancellationError`.
     func value() async throws -> Value {
-        lock.withLock { waiters += 1 }
+        waiters.withLock { $0 += 1 }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
-            let last = lock.withLock {
+            let last = waiters.withLock { waiters in
                 waiters -= 1
                 return waiters == 0
             }

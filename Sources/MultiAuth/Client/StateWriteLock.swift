@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// Orders one client's session-state changes per provider (rule L13, Docs/Architecture.md,
 /// "Session lifecycle"): a store write that changes a provider's session and the state event
@@ -9,39 +10,43 @@ import Foundation
 /// A FIFO async lock per provider. Holders do only store writes and in-memory bookkeeping,
 /// never a provider call or a remote revoke, so a wait is bounded by the store's own calls.
 /// Waiting is not cancellable: a cancelled caller still gets its turn and leaves at once.
-final class StateWriteLock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var held: Set<AuthProviderID> = []
-    private var waiters: [AuthProviderID: [CheckedContinuation<Void, Never>]] = [:]
-    private var disabled = false
+final class StateWriteLock: Sendable {
     /// A test waiting until a provider's queue is `count` long (``waitUntilQueued(_:count:)``).
     private struct QueueWatcher {
         let provider: AuthProviderID
         let count: Int
         let continuation: CheckedContinuation<Void, Never>
     }
-    private var queueWatchers: [QueueWatcher] = []
+
+    private struct State {
+        var held: Set<AuthProviderID> = []
+        var waiters: [AuthProviderID: [CheckedContinuation<Void, Never>]] = [:]
+        var disabled = false
+        var queueWatchers: [QueueWatcher] = []
+    }
+
+    private let state = Locked(State())
 
     /// Switches the lock off (the `unorderedStateWrites` mutation check).
-    func setDisabled(_ off: Bool) { lock.withLock { disabled = off } }
+    func setDisabled(_ off: Bool) { state.withLock { $0.disabled = off } }
 
     /// Waits for `provider`'s turn (first come, first served).
     func acquire(_ provider: AuthProviderID) async {
-        let acquired: Bool = lock.withLock {
-            if disabled || !held.contains(provider) {
-                if !disabled { held.insert(provider) }
+        let acquired: Bool = state.withLock { state in
+            if state.disabled || !state.held.contains(provider) {
+                if !state.disabled { state.held.insert(provider) }
                 return true
             }
             return false
         }
         if acquired { return }
         await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                if !held.contains(provider) {
-                    held.insert(provider)
+            let now: Bool = state.withLock { state in
+                if !state.held.contains(provider) {
+                    state.held.insert(provider)
                     return true
                 }
-                waiters[provider, default: []].append(continuation)
+                state.waiters[provider, default: []].append(continuation)
                 return false
             }
             if now { continuation.resume() } else { resumeQueueWatchers() }
@@ -52,9 +57,10 @@ final class StateWriteLock: @unchecked Sendable {
     /// they queue behind it), so a test knows a sign-out reached its write step.
     func waitUntilQueued(_ provider: AuthProviderID, count: Int) async {
         await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                if waiters[provider, default: []].count >= count { return true }
-                queueWatchers.append(QueueWatcher(provider: provider, count: count, continuation: continuation))
+            let now: Bool = state.withLock { state in
+                if state.waiters[provider, default: []].count >= count { return true }
+                state.queueWatchers.append(
+                    QueueWatcher(provider: provider, count: count, continuation: continuation))
                 return false
             }
             if now { continuation.resume() }
@@ -62,9 +68,10 @@ final class StateWriteLock: @unchecked Sendable {
     }
 
     private func resumeQueueWatchers() {
-        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let ready: [CheckedContinuation<Void, Never>] = state.withLock { state in
             var ready: [CheckedContinuation<Void, Never>] = []
-            queueWatchers.removeAll { watcher in
+            let waiters = state.waiters
+            state.queueWatchers.removeAll { watcher in
                 guard waiters[watcher.provider, default: []].count >= watcher.count else { return false }
                 ready.append(watcher.continuation)
                 return true
@@ -76,14 +83,14 @@ final class StateWriteLock: @unchecked Sendable {
 
     /// Ends the turn: the next waiter (if any) takes it over, still held.
     func release(_ provider: AuthProviderID) {
-        let next: CheckedContinuation<Void, Never>? = lock.withLock {
-            if disabled && !held.contains(provider) { return nil }
-            guard var queue = waiters[provider], !queue.isEmpty else {
-                held.remove(provider)
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            if state.disabled && !state.held.contains(provider) { return nil }
+            guard var queue = state.waiters[provider], !queue.isEmpty else {
+                state.held.remove(provider)
                 return nil
             }
             let next = queue.removeFirst()
-            waiters[provider] = queue.isEmpty ? nil : queue
+            state.waiters[provider] = queue.isEmpty ? nil : queue
             return next
         }
         next?.resume()
@@ -93,11 +100,11 @@ final class StateWriteLock: @unchecked Sendable {
 extension StateWriteLock {
     /// One held turn of a provider, ended once (``end()`` is idempotent), so a step can end its
     /// turn early (before a remote call) and a `defer` can end it on every other path.
-    final class Turn: @unchecked Sendable {
+    final class Turn: Sendable {
         private let owner: StateWriteLock
         private let provider: AuthProviderID
-        private let lock = NSLock()
-        private var ended = false
+        /// Whether ``end()`` was called.
+        private let ended = Locked(false)
 
         init(_ owner: StateWriteLock, _ provider: AuthProviderID) {
             self.owner = owner
@@ -106,7 +113,7 @@ extension StateWriteLock {
 
         /// Ends the turn (the first call only).
         func end() {
-            let first: Bool = lock.withLock {
+            let first: Bool = ended.withLock { ended in
                 defer { ended = true }
                 return !ended
             }

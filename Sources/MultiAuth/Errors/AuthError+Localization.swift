@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 // User-facing error texts (Docs/Errors.md): chosen by code and reason only, so the same code
 // reads the same whichever provider raised it; English built in, translations through
@@ -32,9 +33,8 @@ extension AuthError: LocalizedError {
         return localizer.localizedString(forKey: key, english: english)
     }
 
-    private static let localizerLock = NSLock()
-    nonisolated(unsafe) private static var currentLocalizer = AuthErrorLocalizer.bundle(
-        .main, table: AuthErrorLocalizer.defaultTable)
+    private static let currentLocalizer = Locked(
+        AuthErrorLocalizer.bundle(.main, table: AuthErrorLocalizer.defaultTable))
 
     /// Translates ``errorDescription`` and ``recoverySuggestion``. Default:
     /// `.bundle(.main, table: "MultiAuth")`, i.e. a `MultiAuth.strings` (or `.xcstrings`) table
@@ -43,8 +43,8 @@ extension AuthError: LocalizedError {
     ///
     /// Concurrency: reads and writes are serialized by a lock; safe from any thread.
     public static var localizer: AuthErrorLocalizer {
-        get { localizerLock.withLock { currentLocalizer } }
-        set { localizerLock.withLock { currentLocalizer = newValue } }
+        get { currentLocalizer.withLock { $0 } }
+        set { currentLocalizer.withLock { $0 = newValue } }
     }
 
     /// Every text key with its English text: `error.<code>` and `error.<code>.recovery` for

@@ -49,7 +49,13 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
         /// A provider-specific verification state changed (e.g. Truecaller's `otpReceived`).
         case verificationStateChanged(String)
         /// A code was rejected; the challenge stays usable while attempts remain.
-        case codeRejected(attemptsRemaining: Int?)
+        ///
+        /// `attemptsRemaining` is what the provider reported (`nil` when it reported no count).
+        /// `challenge` is the flow's pending challenge as the client updated it after this code
+        /// (its `attemptsRemaining` lowered to the provider's count, else by one): what a UI shows
+        /// next, with no rule of its own. `nil` when the client holds no pending challenge of this
+        /// flow (e.g. an answer to a challenge saved by an earlier process).
+        indirect case codeRejected(attemptsRemaining: Int?, challenge: Challenge?)
         /// The flow was cancelled (by a new start, the caller, or the provider). Nothing about
         /// this flow follows.
         case flowCancelled
@@ -126,7 +132,8 @@ public struct AuthEvent: Sendable, CustomStringConvertible {
             case .deliveryStatus(let channel, let status): "deliveryStatus(\(channel), \(status))"
             case .fallbackTriggered(let from, let to): "fallbackTriggered(from: \(from), to: \(to))"
             case .verificationStateChanged(let state): "verificationStateChanged(\(state))"
-            case .codeRejected(let remaining): "codeRejected(attemptsRemaining: \(remaining.map(String.init) ?? "?"))"
+            case .codeRejected(let remaining, _):
+                "codeRejected(attemptsRemaining: \(remaining.map(String.init) ?? "?"))"
             case .flowCancelled: "flowCancelled"
             case .flowExpired: "flowExpired"
             case .attemptsExhausted: "attemptsExhausted"

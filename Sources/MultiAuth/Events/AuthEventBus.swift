@@ -1,13 +1,14 @@
 import Foundation
+import MultiAuthLocking
 
 /// Fans ``AuthEvent``s out to subscribers, each with its own bounded buffer.
 ///
 /// Guarantees:
 /// - **Registration is synchronous.** A subscriber is in the table when ``subscribe(bufferCapacity:onTermination:)``
 ///   returns, so events published right after are never lost (Docs/Cases.md, B22).
-/// - **Publish never suspends.** ``publish(_:provider:flowID:)`` takes a short lock, stamps the
-///   event with the next sequence number and the time source's `now`, appends it to every
-///   subscriber's buffer and resumes waiting consumers.
+/// - **Publish never suspends.** ``publish(_:provider:flowID:)`` takes a short lock (the one of
+///   the bus's `Locked` table), stamps the event with the next sequence number and the time
+///   source's `now`, appends it to every subscriber's buffer and resumes waiting consumers.
 /// - **Order.** Each subscriber receives events in publish order, with rising sequence numbers
 ///   (consecutive unless its buffer dropped some; a gap marker repeats the number before it).
 /// - **Bounded buffers.** Each subscriber buffers at most `bufferCapacity` events (default
@@ -34,7 +35,7 @@ import Foundation
 /// through ``AuthEventSource`` (subscribe-only): only the client publishes, through the guard
 /// that nothing of a flow follows its `flowCancelled`, and only the package's own tests and
 /// tools publish or finish directly.
-package final class AuthEventBus: @unchecked Sendable {
+package final class AuthEventBus: Sendable {
     /// The buffer capacity used when `subscribe` is not given one (``AuthEventSource/defaultBufferCapacity``).
     package static let defaultBufferCapacity = AuthEventSource.defaultBufferCapacity
 
@@ -46,19 +47,10 @@ package final class AuthEventBus: @unchecked Sendable {
         case terminated
     }
 
-    /// One lock for the bus and every subscriber's buffer: a publish takes it once, however
-    /// many subscribers there are. Every access to the state below holds it (so the dynamic
-    /// exclusivity checks are off for it).
-    private let lock = NSLock()
-    /// The registered subscribers, in no particular order; each one's ``EventSubscriber/slot``
-    /// is its index here, so removal is a swap with the last element.
-    @exclusivity(unchecked) private var fanOut: [EventSubscriber] = []
-    /// Subscriber slots written by registrations and removals (one per subscribe, at most two
-    /// per removal): the work the table does, for the complexity test.
-    @exclusivity(unchecked) private var slotWrites = 0
-    @exclusivity(unchecked) private var nextSubscriberID: UInt64 = 0
-    @exclusivity(unchecked) private var lastSequence: UInt64 = 0
-    @exclusivity(unchecked) private var isFinished = false
+    /// The bus's table, in one box shared with every subscriber: its lock is also the lock of
+    /// every subscriber's buffer, so a publish takes one lock once, however many subscribers
+    /// there are.
+    private let table = Locked(EventBusTable())
     private let now: @Sendable () -> Date
 
     /// Creates a bus whose events are stamped with `timeSource.now`.
@@ -108,31 +100,28 @@ package final class AuthEventBus: @unchecked Sendable {
         skipRepeats: Bool,
         onTermination: (@Sendable () -> Void)?
     ) -> AuthEventStream {
-        lock.lock()
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        var initialLoader: (@Sendable () async -> AuthEvent)?
-        if let initial {
-            let sequence = lastSequence
-            let now = self.now
-            initialLoader = {
-                let (provider, kind) = await initial()
-                return AuthEvent(sequence: sequence, timestamp: now(), provider: provider, flowID: nil, kind: kind)
+        let now = self.now
+        let (subscriber, finished) = table.withLock { [table] state -> (EventSubscriber, Bool) in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            var initialLoader: (@Sendable () async -> AuthEvent)?
+            if let initial {
+                let sequence = state.lastSequence
+                initialLoader = {
+                    let (provider, kind) = await initial()
+                    return AuthEvent(sequence: sequence, timestamp: now(), provider: provider, flowID: nil, kind: kind)
+                }
             }
+            let subscriber = EventSubscriber(
+                id: id, capacity: bufferCapacity, lastSequence: state.lastSequence, table: table,
+                initialLoader: initialLoader, skipRepeats: skipRepeats, onTermination: onTermination)
+            if state.isFinished { return (subscriber, true) }
+            subscriber.slot = state.fanOut.count
+            state.fanOut.append(subscriber)
+            state.slotWrites += 1
+            return (subscriber, false)
         }
-        let subscriber = EventSubscriber(
-            id: id, capacity: bufferCapacity, lastSequence: lastSequence, lock: lock, initialLoader: initialLoader,
-            skipRepeats: skipRepeats, onTermination: onTermination)
-        subscriber.bus = self
-        if isFinished {
-            lock.unlock()
-            subscriber.finish()
-        } else {
-            subscriber.slot = fanOut.count
-            fanOut.append(subscriber)
-            slotWrites += 1
-            lock.unlock()
-        }
+        if finished { subscriber.finish() }
         return AuthEventStream(subscriber: subscriber)
     }
 
@@ -144,75 +133,78 @@ package final class AuthEventBus: @unchecked Sendable {
         -> PublishResult
     {
         let timestamp = now()
-        lock.lock()
-        if isFinished {
-            lock.unlock()
-            return .terminated
-        }
-        lastSequence += 1
-        let event = AuthEvent(
-            sequence: lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
-        var wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)] = []
-        fanOut.withUnsafeBufferPointer { subscribers in
-            for subscriber in subscribers {
-                if let waiter = subscriber.enqueueLocked(event) { wake.append(waiter) }
+        let delivered = table.withLock {
+            state -> (wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)], count: Int)? in
+            if state.isFinished { return nil }
+            state.lastSequence += 1
+            let event = AuthEvent(
+                sequence: state.lastSequence, timestamp: timestamp, provider: provider, flowID: flowID, kind: kind)
+            var wake: [(UnsafeContinuation<AuthEvent?, Never>, AuthEvent)] = []
+            state.fanOut.withUnsafeBufferPointer { subscribers in
+                for subscriber in subscribers {
+                    if let waiter = subscriber.enqueueLocked(event) { wake.append(waiter) }
+                }
             }
+            return (wake, state.fanOut.count)
         }
-        let count = fanOut.count
-        lock.unlock()
-        for (continuation, event) in wake { continuation.resume(returning: event) }
-        return .delivered(subscribers: count)
+        guard let delivered else { return .terminated }
+        for (continuation, event) in delivered.wake { continuation.resume(returning: event) }
+        return .delivered(subscribers: delivered.count)
     }
 
     /// Ends every stream (after its buffered events) and refuses later publishes. Idempotent.
     package func finish() {
-        lock.lock()
-        guard !isFinished else {
-            lock.unlock()
-            return
+        let all: [EventSubscriber] = table.withLock { state in
+            guard !state.isFinished else { return [] }
+            state.isFinished = true
+            let all = state.fanOut
+            for subscriber in all { subscriber.slot = -1 }
+            state.fanOut.removeAll()
+            return all
         }
-        isFinished = true
-        let all = fanOut
-        for subscriber in all { subscriber.slot = -1 }
-        fanOut.removeAll()
-        lock.unlock()
         for subscriber in all { subscriber.finish() }
     }
 
     /// The number of registered subscribers.
     package var subscriberCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return fanOut.count
+        table.withLock { $0.fanOut.count }
     }
 
     /// Subscriber slots written so far by registrations and removals: at most one per
     /// subscribe and two per removal, whatever the number of subscribers (test seam for the
     /// O(1) registration guarantee).
     package var registrationWork: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return slotWrites
+        table.withLock { $0.slotWrites }
     }
 
     /// The sequence number of the last published event (0 before the first).
     package var currentSequence: UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return lastSequence
+        table.withLock { $0.lastSequence }
     }
 
     /// Whether ``finish()`` was called.
     package var isTerminated: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isFinished
+        table.withLock { $0.isFinished }
     }
+}
 
-    /// Unregisters `subscriber` in O(1) (the last subscriber takes its slot); the caller holds
-    /// the shared lock. A subscriber not in the table (already removed, or the bus finished) is
+/// What an ``AuthEventBus`` keeps, in the one `Locked` box the bus shares with its
+/// subscribers: the box's lock also guards every subscriber's buffer (``EventSubscriber``).
+struct EventBusTable {
+    /// The registered subscribers, in no particular order; each one's ``EventSubscriber/slot``
+    /// is its index here, so removal is a swap with the last element.
+    var fanOut: [EventSubscriber] = []
+    /// Subscriber slots written by registrations and removals (one per subscribe, at most two
+    /// per removal): the work the table does, for the complexity test.
+    var slotWrites = 0
+    var nextSubscriberID: UInt64 = 0
+    var lastSequence: UInt64 = 0
+    var isFinished = false
+
+    /// Unregisters `subscriber` in O(1) (the last subscriber takes its slot); runs inside the
+    /// box's `withLock`. A subscriber not in the table (already removed, or the bus finished) is
     /// left alone.
-    func removeLocked(_ subscriber: EventSubscriber) {
+    mutating func remove(_ subscriber: EventSubscriber) {
         let slot = subscriber.slot
         guard slot >= 0, slot < fanOut.count, fanOut[slot] === subscriber else { return }
         let last = fanOut.removeLast()

@@ -1,15 +1,18 @@
 import Foundation
+import MultiAuthLocking
 
 /// One subscriber's bounded buffer (``EventBuffer``) and waiting consumer. Internal; shared by
-/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the bus's lock
-/// (shared, so it outlives the bus if the stream does).
+/// the bus and the subscriber's ``AuthEventStream``. Its state is guarded by the lock of the
+/// bus's `Locked` table (shared, so it outlives the bus if the stream does).
+// @unchecked: its fields are guarded by the lock of the bus's table (``EventBusTable``), not by
+// a box of its own, so that a publish takes one lock for every subscriber (Docs/Events.md, "Cost").
 final class EventSubscriber: @unchecked Sendable {
     let id: UInt64
-    weak var bus: AuthEventBus?
     /// This subscriber's index in the bus's fan-out array, or -1 when not registered; guarded
-    /// by the bus's lock.
+    /// by the lock of ``table``.
     @exclusivity(unchecked) var slot = -1
-    private let lock: NSLock
+    /// The bus's table, whose lock guards every field below.
+    private let table: Locked<EventBusTable>
     @exclusivity(unchecked) private var buffer: EventBuffer
     @exclusivity(unchecked) private var waiter: UnsafeContinuation<AuthEvent?, Never>?
     @exclusivity(unchecked) private var finished = false
@@ -25,7 +28,7 @@ final class EventSubscriber: @unchecked Sendable {
     private let skipRepeats: Bool
 
     init(
-        id: UInt64, capacity: Int, lastSequence: UInt64, lock: NSLock,
+        id: UInt64, capacity: Int, lastSequence: UInt64, table: Locked<EventBusTable>,
         initialLoader: (@Sendable () async -> AuthEvent)?,
         skipRepeats: Bool = false,
         onTermination: (@Sendable () -> Void)?
@@ -34,13 +37,13 @@ final class EventSubscriber: @unchecked Sendable {
         self.id = id
         self.buffer = EventBuffer(capacity: capacity)
         self.lastDelivered = lastSequence
-        self.lock = lock
+        self.table = table
         self.initialLoader = initialLoader
         self.onTermination = onTermination
     }
 
     /// Appends `event`, or hands it to the waiting consumer (returned, to resume outside the
-    /// lock, which the caller holds).
+    /// lock of ``table``, which the caller holds).
     func enqueueLocked(_ event: AuthEvent) -> (UnsafeContinuation<AuthEvent?, Never>, AuthEvent)? {
         if terminated || finished { return nil }
         if initialLoader == nil, let waiter {
@@ -53,7 +56,7 @@ final class EventSubscriber: @unchecked Sendable {
         return nil
     }
 
-    /// The next element for the consumer, with `lock` held: a gap marker if events were dropped
+    /// The next element for the consumer, with the lock of ``table`` held: a gap marker if events were dropped
     /// since the last element, else the oldest buffered event.
     private func takeNext() -> AuthEvent? {
         if buffer.gap > 0 {
@@ -82,17 +85,13 @@ final class EventSubscriber: @unchecked Sendable {
     private func nextBuffered() async -> AuthEvent? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<AuthEvent?, Never>) in
-                lock.lock()
-                if let event = takeNext() {
-                    lock.unlock()
-                    continuation.resume(returning: event)
-                } else if finished || terminated || Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
+                let ready: AuthEvent?? = table.withLock { _ in
+                    if let event = takeNext() { return .some(event) }
+                    if finished || terminated || Task.isCancelled { return .some(nil) }
                     waiter = continuation
-                    lock.unlock()
+                    return .none
                 }
+                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             self.cancel()
@@ -100,51 +99,48 @@ final class EventSubscriber: @unchecked Sendable {
     }
 
     private func takeInitialLoader() -> (@Sendable () async -> AuthEvent)? {
-        lock.lock()
-        defer { lock.unlock() }
-        let loader = initialLoader
-        initialLoader = nil
-        if loader != nil, terminated { return nil }
-        return loader
+        table.withLock { _ in
+            let loader = initialLoader
+            initialLoader = nil
+            if loader != nil, terminated { return nil }
+            return loader
+        }
     }
 
     var droppedCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return buffer.totalDropped
+        table.withLock { _ in buffer.totalDropped }
     }
 
     /// Ends the stream after buffered events (bus finished).
     func finish() {
-        lock.lock()
-        finished = true
-        let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
-        if waiter != nil { self.waiter = nil }
-        let handler = takeTerminationHandler()
-        lock.unlock()
+        let (waiter, handler) = table.withLock { _ in
+            finished = true
+            let waiter = buffer.count == 0 && buffer.gap == 0 ? self.waiter : nil
+            if waiter != nil { self.waiter = nil }
+            return (waiter, takeTerminationHandler())
+        }
         waiter?.resume(returning: nil)
         handler?()
     }
 
     /// Ends the stream now (consumer cancelled or released): unregisters and drops the buffer.
     func cancel() {
-        lock.lock()
-        if terminated {
-            lock.unlock()
-            return
+        let ended: (UnsafeContinuation<AuthEvent?, Never>?, (@Sendable () -> Void)?)? = table.withLock { table in
+            if terminated { return nil }
+            terminated = true
+            buffer.removeAll()
+            let waiter = self.waiter
+            self.waiter = nil
+            let handler = takeTerminationHandler()
+            table.remove(self)
+            return (waiter, handler)
         }
-        terminated = true
-        buffer.removeAll()
-        let waiter = self.waiter
-        self.waiter = nil
-        let handler = takeTerminationHandler()
-        bus?.removeLocked(self)
-        lock.unlock()
-        waiter?.resume(returning: nil)
-        handler?()
+        guard let ended else { return }
+        ended.0?.resume(returning: nil)
+        ended.1?()
     }
 
-    /// Must be called with `lock` held. Returns the handler at most once.
+    /// Must be called with the lock of ``table`` held. Returns the handler at most once.
     private func takeTerminationHandler() -> (@Sendable () -> Void)? {
         let handler = onTermination
         onTermination = nil

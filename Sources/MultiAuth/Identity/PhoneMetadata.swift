@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// Numbering-plan metadata for every territory libphonenumber knows, parsed lazily from the
 /// generated ``rawTable`` (see `Scripts/generate_phone_metadata.py`).
@@ -9,8 +10,8 @@ enum PhoneMetadata {
     /// (region `"001"`, e.g. +800).
     ///
     /// A class, so lookups share one instance; its patterns are compiled on first use
-    /// (``compiled(_:)``), under one lock for all territories, held only to read or store.
-    final class Territory: @unchecked Sendable {
+    /// (``compiled(_:)``), under the territory's own `Locked` box, held only to read or store.
+    final class Territory: Sendable {
         /// ISO 3166-1 alpha-2 region code, or `"001"` for a non-geographic calling code.
         let region: String
         /// The ITU-T E.164 country calling code.
@@ -39,9 +40,8 @@ enum PhoneMetadata {
             case general, types, leadingDigits, nationalPrefixForParsing, internationalPrefix
         }
 
-        private static let lock = NSLock()
         /// Per ``Pattern``: `nil` until compiled; `.some(nil)` when absent or not compilable.
-        private var patterns: [PhonePattern??] = []
+        private let patterns = Locked([PhonePattern??]())
 
         init(
             region: String, callingCode: Int, possibleLengths: [Int], localOnlyLengths: [Int], nationalPrefix: String?,
@@ -75,19 +75,17 @@ enum PhoneMetadata {
         /// The compiled regex field, compiled once on first use; `nil` when absent or when it
         /// does not compile (a metadata bug: treated as "no match").
         func compiled(_ pattern: Pattern) -> PhonePattern? {
-            Self.lock.lock()
-            if pattern.rawValue < patterns.count, let compiled = patterns[pattern.rawValue] {
-                Self.lock.unlock()
+            let known: PhonePattern?? = patterns.withLock { patterns in
+                pattern.rawValue < patterns.count ? patterns[pattern.rawValue] : nil
+            }
+            if let known { return known }
+            let compiled = source(pattern).flatMap(PhonePattern.init)
+            return patterns.withLock { patterns in
+                if patterns.isEmpty { patterns = Array(repeating: nil, count: 5) }
+                if let earlier = patterns[pattern.rawValue] { return earlier }
+                patterns[pattern.rawValue] = .some(compiled)
                 return compiled
             }
-            Self.lock.unlock()
-            let compiled = source(pattern).flatMap(PhonePattern.init)
-            Self.lock.lock()
-            defer { Self.lock.unlock() }
-            if patterns.isEmpty { patterns = Array(repeating: nil, count: 5) }
-            if let earlier = patterns[pattern.rawValue] { return earlier }
-            patterns[pattern.rawValue] = .some(compiled)
-            return compiled
         }
 
         /// Whether all of `digits` matches the field (`false` when absent).

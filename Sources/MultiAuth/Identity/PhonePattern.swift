@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// A compiled libphonenumber metadata regex, matched against strings of ASCII digits.
 ///
@@ -181,21 +182,17 @@ final class PhonePattern: Sendable {
 
     // MARK: Cache
 
-    private final class Cache: @unchecked Sendable {
-        let lock = NSLock()
-        var compiled: [String: PhonePattern?] = [:]
-    }
-
-    private static let cache = Cache()
+    /// Compiled programs by pattern string (`nil` for one that does not compile).
+    private static let cache = Locked([String: PhonePattern?]())
 
     /// The compiled form of `source`, compiled once per process; `nil` if it does not compile.
     static func cached(_ source: String) -> PhonePattern? {
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let entry = cache.compiled[source] { return entry }
-        let pattern = PhonePattern(source)
-        cache.compiled[source] = pattern
-        return pattern
+        cache.withLock { compiled in
+            if let entry = compiled[source] { return entry }
+            let pattern = PhonePattern(source)
+            compiled[source] = pattern
+            return pattern
+        }
     }
 
     /// Whether `pattern` compiles (used by tests to validate the generated table).

@@ -1,4 +1,4 @@
-/// The identity of a provider: an open, string-backed value with well-known constants.
+/// The identity of a provider: an open, string-backed value.
 ///
 /// Two providers registered with one `AuthClient` must have different ids; the id keys the
 /// session store, so keep it stable across releases.
@@ -18,12 +18,4 @@ public struct AuthProviderID: RawRepresentable, Hashable, Sendable, Codable, Com
     /// Orders ids by their string form.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// OTPLESS-style headless provider.
-    public static let otpless: AuthProviderID = "otpless"
-    /// Dynamic-style email/SMS OTP provider.
-    public static let dynamic: AuthProviderID = "dynamic"
-    /// Truecaller-style verification provider.
-    public static let truecaller: AuthProviderID = "truecaller"
-    /// Portal-style redirect + TOTP provider.
-    public static let portal: AuthProviderID = "portal"
 }

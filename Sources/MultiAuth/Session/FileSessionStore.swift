@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -377,14 +378,13 @@ public actor FileSessionStore: SessionStore {
 
     /// Counts directory listings made while it is bound (test seam: shows which operations list
     /// the directory; task-local, so tests running in parallel do not see each other's).
-    package final class ListingCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    package final class ListingCounter: Sendable {
+        private let value = Locked(0)
         /// Creates a counter at zero.
         package init() {}
         /// The listings counted so far.
-        package var count: Int { lock.withLock { value } }
-        func increment() { lock.withLock { value += 1 } }
+        package var count: Int { value.withLock { $0 } }
+        func increment() { value.withLock { $0 += 1 } }
     }
 
     /// The counter directory listings made by the current task are counted in (test seam).

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
-import MultiAuthBuiltInConformance
 import MultiAuthConformance
 import MultiAuthCrypto
 import MultiAuthHTTP
+import MultiAuthSandboxKit
 
 /// `multiauth conformance`: runs the provider conformance kit (every ``ConformanceCheck``) against the reference
 /// provider and the built-in providers, each against its emulated backend.
@@ -11,8 +11,12 @@ struct ConformanceCommand: Command {
     let name = "conformance"
     let summary =
         "Run the provider conformance kit (\(ConformanceCheck.allCases.count) checks) against the built-in providers"
-    let valueOptions: Set<String> = ["provider", "server", "signing-key"]
-    let flags: Set<String> = ["json"]
+    let options: [CommandOption] = [
+        .value("provider", "NAME", "run one provider only"),
+        .flag("json", "one JSON report per provider, one per line"),
+        .value("server", "URL", "compare against the server at URL (e.g. http://127.0.0.1:40123)"),
+        .value("signing-key", "FILE", "the RSA key (PEM) the server signs with (required with --server)"),
+    ]
     var help: String {
         """
         Usage: multiauth conformance [--provider NAME] [--json]
@@ -31,11 +35,7 @@ struct ConformanceCommand: Command {
         to the same request in the same state (replayed in its order, at its clock reading)
         (Docs/Emulator.md, "Proving the server equivalent"). The server is reset for every check.
 
-        Options:
-          --provider NAME     run one provider only
-          --json              one JSON report per provider, one per line
-          --server URL        compare against the server at URL (e.g. http://127.0.0.1:40123)
-          --signing-key FILE  the RSA key (PEM) the server signs with (required with --server)
+        \(optionsHelp)
 
         Examples:
           multiauth conformance

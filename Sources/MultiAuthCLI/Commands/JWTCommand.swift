@@ -8,8 +8,18 @@ import MultiAuthHTTP
 struct JWTCommand: Command {
     let name = "jwt"
     let summary = "Decode a JWT; check exp/nbf/aud and, given a JWKS, its signature"
-    let valueOptions: Set<String> = ["jwks", "leeway", "time", "issuer", "audience"]
-    let flags: Set<String> = ["json", "any-audience"]
+    let options: [CommandOption] = [
+        .value("audience", "A", "require A in aud"),
+        .flag("any-audience", "do not check aud (explicit opt-out)"),
+        .value("jwks", "URL|FILE", "a JSON Web Key Set (RFC 7517) from an https URL or a file"),
+        .value("leeway", "S", default: "60", "clock-skew allowance in seconds"),
+        .value("time", "T", "Unix time to validate at, a finite number of seconds (default: now)"),
+        .value("issuer", "I", "require iss == I"),
+        .flag(
+            "json", "print one JSON object (\"valid\" is true only when the signature",
+            "was checked and every check passed; \"audience\" is the required",
+            "audience, or null with \"audienceChecked\": false)"),
+    ]
     var help: String {
         """
         Usage: multiauth jwt TOKEN (--audience A | --any-audience) [--jwks URL|FILE] [--leeway S] [--time T] [--issuer I] [--json]
@@ -26,16 +36,7 @@ struct JWTCommand: Command {
         Tokens over 64 KiB, nested deeper than 32 levels or with more than 4,096 values are
         refused as input errors (exit 2); see Docs/Security.md.
 
-        Options:
-          --audience A     require A in aud
-          --any-audience   do not check aud (explicit opt-out)
-          --jwks URL|FILE  a JSON Web Key Set (RFC 7517) from an https URL or a file
-          --leeway S       clock-skew allowance in seconds (default 60)
-          --time T         Unix time to validate at, a finite number of seconds (default: now)
-          --issuer I       require iss == I
-          --json           print one JSON object ("valid" is true only when the signature
-                           was checked and every check passed; "audience" is the required
-                           audience, or null with "audienceChecked": false)
+        \(optionsHelp)
 
         Examples:
           multiauth jwt "$TOKEN" --jwks jwks.json --audience my-app
@@ -50,29 +51,9 @@ struct JWTCommand: Command {
         guard arguments.positionals.count == 1 else {
             throw Arguments.UsageError(description: "give exactly one token")
         }
-        let audience: JWTAudience
-        switch (arguments.options["audience"], arguments.flags.contains("any-audience")) {
-        case (let value?, false):
-            guard !value.isEmpty else { throw Arguments.UsageError(description: "--audience needs a non-empty value") }
-            audience = .expected(value)
-        case (nil, true): audience = .anyAudience
-        case (_?, true): throw Arguments.UsageError(description: "give either --audience or --any-audience, not both")
-        case (nil, false):
-            throw Arguments.UsageError(
-                description:
-                    "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly"
-            )
-        }
-        let leeway = Double(try arguments.integer("leeway", in: 0...86_400) ?? 60)
-        let now: Double
-        if let text = arguments.options["time"] {
-            guard let value = Double(text), value.isFinite else {
-                throw Arguments.UsageError(description: "--time must be a finite number of Unix seconds, got '\(text)'")
-            }
-            now = value
-        } else {
-            now = Date().timeIntervalSince1970
-        }
+        let audience = try Self.audience(arguments)
+        let leeway = Double(try arguments.integerOrDefault("leeway", in: 0...86_400))
+        let now = try Self.validationTime(arguments)
         let token = arguments.positionals[0].trimmingCharacters(in: .whitespacesAndNewlines)
         let jwt: JWT
         do { jwt = try JWT(parsing: token) } catch {
@@ -83,75 +64,130 @@ struct JWTCommand: Command {
             }
             return ExitCode.usage
         }
-        var problems: [String] = []
+        var check = Check()
         do {
             try jwt.claims.validate(at: now, leeway: leeway, issuer: arguments.options["issuer"], audience: audience)
         } catch {
-            problems.append("\(error)")
+            check.problems.append("\(error)")
         }
-        let claimsValid = problems.isEmpty
-        var signatureChecked = false
-        var signature = "not checked (give --jwks)"
+        check.claimsValid = check.problems.isEmpty
         if let source = arguments.options["jwks"] {
-            let data: Data
-            do { data = try await load(source) } catch let error as KeySetSourceError {
-                Terminal.err("multiauth jwt: \(error.sentence)")
-                return ExitCode.usage
-            }
-            // A key set that does not parse is bad input (exit 2), not a failed verification.
-            let keys: JWKSet
-            do { keys = try JWKSet(jsonData: data) } catch {
-                Terminal.err("multiauth jwt: \(Self.describe(source)) is not a JWK set: \(error)")
-                return ExitCode.usage
-            }
+            guard let keys = try await keySet(from: source) else { return ExitCode.usage }
             do {
                 let key = try keys.verifySignature(of: jwt)
-                signature = "valid (kid \(key.kid ?? "-"))"
-                signatureChecked = true
+                check.signature = "valid (kid \(key.kid ?? "-"))"
+                check.signatureChecked = true
             } catch {
-                signature = "INVALID: \(error)"
-                problems.append("signature: \(error)")
+                check.signature = "INVALID: \(error)"
+                check.problems.append("signature: \(error)")
             }
         } else {
-            problems.append("signature not checked")
+            check.problems.append("signature not checked")
         }
-        let valid = signatureChecked && problems.isEmpty
         if arguments.flags.contains("json") {
-            var header: [String: Any] = [:]
-            for (key, value) in jwt.header { header[key] = Self.plain(value) }
-            var claims: [String: Any] = [:]
-            for (key, value) in jwt.claims.members { claims[key] = Self.plain(value) }
-            Terminal.out(
-                Terminal.jsonLine([
-                    "header": header, "claims": claims, "valid": valid, "claimsValid": claimsValid,
-                    "signatureChecked": signatureChecked,
-                    "problems": problems, "signature": signature,
-                    "audience": Self.expectedAudience(audience) ?? NSNull(),
-                    "audienceChecked": Self.expectedAudience(audience) != nil,
-                ]))
+            Self.printJSON(jwt, check, audience: audience)
         } else {
-            Terminal.out("header")
-            Terminal.out(Terminal.table(jwt.header.keys.sorted().map { ["  \($0)", Self.text(jwt.header[$0]!)] }))
-            Terminal.out("claims")
-            Terminal.out(
-                Terminal.table(
-                    jwt.claims.members.keys.sorted().map { key in
-                        let value = jwt.claims.members[key]!
-                        if ["exp", "nbf", "iat"].contains(key), let seconds = value.doubleValue {
-                            return [
-                                "  \(key)",
-                                "\(Self.text(value))  (\(Date(timeIntervalSince1970: seconds).formatted(.iso8601)))",
-                            ]
-                        }
-                        return ["  \(key)", Self.text(value)]
-                    }))
-            Terminal.out("signature  \(signature)")
-            Terminal.out("audience   \(Self.words(audience))")
-            Terminal.out(
-                valid
-                    ? "valid      yes (leeway \(Int(leeway)) s)" : "valid      NO: \(problems.joined(separator: "; "))")
+            Self.printText(jwt, check, audience: audience, leeway: leeway)
         }
-        return valid ? ExitCode.ok : ExitCode.verificationFailed
+        return check.valid ? ExitCode.ok : ExitCode.verificationFailed
+    }
+
+    // MARK: - options
+
+    /// `--audience A` or `--any-audience`: exactly one is required.
+    private static func audience(_ arguments: Arguments) throws -> JWTAudience {
+        switch (arguments.options["audience"], arguments.flags.contains("any-audience")) {
+        case (let value?, false):
+            guard !value.isEmpty else { throw Arguments.UsageError(description: "--audience needs a non-empty value") }
+            return .expected(value)
+        case (nil, true): return .anyAudience
+        case (_?, true): throw Arguments.UsageError(description: "give either --audience or --any-audience, not both")
+        case (nil, false):
+            throw Arguments.UsageError(
+                description:
+                    "give --audience A (the aud this verifier is known by) or --any-audience to skip the check explicitly"
+            )
+        }
+    }
+
+    /// `--time T` (finite Unix seconds), or now.
+    private static func validationTime(_ arguments: Arguments) throws -> Double {
+        guard let text = arguments.options["time"] else { return Date().timeIntervalSince1970 }
+        guard let value = Double(text), value.isFinite else {
+            throw Arguments.UsageError(description: "--time must be a finite number of Unix seconds, got '\(text)'")
+        }
+        return value
+    }
+
+    /// The key set of `--jwks`, or `nil` after printing why it cannot be used (exit 2: a key
+    /// set that cannot be read or does not parse is bad input, not a failed verification).
+    private func keySet(from source: String) async throws -> JWKSet? {
+        let data: Data
+        do { data = try await load(source) } catch let error as KeySetSourceError {
+            Terminal.err("multiauth jwt: \(error.sentence)")
+            return nil
+        }
+        do { return try JWKSet(jsonData: data) } catch {
+            Terminal.err("multiauth jwt: \(Self.describe(source)) is not a JWK set: \(error)")
+            return nil
+        }
+    }
+
+    // MARK: - output
+
+    /// What the checks found: the problems, the signature verdict and whether the token is valid.
+    private struct Check {
+        /// Every failed check, as a sentence.
+        var problems: [String] = []
+        /// Whether exp, nbf, aud and iss passed.
+        var claimsValid = false
+        /// Whether the signature was verified against `--jwks`.
+        var signatureChecked = false
+        /// The signature verdict as printed.
+        var signature = "not checked (give --jwks)"
+        /// Valid only when the signature was checked and nothing failed.
+        var valid: Bool { signatureChecked && problems.isEmpty }
+    }
+
+    /// `--json`: one JSON object with the header, claims and verdicts.
+    private static func printJSON(_ jwt: JWT, _ check: Check, audience: JWTAudience) {
+        var header: [String: Any] = [:]
+        for (key, value) in jwt.header { header[key] = plain(value) }
+        var claims: [String: Any] = [:]
+        for (key, value) in jwt.claims.members { claims[key] = plain(value) }
+        Terminal.out(
+            Terminal.jsonLine([
+                "header": header, "claims": claims, "valid": check.valid, "claimsValid": check.claimsValid,
+                "signatureChecked": check.signatureChecked,
+                "problems": check.problems, "signature": check.signature,
+                "audience": expectedAudience(audience) ?? NSNull(),
+                "audienceChecked": expectedAudience(audience) != nil,
+            ]))
+    }
+
+    /// The text report: header and claims tables (dates beside exp, nbf, iat), then the verdicts.
+    private static func printText(_ jwt: JWT, _ check: Check, audience: JWTAudience, leeway: Double) {
+        Terminal.out("header")
+        Terminal.out(Terminal.table(jwt.header.keys.sorted().map { ["  \($0)", text(jwt.header[$0]!)] }))
+        Terminal.out("claims")
+        Terminal.out(
+            Terminal.table(
+                jwt.claims.members.keys.sorted().map { key in
+                    let value = jwt.claims.members[key]!
+                    if ["exp", "nbf", "iat"].contains(key), let seconds = value.doubleValue {
+                        return [
+                            "  \(key)",
+                            "\(text(value))  (\(Date(timeIntervalSince1970: seconds).formatted(.iso8601)))",
+                        ]
+                    }
+                    return ["  \(key)", text(value)]
+                }))
+        Terminal.out("signature  \(check.signature)")
+        Terminal.out("audience   \(words(audience))")
+        Terminal.out(
+            check.valid
+                ? "valid      yes (leeway \(Int(leeway)) s)"
+                : "valid      NO: \(check.problems.joined(separator: "; "))")
     }
 
     /// The audience the token must name, or `nil` when the check was waived.

@@ -5,8 +5,13 @@ import MultiAuthQR
 struct OTPAuthCommand: Command {
     let name = "otpauth"
     let summary = "Parse and validate an otpauth:// Key URI; print its canonical form"
-    let valueOptions: Set<String> = []
-    let flags: Set<String> = ["json", "show-secret", "qr"]
+    let options: [CommandOption] = [
+        .flag("show-secret", "print the secret and the canonical URI in full"),
+        .flag(
+            "qr", "print the URI as a QR code in the terminal (error correction M); the",
+            "code carries the secret, so --qr needs --show-secret"),
+        .flag("json", "print one JSON object"),
+    ]
     var help: String {
         """
         Usage: multiauth otpauth URI [--show-secret] [--qr] [--json]
@@ -19,11 +24,7 @@ struct OTPAuthCommand: Command {
         any other encoder is refused.
         The secret is masked unless --show-secret is given.
 
-        Options:
-          --show-secret   print the secret and the canonical URI in full
-          --qr            print the URI as a QR code in the terminal (error correction M); the
-                          code carries the secret, so --qr needs --show-secret
-          --json          print one JSON object
+        \(optionsHelp)
 
         Examples:
           multiauth otpauth "otpauth://totp/Example+Corp%3Auser%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Microsoft"

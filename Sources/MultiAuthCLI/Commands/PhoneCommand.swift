@@ -4,8 +4,10 @@ import MultiAuth
 struct PhoneCommand: Command {
     let name = "phone"
     let summary = "Parse a phone number into E.164 (with a masked form)"
-    let valueOptions: Set<String> = ["region"]
-    let flags: Set<String> = ["json"]
+    let options: [CommandOption] = [
+        .value("region", "CC", "ISO 3166-1 alpha-2 region for national input, e.g. IN, GB, US"),
+        .flag("json", "print one JSON object"),
+    ]
     var help: String {
         """
         Usage: multiauth phone INPUT [--region CC] [--json]
@@ -14,9 +16,7 @@ struct PhoneCommand: Command {
         a 00 prefix, a trunk 0 after the country code) into E.164, using libphonenumber's
         metadata for every region.
 
-        Options:
-          --region CC   ISO 3166-1 alpha-2 region for national input, e.g. IN, GB, US
-          --json        print one JSON object
+        \(optionsHelp)
 
         Examples:
           multiauth phone "+44 (0) 20 7946 0958"

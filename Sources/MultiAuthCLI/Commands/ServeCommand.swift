@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxKit
 import MultiAuthSandboxServer
 
@@ -18,8 +19,20 @@ import Darwin
 struct ServeCommand: Command {
     let name = "serve"
     let summary = "Serve the four emulated backends on loopback HTTP, with a control API and an inspector page"
-    let valueOptions: Set<String> = ["listen", "port", "seed", "signing-key"]
-    let flags: Set<String> = ["real-time"]
+    let options: [CommandOption] = [
+        .value("port", "N", "the port (default 0: a free one, printed on the first line)"),
+        .value(
+            "listen", "ADDRESS", "the address to bind (default 127.0.0.1; another interface, e.g.",
+            "0.0.0.0, exposes the codes and sessions of the control API to that",
+            "network: only for a device that cannot reach loopback)"),
+        .value("seed", "N", "fixes every code, token and id (default 0)"),
+        .flag(
+            "real-time", "run the backends on the system clock (default: a manual clock that",
+            "only moves through POST /_multiauth/clock/advance)"),
+        .value(
+            "signing-key", "FILE", "the RSA private key (PEM, PKCS #1) the backends sign with, e.g. to",
+            "keep one key across restarts (default: a new sandbox key per process)"),
+    ]
     var help: String {
         """
         Usage: multiauth serve [--port N] [--listen ADDRESS] [--seed N] [--real-time] [--signing-key FILE]
@@ -35,16 +48,7 @@ struct ServeCommand: Command {
         so a script can read it; the lines after it are for people. Ctrl-C (SIGINT) or SIGTERM
         stops the server cleanly: requests in progress finish, then it exits 0.
 
-        Options:
-          --port N           the port (default 0: a free one, printed on the first line)
-          --listen ADDRESS   the address to bind (default 127.0.0.1; another interface, e.g.
-                             0.0.0.0, exposes the codes and sessions of the control API to that
-                             network: only for a device that cannot reach loopback)
-          --seed N           fixes every code, token and id (default 0)
-          --real-time        run the backends on the system clock (default: a manual clock that
-                             only moves through POST /_multiauth/clock/advance)
-          --signing-key FILE the RSA private key (PEM, PKCS #1) the backends sign with, e.g. to
-                             keep one key across restarts (default: a new sandbox key per process)
+        \(optionsHelp)
 
         Examples:
           multiauth serve
@@ -129,14 +133,14 @@ struct ServeCommand: Command {
     static func waitForTermination() async -> String {
         await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             let queue = DispatchQueue(label: "multiauth.serve.signals")
-            let resumed = NSLock()
-            nonisolated(unsafe) var done = false
+            // Whether a signal already resumed the continuation.
+            let done = Locked(false)
             nonisolated(unsafe) var sources: [any DispatchSourceSignal] = []
             for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler {
-                    let first = resumed.withLock {
+                    let first = done.withLock { done in
                         defer { done = true }
                         return !done
                     }

@@ -5,8 +5,16 @@ import MultiAuthCrypto
 struct TOTPCommand: Command {
     let name = "totp"
     let summary = "Generate or verify a TOTP code (RFC 6238) from a base32 secret or otpauth:// URI"
-    let valueOptions: Set<String> = ["time", "digits", "period", "algorithm", "verify", "window", "encoder"]
-    let flags: Set<String> = ["json"]
+    let options: [CommandOption] = [
+        .value("time", "T", "Unix time in seconds (default: now)"),
+        .value("digits", "N", "code length, 6 to 8 (default 6, or the URI's)"),
+        .value("period", "S", "time step in seconds (default 30, or the URI's)"),
+        .value("algorithm", "A", "SHA1, SHA256 or SHA512 (default SHA1, or the URI's)"),
+        .value("verify", "CODE", "check CODE instead of printing one (exit 1 when it does not match)"),
+        .value("window", "N", default: "1", "steps accepted either side when verifying"),
+        .value("encoder", "steam", "Steam Guard codes for a base32 secret (as encoder=steam in a URI)"),
+        .flag("json", "print one JSON object"),
+    ]
     var help: String {
         """
         Usage: multiauth totp SECRET|URI [--time T] [--digits N] [--period S] [--algorithm A]
@@ -17,15 +25,7 @@ struct TOTPCommand: Command {
         A URI with encoder=steam, or --encoder steam, gives Steam Guard codes: 5 characters
         of 23456789BCDFGHJKMNPQRTVWXY (HMAC-SHA1, 30 s steps); any other encoder is refused.
 
-        Options:
-          --time T        Unix time in seconds (default: now)
-          --digits N      code length, 6 to 8 (default 6, or the URI's)
-          --period S      time step in seconds (default 30, or the URI's)
-          --algorithm A   SHA1, SHA256 or SHA512 (default SHA1, or the URI's)
-          --verify CODE   check CODE instead of printing one (exit 1 when it does not match)
-          --window N      steps accepted either side when verifying (default 1)
-          --encoder steam Steam Guard codes for a base32 secret (as encoder=steam in a URI)
-          --json          print one JSON object
+        \(optionsHelp)
 
         Examples:
           multiauth totp GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ --time 59 --digits 8      # 94287082
@@ -109,7 +109,7 @@ struct TOTPCommand: Command {
     ) throws -> Int32 {
         let json = arguments.flags.contains("json")
         if let code = arguments.options["verify"] {
-            let window = try arguments.integer("window", in: 0...10) ?? 1
+            let window = try arguments.integerOrDefault("window", in: 0...10)
             do {
                 let step = try verify(code, window)
                 let current = try timeStep()

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 import MultiAuthSandbox
 
 /// What the person (or the automatic demo) does at a code prompt.
@@ -24,13 +25,18 @@ struct DemoQuit: Error {}
 /// In `--interactive` mode the sandbox's manual clock follows the real time that passes while
 /// the person types (``follow(_:)``), so codes expire and TOTP steps advance as they would with
 /// a real server, and an authenticator app on a phone agrees with the sandbox.
-final class DemoConsole: @unchecked Sendable {
+final class DemoConsole: Sendable {
     let interactive: Bool
     let json: Bool
-    /// Guards ``clock`` and ``lastInput``.
-    private let lock = NSLock()
-    private var clock: ManualClock?
-    private var lastInput = ContinuousClock.now
+
+    private struct State {
+        /// The clock that follows the real time at the prompts, if any.
+        var clock: ManualClock?
+        /// When the last answer was read.
+        var lastInput = ContinuousClock.now
+    }
+
+    private let state = Locked(State())
 
     init(interactive: Bool, json: Bool) {
         self.interactive = interactive
@@ -40,9 +46,9 @@ final class DemoConsole: @unchecked Sendable {
     /// Makes `clock` follow the real time that passes at the prompts (interactive mode only).
     func follow(_ clock: ManualClock) {
         guard interactive else { return }
-        lock.withLock {
-            self.clock = clock
-            lastInput = ContinuousClock.now
+        state.withLock { state in
+            state.clock = clock
+            state.lastInput = ContinuousClock.now
         }
     }
 
@@ -73,10 +79,10 @@ final class DemoConsole: @unchecked Sendable {
 
     /// Advances the followed clock by the real time since the last answer.
     private func moveClockWithRealTime() {
-        let (followed, elapsed): (ManualClock?, Duration) = lock.withLock {
+        let (followed, elapsed): (ManualClock?, Duration) = state.withLock { state in
             let now = ContinuousClock.now
-            defer { lastInput = now }
-            return (self.clock, now - lastInput)
+            defer { state.lastInput = now }
+            return (state.clock, now - state.lastInput)
         }
         if let followed, elapsed > .zero { followed.advance(by: elapsed) }
     }

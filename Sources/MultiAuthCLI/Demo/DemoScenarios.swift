@@ -1,8 +1,11 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthOTPless
 import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTruecaller
 
 /// One row of the demo's summary table.
 struct DemoOutcome {

@@ -7,7 +7,10 @@ import MultiAuth
 /// It owns one subscription, registered before any flow starts, and prints by draining it up
 /// to the bus's current sequence number (``catchUp()``), so event lines and the demo's own
 /// lines come out in the order things happened, without a background task.
-final class EventPrinter: @unchecked Sendable {
+///
+/// Not `Sendable`: only the demo's one task uses it; ``catchUp()`` advances the iterator across
+/// an `await`, which no lock could cover.
+final class EventPrinter {
     private var iterator: AuthEventStream.Iterator
     private let events: AuthEventSource
     private let started = ContinuousClock.now
@@ -68,7 +71,8 @@ final class EventPrinter: @unchecked Sendable {
         case .deliveryStatus(let channel, let status): "\(status) via \(channel)"
         case .fallbackTriggered(let from, let to): "\(from) → \(to)"
         case .verificationStateChanged(let state): state
-        case .codeRejected(let remaining): "attempts remaining: \(remaining.map(String.init) ?? "?")"
+        case .codeRejected(let remaining, let challenge):
+            "attempts remaining: \((challenge?.attemptsRemaining ?? remaining).map(String.init) ?? "?")"
         case .signedIn(let session), .sessionRefreshed(let session), .sessionRestored(let session): "\(session.user)"
         case .storageFailed(let error): error.code.rawValue
         case .sessionExpired(let error): "provider code: \(error.providerCode ?? "-")"

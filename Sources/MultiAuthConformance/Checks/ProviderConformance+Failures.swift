@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 // C08–C12: errors, faults, cancellation and storage failures.
 extension ProviderConformance {

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 // C21–C23: the session-lifecycle rules (Docs/Architecture.md, "Session lifecycle").
 extension ProviderConformance {

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 // C24: a challenge says up front what its answer needs besides the code.
 extension ProviderConformance {

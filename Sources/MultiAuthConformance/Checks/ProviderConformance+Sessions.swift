@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 // C13–C20: sessions, secrets, resumption, concurrency, redirects, refresh, clocks, restart.
 extension ProviderConformance {

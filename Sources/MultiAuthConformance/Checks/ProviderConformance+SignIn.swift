@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 // C01–C07: the sign-in flow itself.
 extension ProviderConformance {

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// One check's world: a fresh sandbox with the backend installed, a fresh provider, a store
 /// that fails on command, an `AuthClient` on the sandbox transport and manual clock, and a

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// Everything ``ProviderConformance`` needs to know about a provider besides the provider
 /// itself: how to install its emulated backend, which identities it accepts and rejects, how to

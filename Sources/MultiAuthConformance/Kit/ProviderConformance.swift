@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// The provider conformance kit: runs checks C01–C24 (``ConformanceCheck``) against any
 /// ``/MultiAuth/AuthProvider`` and returns a ``ConformanceReport``.

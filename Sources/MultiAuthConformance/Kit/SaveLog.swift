@@ -1,36 +1,29 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// Notes the client's event sequence number at each successful save, so a check can prove a
 /// session was stored before `signedIn` was published.
-final class SaveLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _events: AuthEventSource?
-    private var entries: [(sessionID: String, sequence: UInt64)] = []
+final class SaveLog: Sendable {
+    /// The log's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var events: AuthEventSource?
+        var entries: [(sessionID: String, sequence: UInt64)] = []
+    }
+
+    private let state = Locked(State())
 
     var events: AuthEventSource? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return _events
-        }
-        set {
-            lock.lock()
-            _events = newValue
-            lock.unlock()
-        }
+        get { state.withLock { $0.events } }
+        set { state.withLock { $0.events = newValue } }
     }
 
     func note(_ session: AuthSession) {
-        lock.lock()
-        entries.append((session.id, _events?.currentSequence ?? 0))
-        lock.unlock()
+        state.withLock { state in state.entries.append((session.id, state.events?.currentSequence ?? 0)) }
     }
 
     /// The event sequence number when `sessionID` was first saved, if it was.
     func sequence(ofFirstSave sessionID: String) -> UInt64? {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.first { $0.sessionID == sessionID }?.sequence
+        state.withLock { state in state.entries.first { $0.sessionID == sessionID }?.sequence }
     }
 }

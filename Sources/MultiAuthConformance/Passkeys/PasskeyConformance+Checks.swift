@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 extension PasskeyConformance {
     /// P01: registration and sign-in challenges are `.passkey` ceremonies of the WebAuthn shape

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// The conformance checks for a provider that offers passkeys (``PasskeyCheck`` P01–P05): the
 /// ceremony options' shape, a registration and a sign-in through `AuthClient`, a single-use
@@ -126,7 +126,7 @@ public struct PasskeyConformanceHarness: Sendable {
         self.seed = seed
     }
 
-    /// The harness of `PasskeyReferenceProvider` over ``/MultiAuthSandbox/PasskeyBackend``:
+    /// The harness of `PasskeyReferenceProvider` over ``PasskeyBackend``:
     /// sign-up by e-mail, sign-in with a discoverable credential.
     public static func reference() -> PasskeyConformanceHarness {
         PasskeyConformanceHarness(

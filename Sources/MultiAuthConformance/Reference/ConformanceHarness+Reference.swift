@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 extension ConformanceHarness {
     /// The harness of the reference protocol: `ReferenceBackend` on `host`, e-mail identities

@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
-/// The provider for the passkey reference protocol (``/MultiAuthSandbox/PasskeyProtocol``):
+/// The provider for the passkey reference protocol (``PasskeyProtocol``):
 /// sign-up with a passkey, sign-in with a passkey (the account's or any discoverable one),
 /// remote sign-out.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuth
-import MultiAuthSandbox
+import MultiAuthSandboxRuntime
 
 /// The provider for the reference protocol (`ReferenceProtocol` in `MultiAuthSandbox`): e-mail
 /// codes, SMS/WhatsApp codes with automatic WhatsApp → SMS fallback, magic-link redirects,

@@ -282,28 +282,7 @@ package enum BinaryPropertyList {
                 }
                 return .string(String(decoding: raw, as: UTF8.self))
             case 0x6:
-                let (count, body) = try length(start, low)
-                let (byteCount, overflow) = count.multipliedReportingOverflow(by: 2)
-                guard !overflow else { throw PropertyListError("a string length overflows") }
-                let raw = try slice(body, byteCount)
-                var units: [UInt16] = []
-                units.reserveCapacity(count)
-                var cursor = raw.startIndex
-                while cursor < raw.endIndex {
-                    units.append(UInt16(raw[cursor]) << 8 | UInt16(raw[cursor + 1]))
-                    cursor += 2
-                }
-                var text = ""
-                var decoder = UTF16()
-                var iterator = units.makeIterator()
-                decoding: while true {
-                    switch decoder.decode(&iterator) {
-                    case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
-                    case .emptyInput: break decoding
-                    case .error: throw PropertyListError("an invalid UTF-16 string")
-                    }
-                }
-                return .string(text)
+                return .string(try utf16String(start, low))
             case 0x8:
                 return .uid(try readUInt(bytes, at: start + 1, size: low + 1, end: end))
             case 0xA:
@@ -313,24 +292,57 @@ package enum BinaryPropertyList {
                 defer { open.remove(index) }
                 return .array(try references.map { try object($0, depth: depth + 1) })
             case 0xD:
-                let (count, body) = try length(start, low)
-                let (total, overflow) = count.multipliedReportingOverflow(by: 2)
-                guard !overflow else { throw PropertyListError("a dictionary length overflows") }
-                let references = try referenceList(body, total)
-                open.insert(index)
-                defer { open.remove(index) }
-                var entries: [String: PropertyListValue] = [:]
-                for position in 0..<count {
-                    guard case .string(let key) = try object(references[position], depth: depth + 1) else {
-                        throw PropertyListError("a dictionary key is not a string")
-                    }
-                    guard entries[key] == nil else { throw PropertyListError("a dictionary repeats a key") }
-                    entries[key] = try object(references[count + position], depth: depth + 1)
-                }
-                return .dictionary(entries)
+                return .dictionary(try dictionary(index, start, low, depth: depth))
             default:
                 throw PropertyListError("unsupported object type \(kind)")
             }
+        }
+
+        /// The text of the UTF-16 (big-endian) string object at `start` (type 0x6).
+        func utf16String(_ start: Int, _ low: Int) throws -> String {
+            let (count, body) = try length(start, low)
+            let (byteCount, overflow) = count.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw PropertyListError("a string length overflows") }
+            let raw = try slice(body, byteCount)
+            var units: [UInt16] = []
+            units.reserveCapacity(count)
+            var cursor = raw.startIndex
+            while cursor < raw.endIndex {
+                units.append(UInt16(raw[cursor]) << 8 | UInt16(raw[cursor + 1]))
+                cursor += 2
+            }
+            var text = ""
+            var decoder = UTF16()
+            var iterator = units.makeIterator()
+            decoding: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
+                case .emptyInput: break decoding
+                case .error: throw PropertyListError("an invalid UTF-16 string")
+                }
+            }
+            return text
+        }
+
+        /// The entries of dictionary object `index` at `start` (type 0xD): string keys, no repeats.
+        mutating func dictionary(
+            _ index: Int, _ start: Int, _ low: Int, depth: Int
+        ) throws -> [String: PropertyListValue] {
+            let (count, body) = try length(start, low)
+            let (total, overflow) = count.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw PropertyListError("a dictionary length overflows") }
+            let references = try referenceList(body, total)
+            open.insert(index)
+            defer { open.remove(index) }
+            var entries: [String: PropertyListValue] = [:]
+            for position in 0..<count {
+                guard case .string(let key) = try object(references[position], depth: depth + 1) else {
+                    throw PropertyListError("a dictionary key is not a string")
+                }
+                guard entries[key] == nil else { throw PropertyListError("a dictionary repeats a key") }
+                entries[key] = try object(references[count + position], depth: depth + 1)
+            }
+            return entries
         }
 
         func byte(_ position: Int) throws -> UInt8 {

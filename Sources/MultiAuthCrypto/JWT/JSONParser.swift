@@ -119,43 +119,55 @@ enum JSONParser {
             guard values <= limits.maximumValues else {
                 throw CryptoError.limitExceeded("value count", maximum: limits.maximumValues)
             }
-            let byte = try scanner.next()
-            switch byte {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard stack.count < limits.maximumDepth else {
-                    throw CryptoError.limitExceeded("nesting depth", maximum: limits.maximumDepth)
-                }
-                scanner.skipWhitespace()
-                if byte == UInt8(ascii: "[") {
-                    if scanner.peek() == UInt8(ascii: "]") {
-                        scanner.index += 1
-                        finished = .array([])
-                    } else {
-                        stack.append(.array([]))
-                    }
-                } else if scanner.peek() == UInt8(ascii: "}") {
-                    scanner.index += 1
-                    finished = .object([:])
-                } else {
-                    stack.append(.object(Dictionary(minimumCapacity: objectCapacity), name: try scanner.memberName()))
-                }
-            case UInt8(ascii: "\""):
-                finished = .string(try scanner.stringBody())
-            case UInt8(ascii: "t"):
-                try scanner.expect("rue")
-                finished = .bool(true)
-            case UInt8(ascii: "f"):
-                try scanner.expect("alse")
-                finished = .bool(false)
-            case UInt8(ascii: "n"):
-                try scanner.expect("ull")
-                finished = .null
-            case _ where byte == UInt8(ascii: "-") || byte.isASCIIDigit:
-                scanner.index -= 1
-                finished = .number(try scanner.number())
-            default:
-                throw CryptoError.malformedToken
+            finished = try readValue(&scanner, stack: &stack, limits: limits)
+        }
+    }
+
+    /// Reads the value that starts at the scanner (after whitespace): a scalar is returned; an
+    /// empty container is returned; a container with content is opened on `stack` (with its
+    /// first member's name) and `nil` is returned, so its first element is read next.
+    /// Inlined into the loop of ``parse(buffer:limits:)``: the split costs no call.
+    @inline(__always)
+    private static func readValue(
+        _ scanner: inout Scanner, stack: inout [Frame], limits: JSONLimits
+    ) throws -> JSONValue? {
+        let byte = try scanner.next()
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard stack.count < limits.maximumDepth else {
+                throw CryptoError.limitExceeded("nesting depth", maximum: limits.maximumDepth)
             }
+            scanner.skipWhitespace()
+            if byte == UInt8(ascii: "[") {
+                if scanner.peek() == UInt8(ascii: "]") {
+                    scanner.index += 1
+                    return .array([])
+                }
+                stack.append(.array([]))
+                return nil
+            } else if scanner.peek() == UInt8(ascii: "}") {
+                scanner.index += 1
+                return .object([:])
+            } else {
+                stack.append(.object(Dictionary(minimumCapacity: objectCapacity), name: try scanner.memberName()))
+                return nil
+            }
+        case UInt8(ascii: "\""):
+            return .string(try scanner.stringBody())
+        case UInt8(ascii: "t"):
+            try scanner.expect("rue")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try scanner.expect("alse")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try scanner.expect("ull")
+            return .null
+        case _ where byte == UInt8(ascii: "-") || byte.isASCIIDigit:
+            scanner.index -= 1
+            return .number(try scanner.number())
+        default:
+            throw CryptoError.malformedToken
         }
     }
 

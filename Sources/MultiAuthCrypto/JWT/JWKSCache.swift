@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// Caches an issuer's JWKS and verifies JWTs against it, refetching once when a token names
 /// a key the cache does not have (key rotation), and backing off from an issuer that fails.
@@ -292,7 +293,7 @@ public actor JWKSCache {
 /// One caller's wait for a shared fetch: resumed once, by the fetch's result or by the caller's
 /// cancellation, whichever comes first.
 ///
-/// Concurrency: every access to `state` holds `lock`; continuations are resumed outside it.
+/// Concurrency: `state` is a `Locked` box; continuations are resumed outside its lock.
 private final class FetchWaiter: Sendable {
     private enum State {
         case idle
@@ -301,14 +302,12 @@ private final class FetchWaiter: Sendable {
         case done
     }
 
-    // `nonisolated(unsafe)` storage guarded by `lock`; every access below holds it.
-    private nonisolated(unsafe) var state = State.idle
-    private let lock = NSLock()
+    private let state = Locked(State.idle)
 
     /// Stores `continuation`; if the caller was cancelled before, resumes it with
     /// `CancellationError` and returns `false`.
     func install(_ continuation: CheckedContinuation<ImportedKeySet, any Error>) -> Bool {
-        let cancelled = lock.withLock {
+        let cancelled = state.withLock { state in
             if case .cancelledEarly = state {
                 state = .done
                 return true
@@ -323,7 +322,7 @@ private final class FetchWaiter: Sendable {
     /// Resumes the waiting continuation with `result` (the first call wins); a cancellation
     /// before `install` is remembered for it.
     func resume(with result: Result<ImportedKeySet, any Error>) {
-        let continuation: CheckedContinuation<ImportedKeySet, any Error>? = lock.withLock {
+        let continuation: CheckedContinuation<ImportedKeySet, any Error>? = state.withLock { state in
             switch state {
             case .waiting(let continuation):
                 state = .done
@@ -339,10 +338,10 @@ private final class FetchWaiter: Sendable {
     }
 }
 
-/// The cache's current imported set, published under a lock so verifications read it without
+/// The cache's current imported set, published in a `Locked` box so verifications read it without
 /// the actor.
 ///
-/// Concurrency: every access to `published` holds `lock`; the value is an immutable snapshot,
+/// Concurrency: `published` is only read or replaced inside `withLock`; the value is an immutable snapshot,
 /// so a reader keeps a consistent set whatever is stored after it read.
 private final class CurrentKeySet: Sendable {
     /// An imported set and when it was fetched (the `now` of the call that fetched it).
@@ -351,17 +350,15 @@ private final class CurrentKeySet: Sendable {
         let fetchedAt: Date
     }
 
-    // `nonisolated(unsafe)` storage guarded by `lock`; every access below holds it.
-    private nonisolated(unsafe) var published: Published?
-    private let lock = NSLock()
+    private let published = Locked<Published?>(nil)
 
     /// The current set, or `nil` before the first successful fetch.
     func load() -> Published? {
-        lock.withLock { published }
+        published.withLock { $0 }
     }
 
     /// Replaces the current set; readers that already hold the old one keep it.
     func store(_ value: Published) {
-        lock.withLock { published = value }
+        published.withLock { $0 = value }
     }
 }

@@ -170,6 +170,58 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
     ///   `encoder=steam`), ``CryptoError/invalidSteamDigits`` (with `encoder=steam`, anything
     ///   but 5, including a `digits` that is not a number), ``CryptoError/invalidPeriod``, ``CryptoError/invalidCounter``.
     public init(parsing string: String) throws {
+        let (kind, rawLabel, query) = try Self.uriParts(string)
+        let label = try Self.label(rawLabel)
+        labelIssuer = label.issuer
+        account = label.account
+        self.kind = kind
+
+        let parameters = try Self.parameters(query)
+        guard let secretParameter = parameters["secret"] else { throw CryptoError.missingParameter("secret") }
+        secretBytes = try Base32.decode(secretParameter)
+        self.secretText = Self.secretText(secretParameter)
+        if let issuerParameter = parameters["issuer"] {
+            guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
+            issuer = issuerParameter
+            if let account = Self.account(in: label, issuer: issuerParameter) {
+                labelIssuer = issuerParameter
+                self.account = account
+            }
+        } else {
+            issuer = labelIssuer
+        }
+        algorithm = try parameters["algorithm"].map { try DigestAlgorithm(name: $0) } ?? .sha1
+        encoding = try Self.encoding(parameters["encoder"])
+        digits = try Self.digits(parameters["digits"], encoding: encoding, kind: kind)
+        period = try Self.period(parameters["period"])
+        switch kind {
+        case .hotp:
+            guard let value = parameters["counter"] else { throw CryptoError.missingParameter("counter") }
+            guard let counter = Self.unsignedInteger(value) else { throw CryptoError.invalidCounter }
+            self.counter = counter
+        case .totp:
+            counter = nil
+        }
+        try validate()
+    }
+
+    // MARK: - Parsing steps of init(parsing:)
+
+    /// The label as parsed: decoded whole, and split into issuer prefix and account when it
+    /// has a separator.
+    private struct ParsedLabel {
+        /// The whole label, percent-decoded.
+        var decoded: String
+        /// The decoded prefix and account (leading spaces dropped), when the label is split.
+        var split: (prefix: String, account: String)?
+        /// The label's issuer prefix; `nil` when there is none or it is empty.
+        var issuer: String?
+        /// The account: after the separator, or the whole label.
+        var account: String
+    }
+
+    /// The type, the still-encoded label and the query (if any) of `otpauth://TYPE/LABEL?QUERY`.
+    private static func uriParts(_ string: String) throws -> (Kind, Substring, Substring?) {
         let scheme = "otpauth://"
         guard string.utf8.count > scheme.utf8.count,
             string.prefix(scheme.count).lowercased() == scheme
@@ -181,96 +233,93 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         guard let slash = path.firstIndex(of: "/"), let kind = Kind(rawValue: path[..<slash].lowercased()) else {
             throw CryptoError.invalidURI
         }
-        let rawLabel = path[path.index(after: slash)...]
+        return (kind, path[path.index(after: slash)...], pathAndQuery.count == 2 ? pathAndQuery[1] : nil)
+    }
+
+    /// Decodes the label, split at ``splitLabel(_:)``'s separator.
+    private static func label(_ rawLabel: Substring) throws -> ParsedLabel {
         let decodedLabel = try PercentEncoding.decode(rawLabel, plusIsSpace: false)
-        var split: (prefix: String, account: String)?
-        if let (prefix, rest) = Self.splitLabel(rawLabel) {
-            let decodedPrefix = try PercentEncoding.decode(prefix, plusIsSpace: false)
-            let decodedRest = try PercentEncoding.decode(rest, plusIsSpace: false)
-            split = (decodedPrefix, String(decodedRest.drop(while: { $0 == " " })))
-            labelIssuer = decodedPrefix.isEmpty ? nil : decodedPrefix
-            account = String(decodedRest.drop(while: { $0 == " " }))
-        } else {
-            labelIssuer = nil
-            account = decodedLabel
+        guard let (prefix, rest) = splitLabel(rawLabel) else {
+            return ParsedLabel(decoded: decodedLabel, split: nil, issuer: nil, account: decodedLabel)
         }
-        self.kind = kind
+        let decodedPrefix = try PercentEncoding.decode(prefix, plusIsSpace: false)
+        let decodedRest = try PercentEncoding.decode(rest, plusIsSpace: false)
+        let account = String(decodedRest.drop(while: { $0 == " " }))
+        return ParsedLabel(
+            decoded: decodedLabel, split: (decodedPrefix, account),
+            issuer: decodedPrefix.isEmpty ? nil : decodedPrefix, account: account)
+    }
 
+    /// The query's parameters, decoded; a repeated parameter is refused.
+    private static func parameters(_ query: Substring?) throws -> [String: String] {
         var parameters: [String: String] = [:]
-        if pathAndQuery.count == 2 {
-            for pair in pathAndQuery[1].split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2 else { throw CryptoError.invalidURI }
-                let name = try PercentEncoding.decode(parts[0], plusIsSpace: true)
-                guard parameters[name] == nil else { throw CryptoError.invalidParameter(name) }
-                parameters[name] = try PercentEncoding.decode(parts[1], plusIsSpace: true)
-            }
+        guard let query else { return parameters }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw CryptoError.invalidURI }
+            let name = try PercentEncoding.decode(parts[0], plusIsSpace: true)
+            guard parameters[name] == nil else { throw CryptoError.invalidParameter(name) }
+            parameters[name] = try PercentEncoding.decode(parts[1], plusIsSpace: true)
         }
+        return parameters
+    }
 
-        guard let secretParameter = parameters["secret"] else { throw CryptoError.missingParameter("secret") }
-        secretBytes = try Base32.decode(secretParameter)
-        // Decoding succeeded, so only base32 letters and digits, `=`, `-` and whitespace are
-        // left; keep the data characters, upper-cased.
-        self.secretText = String(
+    /// The `secret` parameter's data characters, upper-cased. Decoding succeeded, so only
+    /// base32 letters and digits, `=`, `-` and whitespace are left.
+    private static func secretText(_ secretParameter: String) -> String {
+        String(
             String.UnicodeScalarView(
                 secretParameter.unicodeScalars.filter {
                     $0 != "=" && $0 != "-" && !Base32.isIgnorable($0)
                 })
         ).uppercased()
-        if let issuerParameter = parameters["issuer"] {
-            guard !issuerParameter.isEmpty else { throw CryptoError.invalidParameter("issuer") }
-            issuer = issuerParameter
-            // Key URI Format: a decoded label that starts with `issuer:` is that issuer and an
-            // account, even when the issuer holds a colon. The label as split is checked too,
-            // so the canonical form (which writes it that way) reads back the same.
-            if let split {
-                for candidate in [decodedLabel, split.prefix + ":" + split.account] {
-                    guard let rest = Self.remainder(of: candidate, after: issuerParameter + ":") else { continue }
-                    labelIssuer = issuerParameter
-                    account = String(rest.drop(while: { $0 == " " }))
-                    break
-                }
-            }
-        } else {
-            issuer = labelIssuer
+    }
+
+    /// The account when the label starts with the `issuer` parameter and `:`, else `nil`.
+    ///
+    /// Key URI Format: a decoded label that starts with `issuer:` is that issuer and an
+    /// account, even when the issuer holds a colon. The label as split is checked too, so the
+    /// canonical form (which writes it that way) reads back the same.
+    private static func account(in label: ParsedLabel, issuer: String) -> String? {
+        guard let split = label.split else { return nil }
+        for candidate in [label.decoded, split.prefix + ":" + split.account] {
+            guard let rest = remainder(of: candidate, after: issuer + ":") else { continue }
+            return String(rest.drop(while: { $0 == " " }))
         }
-        algorithm = try parameters["algorithm"].map { try DigestAlgorithm(name: $0) } ?? .sha1
-        // An encoder this parser does not know would make every code wrong: refuse it rather
-        // than print decimal codes (pyotp and KeePassXC write `encoder=steam`).
-        switch parameters["encoder"]?.lowercased() {
-        case nil: encoding = .decimal
-        case "steam": encoding = .steam
+        return nil
+    }
+
+    /// The `encoder` parameter. An encoder this parser does not know would make every code
+    /// wrong: refuse it rather than print decimal codes (pyotp and KeePassXC write
+    /// `encoder=steam`).
+    private static func encoding(_ encoder: String?) throws -> CodeEncoding {
+        switch encoder?.lowercased() {
+        case nil: .decimal
+        case "steam": .steam
         default: throw CryptoError.invalidParameter("encoder")
         }
-        let defaultDigits = encoding == .steam ? SteamGuardTOTP.codeLength : 6
-        // Under encoder=steam the only valid length is Steam's, so a `digits` that is not a
-        // number says that (not "6, 7 or 8").
-        let invalidDigits = encoding == .steam && kind == .totp ? CryptoError.invalidSteamDigits : .invalidDigits
-        digits =
-            try parameters["digits"].map { value in
-                // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
-                // Fuzz/otpauth) is an invalid length, not a trap.
-                guard let digits = Self.unsignedInteger(value).flatMap({ Int(exactly: $0) }) else {
-                    throw invalidDigits
-                }
-                return digits
-            } ?? defaultDigits
-        period =
-            try parameters["period"].map { value in
-                guard let period = Self.unsignedInteger(value), period <= UInt64(Int64.max) else {
-                    throw CryptoError.invalidPeriod
-                }
-                return Int64(period)
-            } ?? 30
-        switch kind {
-        case .hotp:
-            guard let value = parameters["counter"] else { throw CryptoError.missingParameter("counter") }
-            guard let counter = Self.unsignedInteger(value) else { throw CryptoError.invalidCounter }
-            self.counter = counter
-        case .totp:
-            counter = nil
+    }
+
+    /// The `digits` parameter, or the encoding's default length.
+    private static func digits(_ value: String?, encoding: CodeEncoding, kind: Kind) throws -> Int {
+        guard let value else { return encoding == .steam ? SteamGuardTOTP.codeLength : 6 }
+        // `Int(exactly:)`: a value above Int.max (e.g. digits=11644206345617323218, found by
+        // Fuzz/otpauth) is an invalid length, not a trap.
+        guard let digits = unsignedInteger(value).flatMap({ Int(exactly: $0) }) else {
+            // Under encoder=steam the only valid length is Steam's, so a `digits` that is not a
+            // number says that (not "6, 7 or 8").
+            throw encoding == .steam && kind == .totp ? CryptoError.invalidSteamDigits : .invalidDigits
         }
-        try validate()
+        return digits
+    }
+
+    /// The `period` parameter, or 30 seconds.
+    private static func period(_ value: String?) throws -> Int64 {
+        guard let value else { return 30 }
+        guard let period = unsignedInteger(value), period <= UInt64(Int64.max) else {
+            throw CryptoError.invalidPeriod
+        }
+        return Int64(period)
     }
 
     /// Splits a still-encoded label into its issuer prefix and account (Key URI Format): at

@@ -3,11 +3,11 @@ import Foundation
 /// Time-based one-time passwords (RFC 6238): HOTP over the time step
 /// `T = floor((now - T0) / period)`.
 ///
-/// The module never reads the clock: every method takes the time as Unix seconds
-/// (`Int64`, `Int` or `Double`) or a `Date` from the caller's time source. The `Int` and
-/// `Double` overloads are disfavoured, so integer literals and `.max` pick `Int64`:
-/// `code(at: 59)` and `secondsRemaining(at: .max)` are unambiguous, `code(at: 59.5)` uses
-/// `Double`. Codes are `String`s of exactly ``digits`` characters, leading zeros kept.
+/// The module never reads the clock: every method takes the time from the caller's time source,
+/// as whole Unix seconds (`Int64`, exact over the whole range: integer literals and `.max` are
+/// `Int64`) or, for ``code(at:)-(Date)`` and ``verify(_:at:window:lastUsedStep:replayGuard:)-(_,Date,_,_,_)``,
+/// a `Date` (its fractional second floored, RFC 6238 §4.2). Codes are `String`s of exactly
+/// ``digits`` characters, leading zeros kept.
 public struct TOTP: Sendable {
     /// The underlying HOTP generator (key, algorithm, digits).
     public let hotp: HOTP
@@ -21,7 +21,7 @@ public struct TOTP: Sendable {
     /// The code length in digits, 6...8.
     public var digits: Int { hotp.digits }
 
-    /// The widest drift window ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` accepts: 10 steps
+    /// The widest drift window ``verify(_:at:window:lastUsedStep:replayGuard:)-(_,Int64,_,_,_)`` accepts: 10 steps
     /// either side (±5 minutes with 30-second steps).
     ///
     /// RFC 6238 §5.2 and §6 recommend at most one step of network delay and a small drift
@@ -60,58 +60,14 @@ public struct TOTP: Sendable {
         try elapsedSeconds(at: unixTime) / UInt64(period)
     }
 
-    /// The time step containing `unixTime` seconds since 1970, for `Int` values; see the
-    /// `Int64` overload (which integer literals pick).
-    ///
-    /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
-    @_disfavoredOverload
-    public func timeStep(at unixTime: Int) throws -> UInt64 {
-        try timeStep(at: Int64(unixTime))
-    }
-
-    /// The time step containing `unixTime`, a possibly fractional number of seconds since
-    /// 1970 (the fraction is floored, RFC 6238 §4.2).
-    ///
-    /// - Throws: ``CryptoError/timeOutOfRange`` for NaN, an infinity or a time outside the
-    ///   `Int64` range of seconds; ``CryptoError/invalidTime`` before `t0`.
-    @_disfavoredOverload
-    public func timeStep(at unixTime: Double) throws -> UInt64 {
-        try timeStep(at: Self.wholeSeconds(unixTime))
-    }
-
-    /// The time step containing `date`.
-    ///
-    /// - Throws: ``CryptoError/timeOutOfRange`` for a date outside the `Int64` range of
-    ///   seconds; ``CryptoError/invalidTime`` before `t0`.
-    public func timeStep(at date: Date) throws -> UInt64 {
-        try timeStep(at: date.timeIntervalSince1970)
-    }
-
     /// Seconds from `unixTime` until the step containing it ends, 1...period.
     ///
-    /// Exact for every `Int64` time at or after `t0`: no overflow, as in the `Int64` `timeStep(at:)`.
+    /// Exact for every `Int64` time at or after `t0`: no overflow, as in ``timeStep(at:)``.
     /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
     public func secondsRemaining(at unixTime: Int64) throws -> Int64 {
         let intoStep = try elapsedSeconds(at: unixTime) % UInt64(period)
         // 0 <= intoStep < period, so the result is in 1...period.
         return period - Int64(intoStep)
-    }
-
-    /// Seconds from `unixTime` until the step containing it ends, for `Int` values; see the
-    /// `Int64` overload.
-    ///
-    /// - Throws: ``CryptoError/invalidTime`` when `unixTime < t0`.
-    @_disfavoredOverload
-    public func secondsRemaining(at unixTime: Int) throws -> Int64 {
-        try secondsRemaining(at: Int64(unixTime))
-    }
-
-    /// Seconds from `unixTime` (fractional seconds since 1970, floored) until its step ends.
-    ///
-    /// - Throws: ``CryptoError/timeOutOfRange``, ``CryptoError/invalidTime``.
-    @_disfavoredOverload
-    public func secondsRemaining(at unixTime: Double) throws -> Int64 {
-        try secondsRemaining(at: Self.wholeSeconds(unixTime))
     }
 
     /// `unixTime - t0` as an exact unsigned number of seconds.
@@ -134,104 +90,73 @@ public struct TOTP: Sendable {
     /// - Throws: ``CryptoError/invalidTime`` before `t0`.
     public func code(at unixTime: Int64) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
 
-    /// The code at `unixTime` seconds since 1970, for `Int` values.
+    /// The code at `date` (its fractional second floored, RFC 6238 §4.2): what an authenticator
+    /// shows at that time.
     ///
-    /// - Throws: ``CryptoError/invalidTime`` before `t0`.
-    @_disfavoredOverload
-    public func code(at unixTime: Int) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
-
-    /// The code at `unixTime`, fractional seconds since 1970.
-    ///
-    /// - Throws: ``CryptoError/timeOutOfRange`` (NaN, infinite, beyond `Int64` seconds),
+    /// - Throws: ``CryptoError/timeOutOfRange`` for a date outside the `Int64` range of seconds,
     ///   ``CryptoError/invalidTime`` before `t0`.
-    @_disfavoredOverload
-    public func code(at unixTime: Double) throws -> String { code(forTimeStep: try timeStep(at: unixTime)) }
-
-    /// The code at `date`.
-    ///
-    /// - Throws: ``CryptoError/timeOutOfRange``, ``CryptoError/invalidTime`` before `t0`.
-    public func code(at date: Date) throws -> String { code(forTimeStep: try timeStep(at: date)) }
+    public func code(at date: Date) throws -> String { try code(at: Self.wholeSeconds(date.timeIntervalSince1970)) }
 
     // MARK: Verification
 
-    /// Verifies `code` within `window` steps either side of the step at `unixTime`, skipping
-    /// steps at or before `lastUsedStep` (RFC 6238 §5.2, drift §6).
+    /// Verifies `code` within `window` steps either side of the step at `unixTime`, refusing
+    /// steps at or before `lastUsedStep` and, with a `replayGuard`, recording the matched step in
+    /// it atomically (RFC 6238 §5.2, drift §6).
     ///
     /// Every step in the window is computed. When several steps share the code, the code
     /// belongs to the matching step nearest the current one (on a tie, the newer), and only
-    /// that step is checked against `lastUsedStep`. So a fresh code equal to the previous
-    /// step's used code is accepted for the current step, while a replay inside the step it
-    /// was used in is rejected even if the next step shares the code (Docs/Cases.md, B08). This is a
-    /// pure function: the caller stores the returned step as the new last used step,
-    /// atomically with the check (or use ``verify(_:at:window:replayGuard:)-(_,Int64,_,_)``).
+    /// that step is checked against `lastUsedStep` and the guard. So a fresh code equal to the
+    /// previous step's used code is accepted for the current step, while a replay inside the
+    /// step it was used in is rejected even if the next step shares the code (Docs/Cases.md,
+    /// B08). Without a guard this is a pure function: the caller stores the returned step as the
+    /// new last used step, atomically with the check; with a guard (or a shared store,
+    /// ``verify(_:at:window:replayStore:account:skew:)-(_,Int64,_,_,_,_)``) the guard does.
     /// - Parameters:
     ///   - code: the code as entered: exactly ``digits`` ASCII digits once every Unicode
     ///     whitespace character is removed (`" 287 082\n"` reads as `287082`, Docs/Cases.md, B34).
-    ///   - unixTime: the verifier's time in seconds since 1970.
+    ///   - unixTime: the verifier's time in whole seconds since 1970.
     ///   - window: steps accepted before and after the current one,
     ///     0...``maximumWindow``; 1 by default.
-    ///   - lastUsedStep: the last accepted step, or `nil`.
-    /// - Returns: the matched time step, which is newer than `lastUsedStep`.
+    ///   - lastUsedStep: the last accepted step, or `nil` (the default).
+    ///   - replayGuard: records the matched step atomically, refusing a step at or before the
+    ///     one it holds; `nil` (the default) for none.
+    /// - Returns: the matched time step, which is newer than `lastUsedStep` and, with a guard, now
+    ///   `replayGuard.lastUsedStep`.
     /// - Throws: ``CryptoError/invalidCodeFormat`` (wrong length or non-digits; nothing is
     ///   computed), ``CryptoError/invalidCode`` (no step matches),
-    ///   ``CryptoError/codeAlreadyUsed`` (only used steps match),
-    ///   ``CryptoError/invalidTime``, ``CryptoError/invalidParameter(_:)`` (`"window"` below
-    ///   0 or above ``maximumWindow``).
-    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, lastUsedStep: UInt64? = nil) throws
-        -> UInt64
-    {
+    ///   ``CryptoError/codeAlreadyUsed`` (only used steps match, or another caller consumed the
+    ///   guard's step first), ``CryptoError/invalidTime`` (before `t0`),
+    ///   ``CryptoError/invalidParameter(_:)`` (`"window"` below 0 or above ``maximumWindow``).
+    public func verify(
+        _ code: String, at unixTime: Int64, window: Int = 1, lastUsedStep: UInt64? = nil,
+        replayGuard: TOTPReplayGuard? = nil
+    ) throws -> UInt64 {
         let step = try matchingStep(code, at: unixTime, window: window)
         if let lastUsedStep, step <= lastUsedStep { throw CryptoError.codeAlreadyUsed }
+        try replayGuard?.consume(step)
         return step
     }
 
-    /// Verifies `code` like ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` and records the matched
-    /// step in `replayGuard` atomically.
+    /// Verifies `code` at `date` (its fractional second floored, RFC 6238 §4.2) like
+    /// ``verify(_:at:window:lastUsedStep:replayGuard:)-(_,Int64,_,_,_)``.
     ///
-    /// - Returns: the matched time step, now `replayGuard.lastUsedStep`.
-    /// - Throws: as ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)``; ``CryptoError/codeAlreadyUsed``
-    ///   when another caller consumed this step first.
-    public func verify(_ code: String, at unixTime: Int64, window: Int = 1, replayGuard: TOTPReplayGuard) throws
-        -> UInt64
-    {
-        let step = try matchingStep(code, at: unixTime, window: window)
-        try replayGuard.consume(step)
-        return step
-    }
-
-    /// Verifies `code` at `unixTime` seconds since 1970, for `Int` values; see the `Int64`
-    /// overload.
-    @_disfavoredOverload
-    public func verify(_ code: String, at unixTime: Int, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64
-    {
-        try verify(code, at: Int64(unixTime), window: window, lastUsedStep: lastUsedStep)
-    }
-
-    /// Verifies `code` at `unixTime` seconds since 1970 with a replay guard; see the `Int64`
-    /// overload.
-    @_disfavoredOverload
-    public func verify(_ code: String, at unixTime: Int, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64
-    {
-        try verify(code, at: Int64(unixTime), window: window, replayGuard: replayGuard)
-    }
-
-    /// Verifies `code` at `date`; see the `Int64` overload (and ``CryptoError/timeOutOfRange``
-    /// for a date beyond the `Int64` range of seconds).
-    public func verify(_ code: String, at date: Date, window: Int = 1, lastUsedStep: UInt64? = nil) throws -> UInt64 {
-        try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, lastUsedStep: lastUsedStep)
-    }
-
-    /// Verifies `code` at `date` with a replay guard; see
-    /// the `Int64` overload.
-    public func verify(_ code: String, at date: Date, window: Int = 1, replayGuard: TOTPReplayGuard) throws -> UInt64 {
-        try verify(code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, replayGuard: replayGuard)
+    /// - Returns: the matched time step.
+    /// - Throws: as the `Int64` form, and ``CryptoError/timeOutOfRange`` for a date outside the
+    ///   `Int64` range of seconds.
+    public func verify(
+        _ code: String, at date: Date, window: Int = 1, lastUsedStep: UInt64? = nil,
+        replayGuard: TOTPReplayGuard? = nil
+    ) throws -> UInt64 {
+        try verify(
+            code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, lastUsedStep: lastUsedStep,
+            replayGuard: replayGuard)
     }
 
     /// Floors fractional Unix seconds (RFC 6238 §4.2).
     ///
     /// - Throws: ``CryptoError/timeOutOfRange`` for NaN, an infinity, or a value outside
     ///   `Int64` (-2^63 ..< 2^63, both exactly representable as `Double`).
-    private static func wholeSeconds(_ unixTime: Double) throws -> Int64 {
+    static func wholeSeconds(_ unixTime: Double) throws -> Int64 {
         let seconds = unixTime.rounded(.down)
         guard seconds.isFinite, seconds >= -0x1p63, seconds < 0x1p63 else { throw CryptoError.timeOutOfRange }
         return Int64(seconds)

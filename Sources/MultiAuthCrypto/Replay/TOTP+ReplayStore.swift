@@ -4,7 +4,7 @@ extension TOTP {
     /// The namespace of TOTP last-used-step keys in a ``ReplayStore``: `totp`.
     public static let replayNamespace = "totp"
 
-    /// Whether `code` has the form ``verify(_:at:window:lastUsedStep:)-(_,Int64,_,_)`` accepts:
+    /// Whether `code` has the form ``verify(_:at:window:lastUsedStep:replayGuard:)-(_,Int64,_,_,_)`` accepts:
     /// exactly ``digits`` ASCII digits once every whitespace character is removed. Nothing is
     /// computed: a server checks this before counting an attempt.
     public func isWellFormedCode(_ code: String) -> Bool {
@@ -33,14 +33,14 @@ extension TOTP {
         return .seconds(steps) + skew
     }
 
-    /// Verifies `code` like `verify(_:at:window:lastUsedStep:)` and records the matched step
+    /// Verifies `code` like ``verify(_:at:window:lastUsedStep:replayGuard:)-(_,Int64,_,_,_)`` and records the matched step
     /// for `account` in a shared ``ReplayStore``: of any number of concurrent submissions of one
     /// code, on any number of servers, exactly one is accepted (RFC 6238 §5.2).
     ///
     /// The code is matched first, without a store call (a malformed or wrong code costs no
     /// round trip); then the step is advanced atomically with TTL ``replayTTL(window:skew:)``
     /// under the key ``replayNamespace`` / `account`. The HMACs run before the store's answer,
-    /// and every step of the window is computed, as in the synchronous overloads.
+    /// and every step of the window is computed, as in the synchronous `verify`.
     /// - Parameters:
     ///   - code: the code as entered (whitespace removed, then exactly ``digits`` digits).
     ///   - unixTime: the verifier's time in seconds since 1970.
@@ -60,22 +60,22 @@ extension TOTP {
     ) async throws -> UInt64 {
         let ttl = try replayTTL(window: window, skew: skew)
         let key = try replayStore.keyspace.key(Self.replayNamespace, account)
-        let step = try verify(code, at: unixTime, window: window, lastUsedStep: nil)
+        let step = try verify(code, at: unixTime, window: window)
         guard try await replayStore.advance(key: key, to: step, ttl: ttl) else { throw CryptoError.codeAlreadyUsed }
         return step
     }
 
-    /// Verifies `code` at `date` with a shared ``ReplayStore``; see the `Int64` overload.
+    /// Verifies `code` at `date` (its fractional second floored) with a shared ``ReplayStore``;
+    /// see the `Int64` form.
     ///
-    /// - Throws: as the `Int64` overload, and ``CryptoError/timeOutOfRange``.
+    /// - Throws: as the `Int64` form, and ``CryptoError/timeOutOfRange``.
     public func verify(
         _ code: String, at date: Date, window: Int = 1, replayStore: any ReplayStore, account: String,
         skew: Duration = .seconds(30)
     ) async throws -> UInt64 {
-        let seconds = date.timeIntervalSince1970.rounded(.down)
-        guard seconds.isFinite, seconds >= -0x1p63, seconds < 0x1p63 else { throw CryptoError.timeOutOfRange }
-        return try await verify(
-            code, at: Int64(seconds), window: window, replayStore: replayStore, account: account, skew: skew)
+        try await verify(
+            code, at: Self.wholeSeconds(date.timeIntervalSince1970), window: window, replayStore: replayStore,
+            account: account, skew: skew)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 extension DynamicProvider {
     /// The social providers `start(.oauth(name))` accepts (Docs/Providers/Dynamic.md, "Social
@@ -188,22 +189,25 @@ extension DynamicProvider {
 
 /// The social `state`s already exchanged, oldest forgotten first past ``capacity`` (a state is
 /// also bounded by its challenge's expiry). Thread-safe.
-final class UsedStates: @unchecked Sendable {
+final class UsedStates: Sendable {
     /// How many states are remembered.
     static let capacity = 4_096
-    private let lock = NSLock()
-    private var set: Set<String> = []
-    private var order: [String] = []
+    private struct State {
+        var set: Set<String> = []
+        var order: [String] = []
+    }
+
+    private let state = Locked(State())
 
     /// Whether `state` was recorded.
-    func contains(_ state: String) -> Bool { lock.withLock { set.contains(state) } }
+    func contains(_ state: String) -> Bool { self.state.withLock { $0.set.contains(state) } }
 
     /// Records `state`; `false` when it was recorded before.
     func insert(_ state: String) -> Bool {
-        lock.withLock {
-            guard set.insert(state).inserted else { return false }
-            order.append(state)
-            if order.count > Self.capacity { set.remove(order.removeFirst()) }
+        self.state.withLock { used in
+            guard used.set.insert(state).inserted else { return false }
+            used.order.append(state)
+            if used.order.count > Self.capacity { used.set.remove(used.order.removeFirst()) }
             return true
         }
     }

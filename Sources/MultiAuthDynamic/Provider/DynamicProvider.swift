@@ -50,7 +50,7 @@ import MultiAuth
 /// shared state is the set of social `state`s already exchanged (a return link is exchanged
 /// once). It never retries a request on its own (a resent `create` burns the send budget).
 public struct DynamicProvider: RefreshableProvider, ResendableProvider, RedirectHandlingProvider {
-    /// The provider id, ``/MultiAuth/AuthProviderID/dynamic`` by default.
+    /// The provider id, `AuthProviderID.dynamic` by default.
     public let id: AuthProviderID
     /// The environment, base URL and unpublished defaults.
     public let configuration: DynamicConfiguration

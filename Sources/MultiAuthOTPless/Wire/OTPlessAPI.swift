@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// Builds and sends OTPLESS headless requests with the parameters the SDK adds to every call
 /// (Docs/Providers/OTPless.md, "Wire: common parameters"): merged into the JSON body of a
@@ -129,18 +130,18 @@ enum OTPlessTracking {
     /// What the adapter reports as `sdkVersion` inside `metadata.appInfo`.
     static let sdkVersion = "MultiAuthOTPless/1"
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var processTrackingID: String?
+    /// The `tsId` of this process, made by the first ``sessionID(now:)``.
+    private static let processTrackingID = Locked<String?>(nil)
 
     /// `tsId`: a UUID and the Unix time of the first request of this process, as the SDK makes
     /// one per launch; the same value for every provider in the process.
     static func sessionID(now: Date) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let processTrackingID { return processTrackingID }
-        let id = UUID().uuidString + "-" + String(WireNumber.unixSeconds(now))
-        processTrackingID = id
-        return id
+        processTrackingID.withLock { processTrackingID in
+            if let processTrackingID { return processTrackingID }
+            let id = UUID().uuidString + "-" + String(WireNumber.unixSeconds(now))
+            processTrackingID = id
+            return id
+        }
     }
 
     /// `inId` when the app keeps none: a UUID-shaped SHA-256 digest of app id and bundle id, so

@@ -35,7 +35,7 @@ import MultiAuthCrypto
 /// Stateless and `Sendable`: everything a flow needs lives in the challenge's provider state,
 /// so a saved challenge can be completed by a fresh instance after the process died.
 public struct PortalProvider: RedirectHandlingProvider {
-    /// The provider id; ``/MultiAuth/AuthProviderID/portal`` by default.
+    /// The provider id; `AuthProviderID.portal` by default.
     public let id: AuthProviderID
     /// The environment, redirect URL and API host.
     public let configuration: PortalConfiguration

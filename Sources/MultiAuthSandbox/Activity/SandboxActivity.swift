@@ -43,17 +43,17 @@ package struct SandboxActivity: Sendable, Hashable {
 extension DynamicBackend {
     /// The verifications not used yet and the sessions issued (Docs/Emulator.md, "Inspector").
     package func activity() -> SandboxActivity {
-        lock.withLock {
+        state.withLock { state in
             SandboxActivity(
-                flows: verifications.values.filter { !$0.used }.map {
+                flows: state.verifications.values.filter { !$0.used }.map {
                     .init(
                         provider: "dynamic", destination: $0.destination,
                         kind: $0.channel == .sms ? "sms code" : "email code", expiresAt: $0.expiresAt,
                         wrongAttempts: $0.wrongAttempts)
                 },
-                sessions: sessions.values.map { session in
+                sessions: state.sessions.values.map { session in
                     .init(
-                        provider: "dynamic", userID: users[session.userKey]?.id ?? session.userKey,
+                        provider: "dynamic", userID: state.users[session.userKey]?.id ?? session.userKey,
                         destination: session.userKey, revoked: session.revoked)
                 })
         }
@@ -63,18 +63,18 @@ extension DynamicBackend {
 extension OTPlessBackend {
     /// The transactions not consumed yet and the sessions issued (Docs/Emulator.md, "Inspector").
     package func activity() -> SandboxActivity {
-        lock.withLock {
+        state.withLock { state in
             let destinationOfUser = Dictionary(
-                userIDs.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+                state.userIDs.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
             return SandboxActivity(
-                flows: transactions.values.filter { !$0.consumed && $0.status != "FAILED" }.map {
+                flows: state.transactions.values.filter { !$0.consumed && $0.status != "FAILED" }.map {
                     .init(
                         provider: "otpless", destination: $0.destination,
                         kind:
                             "\($0.authType.lowercased()) via \($0.currentChannel?.rawValue ?? $0.primaryChannel?.rawValue ?? "?")",
                         expiresAt: $0.expiresAt, wrongAttempts: $0.wrongAttempts)
                 },
-                sessions: sessions.values.map {
+                sessions: state.sessions.values.map {
                     .init(
                         provider: "otpless", userID: $0.userID, destination: destinationOfUser[$0.userID],
                         revoked: false)

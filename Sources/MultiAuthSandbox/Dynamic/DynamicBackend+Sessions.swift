@@ -70,8 +70,8 @@ extension DynamicBackend {
     func issue(sessionID: String, context: SandboxContext) throws -> JSONValue {
         let now = context.time.now
         guard
-            let (session, user) = lock.withLock({
-                sessions[sessionID].flatMap { s in users[s.userKey].map { (s, $0) } }
+            let (session, user) = state.withLock({ state in
+                state.sessions[sessionID].flatMap { s in state.users[s.userKey].map { (s, $0) } }
             })
         else {
             throw AuthError(.generic, "unknown session")
@@ -92,16 +92,16 @@ extension DynamicBackend {
         let jwt = try mintToken(
             userID: user.id, sessionID: session.id, scopes: scopes, issuedAt: now, host: context.host,
             extra: fullExtra)
-        lock.withLock {
-            tokens[minified] = sessionID
-            tokens[jwt] = sessionID
+        state.withLock { state in
+            state.tokens[minified] = sessionID
+            state.tokens[jwt] = sessionID
         }
         var answer: [String: JSONValue] = [
             "jwt": .string(jwt), "minifiedJwt": .string(minified),
             "expiresAt": .number(now.timeIntervalSince1970.rounded(.down) + Self.tokenLifetime.timeInterval),
             "user": userJSON(user, sessionID: session.id),
         ]
-        if lock.withLock({ cookieAuthentication }) {
+        if state.withLock({ $0.cookieAuthentication }) {
             answer["jwt"] = nil
             answer["minifiedJwt"] = nil
         }
@@ -112,8 +112,8 @@ extension DynamicBackend {
     func bearerSession(_ request: HTTPRequest, context: SandboxContext) -> (token: String, sessionID: String)? {
         guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        guard let sessionID = lock.withLock({ tokens[token] }),
-            lock.withLock({ sessions[sessionID].map { !$0.revoked } ?? false }),
+        guard let sessionID = state.withLock({ $0.tokens[token] }),
+            state.withLock({ state in state.sessions[sessionID].map { !$0.revoked } ?? false }),
             let exp = (try? JWT(parsing: token))?.claims.expiresAt,
             context.time.now.timeIntervalSince1970 < exp.secondsSince1970
         else { return nil }
@@ -125,7 +125,7 @@ extension DynamicBackend {
         guard let (token, sessionID) = bearerSession(request, context: context) else {
             return try Self.error(401, "Unauthorized")
         }
-        lock.withLock { tokens[token] = nil }
+        state.withLock { $0.tokens[token] = nil }
         return try .json(200, try issue(sessionID: sessionID, context: context))
     }
 
@@ -134,9 +134,9 @@ extension DynamicBackend {
         guard let (_, sessionID) = bearerSession(request, context: context) else {
             return try Self.error(401, "Unauthorized")
         }
-        lock.withLock {
-            sessions[sessionID]?.revoked = true
-            tokens = tokens.filter { $0.value != sessionID }
+        state.withLock { state in
+            state.sessions[sessionID]?.revoked = true
+            state.tokens = state.tokens.filter { $0.value != sessionID }
         }
         return HTTPResponse(status: 204)
     }
@@ -144,13 +144,13 @@ extension DynamicBackend {
     /// `GET users`: the bearer's user.
     func currentUser(_ request: HTTPRequest, context: SandboxContext) throws -> HTTPResponse {
         guard let (_, sessionID) = bearerSession(request, context: context),
-            let user = lock.withLock({ sessions[sessionID].flatMap { users[$0.userKey] } })
+            let user = state.withLock({ state in state.sessions[sessionID].flatMap { state.users[$0.userKey] } })
         else { return try Self.error(401, "Unauthorized") }
         return try .json(200, userJSON(user, sessionID: sessionID))
     }
 
     /// The number of sessions not revoked (diagnostics and tests).
     public var liveSessionCount: Int {
-        lock.withLock { sessions.values.filter { !$0.revoked }.count }
+        state.withLock { state in state.sessions.values.filter { !$0.revoked }.count }
     }
 }

@@ -23,8 +23,12 @@ extension DynamicBackend {
 
     /// Turns a social provider off (`initAuth` then answers `422 provider_not_available`), or on again.
     public func setSocialProvider(_ provider: String, enabled: Bool) {
-        lock.withLock {
-            if enabled { disabledSocialProviders.remove(provider) } else { disabledSocialProviders.insert(provider) }
+        state.withLock { state in
+            if enabled {
+                state.disabledSocialProviders.remove(provider)
+            } else {
+                state.disabledSocialProviders.insert(provider)
+            }
         }
     }
 
@@ -32,7 +36,7 @@ extension DynamicBackend {
     /// Deeplink"); others answer `422 unauthorized_mobile_deeplink_url`. `nil` (the default)
     /// accepts any.
     public func whitelistDeepLinks(_ links: Set<String>?) {
-        lock.withLock { allowedDeepLinks = links }
+        state.withLock { $0.allowedDeepLinks = links }
     }
 
     /// The user consents on the emulated social provider's page: the return link the
@@ -46,10 +50,10 @@ extension DynamicBackend {
     ///   backend or its `state` was never registered by `initAuth`.
     public func approveSocialLogin(_ authorizeURL: URL, email: String, now: Date) throws -> URL {
         let (provider, state, registered) = try socialPage(authorizeURL)
-        let code: String = lock.withLock {
-            oauthCounter += 1
-            let code = Base64URL.encode(MessageDigest.sha256(Array("\(state)|\(oauthCounter)".utf8)))
-            oauthCodes[code] = OAuthCode(
+        let code: String = self.state.withLock { tables in
+            tables.oauthCounter += 1
+            let code = Base64URL.encode(MessageDigest.sha256(Array("\(state)|\(tables.oauthCounter)".utf8)))
+            tables.oauthCodes[code] = OAuthCode(
                 state: state, provider: provider, email: email,
                 expiresAt: now.addingTimeInterval(Self.oauthCodeLifetime.timeInterval))
             return code
@@ -73,7 +77,7 @@ extension DynamicBackend {
             let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: {
                 $0.name == "state"
             })?.value,
-            let registered = lock.withLock({ oauthStates[state] }), registered.provider == parts[1]
+            let registered = self.state.withLock({ $0.oauthStates[state] }), registered.provider == parts[1]
         else {
             throw AuthError(.invalidInput, "not an authorization page of this backend with a registered state")
         }
@@ -120,7 +124,8 @@ extension DynamicBackend {
     func initAuth(_ request: HTTPRequest, provider: String, context: SandboxContext) throws -> HTTPResponse {
         if let refusal = try Self.unexpectedKeys(in: request, allowed: ["state", "redirectUrl"]) { return refusal }
         let body: InitBody = try request.decodeJSON()
-        guard Self.socialProviders.contains(provider), !lock.withLock({ disabledSocialProviders.contains(provider) })
+        guard Self.socialProviders.contains(provider),
+            !state.withLock({ $0.disabledSocialProviders.contains(provider) })
         else {
             return try Self.error(422, "Provider not available", code: "provider_not_available")
         }
@@ -129,11 +134,12 @@ extension DynamicBackend {
         else {
             return try Self.error(400, "Bad request: state and redirectUrl are required")
         }
-        if let allowed = lock.withLock({ allowedDeepLinks }), !allowed.contains(link) {
+        if let allowed = state.withLock({ $0.allowedDeepLinks }), !allowed.contains(link) {
             return try Self.error(422, "Unauthorized mobile deeplink", code: "unauthorized_mobile_deeplink_url")
         }
-        lock.withLock {
-            oauthStates[body.state] = OAuthState(provider: provider, redirectURL: link, createdAt: context.time.now)
+        state.withLock { state in
+            state.oauthStates[body.state] = OAuthState(
+                provider: provider, redirectURL: link, createdAt: context.time.now)
         }
         return HTTPResponse(status: 204)
     }
@@ -141,7 +147,8 @@ extension DynamicBackend {
     /// `GET providers/{provider}/loginUrl` → `200 {url}`: the emulated provider's authorization
     /// page, with its client id, Dynamic's redirect endpoint, `response_type=code` and a scope.
     func loginURL(provider: String, context: SandboxContext) throws -> HTTPResponse {
-        guard Self.socialProviders.contains(provider), !lock.withLock({ disabledSocialProviders.contains(provider) })
+        guard Self.socialProviders.contains(provider),
+            !state.withLock({ $0.disabledSocialProviders.contains(provider) })
         else {
             return try Self.error(422, "Provider not available", code: "provider_not_available")
         }
@@ -167,27 +174,29 @@ extension DynamicBackend {
         let allowed: Set<String> = ["code", "codeVerifier", "state", "captchaToken", "sessionPublicKey"]
         if let refusal = try Self.unexpectedKeys(in: request, allowed: allowed) { return refusal }
         let body: SignInBody = try request.decodeJSON()
-        if lock.withLock({ captchaRequired }) && (body.captchaToken ?? "").isEmpty { return try Self.captchaRefusal() }
+        if state.withLock({ $0.captchaRequired }) && (body.captchaToken ?? "").isEmpty {
+            return try Self.captchaRefusal()
+        }
         let now = context.time.now
         let userID = Self.uuid(context)
         let credentialID = Self.uuid(context)
         let sessionID = Self.uuid(context)
-        let outcome: (key: String, mfa: Bool)? = lock.withLock {
-            guard let code = body.code, var issued = oauthCodes[code], !issued.used, issued.state == body.state,
+        let outcome: (key: String, mfa: Bool)? = state.withLock { state in
+            guard let code = body.code, var issued = state.oauthCodes[code], !issued.used, issued.state == body.state,
                 issued.provider == provider, now < issued.expiresAt
             else { return nil }
             issued.used = true
-            oauthCodes[code] = issued
-            oauthStates[body.state] = nil
+            state.oauthCodes[code] = issued
+            state.oauthStates[body.state] = nil
             let key = "\(provider):\(issued.email)"
-            if users[key] == nil {
-                users[key] = User(
+            if state.users[key] == nil {
+                state.users[key] = User(
                     id: userID, credentialID: credentialID, destination: issued.email, channel: .email,
                     wire: ["email": .string(issued.email)], oauthProvider: provider)
             }
-            users[key]?.signIns += 1
-            let mfa = mfaSecrets[issued.email] != nil
-            sessions[sessionID] = Session(id: sessionID, userKey: key, mfaPending: mfa)
+            state.users[key]?.signIns += 1
+            let mfa = state.mfaSecrets[issued.email] != nil
+            state.sessions[sessionID] = Session(id: sessionID, userKey: key, mfaPending: mfa)
             return (key, mfa)
         }
         guard outcome != nil else {
@@ -208,10 +217,10 @@ extension DynamicBackend {
             return refusal
         }
         let body: TOTPBody = try request.decodeJSON()
-        let (pending, secret): (Bool, [UInt8]?) = lock.withLock {
-            let session = sessions[sessionID]
-            let destination = session.flatMap { users[$0.userKey]?.destination }
-            return (session?.mfaPending ?? false, destination.flatMap { mfaSecrets[$0] })
+        let (pending, secret): (Bool, [UInt8]?) = state.withLock { state in
+            let session = state.sessions[sessionID]
+            let destination = session.flatMap { state.users[$0.userKey]?.destination }
+            return (session?.mfaPending ?? false, destination.flatMap { state.mfaSecrets[$0] })
         }
         guard pending, let secret else {
             return try Self.error(422, "No MFA step is pending", code: "mfa_invalid_request")
@@ -220,9 +229,9 @@ extension DynamicBackend {
         guard body.code.count == 6, (try? TOTP(secret: secret).verify(body.code, at: seconds, window: 1)) != nil else {
             return try Self.error(422, "Invalid MFA code", code: "mfa_invalid_code")
         }
-        lock.withLock {
-            sessions[sessionID]?.mfaPending = false
-            tokens = tokens.filter { $0.value != sessionID }
+        state.withLock { state in
+            state.sessions[sessionID]?.mfaPending = false
+            state.tokens = state.tokens.filter { $0.value != sessionID }
         }
         return try .json(200, try issue(sessionID: sessionID, context: context))
     }

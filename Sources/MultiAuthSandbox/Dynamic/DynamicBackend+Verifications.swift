@@ -36,7 +36,7 @@ extension DynamicBackend {
 
     /// Whether a captcha-enabled environment refuses this request's token.
     private func refusesCaptcha(_ token: String?) -> Bool {
-        lock.withLock { captchaRequired } && (token ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        state.withLock { $0.captchaRequired } && (token ?? "").trimmingCharacters(in: .whitespaces).isEmpty
     }
 
     private static func prefix(_ channel: DeliveryChannel) -> String { channel == .sms ? "sms" : "email" }
@@ -83,15 +83,16 @@ extension DynamicBackend {
         let now = context.time.now
         let uuid = Self.uuid(context)
         let code = context.oneTimeCode(digits: Self.codeLength, for: destination)
-        let outcome: Result<Void, CreateFailure> = lock.withLock {
+        let outcome: Result<Void, CreateFailure> = state.withLock { state in
             if let previousUUID {
-                guard let old = verifications[previousUUID], old.channel == channel, old.destination == destination
+                guard let old = state.verifications[previousUUID], old.channel == channel,
+                    old.destination == destination
                 else {
                     return .failure(.invalidVerification)
                 }
             }
             let windowStart = now.addingTimeInterval(-Self.sendWindow.timeInterval)
-            var recent = sends[destination, default: []].filter { $0 > windowStart }
+            var recent = state.sends[destination, default: []].filter { $0 > windowStart }
             if recent.count >= Self.sendLimit {
                 let wait = max(
                     1,
@@ -99,9 +100,9 @@ extension DynamicBackend {
                 return .failure(.rateLimited(wait))
             }
             recent.append(now)
-            sends[destination] = recent
-            if let previousUUID { verifications[previousUUID] = nil }
-            verifications[uuid] = Verification(
+            state.sends[destination] = recent
+            if let previousUUID { state.verifications[previousUUID] = nil }
+            state.verifications[uuid] = Verification(
                 channel: channel, destination: destination, wire: wire, code: code,
                 expiresAt: now.addingTimeInterval(Self.codeLifetime.timeInterval))
             return .success(())
@@ -144,8 +145,8 @@ extension DynamicBackend {
         let prefix = Self.prefix(channel)
         let userID = Self.uuid(context)
         let credentialID = Self.uuid(context)
-        let outcome: SignInOutcome = lock.withLock {
-            guard var verification = verifications[body.verificationUUID], verification.channel == channel,
+        let outcome: SignInOutcome = state.withLock { state in
+            guard var verification = state.verifications[body.verificationUUID], verification.channel == channel,
                 !verification.used
             else {
                 return .error("invalid_\(prefix)_verification")
@@ -156,20 +157,20 @@ extension DynamicBackend {
             }
             guard verification.code == body.verificationToken else {
                 verification.wrongAttempts += 1
-                verifications[body.verificationUUID] = verification
+                state.verifications[body.verificationUUID] = verification
                 return .error(
                     verification.wrongAttempts >= Self.maximumAttempts
                         ? "too_many_\(prefix)_verification_attempts" : "wrong_\(prefix)_verification_token")
             }
             verification.used = true
-            verifications[body.verificationUUID] = verification
+            state.verifications[body.verificationUUID] = verification
             let key = verification.destination
-            if users[key] == nil {
-                users[key] = User(
+            if state.users[key] == nil {
+                state.users[key] = User(
                     id: userID, credentialID: credentialID, destination: key, channel: channel, wire: verification.wire)
             }
-            users[key]?.signIns += 1
-            return .success(userKey: key, mfa: mfaSecrets[key] != nil)
+            state.users[key]?.signIns += 1
+            return .success(userKey: key, mfa: state.mfaSecrets[key] != nil)
         }
         switch outcome {
         case .error(let code):
@@ -177,7 +178,7 @@ extension DynamicBackend {
                 422, code.hasPrefix("wrong_") ? "Wrong verification code" : "Verification failed", code: code)
         case .success(let key, let mfa):
             let sessionID = Self.uuid(context)
-            lock.withLock { sessions[sessionID] = Session(id: sessionID, userKey: key, mfaPending: mfa) }
+            state.withLock { $0.sessions[sessionID] = Session(id: sessionID, userKey: key, mfaPending: mfa) }
             return try .json(200, try issue(sessionID: sessionID, context: context))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// The emulated Dynamic SDK API (Docs/Providers/Dynamic.md): e-mail and SMS verifications
@@ -53,8 +54,8 @@ import MultiAuthSandboxRuntime
 /// SDK); an expired SMS code answers `sms_verification_expired` (**[ASSUMPTION]**, the e-mail
 /// twin is [3P]).
 ///
-/// Thread-safe: one lock around its tables; handlers never suspend while holding it.
-public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
+/// Thread-safe: its tables are in one `Locked` state; handlers never suspend while holding it.
+public final class DynamicBackend: SandboxBackend, Sendable {
     /// The host the demo and tests register it under: `app.dynamic.test` (a reserved `.test`
     /// name, RFC 2606; `DynamicConfiguration.sandboxHost`).
     public static let defaultHost = "app.dynamic.test"
@@ -92,20 +93,24 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     public let audience: String
     let signingKey: PrivateKey
 
-    let lock = NSLock()
-    var verifications: [String: Verification] = [:]
-    var sends: [String: [Date]] = [:]
-    var users: [String: User] = [:]
-    var sessions: [String: Session] = [:]
-    var tokens: [String: String] = [:]
-    var mfaSecrets: [String: [UInt8]] = [:]
-    var captchaRequired = false
-    var cookieAuthentication = false
-    var oauthStates: [String: OAuthState] = [:]
-    var oauthCodes: [String: OAuthCode] = [:]
-    var oauthCounter = 0
-    var disabledSocialProviders: Set<String> = []
-    var allowedDeepLinks: Set<String>?
+    /// The backend's tables, only touched inside `state.withLock`.
+    struct State {
+        var verifications: [String: Verification] = [:]
+        var sends: [String: [Date]] = [:]
+        var users: [String: User] = [:]
+        var sessions: [String: Session] = [:]
+        var tokens: [String: String] = [:]
+        var mfaSecrets: [String: [UInt8]] = [:]
+        var captchaRequired = false
+        var cookieAuthentication = false
+        var oauthStates: [String: OAuthState] = [:]
+        var oauthCodes: [String: OAuthCode] = [:]
+        var oauthCounter = 0
+        var disabledSocialProviders: Set<String> = []
+        var allowedDeepLinks: Set<String>?
+    }
+
+    let state = Locked(State())
 
     /// An OAuth `state` registered by `initAuth`.
     struct OAuthState {
@@ -192,43 +197,43 @@ public final class DynamicBackend: SandboxBackend, @unchecked Sendable {
     /// upgrades them. The authenticator's secret is ``totpSecret(for:)``.
     public func requireMFA(for destination: String) {
         let secret = Array(MessageDigest.sha256(Array(("multiauth-sandbox-mfa:" + destination).utf8)).prefix(20))
-        lock.withLock { mfaSecrets[destination] = secret }
+        state.withLock { $0.mfaSecrets[destination] = secret }
     }
 
     /// The TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) of `destination`'s emulated
     /// authenticator after ``requireMFA(for:)``, or `nil`.
     public func totpSecret(for destination: String) -> [UInt8]? {
-        lock.withLock { mfaSecrets[destination] }
+        state.withLock { $0.mfaSecrets[destination] }
     }
 
     /// Makes create, retry and signin require a non-empty `captchaToken`, as an environment
     /// with captcha enabled does (`false` turns it off again).
     public func requireCaptcha(_ required: Bool = true) {
-        lock.withLock { captchaRequired = required }
+        state.withLock { $0.captchaRequired = required }
     }
 
     /// Makes sign-in and refresh answer without `jwt` and `minifiedJwt`, as an environment
     /// with cookie-based authentication does (the token would travel in an HttpOnly cookie).
     public func useCookieAuthentication(_ enabled: Bool = true) {
-        lock.withLock { cookieAuthentication = enabled }
+        state.withLock { $0.cookieAuthentication = enabled }
     }
 
     /// Revokes every live session on the server side (an administrator's sign-out, a password
     /// reset elsewhere): each of their tokens then gets `401` on refresh and revoke.
     public func revokeAllSessions() {
-        lock.withLock {
-            for id in sessions.keys { sessions[id]?.revoked = true }
-            tokens.removeAll()
+        state.withLock { state in
+            for id in state.sessions.keys { state.sessions[id]?.revoked = true }
+            state.tokens.removeAll()
         }
     }
 
     /// Revokes the live sessions of `destination` (e-mail identity key or E.164) on the server
     /// side; see ``revokeAllSessions()``.
     public func revokeSessions(of destination: String) {
-        lock.withLock {
-            let ids = sessions.filter { $0.value.userKey == destination }.map(\.key)
-            for id in ids { sessions[id]?.revoked = true }
-            tokens = tokens.filter { !ids.contains($0.value) }
+        state.withLock { state in
+            let ids = state.sessions.filter { $0.value.userKey == destination }.map(\.key)
+            for id in ids { state.sessions[id]?.revoked = true }
+            state.tokens = state.tokens.filter { !ids.contains($0.value) }
         }
     }
 

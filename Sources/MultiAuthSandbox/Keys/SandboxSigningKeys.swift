@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// The sandbox backends' RSA signing keys, generated once per process and shared.
 ///
@@ -13,15 +14,11 @@ import MultiAuthCrypto
 /// processes, so nothing can come to trust it by accident. The repository's own tests sign
 /// with committed fixture keys instead (`Tests/MultiAuthTestKeys`).
 ///
-/// Thread-safe: one lock; a slot being generated makes concurrent callers of the same
+/// Thread-safe: the cache is a `Locked` table; a slot being generated makes concurrent callers of the same
 /// process wait for it rather than generate twice.
 package enum SandboxSigningKeys {
-    private final class Cache: @unchecked Sendable {
-        let lock = NSLock()
-        var keys: [String: PrivateKey] = [:]
-    }
-
-    private static let cache = Cache()
+    /// The generated keys by `"<bits>/<slot>"`, only touched inside `keys.withLock`.
+    private static let keys = Locked([String: PrivateKey]())
 
     /// The RSA key of `slot` with a `bits`-bit modulus, generated on first use.
     /// - Parameters:
@@ -31,11 +28,11 @@ package enum SandboxSigningKeys {
     ///   if generation fails (nothing is cached then).
     package static func rsa(bits: Int = 2048, slot: Int = 0) throws -> PrivateKey {
         let name = "\(bits)/\(slot)"
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let key = cache.keys[name] { return key }
-        let key = try PrivateKey.generateRSA(bits: bits)
-        cache.keys[name] = key
-        return key
+        return try keys.withLock { keys in
+            if let key = keys[name] { return key }
+            let key = try PrivateKey.generateRSA(bits: bits)
+            keys[name] = key
+            return key
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 extension OTPlessBackend {
@@ -46,9 +47,7 @@ extension OTPlessBackend {
         guard let body = Self.body(request), let code = body["code"]?.stringValue, !code.isEmpty else {
             return Self.error(400, "7101", "Invalid Request", "missing code")
         }
-        lock.lock()
-        let token = linkCodes[code]
-        lock.unlock()
+        let token = state.withLock { $0.linkCodes[code] }
         // A guess: an unknown code is "request values invalid" (4000); only the expired answer
         // is documented.
         guard let token else { return Self.error(400, "4000", "Invalid Request", "unknown code") }
@@ -115,9 +114,7 @@ extension OTPlessBackend {
             "errorDetails": .string(transaction.status == "FAILED" ? "verification failed" : ""),
         ]
         if let mode = transaction.currentChannel { detail["communicationMode"] = .string(Self.wireMode(mode)) }
-        lock.lock()
-        let known = userIDs[transaction.destination]
-        lock.unlock()
+        let known = state.withLock { $0.userIDs[transaction.destination] }
         if let known {
             var user: [String: JSONValue] = ["uid": .string(known), "name": .string("Sandbox User")]
             if transaction.identifierType == "MOBILE" {
@@ -137,10 +134,16 @@ extension OTPlessBackend {
         guard request.method == .get else { return Self.error(405, "405", "Method Not Allowed", "GET only") }
         let token = String(path.dropFirst(Self.carrierPath.count))
         let cellular = Sandbox.arrivedOverCellular(request)
-        lock.lock()
-        let failing = !cellular || (transactions[token].map { snaFailing.contains($0.destination) } ?? true)
-        if !failing { transactions[token]?.snaVerified = true } else { transactions[token]?.snaFailed = true }
-        lock.unlock()
+        let failing = state.withLock { state in
+            let failing =
+                !cellular || (state.transactions[token].map { state.snaFailing.contains($0.destination) } ?? true)
+            if !failing {
+                state.transactions[token]?.snaVerified = true
+            } else {
+                state.transactions[token]?.snaFailed = true
+            }
+            return failing
+        }
         if !cellular {
             return Self.json(
                 200,
@@ -209,12 +212,12 @@ extension OTPlessBackend {
 
     /// The user id of `destination`, made on first use.
     func userID(for destination: String, environment: Environment) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = userIDs[destination] { return known }
-        let made = "OT_\(environment.hex(8))"
-        userIDs[destination] = made
-        return made
+        state.withLock { state in
+            if let known = state.userIDs[destination] { return known }
+            let made = "OT_\(environment.hex(8))"
+            state.userIDs[destination] = made
+            return made
+        }
     }
 
     /// The `SUCCESS` status with the `ONETAP` payload (the SDK's `OneTap`): `status`, `token`,
@@ -239,12 +242,13 @@ extension OTPlessBackend {
         let appToken = environment.hex(20)
         let sessionToken = environment.hex(16)
         let refreshToken = environment.hex(16)
-        lock.lock()
-        issuedTokens[appToken] = OTPlessIssuedToken(
-            userID: userID, identityType: identityType, identityValue: identityValue, channel: channel, issuedAt: now)
-        sessions[sessionToken] = OTPlessSessionRecord(
-            userID: userID, sessionToken: sessionToken, refreshToken: refreshToken, state: state)
-        lock.unlock()
+        self.state.withLock { tables in
+            tables.issuedTokens[appToken] = OTPlessIssuedToken(
+                userID: userID, identityType: identityType, identityValue: identityValue, channel: channel,
+                issuedAt: now)
+            tables.sessions[sessionToken] = OTPlessSessionRecord(
+                userID: userID, sessionToken: sessionToken, refreshToken: refreshToken, state: state)
+        }
         let seconds = now.timeIntervalSince1970.rounded(.down)
         var idClaims: [String: JSONValue] = [
             "iss": .string(Self.issuer), "sub": .string(userID), "aud": .string(merchant.clientID),
@@ -309,9 +313,7 @@ extension OTPlessBackend {
         guard let body = Self.body(request), let token = body["token"]?.stringValue else {
             return Self.error(400, "7101", "Invalid Request", "missing token")
         }
-        lock.lock()
-        let issued = issuedTokens[token]
-        lock.unlock()
+        let issued = state.withLock { $0.issuedTokens[token] }
         guard let issued else {
             return Self.json(
                 401, ["message": .string("Unauthorized"), "description": .string("Request error: invalid token")])
@@ -382,9 +384,9 @@ extension OTPlessBackend {
         switch (request.method, parts[2]) {
         case (.post, "refresh"):
             let refreshToken = body["refreshToken"]?.stringValue ?? ""
-            lock.lock()
-            let record = sessions.values.first { $0.refreshToken == refreshToken && !refreshToken.isEmpty }
-            lock.unlock()
+            let record = self.state.withLock { tables in
+                tables.sessions.values.first { $0.refreshToken == refreshToken && !refreshToken.isEmpty }
+            }
             guard let record else {
                 return Self.json(
                     401,
@@ -400,9 +402,7 @@ extension OTPlessBackend {
                     "sessionTokenJWT": .string(sessionJWT(userID: record.userID, now: environment.now)),
                 ])
         case (.delete, let token):
-            lock.lock()
-            let known = sessions.removeValue(forKey: token) != nil
-            lock.unlock()
+            let known = self.state.withLock { $0.sessions.removeValue(forKey: token) != nil }
             return known
                 ? Self.json(200, ["message": .string("session deleted"), "success": .bool(true)])
                 : Self.error(404, "404", "Not Found", "unknown session")

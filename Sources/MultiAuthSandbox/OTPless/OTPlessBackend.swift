@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// An emulated OTPLESS server (Docs/Providers/OTPless.md, "Sandbox") with real JSON bytes in
@@ -35,8 +36,8 @@ import MultiAuthSandboxRuntime
 /// replays refused with `7115`, an SNA-only merchant asked without SNA answers `400 7160`, a
 /// refused refresh token answers `401`.
 ///
-/// Concurrency: thread-safe (one lock around the tables; never held across a suspension).
-public final class OTPlessBackend: @unchecked Sendable {
+/// Concurrency: thread-safe (the tables are in one `Locked` state; never held across a suspension).
+public final class OTPlessBackend: Sendable {
     /// What the backend needs from its host per request: the server time, random values and
     /// the delivery of codes and links.
     public struct Environment: Sendable {
@@ -105,14 +106,18 @@ public final class OTPlessBackend: @unchecked Sendable {
     /// The `kid` of the signing key.
     public let keyID: String
     let signingKey: PrivateKey
-    let lock = NSLock()
-    var transactions: [String: OTPlessTransaction] = [:]
-    var linkCodes: [String: String] = [:]
-    var asIds: [String: String] = [:]
-    var issuedTokens: [String: OTPlessIssuedToken] = [:]
-    var sessions: [String: OTPlessSessionRecord] = [:]
-    var userIDs: [String: String] = [:]
-    var snaFailing: Set<String> = []
+    /// The backend's tables, only touched inside `state.withLock`.
+    struct State {
+        var transactions: [String: OTPlessTransaction] = [:]
+        var linkCodes: [String: String] = [:]
+        var asIds: [String: String] = [:]
+        var issuedTokens: [String: OTPlessIssuedToken] = [:]
+        var sessions: [String: OTPlessSessionRecord] = [:]
+        var userIDs: [String: String] = [:]
+        var snaFailing: Set<String> = []
+    }
+
+    let state = Locked(State())
 
     /// Creates a backend that signs with the process's shared 2048-bit sandbox RSA key
     /// (generated once per process on first use; `SandboxSigningKeys`).
@@ -134,24 +139,20 @@ public final class OTPlessBackend: @unchecked Sendable {
     /// Ends every session of the user signed in with `destination` (an E.164 number or e-mail
     /// identity key) on the server side, as a revocation would: their refresh is refused.
     public func revokeSessions(of destination: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let userID = userIDs[destination]
-        sessions = sessions.filter { $0.value.userID != userID }
+        state.withLock { state in
+            let userID = state.userIDs[destination]
+            state.sessions = state.sessions.filter { $0.value.userID != userID }
+        }
     }
 
     /// Makes the emulated carrier fail SNA for `e164` (e.g. `"+919876543210"`).
     public func failSilentAuth(for e164: String) {
-        lock.lock()
-        snaFailing.insert(e164)
-        lock.unlock()
+        state.withLock { _ = $0.snaFailing.insert(e164) }
     }
 
     /// Lets the emulated carrier verify `e164` again after ``failSilentAuth(for:)``.
     public func restoreSilentAuth(for e164: String) {
-        lock.lock()
-        snaFailing.remove(e164)
-        lock.unlock()
+        state.withLock { _ = $0.snaFailing.remove(e164) }
     }
 
     /// The JWKS document the backend serves (one RSA key, `alg` RS256, `kid` ``keyID``).

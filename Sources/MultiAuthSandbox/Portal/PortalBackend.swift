@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// An emulated Portal Client Auth backend (Docs/Providers/Portal.md): e-mail magic links,
@@ -33,8 +34,8 @@ import MultiAuthSandboxRuntime
 /// ±1 step, each time step accepted once per user (`TOTPReplayGuard`, RFC 6238 §5.2, Docs/Cases.md, B08).
 ///
 /// Tokens and grants come from the sandbox's seeded random source; time is the server clock.
-/// Thread-safe: one lock around the tables.
-public final class PortalBackend: SandboxBackend, @unchecked Sendable {
+/// Thread-safe: the tables are in one `Locked` state.
+public final class PortalBackend: SandboxBackend, Sendable {
     /// The default host, `api.portal.test` (a reserved `.test` name;
     /// `PortalConfiguration.sandboxAPIHost`).
     public static let defaultHost = "api.portal.test"
@@ -91,14 +92,18 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         var idleEnd: Date
     }
 
-    private let lock = NSLock()
+    /// The backend's tables, only touched inside `state.withLock`.
+    private struct State {
+        var grants: [String: Grant] = [:]
+        var states: [String: OAuthState] = [:]
+        var users: [String: User] = [:]
+        var lastSend: [String: Date] = [:]
+        var usedJWTs: Set<String> = []
+        var sessions: [String: Session] = [:]
+    }
+
+    private let state = Locked(State())
     private let jwtSecret: [UInt8]
-    private var grants: [String: Grant] = [:]
-    private var states: [String: OAuthState] = [:]
-    private var users: [String: User] = [:]
-    private var lastSend: [String: Date] = [:]
-    private var usedJWTs: Set<String> = []
-    private var sessions: [String: Session] = [:]
 
     /// Creates a backend.
     /// - Parameters:
@@ -137,27 +142,27 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     /// The TOTP secret enrolled (or being enrolled) for `email`, as test and demo code reads it
     /// to compute a code with `TOTP`; `nil` before the user's first sign-in.
     public func totpSecret(for email: String) -> [UInt8]? {
-        lock.withLock { users[email]?.secret }
+        state.withLock { $0.users[email]?.secret }
     }
 
     /// Whether `email` completed TOTP enrollment (one correct code).
     public func isEnrolled(_ email: String) -> Bool {
-        lock.withLock { users[email]?.enrolled ?? false }
+        state.withLock { $0.users[email]?.enrolled ?? false }
     }
 
     /// The magic-link grants not used yet and the sessions open (Docs/Emulator.md,
     /// "Inspector"). Test support.
     package func activity() -> SandboxActivity {
-        lock.withLock {
+        state.withLock { state in
             let emailOfUser = Dictionary(
-                users.map { ($0.value.endUserID, $0.key) }, uniquingKeysWith: { first, _ in first })
+                state.users.map { ($0.value.endUserID, $0.key) }, uniquingKeysWith: { first, _ in first })
             return SandboxActivity(
-                flows: grants.values.filter { !$0.used }.map {
+                flows: state.grants.values.filter { !$0.used }.map {
                     .init(
                         provider: "portal", destination: $0.email, kind: "magic link", expiresAt: $0.expiresAt,
                         wrongAttempts: 0)
                 },
-                sessions: sessions.values.map {
+                sessions: state.sessions.values.map {
                     .init(
                         provider: "portal", userID: $0.endUserID, destination: emailOfUser[$0.endUserID],
                         revoked: false)
@@ -168,7 +173,7 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     /// Every user's TOTP secret by e-mail identity key (enrolled or being enrolled): what an
     /// authenticator app on the user's phone would hold. Test support.
     package func totpSecrets() -> [String: [UInt8]] {
-        lock.withLock { users.mapValues(\.secret) }
+        state.withLock { $0.users.mapValues(\.secret) }
     }
 
     /// The redirect URL in the `Location` header of a `/sandbox/oauth/…` response, or `nil`.
@@ -231,12 +236,12 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             return Self.error(400, "Invalid email")
         }
         let token = context.random.hex(bytes: 24)
-        let allowed: Bool = lock.withLock {
-            if let last = lastSend[body.email], now < last.addingTimeInterval(magicLinkInterval.timeInterval) {
+        let allowed: Bool = state.withLock { state in
+            if let last = state.lastSend[body.email], now < last.addingTimeInterval(magicLinkInterval.timeInterval) {
                 return false
             }
-            lastSend[body.email] = now
-            grants[token] = Grant(
+            state.lastSend[body.email] = now
+            state.grants[token] = Grant(
                 email: body.email, method: "EMAIL_MAGIC_LINK",
                 expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
             return true
@@ -257,8 +262,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             return Self.error(400, "Account abstraction is not enabled for this organization")
         }
         let state = context.random.hex(bytes: 16)
-        lock.withLock {
-            states[state] = OAuthState(
+        self.state.withLock { tables in
+            tables.states[state] = OAuthState(
                 redirectURL: redirect, expiresAt: now.addingTimeInterval(oauthStateLifetime.timeInterval))
         }
         func url(_ provider: String) -> JSONValue {
@@ -275,15 +280,15 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let method = provider == "apple" ? "APPLE" : provider == "google" ? "GOOGLE" : ""
         let email = items.last { $0.name == "login_hint" }?.value?.lowercased() ?? "\(provider)-user@example.com"
         let token = context.random.hex(bytes: 24)
-        let redirect: String? = lock.withLock {
-            guard var entry = states[state] else { return nil }
-            defer { states[state] = entry }
+        let redirect: String? = self.state.withLock { tables in
+            guard var entry = tables.states[state] else { return nil }
+            defer { tables.states[state] = entry }
             guard !entry.used, now < entry.expiresAt, !method.isEmpty else {
                 entry.used = true
                 return entry.redirectURL + "#failed"
             }
             entry.used = true
-            grants[token] = Grant(
+            tables.grants[token] = Grant(
                 email: email, method: method, expiresAt: now.addingTimeInterval(magicLinkLifetime.timeInterval))
             return entry.redirectURL
         }
@@ -314,13 +319,14 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let jti = context.random.hex(bytes: 16)
         let cst = context.random.hex(bytes: 32)
         let clientID = "cl_" + context.random.hex(bytes: 8)
-        let outcome: (User, String)? = lock.withLock {
-            guard var grant = grants[body.token], !grant.used, now < grant.expiresAt, methods.contains(grant.method)
+        let outcome: (User, String)? = state.withLock { state in
+            guard var grant = state.grants[body.token], !grant.used, now < grant.expiresAt,
+                methods.contains(grant.method)
             else { return nil }
             grant.used = true
-            grants[body.token] = grant
-            let user = users[grant.email] ?? User(endUserID: userID, secret: newSecret)
-            users[grant.email] = user
+            state.grants[body.token] = grant
+            let user = state.users[grant.email] ?? User(endUserID: userID, secret: newSecret)
+            state.users[grant.email] = user
             return (user, grant.email)
         }
         guard let (user, email) = outcome else { return Self.error(401, "Unauthorized") }
@@ -352,9 +358,9 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
         let cst = context.random.hex(bytes: 32)
         let clientID = "cl_" + context.random.hex(bytes: 8)
         enum Outcome { case accepted, wrongCode, replayed, unauthorized }
-        let outcome: Outcome = lock.withLock {
-            guard !usedJWTs.contains(claims.jti),
-                let (email, user) = users.first(where: { $0.value.endUserID == claims.endUserID }).map({
+        let outcome: Outcome = state.withLock { state in
+            guard !state.usedJWTs.contains(claims.jti),
+                let (email, user) = state.users.first(where: { $0.value.endUserID == claims.endUserID }).map({
                     ($0.key, $0.value)
                 }),
                 let totp = try? TOTP(secret: user.secret)
@@ -367,8 +373,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
                 return .wrongCode
             }
             // Retire the JWT before answering (PortalSwift: a second call with it gets 401).
-            usedJWTs.insert(claims.jti)
-            users[email]?.enrolled = true
+            state.usedJWTs.insert(claims.jti)
+            state.users[email]?.enrolled = true
             return .accepted
         }
         switch outcome {
@@ -386,10 +392,12 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
             return Self.error(401, "Unauthorized")
         }
         let token = String(bearer.dropFirst(7))
-        let user: String? = lock.withLock {
-            guard var session = sessions[token], now < session.idleEnd, now < session.maximumEnd else { return nil }
+        let user: String? = state.withLock { state in
+            guard var session = state.sessions[token], now < session.idleEnd, now < session.maximumEnd else {
+                return nil
+            }
             session.idleEnd = min(now.addingTimeInterval(sessionIdleLifetime.timeInterval), session.maximumEnd)
-            sessions[token] = session
+            state.sessions[token] = session
             return session.endUserID
         }
         guard let user else { return Self.error(401, "Unauthorized") }
@@ -397,8 +405,8 @@ public final class PortalBackend: SandboxBackend, @unchecked Sendable {
     }
 
     private func openSession(_ cst: String, endUserID: String, now: Date) {
-        lock.withLock {
-            sessions[cst] = Session(
+        state.withLock { state in
+            state.sessions[cst] = Session(
                 endUserID: endUserID, maximumEnd: now.addingTimeInterval(sessionMaximumLifetime.timeInterval),
                 idleEnd: now.addingTimeInterval(sessionIdleLifetime.timeInterval))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// The emulated Truecaller app on one device: the other side of the one-tap hand-off
 /// (Docs/Providers/Truecaller.md, "One-tap hand-off"; Docs/Emulator.md).
@@ -19,8 +20,8 @@ import MultiAuthCrypto
 /// `TCTrueProfileResponse.m`, `NSURL+TrueSDK.m`); how the real Truecaller app writes its answer
 /// (line breaks in the base64, the `TCError` fields) is an **[ASSUMPTION]** recorded there.
 ///
-/// Get it from ``TruecallerBackend/app``. Thread-safe (one lock; no suspension while held).
-public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConvertible {
+/// Get it from ``TruecallerBackend/app``. Thread-safe (its fields are in one `Locked` state; no suspension while held).
+public final class TruecallerAppEmulator: Sendable, CustomStringConvertible {
     /// The hand-off host, `www.truecaller.com` (TrueSDK's `kTCTruecallerAppURL`).
     public static let handoffHost = "www.truecaller.com"
     /// The hand-off path, `/userProfile`.
@@ -31,35 +32,39 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
         "urlScheme",
     ]
 
-    private struct Account {
+    private struct Account: Sendable {
         var e164: String
         var countryCode: String
         var firstName: String
         var lastName: String
     }
 
-    private let lock = NSLock()
-    private weak var backend: TruecallerBackend?
-    private var installed = true
-    private var account: Account? = Account(
-        e164: "+919876543210", countryCode: "IN", firstName: "Asha", lastName: "Rao")
-    private var requests = 0
+    /// The emulator's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        weak var backend: TruecallerBackend?
+        var installed = true
+        var account: Account? = Account(
+            e164: "+919876543210", countryCode: "IN", firstName: "Asha", lastName: "Rao")
+        var requests = 0
+    }
+
+    private let state = Locked(State())
 
     init() {}
 
     func attach(_ backend: TruecallerBackend) {
-        lock.withLock { self.backend = backend }
+        state.withLock { $0.backend = backend }
     }
 
     /// Whether the Truecaller app is installed on the emulated device (default `true`); pass
     /// it to the provider as `TruecallerApp { app.isInstalled }`.
     public var isInstalled: Bool {
-        get { lock.withLock { installed } }
-        set { lock.withLock { installed = newValue } }
+        get { state.withLock { $0.installed } }
+        set { state.withLock { $0.installed = newValue } }
     }
 
     /// Profile requests read so far (diagnostics and tests).
-    public var requestCount: Int { lock.withLock { requests } }
+    public var requestCount: Int { state.withLock { $0.requests } }
 
     /// Signs `e164` in to the emulated Truecaller app: the profile one-tap shares. The default
     /// account is `+91 98765 43210`, Asha Rao.
@@ -69,14 +74,14 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
     ///   - firstName: The first name.
     ///   - lastName: The last name.
     public func signIn(e164: String, countryCode: String, firstName: String, lastName: String = "") {
-        lock.withLock {
-            account = Account(e164: e164, countryCode: countryCode, firstName: firstName, lastName: lastName)
+        state.withLock {
+            $0.account = Account(e164: e164, countryCode: countryCode, firstName: firstName, lastName: lastName)
         }
     }
 
     /// Signs the account out: the next request is answered with code 4 (`UserNotSignedIn`).
     public func signOut() {
-        lock.withLock { account = nil }
+        state.withLock { $0.account = nil }
     }
 
     /// The user shares the profile: the return link carries a response signed by the backend's
@@ -91,8 +96,8 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
     public func approve(_ handoff: URL, now: Date) throws -> URL {
         let request = try read(handoff)
         if let code = request.refusal { return try errorLink(request.appLink, code: code) }
-        guard let account = lock.withLock({ account }) else { return try errorLink(request.appLink, code: 4) }
-        guard let backend = lock.withLock({ backend }) else { throw Refusal("the emulator has no backend") }
+        guard let account = state.withLock({ $0.account }) else { return try errorLink(request.appLink, code: 4) }
+        guard let backend = state.withLock({ $0.backend }) else { throw Refusal("the emulator has no backend") }
         let signed = try backend.oneTapResponse(
             e164: account.e164, countryCode: account.countryCode, firstName: account.firstName,
             lastName: account.lastName, requestNonce: request.nonce, requestTime: now)
@@ -144,7 +149,7 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
 
     /// `TruecallerAppEmulator(installed: …, requests: …)`: no account details.
     public var description: String {
-        lock.withLock { "TruecallerAppEmulator(installed: \(installed), requests: \(requests))" }
+        state.withLock { "TruecallerAppEmulator(installed: \($0.installed), requests: \($0.requests))" }
     }
 
     // MARK: Reading the request
@@ -164,7 +169,7 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
         guard items.count == 1, let item = items.first, item.name == "profileRequest", let text = item.value else {
             throw Refusal("the hand-off URL must carry exactly one profileRequest item")
         }
-        lock.withLock { requests += 1 }
+        state.withLock { $0.requests += 1 }
         let object = try Self.unarchive(text)
         guard let link = object.fields["appLink"]?.stringValue, let appLink = URL(string: link),
             appLink.scheme?.lowercased() == "https", appLink.host != nil
@@ -182,7 +187,7 @@ public final class TruecallerAppEmulator: @unchecked Sendable, CustomStringConve
         let appKey = object.fields["appKey"]?.stringValue ?? ""
         if !wellFormed || appKey.isEmpty || object.fields["urlScheme"]?.stringValue != "truecallersdk-" + appKey {
             read.refusal = 14
-        } else if let accepted = lock.withLock({ backend?.acceptedAppKeys }), !accepted.contains(appKey) {
+        } else if let accepted = state.withLock({ $0.backend?.acceptedAppKeys }), !accepted.contains(appKey) {
             read.refusal = 12
         }
         return read

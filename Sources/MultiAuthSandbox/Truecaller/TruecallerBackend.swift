@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// The emulated Truecaller backend (Docs/Providers/Truecaller.md): the OTP flow's create /
@@ -34,8 +35,8 @@ import MultiAuthSandboxRuntime
 /// answers `{code: 4290}`, the number is then locked for ``lockout`` (300 s), and the codes
 /// 4001/4002/4290/4291 are invented (Docs/Providers/Truecaller.md, "Verified against").
 ///
-/// Thread-safe (one lock around its tables; no suspension while holding it).
-public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
+/// Thread-safe (its tables are in one `Locked` state; no suspension while holding it).
+public final class TruecallerBackend: SandboxBackend, Sendable {
     /// The OTP host, `api4.truecaller.test` (twin of `api4.truecaller.com`); it also serves every
     /// other path, for single-host configurations.
     public static let otpHost = "api4.truecaller.test"
@@ -77,7 +78,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         var deliver: (_ code: String, _ destination: String) -> Void
     }
 
-    private struct Pending {
+    private struct Pending: Sendable {
         let e164: String
         let countryCodeName: String
         let nationalNumber: String
@@ -87,22 +88,36 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         var wrongAttempts = 0
     }
 
-    private struct Person {
+    private struct Person: Sendable {
         var firstName = ""
         var lastName = ""
         let e164: String
         let countryCodeName: String
     }
 
-    private let lock = NSLock()
-    private var pending: [String: Pending] = [:]
-    private var verifiedInstallations: Set<String> = []
-    private var people: [String: Person] = [:]
-    private var accessTokens: [String: String] = [:]  // token → e164
-    private var lockedUntil: [String: Date] = [:]
-    private var signingKey: PrivateKey
-    private var publishedKeys: [PublicKey]
-    private var rotations = 0
+    /// The backend's tables, only touched inside `state.withLock`.
+    private struct State {
+        var pending: [String: Pending] = [:]
+        var verifiedInstallations: Set<String> = []
+        var people: [String: Person] = [:]
+        var accessTokens: [String: String] = [:]  // token → e164
+        var lockedUntil: [String: Date] = [:]
+        var signingKey: PrivateKey
+        var publishedKeys: [PublicKey]
+        var rotations = 0
+
+        /// Seconds left on a lock of `e164`, or nil (an expired lock is removed).
+        mutating func lockRemaining(_ e164: String, now: Date) -> Int? {
+            guard let until = lockedUntil[e164] else { return nil }
+            guard now < until else {
+                lockedUntil[e164] = nil
+                return nil
+            }
+            return Int(until.timeIntervalSince(now).rounded(.up))
+        }
+    }
+
+    private let state: Locked<State>
 
     /// Creates a backend that signs with the process's shared sandbox RSA key of `keyBits` bits
     /// (generated once per process on first use).
@@ -142,8 +157,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         self.maximumAttempts = maximumAttempts
         self.lockout = lockout
         self.acceptedAppKeys = acceptedAppKeys
-        self.signingKey = signingKey
-        self.publishedKeys = [signingKey.publicKey]
+        self.state = Locked(State(signingKey: signingKey, publishedKeys: [signingKey.publicKey]))
         self.app = TruecallerAppEmulator()
         app.attach(self)
     }
@@ -160,17 +174,17 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     /// (unless `keepOldKeyPublished`), so cached keys stop verifying new profiles.
     /// - Throws: `CryptoError` when key generation fails.
     public func rotateSigningKey(keepOldKeyPublished: Bool = false) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        rotations += 1
-        let key = try SandboxSigningKeys.rsa(slot: rotations)
-        signingKey = key
-        publishedKeys = keepOldKeyPublished ? publishedKeys + [key.publicKey] : [key.publicKey]
+        try state.withLock { state in
+            state.rotations += 1
+            let key = try SandboxSigningKeys.rsa(slot: state.rotations)
+            state.signingKey = key
+            state.publishedKeys = keepOldKeyPublished ? state.publishedKeys + [key.publicKey] : [key.publicKey]
+        }
     }
 
     /// The public keys the key endpoint serves.
     public var currentPublicKeys: [PublicKey] {
-        lock.withLock { publishedKeys }
+        state.withLock { $0.publishedKeys }
     }
 
     /// Marks `e164` as verified on installation `deviceID`, with a name, as if an earlier OTP
@@ -178,10 +192,11 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     public func registerVerifiedNumber(
         _ e164: String, countryCodeName: String, deviceID: String, firstName: String, lastName: String = ""
     ) {
-        lock.lock()
-        defer { lock.unlock() }
-        verifiedInstallations.insert(deviceID + "|" + e164)
-        people[e164] = Person(firstName: firstName, lastName: lastName, e164: e164, countryCodeName: countryCodeName)
+        state.withLock { state in
+            state.verifiedInstallations.insert(deviceID + "|" + e164)
+            state.people[e164] = Person(
+                firstName: firstName, lastName: lastName, e164: e164, countryCodeName: countryCodeName)
+        }
     }
 
     /// What the Truecaller app hands back for a one-tap request: a profile signed with the
@@ -205,9 +220,7 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             "requestTime": .number(requestTime.timeIntervalSince1970.rounded(.down)),
         ]
         let payload = Base64.encode(try JSONEncoder.multiAuth.encode(object))
-        lock.lock()
-        let key = signingKey
-        lock.unlock()
+        let key = state.withLock { $0.signingKey }
         let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
         return TruecallerSignedProfile(
             payload: payload, signature: Base64.encode(signature), signatureAlgorithm: Self.signatureAlgorithm,
@@ -217,14 +230,14 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
     /// The OTP verifications pending and the access tokens issued (Docs/Emulator.md,
     /// "Inspector"). Test support.
     package func activity() -> SandboxActivity {
-        lock.withLock {
+        state.withLock { state in
             SandboxActivity(
-                flows: pending.values.map {
+                flows: state.pending.values.map {
                     .init(
                         provider: "truecaller", destination: $0.e164, kind: "sms code", expiresAt: $0.expiresAt,
                         wrongAttempts: $0.wrongAttempts)
                 },
-                sessions: accessTokens.values.map {
+                sessions: state.accessTokens.values.map {
                     .init(provider: "truecaller", userID: $0, destination: $0, revoked: false)
                 })
         }
@@ -255,7 +268,9 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             guard path == "/v1/profile" else { return Self.error(404, 14, "Not found") }
             let header = request.header("Authorization") ?? ""
             let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
-            let region: String? = lock.withLock { accessTokens[token].flatMap { people[$0]?.countryCodeName } }
+            let region: String? = state.withLock { state in
+                state.accessTokens[token].flatMap { state.people[$0]?.countryCodeName }
+            }
             if let region, Self.euRegions.contains(region) != (host == Self.profileHostEU) {
                 return Self.error(404, 14, "Not found: this number's profile lives on the other region's host")
             }
@@ -342,25 +357,38 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             let phone = try? PhoneNumber("+\(callingCode)\(body.phoneNumber)")
         else { return Self.error(400, 14, "Bad request") }
         let region = body.countryCodeName.uppercased()
-        lock.lock()
-        if let retry = lockRemaining(phone.e164, now: env.now) {
-            lock.unlock()
-            return Self.error(429, 4290, "Too many attempts", retryAfter: retry)
+        enum Created {
+            case refused(HTTPResponse)
+            case pending(code: String, verificationToken: String)
         }
-        if verifiedInstallations.contains(body.deviceId + "|" + phone.e164) {
-            let token = env.token()
-            accessTokens[token] = phone.e164
-            lock.unlock()
-            return Self.json(
-                200,
-                ["status": .number(1), "message": .string("Number already verified"), "accessToken": .string(token)])
+        let created = state.withLock { state -> Created in
+            if let retry = state.lockRemaining(phone.e164, now: env.now) {
+                return .refused(Self.error(429, 4290, "Too many attempts", retryAfter: retry))
+            }
+            if state.verifiedInstallations.contains(body.deviceId + "|" + phone.e164) {
+                let token = env.token()
+                state.accessTokens[token] = phone.e164
+                return .refused(
+                    Self.json(
+                        200,
+                        [
+                            "status": .number(1), "message": .string("Number already verified"),
+                            "accessToken": .string(token),
+                        ]))
+            }
+            let code = env.code(otpLength, phone.e164)
+            let verificationToken = env.token()
+            state.pending[verificationToken] = Pending(
+                e164: phone.e164, countryCodeName: region, nationalNumber: phone.nationalNumber,
+                deviceID: body.deviceId, code: code, expiresAt: env.now.addingTimeInterval(TimeInterval(tokenTtl)))
+            return .pending(code: code, verificationToken: verificationToken)
         }
-        let code = env.code(otpLength, phone.e164)
-        let verificationToken = env.token()
-        pending[verificationToken] = Pending(
-            e164: phone.e164, countryCodeName: region, nationalNumber: phone.nationalNumber, deviceID: body.deviceId,
-            code: code, expiresAt: env.now.addingTimeInterval(TimeInterval(tokenTtl)))
-        lock.unlock()
+        let code: String
+        let verificationToken: String
+        switch created {
+        case .refused(let response): return response
+        case .pending(let createdCode, let token): (code, verificationToken) = (createdCode, token)
+        }
         env.deliver(code, phone.e164)
         return Self.json(
             200,
@@ -377,84 +405,90 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
             return refusal
         }
         guard let body = try? request.decodeJSON(VerifyBody.self) else { return Self.error(400, 14, "Bad request") }
-        lock.lock()
-        defer { lock.unlock() }
-        guard var flow = pending[body.verificationToken] else {
-            return Self.error(400, 4002, "Verification token expired or unknown")
-        }
-        guard flow.countryCodeName == body.countryCodeName.uppercased(), flow.nationalNumber == body.phoneNumber else {
-            return Self.error(400, 14, "Bad request")
-        }
-        if let retry = lockRemaining(flow.e164, now: env.now) {
-            return Self.error(429, 4290, "Too many attempts", retryAfter: retry)
-        }
-        guard env.now < flow.expiresAt else {
-            pending[body.verificationToken] = nil
-            return Self.error(400, 4002, "Verification token expired")
-        }
-        guard ConstantTime.equals(Array(body.secretToken.utf8), Array(flow.code.utf8)) else {
-            flow.wrongAttempts += 1
-            if flow.wrongAttempts >= maximumAttempts {
-                pending[body.verificationToken] = nil
-                lockedUntil[flow.e164] = env.now.addingTimeInterval(lockout.timeInterval)
-                return Self.error(429, 4290, "Too many attempts", retryAfter: Int(lockout.timeInterval.rounded(.up)))
+        return state.withLock { state in
+            guard var flow = state.pending[body.verificationToken] else {
+                return Self.error(400, 4002, "Verification token expired or unknown")
             }
-            pending[body.verificationToken] = flow
-            return Self.error(400, 4001, "Invalid OTP", attemptsRemaining: maximumAttempts - flow.wrongAttempts)
+            guard flow.countryCodeName == body.countryCodeName.uppercased(), flow.nationalNumber == body.phoneNumber
+            else {
+                return Self.error(400, 14, "Bad request")
+            }
+            if let retry = state.lockRemaining(flow.e164, now: env.now) {
+                return Self.error(429, 4290, "Too many attempts", retryAfter: retry)
+            }
+            guard env.now < flow.expiresAt else {
+                state.pending[body.verificationToken] = nil
+                return Self.error(400, 4002, "Verification token expired")
+            }
+            guard ConstantTime.equals(Array(body.secretToken.utf8), Array(flow.code.utf8)) else {
+                flow.wrongAttempts += 1
+                if flow.wrongAttempts >= maximumAttempts {
+                    state.pending[body.verificationToken] = nil
+                    state.lockedUntil[flow.e164] = env.now.addingTimeInterval(lockout.timeInterval)
+                    return Self.error(
+                        429, 4290, "Too many attempts", retryAfter: Int(lockout.timeInterval.rounded(.up)))
+                }
+                state.pending[body.verificationToken] = flow
+                return Self.error(400, 4001, "Invalid OTP", attemptsRemaining: maximumAttempts - flow.wrongAttempts)
+            }
+            state.pending[body.verificationToken] = nil
+            state.verifiedInstallations.insert(flow.deviceID + "|" + flow.e164)
+            if state.people[flow.e164] == nil {
+                state.people[flow.e164] = Person(e164: flow.e164, countryCodeName: flow.countryCodeName)
+            }
+            let token = env.token()
+            state.accessTokens[token] = flow.e164
+            return Self.json(
+                200, ["status": .number(1), "message": .string("Verified"), "accessToken": .string(token)])
         }
-        pending[body.verificationToken] = nil
-        verifiedInstallations.insert(flow.deviceID + "|" + flow.e164)
-        if people[flow.e164] == nil {
-            people[flow.e164] = Person(e164: flow.e164, countryCodeName: flow.countryCodeName)
-        }
-        let token = env.token()
-        accessTokens[token] = flow.e164
-        return Self.json(200, ["status": .number(1), "message": .string("Verified"), "accessToken": .string(token)])
     }
 
     private func profile(_ request: HTTPRequest) -> HTTPResponse {
         let header = request.header("Authorization") ?? ""
         let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
-        lock.lock()
-        defer { lock.unlock() }
-        guard let e164 = accessTokens[token], var person = people[e164] else {
-            return Self.error(401, 1404, "Invalid access token.")
-        }
-        if request.method == .post {
-            if let refusal = Self.unexpectedKeys(request, allowed: ["firstName", "lastName"]) { return refusal }
-            guard let body = try? request.decodeJSON(NameBody.self) else { return Self.error(400, 14, "Bad request") }
-            let first = (body.firstName ?? "").trimmingCharacters(in: .whitespaces)
-            let last = (body.lastName ?? "").trimmingCharacters(in: .whitespaces)
-            guard !first.isEmpty, first.count < 128, last.count < 128, first.contains(where: \.isLetter) else {
-                return Self.error(400, 18, "Invalid name")
+        return state.withLock { state in
+            guard let e164 = state.accessTokens[token], var person = state.people[e164] else {
+                return Self.error(401, 1404, "Invalid access token.")
             }
-            person.firstName = first
-            person.lastName = last
-            people[e164] = person
-            return HTTPResponse(status: 204)
+            if request.method == .post {
+                if let refusal = Self.unexpectedKeys(request, allowed: ["firstName", "lastName"]) { return refusal }
+                guard let body = try? request.decodeJSON(NameBody.self) else {
+                    return Self.error(400, 14, "Bad request")
+                }
+                let first = (body.firstName ?? "").trimmingCharacters(in: .whitespaces)
+                let last = (body.lastName ?? "").trimmingCharacters(in: .whitespaces)
+                guard !first.isEmpty, first.count < 128, last.count < 128, first.contains(where: \.isLetter) else {
+                    return Self.error(400, 18, "Invalid name")
+                }
+                person.firstName = first
+                person.lastName = last
+                state.people[e164] = person
+                return HTTPResponse(status: 204)
+            }
+            return Self.json(
+                200,
+                [
+                    "firstName": .string(person.firstName), "lastName": .string(person.lastName),
+                    "phoneNumber": .string(e164),
+                    "countryCode": .string(person.countryCodeName.lowercased()), "gender": .string("N"),
+                    "isTrueName": .bool(false), "isAmbassador": .bool(false),
+                ])
         }
-        return Self.json(
-            200,
-            [
-                "firstName": .string(person.firstName), "lastName": .string(person.lastName),
-                "phoneNumber": .string(e164),
-                "countryCode": .string(person.countryCodeName.lowercased()), "gender": .string("N"),
-                "isTrueName": .bool(false), "isAmbassador": .bool(false),
-            ])
     }
 
     private func phoneNumberDetail(token: String, credential: String?) -> HTTPResponse {
         guard authorized(credential) else { return Self.error(404, 404, "Invalid partner credentials.") }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let e164 = accessTokens[token], let person = people[e164] else {
-            return Self.error(404, 1404, "Invalid access token.")
+        return state.withLock { state in
+            guard let e164 = state.accessTokens[token], let person = state.people[e164] else {
+                return Self.error(404, 1404, "Invalid access token.")
+            }
+            return Self.json(
+                200,
+                [
+                    "phoneNumber": .number(Double(e164.dropFirst()) ?? 0),
+                    "countryCode": .string(person.countryCodeName),
+                ])
         }
-        return Self.json(
-            200,
-            [
-                "phoneNumber": .number(Double(e164.dropFirst()) ?? 0), "countryCode": .string(person.countryCodeName),
-            ])
     }
 
     private func keyList() -> HTTPResponse {
@@ -462,16 +496,6 @@ public final class TruecallerBackend: SandboxBackend, @unchecked Sendable {
         let list = JSONValue.array(
             keys.map { .object(["key": .string(Base64.encode($0)), "keyType": .string("RSA")]) })
         return Self.response(200, list)
-    }
-
-    /// Must hold `lock`: seconds left on a lock of `e164`, or nil.
-    private func lockRemaining(_ e164: String, now: Date) -> Int? {
-        guard let until = lockedUntil[e164] else { return nil }
-        guard now < until else {
-            lockedUntil[e164] = nil
-            return nil
-        }
-        return Int(until.timeIntervalSince(now).rounded(.up))
     }
 
     private static func error(

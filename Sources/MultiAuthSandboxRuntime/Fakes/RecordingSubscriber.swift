@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// Records every event an `AuthClient` publishes (its ``/MultiAuth/AuthClient/events``), for
 /// assertions: ``events``, ``kinds``, and ``waitFor(count:)`` to wait without sleeping.
@@ -10,21 +11,25 @@ import MultiAuth
 /// released. The recorder subscribes with a large buffer (default 4096 events) so a test
 /// never loses events to the bus's drop policy.
 ///
-/// Thread-safe (one lock).
-public final class RecordingSubscriber: @unchecked Sendable {
-    private struct Waiter {
+/// Thread-safe (its fields are in one `Locked` state).
+public final class RecordingSubscriber: Sendable {
+    private struct Waiter: Sendable {
         let id: UInt64
         let count: Int
         let continuation: CheckedContinuation<[AuthEvent], Never>
     }
 
-    private let lock = NSLock()
-    private var recorded: [AuthEvent] = []
-    private var waiters: [Waiter] = []
-    private var nextWaiterID: UInt64 = 0
-    private var ended = false
+    /// The recorder's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var recorded: [AuthEvent] = []
+        var waiters: [Waiter] = []
+        var nextWaiterID: UInt64 = 0
+        var ended = false
+        var pump: Task<Void, Never>?
+    }
+
+    private let state = Locked(State())
     private let stream: AuthEventStream
-    private var pump: Task<Void, Never>?
 
     /// Subscribes to `events` now.
     /// - Parameters:
@@ -42,9 +47,7 @@ public final class RecordingSubscriber: @unchecked Sendable {
             }
             self?.end()
         }
-        lock.lock()
-        pump = task
-        lock.unlock()
+        state.withLock { $0.pump = task }
     }
 
     /// Subscribes to `client`'s events now (live events only, no initial state).
@@ -59,12 +62,12 @@ public final class RecordingSubscriber: @unchecked Sendable {
 
     deinit {
         stream.cancel()
-        pump?.cancel()
+        state.withLock { $0.pump }?.cancel()
     }
 
     /// Every event recorded so far, in publish order.
     public var events: [AuthEvent] {
-        lock.withLock { recorded }
+        state.withLock { $0.recorded }
     }
 
     /// The case names of ``events``, e.g. `["flowStarted", "challengeIssued", "signedIn"]`.
@@ -78,28 +81,24 @@ public final class RecordingSubscriber: @unchecked Sendable {
     /// what was recorded so far when the waiting task is cancelled (e.g. by a test's time
     /// limit), so a hang guard ends the test instead of leaving it suspended.
     public func waitFor(count: Int) async -> [AuthEvent] {
-        let id = lock.withLock {
-            nextWaiterID += 1
-            return nextWaiterID
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[AuthEvent], Never>) in
-                lock.lock()
-                if recorded.count >= count || ended || Task.isCancelled {
-                    let events = recorded
-                    lock.unlock()
-                    continuation.resume(returning: events)
-                } else {
-                    waiters.append(Waiter(id: id, count: count, continuation: continuation))
-                    lock.unlock()
+                let events = state.withLock { state -> [AuthEvent]? in
+                    if state.recorded.count >= count || state.ended || Task.isCancelled { return state.recorded }
+                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    return nil
                 }
+                if let events { continuation.resume(returning: events) }
             }
         } onCancel: {
-            lock.lock()
-            let index = waiters.firstIndex { $0.id == id }
-            let waiter = index.map { waiters.remove(at: $0) }
-            let events = recorded
-            lock.unlock()
+            let (waiter, events) = state.withLock { state in
+                let index = state.waiters.firstIndex { $0.id == id }
+                return (index.map { state.waiters.remove(at: $0) }, state.recorded)
+            }
             waiter?.continuation.resume(returning: events)
         }
     }
@@ -137,7 +136,7 @@ public final class RecordingSubscriber: @unchecked Sendable {
     public func sink(provider: AuthProviderID? = nil, flowID: FlowID? = nil) -> @Sendable (AuthEvent.Kind) -> Void {
         { [weak self] kind in
             guard let self else { return }
-            let sequence = UInt64(self.lock.withLock { self.recorded.count } + 1)
+            let sequence = UInt64(self.state.withLock { $0.recorded.count } + 1)
             self.append(
                 AuthEvent(
                     sequence: sequence, timestamp: Date(timeIntervalSince1970: 0), provider: provider, flowID: flowID,
@@ -146,27 +145,27 @@ public final class RecordingSubscriber: @unchecked Sendable {
     }
 
     private func append(_ event: AuthEvent) {
-        lock.lock()
-        recorded.append(event)
-        let count = recorded.count
-        var ready: [(CheckedContinuation<[AuthEvent], Never>)] = []
-        waiters.removeAll { waiter in
-            guard count >= waiter.count else { return false }
-            ready.append(waiter.continuation)
-            return true
+        let (ready, events) = state.withLock { state in
+            state.recorded.append(event)
+            let count = state.recorded.count
+            var ready: [(CheckedContinuation<[AuthEvent], Never>)] = []
+            state.waiters.removeAll { waiter in
+                guard count >= waiter.count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return (ready, state.recorded)
         }
-        let events = recorded
-        lock.unlock()
         for continuation in ready { continuation.resume(returning: events) }
     }
 
     private func end() {
-        lock.lock()
-        ended = true
-        let ready = waiters.map(\.continuation)
-        waiters.removeAll()
-        let events = recorded
-        lock.unlock()
+        let (ready, events) = state.withLock { state in
+            state.ended = true
+            let ready = state.waiters.map(\.continuation)
+            state.waiters.removeAll()
+            return (ready, state.recorded)
+        }
         for continuation in ready { continuation.resume(returning: events) }
     }
 }

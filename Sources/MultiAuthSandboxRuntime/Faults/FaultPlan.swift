@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// The faults a ``Sandbox`` injects: per host and path prefix, latency, a forced HTTP status,
 /// a dropped connection or a rate limit; per channel, failed delivery; per host, a server clock
@@ -12,9 +13,9 @@ import MultiAuth
 /// sandbox's seed, so a run is reproducible: the same seed and the same request order give the
 /// same faults. A rule that did not fire is not used up.
 ///
-/// Thread-safe (one lock); changes apply to requests that arrive afterwards.
-public final class FaultPlan: @unchecked Sendable {
-    private struct Rule {
+/// Thread-safe (its fields are in one `Locked` state); changes apply to requests that arrive afterwards.
+public final class FaultPlan: Sendable {
+    private struct Rule: Sendable {
         let id: FaultRuleID
         let host: String?
         let pathPrefix: String
@@ -28,7 +29,7 @@ public final class FaultPlan: @unchecked Sendable {
         }
     }
 
-    private struct DeliveryRule {
+    private struct DeliveryRule: Sendable {
         let id: FaultRuleID
         let channel: DeliveryChannel
         let destination: String?
@@ -48,23 +49,110 @@ public final class FaultPlan: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var rules: [Rule] = []
-    private var deliveryRules: [DeliveryRule] = []
-    private var offsets: [String: Duration] = [:]
-    private var globalOffset: Duration = .zero
-    private var nextID: UInt64 = 0
-    private var firings: [FaultRuleID: Int] = [:]
-    private var generator: SeededRandomNumberGenerator
+    /// The plan's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var rules: [Rule] = []
+        var deliveryRules: [DeliveryRule] = []
+        var offsets: [String: Duration] = [:]
+        var globalOffset: Duration = .zero
+        var nextID: UInt64 = 0
+        var firings: [FaultRuleID: Int] = [:]
+        var generator: SeededRandomNumberGenerator
+
+        /// A fresh rule id.
+        mutating func makeID() -> FaultRuleID {
+            nextID += 1
+            return FaultRuleID(rawValue: nextID)
+        }
+
+        /// See ``FaultPlan/deliveryFails(on:to:)``.
+        mutating func deliveryFails(on channel: DeliveryChannel, to destination: String) -> Bool {
+            guard
+                let index = deliveryRules.firstIndex(where: {
+                    $0.channel == channel && ($0.destination == nil || $0.destination == destination)
+                })
+            else { return false }
+            firings[deliveryRules[index].id, default: 0] += 1
+            if let remaining = deliveryRules[index].remaining {
+                if remaining <= 1 {
+                    deliveryRules.remove(at: index)
+                } else {
+                    deliveryRules[index].remaining = remaining - 1
+                }
+            }
+            return true
+        }
+
+        /// See `FaultPlan.evaluate(host:path:now:)`.
+        mutating func evaluate(host: String, path: String, now: Date) -> Decision {
+            var decision = Decision()
+            var index = 0
+            var terminalChosen = false
+            while index < rules.count {
+                guard rules[index].matches(host: host, path: path) else {
+                    index += 1
+                    continue
+                }
+                let rule = rules[index]
+                let isLatency: Bool
+                switch rule.action {
+                case .latency, .responseLatency: isLatency = true
+                default: isLatency = false
+                }
+                if !isLatency && terminalChosen {
+                    index += 1
+                    continue
+                }
+                if rule.probability < 1 && Double.random(in: 0..<1, using: &generator) >= rule.probability {
+                    index += 1
+                    continue
+                }
+                var fired = true
+                switch rule.action {
+                case .latency(let duration):
+                    decision.latency += duration
+                case .responseLatency(let duration):
+                    decision.responseLatency += duration
+                case .dropConnection:
+                    decision.outcome = .drop
+                    terminalChosen = true
+                case .status(let status, let headers, let body):
+                    decision.outcome = .respond(HTTPResponse(status: status, headers: headers, body: body))
+                    terminalChosen = true
+                case .rateLimit(let limit, let window):
+                    let windowStart = now.addingTimeInterval(-window.timeInterval)
+                    rules[index].hits.removeAll { $0 <= windowStart }
+                    if rules[index].hits.count < limit {
+                        rules[index].hits.append(now)
+                        fired = false
+                    } else {
+                        let oldest = rules[index].hits.first ?? now
+                        let wait = max(
+                            1, Int((oldest.addingTimeInterval(window.timeInterval).timeIntervalSince(now)).rounded(.up))
+                        )
+                        decision.outcome = .respond(FaultPlan.rateLimited(retryAfter: wait))
+                        terminalChosen = true
+                    }
+                }
+                if fired { firings[rule.id, default: 0] += 1 }
+                if fired, let remaining = rules[index].remaining {
+                    if remaining <= 1 {
+                        rules.remove(at: index)
+                        continue
+                    }
+                    rules[index].remaining = remaining - 1
+                }
+                index += 1
+            }
+            return decision
+        }
+    }
+
+    private let state: Locked<State>
 
     /// Creates an empty plan whose random faults are drawn from `seed`.
     public init(seed: UInt64 = 0) {
-        generator = SeededRandomNumberGenerator(seed: seed ^ 0x5EED_FA17_0000_0001)
-    }
-
-    private func makeID() -> FaultRuleID {
-        nextID += 1
-        return FaultRuleID(rawValue: nextID)
+        state = Locked(State(generator: SeededRandomNumberGenerator(seed: seed ^ 0x5EED_FA17_0000_0001)))
     }
 
     private static func count(_ repeat: FaultRepeat) -> Int? {
@@ -88,14 +176,14 @@ public final class FaultPlan: @unchecked Sendable {
         _ action: FaultAction, host: String? = nil, pathPrefix: String = "", repeat: FaultRepeat = .always,
         probability: Double = 1
     ) -> FaultRuleID {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = makeID()
-        rules.append(
-            Rule(
-                id: id, host: host, pathPrefix: pathPrefix, action: action, remaining: Self.count(`repeat`),
-                probability: min(1, max(0, probability))))
-        return id
+        state.withLock { state in
+            let id = state.makeID()
+            state.rules.append(
+                Rule(
+                    id: id, host: host, pathPrefix: pathPrefix, action: action, remaining: Self.count(`repeat`),
+                    probability: min(1, max(0, probability))))
+            return id
+        }
     }
 
     /// Makes delivery on `channel` fail (the message lands in the ``Inbox`` as `.failed`);
@@ -110,12 +198,12 @@ public final class FaultPlan: @unchecked Sendable {
     public func failDelivery(
         on channel: DeliveryChannel, destination: String? = nil, repeat: FaultRepeat = .always
     ) -> FaultRuleID {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = makeID()
-        deliveryRules.append(
-            DeliveryRule(id: id, channel: channel, destination: destination, remaining: Self.count(`repeat`)))
-        return id
+        state.withLock { state in
+            let id = state.makeID()
+            state.deliveryRules.append(
+                DeliveryRule(id: id, channel: channel, destination: destination, remaining: Self.count(`repeat`)))
+            return id
+        }
     }
 
     /// Sets how far the emulated server's clock is ahead of the sandbox clock (negative:
@@ -124,32 +212,32 @@ public final class FaultPlan: @unchecked Sendable {
     ///   - offset: The skew, e.g. `.seconds(-90)`.
     ///   - host: Only this host; `nil` sets the default for every host without its own offset.
     public func setServerClockOffset(_ offset: Duration, host: String? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let host { offsets[host] = offset } else { globalOffset = offset }
+        state.withLock { state in
+            if let host { state.offsets[host] = offset } else { state.globalOffset = offset }
+        }
     }
 
     /// The server clock offset applied to `host`.
     public func serverClockOffset(for host: String) -> Duration {
-        lock.withLock { offsets[host] ?? globalOffset }
+        state.withLock { $0.offsets[host] ?? $0.globalOffset }
     }
 
     /// Removes one rule (request or delivery rule). Removing an unknown id does nothing.
     public func remove(_ id: FaultRuleID) {
-        lock.lock()
-        defer { lock.unlock() }
-        rules.removeAll { $0.id == id }
-        deliveryRules.removeAll { $0.id == id }
+        state.withLock { state in
+            state.rules.removeAll { $0.id == id }
+            state.deliveryRules.removeAll { $0.id == id }
+        }
     }
 
     /// Removes every rule and resets every clock offset.
     public func removeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        rules.removeAll()
-        deliveryRules.removeAll()
-        offsets.removeAll()
-        globalOffset = .zero
+        state.withLock { state in
+            state.rules.removeAll()
+            state.deliveryRules.removeAll()
+            state.offsets.removeAll()
+            state.globalOffset = .zero
+        }
     }
 
     /// How many times rule `id` has fired so far (a request or delivery it changed), counted
@@ -157,7 +245,7 @@ public final class FaultPlan: @unchecked Sendable {
     /// counts the requests it refused. Stress tests use it to report how many faults a run
     /// injected.
     public func fireCount(for id: FaultRuleID) -> Int {
-        lock.withLock { firings[id, default: 0] }
+        state.withLock { $0.firings[id, default: 0] }
     }
 
     /// An active rule as the control API and the inspector list it.
@@ -184,8 +272,8 @@ public final class FaultPlan: @unchecked Sendable {
 
     /// The active rules in evaluation order (request rules, then delivery rules).
     package var activeRules: [RuleSummary] {
-        lock.withLock {
-            rules.map { rule in
+        state.withLock { state in
+            state.rules.map { rule in
                 let kind: String
                 switch rule.action {
                 case .latency: kind = "latency"
@@ -197,111 +285,36 @@ public final class FaultPlan: @unchecked Sendable {
                 return RuleSummary(
                     id: rule.id, kind: kind, detail: rule.action.description, host: rule.host,
                     pathPrefix: rule.pathPrefix, destination: nil, remaining: rule.remaining,
-                    probability: rule.probability, fired: firings[rule.id, default: 0])
+                    probability: rule.probability, fired: state.firings[rule.id, default: 0])
             }
-                + deliveryRules.map { rule in
+                + state.deliveryRules.map { rule in
                     RuleSummary(
                         id: rule.id, kind: "failDelivery", detail: "failDelivery(\(rule.channel.rawValue))", host: nil,
                         pathPrefix: "", destination: rule.destination, remaining: rule.remaining, probability: 1,
-                        fired: firings[rule.id, default: 0])
+                        fired: state.firings[rule.id, default: 0])
                 }
         }
     }
 
     /// The server clock offsets set per host, and the default for the others.
     package var clockOffsets: (byHost: [String: Duration], default: Duration) {
-        lock.withLock { (offsets, globalOffset) }
+        state.withLock { ($0.offsets, $0.globalOffset) }
     }
 
     /// The number of request and delivery rules still active.
     public var activeRuleCount: Int {
-        lock.withLock { rules.count + deliveryRules.count }
+        state.withLock { $0.rules.count + $0.deliveryRules.count }
     }
 
     /// Whether a delivery to `destination` on `channel` fails now; uses up one firing of the
     /// matching rule.
     public func deliveryFails(on channel: DeliveryChannel, to destination: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard
-            let index = deliveryRules.firstIndex(where: {
-                $0.channel == channel && ($0.destination == nil || $0.destination == destination)
-            })
-        else { return false }
-        firings[deliveryRules[index].id, default: 0] += 1
-        if let remaining = deliveryRules[index].remaining {
-            if remaining <= 1 {
-                deliveryRules.remove(at: index)
-            } else {
-                deliveryRules[index].remaining = remaining - 1
-            }
-        }
-        return true
+        state.withLock { $0.deliveryFails(on: channel, to: destination) }
     }
 
     /// Decides what happens to a request to `host` + `path` arriving at sandbox time `now`.
     func evaluate(host: String, path: String, now: Date) -> Decision {
-        lock.lock()
-        defer { lock.unlock() }
-        var decision = Decision()
-        var index = 0
-        var terminalChosen = false
-        while index < rules.count {
-            guard rules[index].matches(host: host, path: path) else {
-                index += 1
-                continue
-            }
-            let rule = rules[index]
-            let isLatency: Bool
-            switch rule.action {
-            case .latency, .responseLatency: isLatency = true
-            default: isLatency = false
-            }
-            if !isLatency && terminalChosen {
-                index += 1
-                continue
-            }
-            if rule.probability < 1 && Double.random(in: 0..<1, using: &generator) >= rule.probability {
-                index += 1
-                continue
-            }
-            var fired = true
-            switch rule.action {
-            case .latency(let duration):
-                decision.latency += duration
-            case .responseLatency(let duration):
-                decision.responseLatency += duration
-            case .dropConnection:
-                decision.outcome = .drop
-                terminalChosen = true
-            case .status(let status, let headers, let body):
-                decision.outcome = .respond(HTTPResponse(status: status, headers: headers, body: body))
-                terminalChosen = true
-            case .rateLimit(let limit, let window):
-                let windowStart = now.addingTimeInterval(-window.timeInterval)
-                rules[index].hits.removeAll { $0 <= windowStart }
-                if rules[index].hits.count < limit {
-                    rules[index].hits.append(now)
-                    fired = false
-                } else {
-                    let oldest = rules[index].hits.first ?? now
-                    let wait = max(
-                        1, Int((oldest.addingTimeInterval(window.timeInterval).timeIntervalSince(now)).rounded(.up)))
-                    decision.outcome = .respond(Self.rateLimited(retryAfter: wait))
-                    terminalChosen = true
-                }
-            }
-            if fired { firings[rule.id, default: 0] += 1 }
-            if fired, let remaining = rules[index].remaining {
-                if remaining <= 1 {
-                    rules.remove(at: index)
-                    continue
-                }
-                rules[index].remaining = remaining - 1
-            }
-            index += 1
-        }
-        return decision
+        state.withLock { $0.evaluate(host: host, path: path, now: now) }
     }
 
     private static func rateLimited(retryAfter seconds: Int) -> HTTPResponse {

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// Where every code or link an emulated backend "sends" lands, per destination and channel,
 /// with its delivery status: the sandbox's phone and mailbox.
@@ -10,25 +11,59 @@ import MultiAuth
 /// ``SandboxContext/deliver(code:link:to:channel:)``); tests and the demo read them with
 /// ``latest(for:channel:)``, ``messages(for:)`` or wait with ``next(for:channel:)``.
 ///
-/// Thread-safe (one lock). ``next(for:channel:)`` never sleeps: it is resumed by the delivery
+/// Thread-safe (its fields are in one `Locked` state). ``next(for:channel:)`` never sleeps: it is resumed by the delivery
 /// itself, so tests need no real or manual time to wait for a code.
-public final class Inbox: @unchecked Sendable {
-    private struct Waiter {
+public final class Inbox: Sendable {
+    private struct Waiter: Sendable {
         let id: UInt64
         let key: CursorKey
         let continuation: CheckedContinuation<InboxMessage, any Error>
     }
 
-    private struct CursorKey: Hashable {
+    private struct CursorKey: Hashable, Sendable {
         let destination: String
         let channel: DeliveryChannel?
     }
 
-    private let lock = NSLock()
-    private var stored: [InboxMessage] = []
-    private var cursors: [CursorKey: Int] = [:]
-    private var waiters: [Waiter] = []
-    private var nextWaiterID: UInt64 = 0
+    /// The inbox's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var stored: [InboxMessage] = []
+        var cursors: [CursorKey: Int] = [:]
+        var waiters: [Waiter] = []
+        var nextWaiterID: UInt64 = 0
+
+        /// The next unread delivered message for `key`, advancing its cursor.
+        mutating func take(_ key: CursorKey) -> InboxMessage? {
+            let start = cursors[key, default: 0]
+            guard start < stored.count else { return nil }
+            for index in start..<stored.count {
+                let message = stored[index]
+                if message.destination == key.destination, message.status == .delivered,
+                    key.channel == nil || message.channel == key.channel
+                {
+                    cursors[key] = index + 1
+                    return message
+                }
+            }
+            return nil
+        }
+
+        /// Removes the waiters that now have a message.
+        mutating func takeReadyWaiters() -> [(CheckedContinuation<InboxMessage, any Error>, InboxMessage)] {
+            var ready: [(CheckedContinuation<InboxMessage, any Error>, InboxMessage)] = []
+            var index = 0
+            while index < waiters.count {
+                if let message = take(waiters[index].key) {
+                    ready.append((waiters.remove(at: index).continuation, message))
+                } else {
+                    index += 1
+                }
+            }
+            return ready
+        }
+    }
+
+    private let state = Locked(State())
 
     /// Creates an empty inbox.
     public init() {}
@@ -50,13 +85,13 @@ public final class Inbox: @unchecked Sendable {
         host: String, destination: String, channel: DeliveryChannel, code: String?, link: URL?,
         status: DeliveryStatus, at: Date
     ) -> InboxMessage {
-        lock.lock()
-        let message = InboxMessage(
-            id: stored.count + 1, host: host, destination: destination, channel: channel, code: code, link: link,
-            status: status, sentAt: at)
-        stored.append(message)
-        let ready = takeReadyWaiters()
-        lock.unlock()
+        let (message, ready) = state.withLock { state in
+            let message = InboxMessage(
+                id: state.stored.count + 1, host: host, destination: destination, channel: channel, code: code,
+                link: link, status: status, sentAt: at)
+            state.stored.append(message)
+            return (message, state.takeReadyWaiters())
+        }
         for (continuation, message) in ready { continuation.resume(returning: message) }
         return message
     }
@@ -66,42 +101,40 @@ public final class Inbox: @unchecked Sendable {
     /// - Returns: The updated message, or `nil` when no message has that id.
     @discardableResult
     public func updateStatus(of id: Int, to status: DeliveryStatus, at: Date) -> InboxMessage? {
-        lock.lock()
-        guard id >= 1, id <= stored.count else {
-            lock.unlock()
-            return nil
+        let updated = state.withLock {
+            state -> (InboxMessage, [(CheckedContinuation<InboxMessage, any Error>, InboxMessage)])? in
+            guard id >= 1, id <= state.stored.count else { return nil }
+            state.stored[id - 1].status = status
+            state.stored[id - 1].statusChangedAt = at
+            return (state.stored[id - 1], state.takeReadyWaiters())
         }
-        stored[id - 1].status = status
-        stored[id - 1].statusChangedAt = at
-        let message = stored[id - 1]
-        let ready = takeReadyWaiters()
-        lock.unlock()
+        guard let (message, ready) = updated else { return nil }
         for (continuation, message) in ready { continuation.resume(returning: message) }
         return message
     }
 
     /// Every message, in sending order.
     public var allMessages: [InboxMessage] {
-        lock.withLock { stored }
+        state.withLock { $0.stored }
     }
 
     /// The number of messages recorded (any status).
     public var count: Int {
-        lock.withLock { stored.count }
+        state.withLock { $0.stored.count }
     }
 
     /// Every message sent to `destination` (any channel, any status), oldest first.
     public func messages(for destination: String) -> [InboxMessage] {
-        lock.withLock { stored.filter { $0.destination == destination } }
+        state.withLock { $0.stored.filter { $0.destination == destination } }
     }
 
     /// The newest **delivered** message to `destination`, on `channel` when given; `nil` when
     /// none was delivered. Failed and in-transit messages never count: the user never saw them.
     public func latest(for destination: String, channel: DeliveryChannel? = nil) -> InboxMessage? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored.last {
-            $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel)
+        state.withLock { state in
+            state.stored.last {
+                $0.destination == destination && $0.status == .delivered && (channel == nil || $0.channel == channel)
+            }
         }
     }
 
@@ -115,71 +148,43 @@ public final class Inbox: @unchecked Sendable {
     /// - Throws: `CancellationError` when the waiting task is cancelled.
     public func next(for destination: String, channel: DeliveryChannel? = nil) async throws -> InboxMessage {
         let key = CursorKey(destination: destination, channel: channel)
-        let id: UInt64 = {
-            lock.lock()
-            defer { lock.unlock() }
-            nextWaiterID += 1
-            return nextWaiterID
-        }()
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<InboxMessage, any Error>) in
-                lock.lock()
-                if let message = take(key) {
-                    lock.unlock()
-                    continuation.resume(returning: message)
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    waiters.append(Waiter(id: id, key: key, continuation: continuation))
-                    lock.unlock()
+                enum Outcome {
+                    case message(InboxMessage)
+                    case cancelled
+                    case waiting
+                }
+                let outcome = state.withLock { state -> Outcome in
+                    if let message = state.take(key) { return .message(message) }
+                    if Task.isCancelled { return .cancelled }
+                    state.waiters.append(Waiter(id: id, key: key, continuation: continuation))
+                    return .waiting
+                }
+                switch outcome {
+                case .message(let message): continuation.resume(returning: message)
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .waiting: break
                 }
             }
         } onCancel: {
-            lock.lock()
-            let index = waiters.firstIndex { $0.id == id }
-            let waiter = index.map { waiters.remove(at: $0) }
-            lock.unlock()
+            let waiter = state.withLock { state in
+                let index = state.waiters.firstIndex { $0.id == id }
+                return index.map { state.waiters.remove(at: $0) }
+            }
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Removes every message and resets every cursor. Waiting tasks keep waiting.
     public func removeAll() {
-        lock.lock()
-        stored.removeAll()
-        cursors.removeAll()
-        lock.unlock()
-    }
-
-    /// Must be called with `lock` held: the next unread delivered message for `key`, advancing
-    /// its cursor.
-    private func take(_ key: CursorKey) -> InboxMessage? {
-        let start = cursors[key, default: 0]
-        guard start < stored.count else { return nil }
-        for index in start..<stored.count {
-            let message = stored[index]
-            if message.destination == key.destination, message.status == .delivered,
-                key.channel == nil || message.channel == key.channel
-            {
-                cursors[key] = index + 1
-                return message
-            }
+        state.withLock { state in
+            state.stored.removeAll()
+            state.cursors.removeAll()
         }
-        return nil
-    }
-
-    /// Must be called with `lock` held: removes the waiters that now have a message.
-    private func takeReadyWaiters() -> [(CheckedContinuation<InboxMessage, any Error>, InboxMessage)] {
-        var ready: [(CheckedContinuation<InboxMessage, any Error>, InboxMessage)] = []
-        var index = 0
-        while index < waiters.count {
-            if let message = take(waiters[index].key) {
-                ready.append((waiters.remove(at: index).continuation, message))
-            } else {
-                index += 1
-            }
-        }
-        return ready
     }
 }

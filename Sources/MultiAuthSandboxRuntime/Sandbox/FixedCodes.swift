@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 /// One-time codes fixed per destination, like an identity provider's test numbers: a backend
 /// that asks ``SandboxContext/oneTimeCode(digits:for:)`` for a code to send to a destination
@@ -8,12 +9,11 @@ import Foundation
 /// code for a 4-digit flow is ignored, the flow gets a random code). Destinations are E.164
 /// numbers or e-mail identity keys, as the ``Inbox`` keys them.
 ///
-/// Thread-safe (one lock). Its renderings show how many codes are fixed, never a code.
-public final class FixedCodes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+/// Thread-safe (the table is in a `Locked`). Its renderings show how many codes are fixed, never a code.
+public final class FixedCodes: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
-    private let lock = NSLock()
-    private var codes: [String: String] = [:]
+    private let codes = Locked([String: String]())
 
     /// Creates an empty table.
     public init() {}
@@ -26,28 +26,28 @@ public final class FixedCodes: @unchecked Sendable, CustomStringConvertible, Cus
     @discardableResult
     public func set(_ code: String, for destination: String) -> Bool {
         guard (4...10).contains(code.utf8.count), code.utf8.allSatisfy({ (48...57).contains($0) }) else { return false }
-        lock.withLock { codes[destination] = code }
+        codes.withLock { $0[destination] = code }
         return true
     }
 
     /// Removes the fixed code of `destination`, if any.
     public func remove(for destination: String) {
-        lock.withLock { _ = codes.removeValue(forKey: destination) }
+        codes.withLock { _ = $0.removeValue(forKey: destination) }
     }
 
     /// Removes every fixed code.
     public func removeAll() {
-        lock.withLock { codes.removeAll() }
+        codes.withLock { $0.removeAll() }
     }
 
     /// The fixed code of `destination`, if any.
     public func code(for destination: String) -> String? {
-        lock.withLock { codes[destination] }
+        codes.withLock { $0[destination] }
     }
 
     /// Every fixed code by destination.
     public var all: [String: String] {
-        lock.withLock { codes }
+        codes.withLock { $0 }
     }
 
     /// `FixedCodes(2 destinations)`: no code, no destination.

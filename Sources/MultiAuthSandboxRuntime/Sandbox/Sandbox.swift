@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// Hosts emulated provider backends by host name and serves them through an in-process
 /// transport (``transport``) or `URLSession` (``SandboxURLProtocol``), with an ``Inbox`` of
@@ -25,8 +26,8 @@ import MultiAuth
 /// ``init(seed:time:)`` runs on that time source instead (e.g. `TimeSource.system` for a
 /// live demo); its ``clock`` is then idle and advancing it changes nothing.
 ///
-/// Thread-safe; a `final class` with a lock around the host table and the log.
-public final class Sandbox: @unchecked Sendable {
+/// Thread-safe; a `final class` whose host table and log are in one `Locked` state.
+public final class Sandbox: Sendable {
     /// The manual clock every latency sleeps on and every backend reads time from, unless the
     /// sandbox was made with ``init(seed:time:)`` (then it is idle).
     public let clock: ManualClock
@@ -41,10 +42,14 @@ public final class Sandbox: @unchecked Sendable {
     /// One-time codes fixed per destination (test numbers), handed to backends.
     public let fixedCodes = FixedCodes()
 
-    private let lock = NSLock()
-    private var backends: [String: any SandboxBackend] = [:]
-    private var log: [SandboxLogEntry] = []
-    private var urlProtocolID: String?
+    /// The sandbox's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var backends: [String: any SandboxBackend] = [:]
+        var log: [SandboxLogEntry] = []
+        var urlProtocolID: String?
+    }
+
+    private let state = Locked(State())
     private let externalTime: TimeSource?
 
     /// Creates an empty sandbox.
@@ -76,7 +81,7 @@ public final class Sandbox: @unchecked Sendable {
     }
 
     deinit {
-        if let urlProtocolID { SandboxURLProtocol.unregister(id: urlProtocolID) }
+        if let urlProtocolID = state.withLock({ $0.urlProtocolID }) { SandboxURLProtocol.unregister(id: urlProtocolID) }
     }
 
     /// The time source to give an `AuthClient` using this sandbox: ``clock`` for sleeping and
@@ -88,47 +93,43 @@ public final class Sandbox: @unchecked Sendable {
 
     /// Hosts `backend` under `host` (e.g. `"ref.sandbox.test"`), replacing any backend there.
     public func register(_ backend: any SandboxBackend, host: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        backends[host.lowercased()] = backend
+        state.withLock { $0.backends[host.lowercased()] = backend }
     }
 
     /// The backend registered under `host`, if any (test support: a harness that wraps or
     /// inspects the backends it installed).
     package func backend(forHost host: String) -> (any SandboxBackend)? {
-        lock.withLock { backends[host.lowercased()] }
+        state.withLock { $0.backends[host.lowercased()] }
     }
 
     /// The hosts with a backend, sorted.
     public var hosts: [String] {
-        lock.withLock { backends.keys.sorted() }
+        state.withLock { $0.backends.keys.sorted() }
     }
 
     /// Every request that reached the sandbox, in arrival order.
     public var requestLog: [SandboxLogEntry] {
-        lock.withLock { log }
+        state.withLock { $0.log }
     }
 
     /// The number of requests that reached the sandbox (dropped, faulted and cancelled ones
     /// included): assert `0` for "no network call".
     public var requestCount: Int {
-        lock.withLock { log.count }
+        state.withLock { $0.log.count }
     }
 
     /// The number of logged requests to `host` (any host when `nil`) whose path starts with
     /// `pathPrefix`.
     public func requestCount(host: String? = nil, pathPrefix: String = "") -> Int {
-        lock.withLock {
-            log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
+        state.withLock {
+            $0.log.filter { (host == nil || $0.host == host?.lowercased()) && $0.path.hasPrefix(pathPrefix) }.count
         }
     }
 
     /// Empties the request log (the count restarts at 0). Call it while no request is in
     /// flight: a request that finishes afterwards would record its outcome on the new log.
     public func resetLog() {
-        lock.lock()
-        defer { lock.unlock() }
-        log.removeAll()
+        state.withLock { $0.log.removeAll() }
     }
 
     /// Serves one request through the pipeline described on ``Sandbox``.
@@ -219,32 +220,30 @@ public final class Sandbox: @unchecked Sendable {
     private func logRequest(host: String, method: String, path: String, redactedPath: String, at now: Date)
         -> (Int, (any SandboxBackend)?)
     {
-        lock.lock()
-        defer { lock.unlock() }
-        let entry = SandboxLogEntry(
-            index: log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending,
-            redactedPath: redactedPath)
-        log.append(entry)
-        return (entry.index, backends[host])
+        state.withLock { state in
+            let entry = SandboxLogEntry(
+                index: state.log.count + 1, host: host, method: method, path: path, receivedAt: now, outcome: .pending,
+                redactedPath: redactedPath)
+            state.log.append(entry)
+            return (entry.index, state.backends[host])
+        }
     }
 
     private func finish(_ index: Int, _ outcome: SandboxLogEntry.Outcome) {
-        lock.lock()
-        defer { lock.unlock() }
-        if index >= 1, index <= log.count { log[index - 1].outcome = outcome }
+        state.withLock { state in
+            if index >= 1, index <= state.log.count { state.log[index - 1].outcome = outcome }
+        }
     }
 
     /// The id under which ``SandboxURLProtocol`` finds this sandbox (registered on first use).
     var urlProtocolRegistration: String {
-        lock.lock()
-        if let urlProtocolID {
-            lock.unlock()
-            return urlProtocolID
+        let (id, isNew) = state.withLock { state in
+            if let urlProtocolID = state.urlProtocolID { return (urlProtocolID, false) }
+            let id = UUID().uuidString
+            state.urlProtocolID = id
+            return (id, true)
         }
-        let id = UUID().uuidString
-        urlProtocolID = id
-        lock.unlock()
-        SandboxURLProtocol.register(self, id: id)
+        if isNew { SandboxURLProtocol.register(self, id: id) }
         return id
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// An in-process ``/MultiAuth/CellularHTTPTransport`` for a ``Sandbox``, so silent network auth
 /// (SNA) flows stay testable where no cellular interface exists.
@@ -66,12 +67,11 @@ public struct SandboxCellularTransport: CellularHTTPTransport {
         throw AuthError(.network, "the cellular request was redirected too often (sandbox)")
     }
 
-    private final class Availability: @unchecked Sendable {
-        private let lock = NSLock()
-        private var available = true
+    private final class Availability: Sendable {
+        private let available = Locked(true)
         var value: Bool {
-            get { lock.withLock { available } }
-            set { lock.withLock { available = newValue } }
+            get { available.withLock { $0 } }
+            set { available.withLock { $0 = newValue } }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -28,51 +29,58 @@ public final class SandboxURLProtocol: URLProtocol {
     /// The request header carrying the sandbox id.
     public static let sandboxHeader = "X-MultiAuth-Sandbox"
 
-    private final class WeakSandbox: @unchecked Sendable {
+    private struct WeakSandbox: Sendable {
         weak var sandbox: Sandbox?
         init(_ sandbox: Sandbox) { self.sandbox = sandbox }
     }
 
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var registry: [String: WeakSandbox] = [:]
-    nonisolated(unsafe) private static var hostRoutes: [String: WeakSandbox] = [:]
+    /// The process-wide routing tables, only touched inside `routing.withLock`.
+    private struct Routing: Sendable {
+        var registry: [String: WeakSandbox] = [:]
+        var hostRoutes: [String: WeakSandbox] = [:]
+    }
+
+    private static let routing = Locked(Routing())
 
     /// Carries this (non-`Sendable`) protocol instance into its loading task; URL loading
     /// calls back from one task at a time.
+    // @unchecked: holds the non-Sendable URLProtocol instance (a Foundation subclass) for its own loading task.
     private struct Reference: @unchecked Sendable {
         weak var value: SandboxURLProtocol?
     }
 
-    private let stateLock = NSLock()
-    private var loading: Task<Void, Never>?
-    /// Set by `stopLoading`: URL loading has cancelled this load (and may already have forgotten
-    /// its task), so the answer must not be reported to the client any more.
-    private var stopped = false
+    /// This load's mutable fields, only touched inside `state.withLock`.
+    private struct LoadState {
+        var loading: Task<Void, Never>?
+        /// Set by `stopLoading`: URL loading has cancelled this load (and may already have
+        /// forgotten its task), so the answer must not be reported to the client any more.
+        var stopped = false
+    }
+
+    private let state = Locked(LoadState())
 
     static func register(_ sandbox: Sandbox, id: String) {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        registry[id] = WeakSandbox(sandbox)
+        routing.withLock { $0.registry[id] = WeakSandbox(sandbox) }
     }
 
     static func unregister(id: String) {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        registry[id] = nil
-        hostRoutes = hostRoutes.filter { $0.value.sandbox != nil }
+        routing.withLock { routing in
+            routing.registry[id] = nil
+            routing.hostRoutes = routing.hostRoutes.filter { $0.value.sandbox != nil }
+        }
     }
 
     static func route(hosts: [String], to sandbox: Sandbox) {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        for host in hosts { hostRoutes[host.lowercased()] = WeakSandbox(sandbox) }
+        routing.withLock { routing in
+            for host in hosts { routing.hostRoutes[host.lowercased()] = WeakSandbox(sandbox) }
+        }
     }
 
     static func sandbox(for request: URLRequest) -> Sandbox? {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        if let id = request.value(forHTTPHeaderField: sandboxHeader) { return registry[id]?.sandbox }
-        return request.url?.host.flatMap { hostRoutes[$0.lowercased()]?.sandbox }
+        routing.withLock { routing in
+            if let id = request.value(forHTTPHeaderField: sandboxHeader) { return routing.registry[id]?.sandbox }
+            return request.url?.host.flatMap { routing.hostRoutes[$0.lowercased()]?.sandbox }
+        }
     }
 
     /// Claims every request: a session configured with this class never touches the network.
@@ -104,25 +112,24 @@ public final class SandboxURLProtocol: URLProtocol {
             do { result = .success(try await sandbox.serve(httpRequest)) } catch { result = .failure(error) }
             reference.value?.complete(with: result, url: url)
         }
-        stateLock.lock()
-        loading = task
-        stateLock.unlock()
+        state.withLock { $0.loading = task }
     }
 
     /// Cancels the sandbox call in flight.
     public override func stopLoading() {
-        stateLock.lock()
-        let task = loading
-        loading = nil
-        stopped = true
-        stateLock.unlock()
+        let task = state.withLock { state in
+            let task = state.loading
+            state.loading = nil
+            state.stopped = true
+            return task
+        }
         task?.cancel()
     }
 
     private func complete(with result: Result<HTTPResponse, any Error>, url: URL) {
         // A cancelled load reports nothing: swift-corelibs-foundation stops on a report for a task
         // it already removed.
-        guard !stateLock.withLock({ stopped }) else { return }
+        guard !state.withLock({ $0.stopped }) else { return }
         switch result {
         case .success(let response):
             guard

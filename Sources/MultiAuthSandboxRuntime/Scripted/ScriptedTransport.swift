@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// An ``/MultiAuth/HTTPTransport`` (cellular-capable) that answers from a script and records
 /// every request, for testing an adapter's wire format without a backend.
@@ -29,8 +30,8 @@ import MultiAuth
 /// The recorded requests hold whatever the adapter sent (tokens, codes): read them in
 /// assertions; ``description`` and the mirror show counts only (Docs/Security.md, "Redaction").
 ///
-/// Thread-safe (one lock); the handler runs outside the lock.
-public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable {
+/// Thread-safe (its fields are in one `Locked` state); the handler runs outside the lock.
+public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     /// Computes the answer to a request nothing queued or standing answered.
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
@@ -44,15 +45,20 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
         public let overCellular: Bool
     }
 
-    private let lock = NSLock()
+    /// The transport's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var queues: [String: [HTTPResponse]] = [:]
+        var anyQueue: [HTTPResponse] = []
+        var defaults: [String: HTTPResponse] = [:]
+        var handler: Handler?
+        var cellularHandler: Handler?
+        var recorded: [Exchange] = []
+        var cellular = true
+    }
+
+    private let state = Locked(State())
     private let naming: @Sendable (HTTPRequest) -> String
     private let cellularEndpoint: String
-    private var queues: [String: [HTTPResponse]] = [:]
-    private var anyQueue: [HTTPResponse] = []
-    private var defaults: [String: HTTPResponse] = [:]
-    private var handler: Handler?
-    private var recorded: [Exchange] = []
-    private var cellular = true
 
     /// Creates a transport with an empty script.
     /// - Parameters:
@@ -70,19 +76,27 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
     /// endpoint; once they are used up, requests fail with `AuthError(.network)`.
     public convenience init(_ responses: [HTTPResponse]) {
         self.init()
-        anyQueue = responses
+        state.withLock { $0.anyQueue = responses }
     }
 
     /// Creates a transport that answers every request with `handler`.
     public convenience init(_ handler: @escaping Handler) {
         self.init()
-        self.handler = handler
+        state.withLock { $0.handler = handler }
     }
 
     /// Creates a transport that records every request and forwards it to `transport` (e.g. a
     /// sandbox's transport), for assertions on what an adapter sent.
     public convenience init(forwardingTo transport: any HTTPTransport) {
         self.init { request in try await transport.send(request) }
+    }
+
+    /// Creates a transport that records every request and forwards it to `transport`, a request
+    /// over the cellular bearer through `transport`'s `sendOverCellular(_:)` (e.g. a sandbox's
+    /// cellular transport), for assertions on what an adapter sent, silent network auth included.
+    public convenience init(forwardingToCellular transport: any CellularHTTPTransport) {
+        self.init { request in try await transport.send(request) }
+        state.withLock { $0.cellularHandler = { request in try await transport.sendOverCellular(request) } }
     }
 
     /// The default endpoint name: the method and the URL path, e.g. `"GET /v1/key"`.
@@ -100,22 +114,22 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
 
     /// Queues `responses` for `endpoint`; each answers one request, in order.
     public func script(_ endpoint: String, _ responses: HTTPResponse...) {
-        lock.withLock { queues[endpoint, default: []] += responses }
+        state.withLock { $0.queues[endpoint, default: []] += responses }
     }
 
     /// Queues `responses` for requests to any endpoint (after the endpoint's own queue).
-    public func enqueue(_ responses: HTTPResponse...) { lock.withLock { anyQueue += responses } }
+    public func enqueue(_ responses: HTTPResponse...) { state.withLock { $0.anyQueue += responses } }
 
     /// Answers `endpoint` with `response` whenever nothing is queued for it.
     public func setDefault(_ endpoint: String, _ response: HTTPResponse) {
-        lock.withLock { defaults[endpoint] = response }
+        state.withLock { $0.defaults[endpoint] = response }
     }
 
     /// Replaces the handler that answers what the queues and standing answers do not.
-    public func setHandler(_ handler: @escaping Handler) { lock.withLock { self.handler = handler } }
+    public func setHandler(_ handler: @escaping Handler) { state.withLock { $0.handler = handler } }
 
     /// Every request so far with its endpoint name, in arrival order.
-    public var exchanges: [Exchange] { lock.withLock { recorded } }
+    public var exchanges: [Exchange] { state.withLock { $0.recorded } }
 
     /// Every request so far, in arrival order.
     public var requests: [HTTPRequest] { exchanges.map(\.request) }
@@ -130,8 +144,8 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
 
     /// Whether the emulated device has a cellular data path (default `true`).
     public var isCellularAvailable: Bool {
-        get { lock.withLock { cellular } }
-        set { lock.withLock { cellular = newValue } }
+        get { state.withLock { $0.cellular } }
+        set { state.withLock { $0.cellular = newValue } }
     }
 
     /// Records `request` and answers it from the script.
@@ -158,16 +172,17 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
 
     private func answer(_ request: HTTPRequest, endpoint: String, overCellular: Bool) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        let answer: Answer = lock.withLock {
-            recorded.append(Exchange(endpoint: endpoint, request: request, overCellular: overCellular))
-            if var queue = queues[endpoint], !queue.isEmpty {
+        let answer: Answer = state.withLock { state in
+            state.recorded.append(Exchange(endpoint: endpoint, request: request, overCellular: overCellular))
+            if var queue = state.queues[endpoint], !queue.isEmpty {
                 let next = queue.removeFirst()
-                queues[endpoint] = queue
+                state.queues[endpoint] = queue
                 return .response(next)
             }
-            if !anyQueue.isEmpty { return .response(anyQueue.removeFirst()) }
-            if let standing = defaults[endpoint] { return .response(standing) }
-            return handler.map { .handler($0) } ?? .none
+            if !state.anyQueue.isEmpty { return .response(state.anyQueue.removeFirst()) }
+            if let standing = state.defaults[endpoint] { return .response(standing) }
+            if overCellular, let cellularHandler = state.cellularHandler { return .handler(cellularHandler) }
+            return state.handler.map { .handler($0) } ?? .none
         }
         switch answer {
         case .response(let response): return response
@@ -178,7 +193,9 @@ public final class ScriptedTransport: CellularHTTPTransport, @unchecked Sendable
     }
 
     /// The number of responses still queued (per endpoint and for any endpoint).
-    var queuedCount: Int { lock.withLock { queues.values.reduce(anyQueue.count) { $0 + $1.count } } }
+    var queuedCount: Int {
+        state.withLock { state in state.queues.values.reduce(state.anyQueue.count) { $0 + $1.count } }
+    }
 }
 
 extension ScriptedTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

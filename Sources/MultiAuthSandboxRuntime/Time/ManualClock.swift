@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// A clock that only moves when a test says so, driving both the sleeping clock and the wall
 /// clock of a `TimeSource` together.
@@ -16,7 +17,7 @@ import MultiAuth
 ///
 /// Thread-safe; cancellation of a sleeping task wakes it with `CancellationError` and removes
 /// its registration.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: Clock, Sendable {
     /// A point on the manual clock: the `Duration` elapsed since the clock was created.
     public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
         /// Time elapsed since the clock's start.
@@ -33,20 +34,35 @@ public final class ManualClock: Clock, @unchecked Sendable {
         public var description: String { "+\(offset)" }
     }
 
-    private struct Sleeper {
+    private struct Sleeper: Sendable {
         let id: UInt64
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
         let background: Bool
     }
 
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
+    /// The clock's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var current = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+        var sleeperWaiters:
+            [(id: UInt64, count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The number of registered sleepers of one kind (background or not).
+        func count(background: Bool) -> Int {
+            sleepers.reduce(0) { $0 + ($1.background == background ? 1 : 0) }
+        }
+
+        /// A fresh id for a sleeper or a sleeper waiter.
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+    }
+
+    private let state = Locked(State())
     private let start: Date
-    private var sleepers: [Sleeper] = []
-    private var nextID: UInt64 = 0
-    private var sleeperWaiters:
-        [(id: UInt64, count: Int, background: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Creates a clock whose wall clock starts at `start`.
     /// - Parameter start: The wall-clock time at offset zero (default 2023-11-14T22:13:20Z,
@@ -57,7 +73,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// The current instant.
     public var now: Instant {
-        lock.withLock { current }
+        state.withLock { $0.current }
     }
 
     /// The smallest step the clock measures: one nanosecond.
@@ -65,7 +81,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// The wall-clock time: the start date plus the elapsed offset.
     public var wallNow: Date {
-        lock.withLock { start.addingTimeInterval(current.offset.timeInterval) }
+        state.withLock { start.addingTimeInterval($0.current.offset.timeInterval) }
     }
 
     /// A `TimeSource` whose clock is this clock and whose `now` is ``wallNow``.
@@ -76,17 +92,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// The number of tasks currently sleeping on this clock, background work (auto-refresh)
     /// not counted.
     public var sleeperCount: Int {
-        lock.withLock { count(background: false) }
+        state.withLock { $0.count(background: false) }
     }
 
     /// The number of background sleeps (an `AuthClient`'s auto-refresh schedulers) currently
     /// waiting on this clock.
     public var backgroundSleeperCount: Int {
-        lock.withLock { count(background: true) }
-    }
-
-    private func count(background: Bool) -> Int {
-        sleepers.reduce(0) { $0 + ($1.background == background ? 1 : 0) }
+        state.withLock { $0.count(background: true) }
     }
 
     /// Suspends until the clock reaches `deadline` (returns at once if it already has).
@@ -94,43 +106,41 @@ public final class ManualClock: Clock, @unchecked Sendable {
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let background = BackgroundWork.isActive
-        let id: UInt64 = {
-            lock.lock()
-            defer { lock.unlock() }
-            nextID += 1
-            return nextID
-        }()
+        let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                lock.lock()
-                if deadline <= current {
-                    lock.unlock()
-                    continuation.resume()
-                    return
+                enum Outcome {
+                    case due
+                    case cancelled
+                    case registered(ready: [CheckedContinuation<Void, Never>])
                 }
-                if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
-                sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation, background: background))
-                let count = count(background: background)
-                var ready: [CheckedContinuation<Void, Never>] = []
-                sleeperWaiters.removeAll { waiter in
-                    if waiter.background == background, count >= waiter.count {
-                        ready.append(waiter.continuation)
-                        return true
+                let outcome = state.withLock { state -> Outcome in
+                    if deadline <= state.current { return .due }
+                    if Task.isCancelled { return .cancelled }
+                    state.sleepers.append(
+                        Sleeper(id: id, deadline: deadline, continuation: continuation, background: background))
+                    let count = state.count(background: background)
+                    var ready: [CheckedContinuation<Void, Never>] = []
+                    state.sleeperWaiters.removeAll { waiter in
+                        if waiter.background == background, count >= waiter.count {
+                            ready.append(waiter.continuation)
+                            return true
+                        }
+                        return false
                     }
-                    return false
+                    return .registered(ready: ready)
                 }
-                lock.unlock()
-                for waiter in ready { waiter.resume() }
+                switch outcome {
+                case .due: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .registered(let ready): for waiter in ready { waiter.resume() }
+                }
             }
         } onCancel: {
-            lock.lock()
-            let index = sleepers.firstIndex { $0.id == id }
-            let sleeper = index.map { sleepers.remove(at: $0) }
-            lock.unlock()
+            let sleeper = state.withLock { state in
+                let index = state.sleepers.firstIndex { $0.id == id }
+                return index.map { state.sleepers.remove(at: $0) }
+            }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -138,19 +148,21 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// Moves the clock forward by `duration` and wakes every sleeper whose deadline has
     /// passed, earliest first.
     public func advance(by duration: Duration) {
-        lock.lock()
-        let target = current.advanced(by: duration)
-        lock.unlock()
+        let target = state.withLock { $0.current.advanced(by: duration) }
         advance(to: target)
     }
 
     /// Moves the clock to `instant` (never backwards) and wakes due sleepers, earliest first.
     public func advance(to instant: Instant) {
-        lock.lock()
-        if instant > current { current = instant }
-        let due = sleepers.filter { $0.deadline <= current }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-        sleepers.removeAll { $0.deadline <= current }
-        lock.unlock()
+        let due = state.withLock { state in
+            if instant > state.current { state.current = instant }
+            let current = state.current
+            let due = state.sleepers.filter { $0.deadline <= current }.sorted {
+                ($0.deadline, $0.id) < ($1.deadline, $1.id)
+            }
+            state.sleepers.removeAll { $0.deadline <= current }
+            return due
+        }
         for sleeper in due { sleeper.continuation.resume() }
     }
 
@@ -171,26 +183,21 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     private func waitFor(_ wanted: Int, background: Bool) async {
-        let id = lock.withLock {
-            nextID += 1
-            return nextID
-        }
+        let id = state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lock.lock()
-                if self.count(background: background) >= wanted || Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume()
-                } else {
-                    sleeperWaiters.append((id, wanted, background, continuation))
-                    lock.unlock()
+                let resumeNow = state.withLock { state in
+                    if state.count(background: background) >= wanted || Task.isCancelled { return true }
+                    state.sleeperWaiters.append((id, wanted, background, continuation))
+                    return false
                 }
+                if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            lock.lock()
-            let index = sleeperWaiters.firstIndex { $0.id == id }
-            let waiter = index.map { sleeperWaiters.remove(at: $0) }
-            lock.unlock()
+            let waiter = state.withLock { state in
+                let index = state.sleeperWaiters.firstIndex { $0.id == id }
+                return index.map { state.sleeperWaiters.remove(at: $0) }
+            }
             waiter?.continuation.resume()
         }
     }

@@ -85,31 +85,7 @@ package struct RequestParser: Sendable {
             case .failed(let status, let reason):
                 return .invalid(status: status, reason: reason)
             case .head:
-                guard let end = findHeadEnd() else {
-                    if let failure = headOverflow() { return fail(failure.0, failure.1) }
-                    return .needMore
-                }
-                let head = Array(buffer[position..<end])
-                position = end + 4
-                scan = position
-                switch parseHead(head) {
-                case .failure(let failure): return fail(failure.status, failure.reason)
-                case .success(let (request, framing)):
-                    pending = request
-                    switch framing {
-                    case .none:
-                        state = .head
-                        return .request(takePending())
-                    case .length(let length):
-                        state = .fixedBody(remaining: length)
-                    case .chunked:
-                        state = .chunkSize
-                    }
-                    if continueOwed {
-                        continueOwed = false
-                        return .sendContinue
-                    }
-                }
+                if let event = readHead() { return event }
             case .fixedBody(let remaining):
                 let available = buffer.count - position
                 let take = min(available, remaining)
@@ -123,26 +99,7 @@ package struct RequestParser: Sendable {
                 state = .head
                 return .request(takePending())
             case .chunkSize:
-                guard let lineEnd = findLineEnd(limit: 1024) else {
-                    if buffer.count - position > 1024 { return fail(400, "a chunk size line is too long") }
-                    return .needMore
-                }
-                let line = String(decoding: buffer[position..<lineEnd], as: UTF8.self)
-                position = lineEnd + 2
-                scan = position
-                let sizeField = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                guard !sizeField.isEmpty, sizeField.count <= 8, sizeField.allSatisfy(\.isHexDigit),
-                    let size = Int(sizeField, radix: 16)
-                else { return fail(400, "a chunk size is not a hexadecimal number") }
-                if size == 0 {
-                    state = .trailers
-                    trailerBytes = 0
-                    continue
-                }
-                guard (pending?.body.count ?? 0) + size <= limits.maximumBodyBytes else {
-                    return fail(413, "the request body is larger than \(limits.maximumBodyBytes) bytes")
-                }
-                state = .chunkData(remaining: size)
+                if let event = readChunkSize() { return event }
             case .chunkData(let remaining):
                 let available = buffer.count - position
                 let take = min(available, remaining)
@@ -163,24 +120,92 @@ package struct RequestParser: Sendable {
                 scan = position
                 state = .chunkSize
             case .trailers:
-                // Trailer fields are read and dropped (RFC 9112 §7.1.2), bounded like headers.
-                guard let lineEnd = findLineEnd(limit: limits.maximumHeaderBytes) else {
-                    if trailerBytes + buffer.count - position > limits.maximumHeaderBytes {
-                        return fail(431, "the trailer section is too large")
-                    }
-                    return .needMore
-                }
-                let length = lineEnd - position
-                trailerBytes += length + 2
-                position = lineEnd + 2
-                scan = position
-                if trailerBytes > limits.maximumHeaderBytes { return fail(431, "the trailer section is too large") }
-                if length == 0 {
-                    state = .head
-                    return .request(takePending())
-                }
+                if let event = readTrailerLine() { return event }
             }
         }
+    }
+
+    // MARK: - States of next()
+
+    /// `.head`: parses a complete header section and moves to its body; `nil` when ``next()``
+    /// goes on (a body follows, no `100 Continue` is owed).
+    @inline(__always)
+    private mutating func readHead() -> Event? {
+        guard let end = findHeadEnd() else {
+            if let failure = headOverflow() { return fail(failure.0, failure.1) }
+            return .needMore
+        }
+        let head = Array(buffer[position..<end])
+        position = end + 4
+        scan = position
+        switch parseHead(head) {
+        case .failure(let failure): return fail(failure.status, failure.reason)
+        case .success(let (request, framing)):
+            pending = request
+            switch framing {
+            case .none:
+                state = .head
+                return .request(takePending())
+            case .length(let length):
+                state = .fixedBody(remaining: length)
+            case .chunked:
+                state = .chunkSize
+            }
+            if continueOwed {
+                continueOwed = false
+                return .sendContinue
+            }
+            return nil
+        }
+    }
+
+    /// `.chunkSize`: reads a chunk size line; `nil` when ``next()`` goes on (to the chunk's data
+    /// or, after the last chunk, the trailers).
+    @inline(__always)
+    private mutating func readChunkSize() -> Event? {
+        guard let lineEnd = findLineEnd(limit: 1024) else {
+            if buffer.count - position > 1024 { return fail(400, "a chunk size line is too long") }
+            return .needMore
+        }
+        let line = String(decoding: buffer[position..<lineEnd], as: UTF8.self)
+        position = lineEnd + 2
+        scan = position
+        let sizeField = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        guard !sizeField.isEmpty, sizeField.count <= 8, sizeField.allSatisfy(\.isHexDigit),
+            let size = Int(sizeField, radix: 16)
+        else { return fail(400, "a chunk size is not a hexadecimal number") }
+        if size == 0 {
+            state = .trailers
+            trailerBytes = 0
+            return nil
+        }
+        guard (pending?.body.count ?? 0) + size <= limits.maximumBodyBytes else {
+            return fail(413, "the request body is larger than \(limits.maximumBodyBytes) bytes")
+        }
+        state = .chunkData(remaining: size)
+        return nil
+    }
+
+    /// `.trailers`: reads and drops one trailer field (RFC 9112 §7.1.2), bounded like headers;
+    /// the empty line completes the request. `nil` when ``next()`` goes on.
+    @inline(__always)
+    private mutating func readTrailerLine() -> Event? {
+        guard let lineEnd = findLineEnd(limit: limits.maximumHeaderBytes) else {
+            if trailerBytes + buffer.count - position > limits.maximumHeaderBytes {
+                return fail(431, "the trailer section is too large")
+            }
+            return .needMore
+        }
+        let length = lineEnd - position
+        trailerBytes += length + 2
+        position = lineEnd + 2
+        scan = position
+        if trailerBytes > limits.maximumHeaderBytes { return fail(431, "the trailer section is too large") }
+        if length == 0 {
+            state = .head
+            return .request(takePending())
+        }
+        return nil
     }
 
     private mutating func takePending() -> ServerRequest {
@@ -254,8 +279,31 @@ package struct RequestParser: Sendable {
         }
     }
 
+    /// Parses a complete header section (without its final CRLF CRLF): the request and how its
+    /// body is framed, or the status and reason it is refused with.
     private mutating func parseHead(_ head: [UInt8]) -> Result<(ServerRequest, Framing), Failure> {
-        // A bare CR or LF anywhere in the head is refused (RFC 9112 §2.2: no lenient parsing).
+        do throws(Failure) {
+            let lines = try headLines(head)
+            let line = try requestLine(lines[0])
+            let headers = try headerFields(lines.dropFirst())
+            let hosts = Self.values("Host", in: headers)
+            if line.minor == 1 && hosts.count != 1 {
+                throw Failure(400, "an HTTP/1.1 request needs exactly one Host header field")
+            }
+            if hosts.count > 1 { throw Failure(400, "more than one Host header field") }
+            let request = ServerRequest(
+                method: line.method, target: line.target, absoluteHost: line.absoluteHost,
+                minorVersion: line.minor, headers: headers, body: Data())
+            return .success((request, try framing(headers, minor: line.minor)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The head's lines, the request line first; a bare CR or LF anywhere in the head is refused
+    /// (RFC 9112 §2.2: no lenient parsing), so are a NUL, an over-long request line and too
+    /// many fields.
+    private func headLines(_ head: [UInt8]) throws(Failure) -> [ArraySlice<UInt8>] {
         var lines: [ArraySlice<UInt8>] = []
         var start = 0
         var index = 0
@@ -263,37 +311,44 @@ package struct RequestParser: Sendable {
             let byte = head[index]
             if byte == 13 {
                 guard index + 1 < head.count, head[index + 1] == 10 else {
-                    return .failure(Failure(400, "a bare CR in the header section"))
+                    throw Failure(400, "a bare CR in the header section")
                 }
                 lines.append(head[start..<index])
                 index += 2
                 start = index
                 continue
             }
-            if byte == 10 { return .failure(Failure(400, "a bare LF in the header section")) }
-            if byte == 0 { return .failure(Failure(400, "a NUL byte in the header section")) }
+            if byte == 10 { throw Failure(400, "a bare LF in the header section") }
+            if byte == 0 { throw Failure(400, "a NUL byte in the header section") }
             index += 1
         }
         lines.append(head[start..<head.count])
-        guard let requestLine = lines.first else { return .failure(Failure(400, "no request line")) }
+        guard let requestLine = lines.first else { throw Failure(400, "no request line") }
         guard requestLine.count <= limits.maximumRequestLineBytes else {
-            return .failure(Failure(414, "the request line is longer than \(limits.maximumRequestLineBytes) bytes"))
+            throw Failure(414, "the request line is longer than \(limits.maximumRequestLineBytes) bytes")
         }
         guard lines.count - 1 <= limits.maximumHeaderCount else {
-            return .failure(Failure(431, "more than \(limits.maximumHeaderCount) header fields"))
+            throw Failure(431, "more than \(limits.maximumHeaderCount) header fields")
         }
+        return lines
+    }
+
+    /// `METHOD target HTTP/1.x`, with an absolute-form target reduced to its path and host.
+    private func requestLine(
+        _ requestLine: ArraySlice<UInt8>
+    ) throws(Failure) -> (method: String, target: String, absoluteHost: String?, minor: Int) {
         let parts = requestLine.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
             parts[0].allSatisfy(Self.isTokenByte), parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
-        else { return .failure(Failure(400, "the request line is not 'METHOD target HTTP/1.x'")) }
+        else { throw Failure(400, "the request line is not 'METHOD target HTTP/1.x'") }
         let version = String(decoding: parts[2], as: UTF8.self)
         let minor: Int
         switch version {
         case "HTTP/1.1": minor = 1
         case "HTTP/1.0": minor = 0
         default:
-            if version.hasPrefix("HTTP/") { return .failure(Failure(505, "only HTTP/1.0 and HTTP/1.1 are served")) }
-            return .failure(Failure(400, "the request line is not 'METHOD target HTTP/1.x'"))
+            if version.hasPrefix("HTTP/") { throw Failure(505, "only HTTP/1.0 and HTTP/1.1 are served") }
+            throw Failure(400, "the request line is not 'METHOD target HTTP/1.x'")
         }
         let method = String(decoding: parts[0], as: UTF8.self)
         var target = String(decoding: parts[1], as: UTF8.self)
@@ -309,69 +364,78 @@ package struct RequestParser: Sendable {
                 let path = url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath
                 target = path + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
             } else {
-                return .failure(Failure(400, "the request target is not a path or an absolute http URL"))
+                throw Failure(400, "the request target is not a path or an absolute http URL")
             }
         }
+        return (method, target, absoluteHost, minor)
+    }
+
+    /// The header fields, names as sent and values trimmed of spaces and tabs.
+    private func headerFields(
+        _ lines: ArraySlice<ArraySlice<UInt8>>
+    ) throws(Failure) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
-        for line in lines.dropFirst() {
+        for line in lines {
             guard let colon = line.firstIndex(of: 58) else {
-                return .failure(Failure(400, "a header field without a colon"))
+                throw Failure(400, "a header field without a colon")
             }
             let name = line[line.startIndex..<colon]
             guard !name.isEmpty, name.allSatisfy(Self.isTokenByte) else {
                 // Covers obsolete line folding (a line starting with SP or HTAB) and a space
                 // before the colon (RFC 9112 §5.1, §5.2).
-                return .failure(Failure(400, "a malformed header field name"))
+                throw Failure(400, "a malformed header field name")
             }
             let rawValue = line[line.index(after: colon)...]
             guard rawValue.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
-                return .failure(Failure(400, "a control character in a header field value"))
+                throw Failure(400, "a control character in a header field value")
             }
             let value = String(decoding: rawValue, as: UTF8.self).trimmingCharacters(
                 in: CharacterSet(charactersIn: " \t"))
             headers.append((String(decoding: name, as: UTF8.self), value))
         }
-        func values(_ field: String) -> [String] {
-            headers.filter { $0.name.caseInsensitiveCompare(field) == .orderedSame }.map(\.value)
-        }
-        let hosts = values("Host")
-        if minor == 1 && hosts.count != 1 {
-            return .failure(Failure(400, "an HTTP/1.1 request needs exactly one Host header field"))
-        }
-        if hosts.count > 1 { return .failure(Failure(400, "more than one Host header field")) }
-        let request = ServerRequest(
-            method: method, target: target, absoluteHost: absoluteHost, minorVersion: minor, headers: headers,
-            body: Data())
-        let codings = values("Transfer-Encoding").flatMap { $0.split(separator: ",") }.map {
+        return headers
+    }
+
+    /// The values of every `field` header, in order (names compared case-insensitively).
+    private static func values(_ field: String, in headers: [(name: String, value: String)]) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(field) == .orderedSame }.map(\.value)
+    }
+
+    /// How the body is framed (RFC 9112 §6.3): chunked, a length, or none; records whether a
+    /// `100 Continue` is owed.
+    private mutating func framing(
+        _ headers: [(name: String, value: String)], minor: Int
+    ) throws(Failure) -> Framing {
+        let codings = Self.values("Transfer-Encoding", in: headers).flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }.filter { !$0.isEmpty }
-        let lengths = values("Content-Length").flatMap { $0.split(separator: ",") }.map {
+        let lengths = Self.values("Content-Length", in: headers).flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        let expectsContinue = values("Expect").contains { $0.lowercased() == "100-continue" }
+        let expectsContinue = Self.values("Expect", in: headers).contains { $0.lowercased() == "100-continue" }
         if !codings.isEmpty {
             guard lengths.isEmpty else {
-                return .failure(Failure(400, "both Content-Length and Transfer-Encoding (RFC 9112 §6.3)"))
+                throw Failure(400, "both Content-Length and Transfer-Encoding (RFC 9112 §6.3)")
             }
-            guard minor == 1 else { return .failure(Failure(400, "Transfer-Encoding in an HTTP/1.0 request")) }
+            guard minor == 1 else { throw Failure(400, "Transfer-Encoding in an HTTP/1.0 request") }
             guard codings == ["chunked"] else {
-                return .failure(Failure(501, "only the chunked transfer coding is supported"))
+                throw Failure(501, "only the chunked transfer coding is supported")
             }
             continueOwed = expectsContinue
-            return .success((request, .chunked))
+            return .chunked
         }
         if !lengths.isEmpty {
             guard Set(lengths).count == 1, let text = lengths.first, !text.isEmpty, text.count <= 18,
                 text.allSatisfy(\.isASCIIDigitCharacter), let length = Int(text)
-            else { return .failure(Failure(400, "a malformed or contradictory Content-Length")) }
+            else { throw Failure(400, "a malformed or contradictory Content-Length") }
             guard length <= limits.maximumBodyBytes else {
-                return .failure(Failure(413, "the request body is larger than \(limits.maximumBodyBytes) bytes"))
+                throw Failure(413, "the request body is larger than \(limits.maximumBodyBytes) bytes")
             }
-            if length == 0 { return .success((request, .none)) }
+            if length == 0 { return .none }
             continueOwed = expectsContinue
-            return .success((request, .length(length)))
+            return .length(length)
         }
-        return .success((request, .none))
+        return .none
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,8 @@ import Darwin
 /// their injected clock).
 ///
 /// Connection state is touched only by the loop thread; the handler tasks talk to it through
-/// ``complete(_:_:)``, which takes a lock and writes to the pipe.
+/// ``complete(_:_:)``, which takes the lock of `state` and writes to the pipe.
+// @unchecked: the connection table, ID counter and read buffer are plain vars owned by the loop thread (no lock).
 final class EventLoop: @unchecked Sendable {
     typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
@@ -65,14 +67,21 @@ final class EventLoop: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    private let lock = NSLock()
-    private var completions: [Completion] = []
-    private var stopRequested = false
-    private var stopGrace: Duration = .seconds(5)
-    private var finished = false
-    private var openCount = 0
-    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
-    private let finishedCondition = NSCondition()
+    /// What handler tasks and callers share with the loop thread, only touched inside
+    /// `state.withLock`.
+    private struct State {
+        var completions: [Completion] = []
+        var stopRequested = false
+        var stopGrace: Duration = .seconds(5)
+        var openCount = 0
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+        var finished = false
+    }
+
+    private let state = Locked(State())
+    /// Signalled once when the loop has ended; each ``waitUntilFinished()`` waits for it and
+    /// passes it on.
+    private let finishedSignal = DispatchSemaphore(value: 0)
 
     // Loop-thread state.
     private var connections: [UInt64: Connection] = [:]
@@ -101,43 +110,40 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// The number of open connections (for the inspector and tests).
-    var openConnections: Int { lock.withLock { openCount } }
+    var openConnections: Int { state.withLock { $0.openCount } }
 
     /// Asks the loop to stop: it closes the listener at once, lets requests being handled
     /// finish and their responses be written for up to `grace`, then closes every connection
     /// and ends. Returns at once; ``waitUntilFinished()`` waits.
     func requestStop(grace: Duration) {
-        lock.withLock {
-            stopRequested = true
-            stopGrace = grace
+        state.withLock { state in
+            state.stopRequested = true
+            state.stopGrace = grace
         }
         wake()
     }
 
     /// Waits (blocking the calling thread) until the loop has ended.
     func waitUntilFinished() {
-        finishedCondition.lock()
-        while !finished { finishedCondition.wait() }
-        finishedCondition.unlock()
+        finishedSignal.wait()
+        finishedSignal.signal()
     }
 
     /// Waits (suspending) until the loop has ended.
     func finished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            finishedCondition.lock()
-            if finished {
-                finishedCondition.unlock()
-                continuation.resume()
-                return
+            let done = state.withLock { state in
+                if state.finished { return true }
+                state.finishWaiters.append(continuation)
+                return false
             }
-            lock.withLock { finishWaiters.append(continuation) }
-            finishedCondition.unlock()
+            if done { continuation.resume() }
         }
     }
 
     /// Hands the response to request of connection `id` back to the loop (from any thread).
     private func complete(_ id: UInt64, _ response: ServerResponse) {
-        lock.withLock { completions.append(Completion(id: id, response: response)) }
+        state.withLock { $0.completions.append(Completion(id: id, response: response)) }
         wake()
     }
 
@@ -152,83 +158,98 @@ final class EventLoop: @unchecked Sendable {
         var stopDeadline: ContinuousClock.Instant?
         var listening = true
         while true {
-            let (stopping, grace) = lock.withLock { (stopRequested, stopGrace) }
+            let (stopping, grace) = state.withLock { ($0.stopRequested, $0.stopGrace) }
             if stopping && stopDeadline == nil {
                 stopDeadline = clock.now.advanced(by: grace)
                 if listening {
                     close(listener)
                     listening = false
                 }
-                // Idle connections go at once; the others finish their exchange.
-                for connection in Array(connections.values) {
-                    if case .reading = connection.phase, !connection.parser.isInsideRequest, connection.output.isEmpty {
-                        closeConnection(connection)
-                    } else {
-                        connection.keepAlive = false
-                    }
-                }
+                closeIdleConnections()
             }
             if let stopDeadline, connections.isEmpty || clock.now >= stopDeadline { break }
 
-            var descriptors: [pollfd] = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if listening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
             let order = Array(connections.values)
-            for connection in order {
-                var events: Int16 = 0
-                switch connection.phase {
-                case .reading, .draining: events = Int16(POLLIN)
-                case .writing: events = Int16(POLLOUT)
-                case .handling: events = 0
-                }
-                if !connection.output.isEmpty { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
-            }
+            var descriptors = pollDescriptors(for: order, listening: listening)
             let timeout = pollTimeout(stopDeadline: stopDeadline)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR { break }
 
-            if descriptors[0].revents != 0 { drainWakePipe() }
-            applyCompletions()
-            var index = 1
-            if listening {
-                if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections(stopping: stopping) }
-                index = 2
-            }
-            for connection in order {
-                let revents = descriptors[index].revents
-                index += 1
-                guard connections[connection.id] != nil, revents != 0 else { continue }
-                if revents & Int16(POLLNVAL) != 0 {
-                    closeConnection(connection)
-                    continue
-                }
-                if revents & Int16(POLLOUT) != 0 { flush(connection) }
-                guard connections[connection.id] != nil else { continue }
-                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                    switch connection.phase {
-                    case .reading: read(connection)
-                    case .draining: drain(connection)
-                    case .writing, .handling:
-                        if revents & Int16(POLLERR) != 0 { closeConnection(connection) }
-                    }
-                }
-            }
+            handleReadiness(descriptors, order: order, listening: listening, stopping: stopping)
             expireDeadlines()
         }
         for connection in Array(connections.values) { closeConnection(connection) }
         if listening { close(listener) }
         close(wakeRead)
         close(wakeWrite)
-        finishedCondition.lock()
-        finished = true
-        finishedCondition.broadcast()
-        let waiters = lock.withLock {
-            let list = finishWaiters
-            finishWaiters = []
+        let waiters = state.withLock { state in
+            state.finished = true
+            let list = state.finishWaiters
+            state.finishWaiters = []
             return list
         }
-        finishedCondition.unlock()
+        finishedSignal.signal()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Stopping: idle connections go at once; the others finish their exchange.
+    private func closeIdleConnections() {
+        for connection in Array(connections.values) {
+            if case .reading = connection.phase, !connection.parser.isInsideRequest, connection.output.isEmpty {
+                closeConnection(connection)
+            } else {
+                connection.keepAlive = false
+            }
+        }
+    }
+
+    /// What to poll: the wake pipe, the listener (while listening), then each connection of
+    /// `order`, for the events its phase waits for.
+    private func pollDescriptors(for order: [Connection], listening: Bool) -> [pollfd] {
+        var descriptors: [pollfd] = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        if listening { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+        for connection in order {
+            var events: Int16 = 0
+            switch connection.phase {
+            case .reading, .draining: events = Int16(POLLIN)
+            case .writing: events = Int16(POLLOUT)
+            case .handling: events = 0
+            }
+            if !connection.output.isEmpty { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
+        }
+        return descriptors
+    }
+
+    /// Acts on what `poll` reported: wake-ups and completions, new connections, then each
+    /// connection of `order` (the order ``pollDescriptors(for:listening:)`` listed them in).
+    private func handleReadiness(_ descriptors: [pollfd], order: [Connection], listening: Bool, stopping: Bool) {
+        if descriptors[0].revents != 0 { drainWakePipe() }
+        applyCompletions()
+        var index = 1
+        if listening {
+            if descriptors[1].revents & Int16(POLLIN) != 0 { acceptConnections(stopping: stopping) }
+            index = 2
+        }
+        for connection in order {
+            let revents = descriptors[index].revents
+            index += 1
+            guard connections[connection.id] != nil, revents != 0 else { continue }
+            if revents & Int16(POLLNVAL) != 0 {
+                closeConnection(connection)
+                continue
+            }
+            if revents & Int16(POLLOUT) != 0 { flush(connection) }
+            guard connections[connection.id] != nil else { continue }
+            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                switch connection.phase {
+                case .reading: read(connection)
+                case .draining: drain(connection)
+                case .writing, .handling:
+                    if revents & Int16(POLLERR) != 0 { closeConnection(connection) }
+                }
+            }
+        }
     }
 
     private func pollTimeout(stopDeadline: ContinuousClock.Instant?) -> Int32 {
@@ -286,9 +307,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func applyCompletions() {
-        let ready = lock.withLock {
-            let list = completions
-            completions = []
+        let ready = state.withLock { state in
+            let list = state.completions
+            state.completions = []
             return list
         }
         for completion in ready {
@@ -316,7 +337,7 @@ final class EventLoop: @unchecked Sendable {
             nextID += 1
             let connection = Connection(id: nextID, descriptor: descriptor, limits: limits, now: clock.now)
             connections[connection.id] = connection
-            lock.withLock { openCount = connections.count }
+            state.withLock { $0.openCount = connections.count }
         }
     }
 
@@ -437,7 +458,7 @@ final class EventLoop: @unchecked Sendable {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         if case .handling(let task) = connection.phase { task.cancel() }
         close(connection.descriptor)
-        lock.withLock { openCount = connections.count }
+        state.withLock { $0.openCount = connections.count }
     }
 }
 

@@ -1,10 +1,11 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// Records the exchanges between a test's sandbox and the backends (in-process, or a server
 /// behind ``ForwardingBackend``) so two runs can be compared byte for byte (Docs/Emulator.md,
 /// "Proving the server equivalent"). Test support (`package`); thread-safe.
-package final class ExchangeRecorder: @unchecked Sendable {
+package final class ExchangeRecorder: Sendable {
     /// One request and its answer, as text: request line, header fields, body, status, the
     /// answer's header fields and body. Header names are lower-cased and sorted; the fields
     /// that frame a message on one connection (`content-length`, `connection`, `keep-alive`,
@@ -24,14 +25,13 @@ package final class ExchangeRecorder: @unchecked Sendable {
         package var text: String { "\(request)\n\(requestContent)\n→ \(status)\n\(responseContent)" }
     }
 
-    private let lock = NSLock()
-    private var list: [Exchange] = []
+    private let list = Locked([Exchange]())
 
     /// Creates an empty recorder.
     package init() {}
 
     /// The exchanges in the order they finished.
-    package var exchanges: [Exchange] { lock.withLock { list } }
+    package var exchanges: [Exchange] { list.withLock { $0 } }
 
     /// Records one exchange with the backend of `host`.
     package func record(host: String, request: HTTPRequest, response: HTTPResponse) {
@@ -43,7 +43,7 @@ package final class ExchangeRecorder: @unchecked Sendable {
             request: "\(request.method.rawValue) \(host)\(target)",
             requestContent: Self.content(request.headers, request.body ?? Data()), status: response.status,
             responseContent: Self.content(response.headers, response.body))
-        lock.withLock { list.append(exchange) }
+        list.withLock { $0.append(exchange) }
     }
 
     private static let framing: Set<String> = [

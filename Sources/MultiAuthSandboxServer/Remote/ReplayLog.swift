@@ -1,13 +1,14 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandbox
 
 /// The exchanges a run made with a server, kept so they can be replayed against the same
 /// backends in this process: each request again, in the order the server's backends handled
 /// them (`X-MultiAuth-Order`), at the same clock reading, and each answer compared byte for byte
 /// (Docs/Emulator.md, "Proving the server equivalent"). Test support (`package`); thread-safe.
-package final class ReplayLog: @unchecked Sendable {
+package final class ReplayLog: Sendable {
     /// One exchange with the server.
     package struct Entry: Sendable {
         /// The link (one world) it went through.
@@ -26,17 +27,16 @@ package final class ReplayLog: @unchecked Sendable {
         package let serverIndex: Int
     }
 
-    private let lock = NSLock()
-    private var entries: [Entry] = []
+    private let entries = Locked([Entry]())
 
     /// Creates an empty log.
     package init() {}
 
     /// Adds an exchange.
-    package func append(_ entry: Entry) { lock.withLock { entries.append(entry) } }
+    package func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
 
     /// The exchanges so far.
-    package var all: [Entry] { lock.withLock { entries } }
+    package var all: [Entry] { entries.withLock { $0 } }
 
     /// Replays every world's exchanges against fresh in-process backends made as the server
     /// made its world (`settings`, `signingKey`) and returns one sentence per difference:

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandbox
 
 /// The client side of a ``SandboxServer`` in another process, for a test that drives the
@@ -65,11 +66,8 @@ package final class ServerLink: Sendable {
         }
     }
 
-    private final class SecretCache: @unchecked Sendable {
-        let lock = NSLock()
-        var secrets: [String: [UInt8]] = [:]
-    }
-    private let secrets = SecretCache()
+    /// The Portal TOTP secrets by e-mail, as last fetched from the server.
+    private let secrets = Locked([String: [UInt8]]())
 
     /// Creates a link for the world of `local` (its seed and manual clock).
     /// - Parameters:
@@ -114,7 +112,7 @@ package final class ServerLink: Sendable {
 
     /// The TOTP secret the server's Portal backend holds for `email`, as of the last request.
     package func totpSecret(for email: String) -> [UInt8]? {
-        secrets.lock.withLock { secrets.secrets[email] }
+        secrets.withLock { $0[email] }
     }
 
     /// Sends `request` (as the local sandbox's backend for `host` got it) to the server.
@@ -196,7 +194,7 @@ package final class ServerLink: Sendable {
                     found[email] = secret
                 }
             }
-            secrets.lock.withLock { secrets.secrets = found }
+            secrets.withLock { $0 = found }
         }
     }
 

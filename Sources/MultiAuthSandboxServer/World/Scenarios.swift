@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandbox
 
 /// What happens to sign-ins of one phone number or e-mail address, set through the control API
@@ -12,7 +13,7 @@ import MultiAuthSandbox
 /// is `OTPlessBackend.failSilentAuth(for:)`; "blocked" and "rate limited" refuse the start of a
 /// flow (a code send) in the provider's own error shape (the server's scenario gate in front of
 /// each backend).
-public final class Scenarios: @unchecked Sendable {
+public final class Scenarios: Sendable {
     /// One scenario.
     public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
         /// Codes are delivered on the channel asked for (the default; setting it clears the others).
@@ -54,21 +55,25 @@ public final class Scenarios: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var entries: [String: [Entry]] = [:]
-    private var faultRules: [String: [FaultRuleID]] = [:]
-    private weak var world: EmulatorWorld?
+    /// The scenarios' mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var entries: [String: [Entry]] = [:]
+        var faultRules: [String: [FaultRuleID]] = [:]
+        weak var world: EmulatorWorld?
+    }
+
+    private let state = Locked(State())
 
     init() {}
 
-    func attach(_ world: EmulatorWorld) { self.world = world }
+    func attach(_ world: EmulatorWorld) { state.withLock { $0.world = world } }
 
     /// Every destination's scenarios.
-    public var all: [String: [Entry]] { lock.withLock { entries } }
+    public var all: [String: [Entry]] { state.withLock { $0.entries } }
 
     /// The scenarios of `destination` (empty: every code is delivered).
     public func entries(for destination: String) -> [Entry] {
-        lock.withLock { entries[destination] ?? [] }
+        state.withLock { $0.entries[destination] ?? [] }
     }
 
     /// Whether `destination` has scenario `kind`.
@@ -87,7 +92,7 @@ public final class Scenarios: @unchecked Sendable {
             clear(destination)
             return
         }
-        guard let world else { return }
+        guard let world = state.withLock({ $0.world }) else { return }
         var rules: [FaultRuleID] = []
         switch entry.kind {
         case .delivered, .blocked, .rateLimited:
@@ -108,21 +113,22 @@ public final class Scenarios: @unchecked Sendable {
         case .silentAuthFails:
             world.otplessBackend.failSilentAuth(for: destination)
         }
-        lock.withLock {
-            entries[destination, default: []].removeAll { $0.kind == entry.kind }
-            entries[destination, default: []].append(entry)
-            faultRules[destination, default: []] += rules
+        state.withLock { state in
+            state.entries[destination, default: []].removeAll { $0.kind == entry.kind }
+            state.entries[destination, default: []].append(entry)
+            state.faultRules[destination, default: []] += rules
         }
     }
 
     /// Removes every scenario of `destination` (a Truecaller "verified before" registration
     /// stays until the next reset: the backend has no way to forget it).
     public func clear(_ destination: String) {
-        let (rules, kinds) = lock.withLock {
-            let rules = faultRules.removeValue(forKey: destination) ?? []
-            let kinds = (entries.removeValue(forKey: destination) ?? []).map(\.kind)
+        let (rules, kinds) = state.withLock { state in
+            let rules = state.faultRules.removeValue(forKey: destination) ?? []
+            let kinds = (state.entries.removeValue(forKey: destination) ?? []).map(\.kind)
             return (rules, kinds)
         }
+        let world = state.withLock { $0.world }
         for rule in rules { world?.sandbox.faults.remove(rule) }
         if kinds.contains(.silentAuthFails) { world?.otplessBackend.restoreSilentAuth(for: destination) }
     }
@@ -232,36 +238,40 @@ struct ScenarioGate: SandboxBackend {
 
 /// A first-in, first-out line for async work: ``run(_:)`` runs one body at a time, in the order
 /// the calls arrived, and numbers them.
-final class HandlingLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var count = 0
+final class HandlingLine: Sendable {
+    /// The line's mutable fields, only touched inside `state.withLock`.
+    private struct State {
+        var busy = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var count = 0
+    }
+
+    private let state = Locked(State())
 
     /// Runs `body` when every earlier call has finished; returns its number (1 first) and result.
     func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> (Int, T) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if busy {
-                waiting.append(continuation)
-                lock.unlock()
-            } else {
-                busy = true
-                lock.unlock()
-                continuation.resume()
+            let resumeNow = state.withLock { state in
+                if state.busy {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.busy = true
+                return true
             }
+            if resumeNow { continuation.resume() }
         }
-        let number = lock.withLock {
-            count += 1
-            return count
+        let number = state.withLock { state in
+            state.count += 1
+            return state.count
         }
         defer {
-            let next: CheckedContinuation<Void, Never>? = lock.withLock {
-                if waiting.isEmpty {
-                    busy = false
+            let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+                if state.waiting.isEmpty {
+                    state.busy = false
                     return nil
                 }
-                return waiting.removeFirst()
+                return state.waiting.removeFirst()
             }
             next?.resume()
         }

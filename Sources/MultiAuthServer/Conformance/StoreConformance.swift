@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// What the store conformance kit runs against: a replay store and an attempt limiter, a way to
 /// observe or move time, and optionally instances that cannot reach their backend.
@@ -408,32 +409,30 @@ private struct Run: Sendable {
 }
 
 /// A gate that opens when `count` tasks have arrived, so racers start together.
-final class StartGate: @unchecked Sendable {
-    private let lock = NSLock()
+final class StartGate: Sendable {
+    private struct State {
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var opened = false
+    }
+
     private let count: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var opened = false
+    private let state = Locked(State())
 
     init(count: Int) { self.count = count }
 
     func arrive() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if opened {
-                lock.unlock()
-                continuation.resume()
-                return
+            // The continuations to resume now: this one if the gate is open, every waiter if this
+            // arrival opens it, none while it stays shut.
+            let ready: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                if state.opened { return [continuation] }
+                state.waiting.append(continuation)
+                guard state.waiting.count >= count else { return [] }
+                state.opened = true
+                defer { state.waiting = [] }
+                return state.waiting
             }
-            waiting.append(continuation)
-            guard waiting.count >= count else {
-                lock.unlock()
-                return
-            }
-            opened = true
-            let all = waiting
-            waiting = []
-            lock.unlock()
-            for waiter in all { waiter.resume() }
+            for waiter in ready { waiter.resume() }
         }
     }
 }

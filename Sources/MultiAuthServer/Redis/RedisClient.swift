@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// A small Redis client (RESP2 over POSIX sockets) for the shared stores: a bounded connection
 /// pool, timeouts on every wait, `AUTH`/`SELECT`, reconnection with exponential back-off, and
@@ -34,15 +35,26 @@ public final class RedisClient: Sendable {
     package let limits: RESPLimits
     private let queue = DispatchQueue(label: "multiauth.redis", attributes: .concurrent)
     private let clock: ElapsedClock
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private nonisolated(unsafe) var pool = Pool()
+    /// The pool's state; read and changed only inside `withLock`.
+    private let pool = Locked(Pool())
 
     /// A caller queued for a connection, and the timer that ends its wait.
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<RedisConnection?, any Error>
         var timer: Task<Void, Never>?
+    }
+
+    /// What ``acquire(timeout:)`` found, acted on once the pool's lock is released.
+    private enum Acquisition {
+        /// The client was closed.
+        case closed
+        /// A healthy idle connection, or `nil`: a slot is reserved to open one.
+        case leased(RedisConnection?)
+        /// Every slot is busy and the queue is full (or the caller was cancelled).
+        case refused
+        /// The caller waits in the queue.
+        case queued
     }
 
     private struct Pool {
@@ -77,7 +89,7 @@ public final class RedisClient: Sendable {
     }
 
     deinit {
-        for connection in pool.idle { connection.close() }
+        for connection in pool.withLock({ $0.idle }) { connection.close() }
     }
 
     /// Sends `PING` and checks the `PONG`.
@@ -94,13 +106,13 @@ public final class RedisClient: Sendable {
     /// Closes the idle connections; every later call throws `closed`. Connections in use close
     /// when their command ends.
     public func close() {
-        let idle = lock.withLock {
+        let idle = pool.withLock { pool in
             pool.closed = true
             defer { pool.idle = [] }
             return pool.idle
         }
         for connection in idle { connection.close() }
-        let waiters = lock.withLock {
+        let waiters = pool.withLock { pool in
             defer { pool.waiters = [] }
             return pool.waiters
         }
@@ -111,11 +123,11 @@ public final class RedisClient: Sendable {
     }
 
     /// Connections opened so far (diagnostics and tests).
-    package var connectionsOpened: Int { lock.withLock { pool.connectionsOpened } }
+    package var connectionsOpened: Int { pool.withLock { $0.connectionsOpened } }
     /// Connections leased or being opened now (tests).
-    package var leasedConnections: Int { lock.withLock { pool.leased } }
+    package var leasedConnections: Int { pool.withLock { $0.leased } }
     /// Callers waiting for a connection now (tests).
-    package var waitingCallers: Int { lock.withLock { pool.waiters.count } }
+    package var waitingCallers: Int { pool.withLock { $0.waiters.count } }
 
     /// Sends `commands` in one round trip (pipelined when more than one) and returns one reply
     /// each. Error replies are returned, not thrown.
@@ -172,40 +184,45 @@ public final class RedisClient: Sendable {
     /// A caller that has to queue waits at most `timeout` (on the client's clock), then fails
     /// with `timedOut`.
     private func acquire(timeout: Duration) async throws -> RedisConnection? {
-        let id: UInt64 = lock.withLock {
+        let id: UInt64 = pool.withLock { pool in
             pool.nextWaiter += 1
             return pool.nextWaiter
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RedisConnection?, any Error>) in
-                lock.lock()
-                if pool.closed {
-                    lock.unlock()
-                    continuation.resume(throwing: StoreUnavailableError(.closed, "the Redis client was closed"))
-                    return
-                }
-                var stale: [RedisConnection] = []
-                while let connection = pool.idle.popLast() {
-                    if connection.isReusable {
-                        pool.leased += 1
-                        lock.unlock()
-                        for old in stale { old.close() }
-                        continuation.resume(returning: connection)
-                        return
+                let (outcome, stale) = pool.withLock { pool -> (Acquisition, [RedisConnection]) in
+                    if pool.closed { return (.closed, []) }
+                    var stale: [RedisConnection] = []
+                    while let connection = pool.idle.popLast() {
+                        if connection.isReusable {
+                            pool.leased += 1
+                            return (.leased(connection), stale)
+                        }
+                        stale.append(connection)
                     }
-                    stale.append(connection)
+                    if pool.leased < configuration.poolSize {
+                        pool.leased += 1
+                        return (.leased(nil), stale)
+                    }
+                    guard pool.waiters.count < configuration.maximumWaiters, !Task.isCancelled else {
+                        return (.refused, stale)
+                    }
+                    // The wait ends at `timeout` on the client's clock unless a slot comes first.
+                    let timer = Task { [self, clock] in
+                        guard (try? await clock.sleep(timeout)) != nil else { return }  // cancelled: served
+                        timeOutWaiter(id)
+                    }
+                    pool.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
+                    return (.queued, stale)
                 }
-                if pool.leased < configuration.poolSize {
-                    pool.leased += 1
-                    lock.unlock()
-                    for old in stale { old.close() }
-                    continuation.resume(returning: nil)
-                    return
-                }
-                guard pool.waiters.count < configuration.maximumWaiters, !Task.isCancelled else {
-                    lock.unlock()
-                    for old in stale { old.close() }
+                for old in stale { old.close() }
+                switch outcome {
+                case .closed:
+                    continuation.resume(throwing: StoreUnavailableError(.closed, "the Redis client was closed"))
+                case .leased(let connection):
+                    continuation.resume(returning: connection)
+                case .refused:
                     continuation.resume(
                         throwing: Task.isCancelled
                             ? CancellationError()
@@ -213,16 +230,9 @@ public final class RedisClient: Sendable {
                                 .overloaded,
                                 "all \(configuration.poolSize) Redis connections are busy and \(configuration.maximumWaiters) callers wait"
                             ))
-                    return
+                case .queued:
+                    break
                 }
-                // The wait ends at `timeout` on the client's clock unless a slot comes first.
-                let timer = Task { [self, clock] in
-                    guard (try? await clock.sleep(timeout)) != nil else { return }  // cancelled: served
-                    timeOutWaiter(id)
-                }
-                pool.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
-                lock.unlock()
-                for old in stale { old.close() }
             }
         } onCancel: {
             removeWaiter(id)?.resume(throwing: CancellationError())
@@ -231,7 +241,7 @@ public final class RedisClient: Sendable {
 
     /// Takes waiter `id` out of the queue (and stops its timer), if it is still there.
     private func removeWaiter(_ id: UInt64) -> CheckedContinuation<RedisConnection?, any Error>? {
-        let waiter = lock.withLock { () -> Waiter? in
+        let waiter = pool.withLock { pool -> Waiter? in
             guard let index = pool.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return pool.waiters.remove(at: index)
         }
@@ -252,29 +262,30 @@ public final class RedisClient: Sendable {
     private func release(_ connection: RedisConnection?, reusable: Bool) {
         let keep = reusable && connection?.isReusable == true
         if !keep { connection?.close() }
-        lock.lock()
-        if !pool.waiters.isEmpty, !pool.closed {
-            let waiter = pool.waiters.removeFirst()
-            lock.unlock()
-            waiter.timer?.cancel()
-            waiter.continuation.resume(returning: keep ? connection : nil)
+        // The next waiter, which takes the slot over; else whether the client was closed.
+        let (next, closed) = pool.withLock { pool -> (Waiter?, Bool) in
+            if !pool.waiters.isEmpty, !pool.closed {
+                return (pool.waiters.removeFirst(), false)
+            }
+            pool.leased -= 1
+            if keep, let connection, !pool.closed {
+                pool.idle.append(connection)
+                return (nil, false)
+            }
+            return (nil, pool.closed)
+        }
+        if let next {
+            next.timer?.cancel()
+            next.continuation.resume(returning: keep ? connection : nil)
             return
         }
-        pool.leased -= 1
-        if keep, let connection, !pool.closed {
-            pool.idle.append(connection)
-            lock.unlock()
-        } else {
-            let closed = pool.closed
-            lock.unlock()
-            if closed { connection?.close() }
-        }
+        if closed { connection?.close() }
     }
 
     /// Opens a connection, honouring and updating the back-off.
     private func connect() throws -> RedisConnection {
         let now = clock.elapsed()
-        if let wait: Duration = lock.withLock({
+        if let wait: Duration = pool.withLock({ pool in
             guard let retryAt = pool.retryAt, now < retryAt else { return nil }
             return retryAt - now
         }) {
@@ -284,14 +295,14 @@ public final class RedisClient: Sendable {
         }
         do {
             let connection = try RedisConnection.open(configuration, limits: limits)
-            lock.withLock {
+            pool.withLock { pool in
                 pool.failures = 0
                 pool.retryAt = nil
                 pool.connectionsOpened += 1
             }
             return connection
         } catch let error as StoreUnavailableError {
-            let pause: Duration = lock.withLock {
+            let pause: Duration = pool.withLock { pool in
                 pool.failures += 1
                 var pause = configuration.reconnectBackoff
                 for _ in 1..<min(pool.failures, 30) where pause < configuration.maximumReconnectBackoff {

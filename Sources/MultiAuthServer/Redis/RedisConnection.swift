@@ -3,7 +3,9 @@ import MultiAuthCrypto
 
 /// One authenticated connection: sends commands (several at once when a caller pipelines) and
 /// reads exactly one reply per command. Used by one caller at a time (the pool leases it), which
-/// is why it may cross to the I/O queue (`@unchecked Sendable`).
+/// is why it may cross to the I/O queue (Sendable without the compiler's check).
+// @unchecked: the read buffer and the socket are used by the one caller that leases the
+// connection from the pool; the lease, not a lock, keeps them unshared.
 final class RedisConnection: @unchecked Sendable {
     private let socket: RedisSocket
     private let limits: RESPLimits

@@ -18,9 +18,9 @@ struct ElapsedClock: Sendable {
 /// A bounded map of keys to values that expire, with a min-heap of deadlines so expired
 /// entries are dropped in O(log n) each, never by scanning the whole table.
 ///
-/// Not thread-safe: its owner serialises access (one lock per store).
+/// Not thread-safe: its owner serialises access (one `Locked` box per store).
 struct ExpiringTable<Value> {
-    private struct Entry {
+    fileprivate struct Entry {
         var value: Value
         var deadline: Duration
     }
@@ -114,3 +114,7 @@ struct ExpiringTable<Value> {
         }
     }
 }
+
+extension ExpiringTable: Sendable where Value: Sendable {}
+
+extension ExpiringTable.Entry: Sendable where Value: Sendable {}

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// A fixed-window ``/MultiAuthCrypto/AttemptLimiter`` in this process's memory: right for one
 /// server; a fleet needs ``RedisAttemptLimiter`` (each server would allow `limit` attempts,
@@ -17,9 +18,8 @@ public final class InMemoryAttemptLimiter: AttemptLimiter, Sendable {
     /// The most live counters kept.
     public let capacity: Int
     private let clock: ElapsedClock
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private nonisolated(unsafe) var counters: ExpiringTable<Int>
+    /// The live counters; read and changed only inside `withLock`.
+    private let counters: Locked<ExpiringTable<Int>>
 
     /// Creates an empty limiter.
     ///
@@ -31,7 +31,7 @@ public final class InMemoryAttemptLimiter: AttemptLimiter, Sendable {
         self.keyspace = keyspace
         self.capacity = max(1, capacity)
         self.clock = ElapsedClock(time.clock)
-        self.counters = ExpiringTable(capacity: max(1, capacity))
+        self.counters = Locked(ExpiringTable(capacity: max(1, capacity)))
     }
 
     /// Counts one attempt for `key` (atomic).
@@ -44,7 +44,7 @@ public final class InMemoryAttemptLimiter: AttemptLimiter, Sendable {
         try ReplayStoreLimits.check(limit: limit)
         let milliseconds = try ReplayStoreLimits.milliseconds(window, name: "window")
         let now = clock.elapsed()
-        return try lock.withLock {
+        return try counters.withLock { counters in
             counters.removeExpired(now: now)
             let count: Int
             let left: Duration

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// A ``/MultiAuthCrypto/ReplayStore`` in this process's memory: right for one server, wrong for
 /// a fleet (each server would accept a code once; use ``RedisReplayStore`` there,
@@ -12,7 +13,7 @@ import MultiAuthCrypto
 /// ``/MultiAuthCrypto/StoreUnavailableError`` (`capacityExhausted`): the store fails closed
 /// rather than forgetting a key early.
 ///
-/// Concurrency: `Sendable`; every operation is one critical section under a lock, so
+/// Concurrency: `Sendable`; every operation is one critical section under one lock, so
 /// `consumeOnce` and `advance` are atomic among all tasks of the process.
 public final class InMemoryReplayStore: ReplayStore, Sendable {
     /// The keyspace verifiers use for this store.
@@ -20,10 +21,13 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     /// The most unexpired entries kept per kind.
     public let capacity: Int
     private let clock: ElapsedClock
-    private let lock = NSLock()
-    // Guarded by `lock`; every access below holds it.
-    private nonisolated(unsafe) var used: ExpiringTable<Void>
-    private nonisolated(unsafe) var steps: ExpiringTable<UInt64>
+    private struct State {
+        var used: ExpiringTable<Void>
+        var steps: ExpiringTable<UInt64>
+    }
+
+    /// The single-use keys and the TOTP steps; read and changed only inside `withLock`.
+    private let state: Locked<State>
 
     /// Creates an empty store.
     ///
@@ -37,8 +41,8 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         self.keyspace = keyspace
         self.capacity = max(1, capacity)
         self.clock = ElapsedClock(time.clock)
-        self.used = ExpiringTable(capacity: max(1, capacity))
-        self.steps = ExpiringTable(capacity: max(1, capacity))
+        self.state = Locked(
+            State(used: ExpiringTable(capacity: max(1, capacity)), steps: ExpiringTable(capacity: max(1, capacity))))
     }
 
     /// Marks `key` used for `ttl` unless it already is (atomic).
@@ -49,10 +53,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public func consumeOnce(key: StoreKey, ttl: Duration) async throws -> Bool {
         let milliseconds = try ReplayStoreLimits.milliseconds(ttl, name: "ttl")
         let now = clock.elapsed()
-        return try lock.withLock {
-            used.removeExpired(now: now)
-            if used.value(key.storageKey, now: now) != nil { return false }
-            try used.set(key.storageKey, (), deadline: now + .milliseconds(milliseconds))
+        return try state.withLock { state in
+            state.used.removeExpired(now: now)
+            if state.used.value(key.storageKey, now: now) != nil { return false }
+            try state.used.set(key.storageKey, (), deadline: now + .milliseconds(milliseconds))
             return true
         }
     }
@@ -66,10 +70,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public func advance(key: StoreKey, to step: UInt64, ttl: Duration) async throws -> Bool {
         let milliseconds = try ReplayStoreLimits.milliseconds(ttl, name: "ttl")
         let now = clock.elapsed()
-        return try lock.withLock {
-            steps.removeExpired(now: now)
-            if let last = steps.value(key.storageKey, now: now), last >= step { return false }
-            try steps.set(key.storageKey, step, deadline: now + .milliseconds(milliseconds))
+        return try state.withLock { state in
+            state.steps.removeExpired(now: now)
+            if let last = state.steps.value(key.storageKey, now: now), last >= step { return false }
+            try state.steps.set(key.storageKey, step, deadline: now + .milliseconds(milliseconds))
             return true
         }
     }
@@ -78,18 +82,18 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     /// (diagnostics and the conformance kit).
     public func remainingTTL(of key: StoreKey) -> Duration? {
         let now = clock.elapsed()
-        return lock.withLock {
-            used.remaining(key.storageKey, now: now) ?? steps.remaining(key.storageKey, now: now)
+        return state.withLock { state in
+            state.used.remaining(key.storageKey, now: now) ?? state.steps.remaining(key.storageKey, now: now)
         }
     }
 
     /// The number of unexpired entries, single-use keys and TOTP steps together.
     public var count: Int {
         let now = clock.elapsed()
-        return lock.withLock {
-            used.removeExpired(now: now)
-            steps.removeExpired(now: now)
-            return used.count + steps.count
+        return state.withLock { state in
+            state.used.removeExpired(now: now)
+            state.steps.removeExpired(now: now)
+            return state.used.count + state.steps.count
         }
     }
 }

@@ -148,7 +148,7 @@ public struct TruecallerErrorCode: RawRepresentable, Hashable, Sendable, Codable
     ///   - message: A secret-free message; the code's name is used when empty.
     ///   - retryAfter: The delay before a retry, for rate limits.
     ///   - attemptsRemaining: Attempts left, for `invalidCode`.
-    /// - Returns: An error whose `provider` is ``/MultiAuth/AuthProviderID/truecaller``.
+    /// - Returns: An error whose `provider` is `AuthProviderID.truecaller`.
     public func authError(_ message: String = "", retryAfter: Duration? = nil, attemptsRemaining: Int? = nil)
         -> AuthError
     {

@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 
 extension OAuthProviderName {
     /// Truecaller one-tap (the identity of a `SignInRequest.truecallerOneTap(fallback:options:)`
@@ -199,19 +200,22 @@ extension TruecallerProvider {
 /// The one-tap nonces already exchanged, oldest forgotten first past ``capacity`` (a flow's
 /// nonce is also bounded by its challenge's expiry, so forgetting old ones reopens nothing a
 /// client would still accept). Thread-safe.
-final class UsedNonces: @unchecked Sendable {
+final class UsedNonces: Sendable {
     /// How many nonces are remembered.
     static let capacity = 4_096
-    private let lock = NSLock()
-    private var set: Set<String> = []
-    private var order: [String] = []
+    private struct State {
+        var set: Set<String> = []
+        var order: [String] = []
+    }
+
+    private let state = Locked(State())
 
     /// Records `nonce`; `false` when it was recorded before.
     func insert(_ nonce: String) -> Bool {
-        lock.withLock {
-            guard set.insert(nonce).inserted else { return false }
-            order.append(nonce)
-            if order.count > Self.capacity { set.remove(order.removeFirst()) }
+        self.state.withLock { used in
+            guard used.set.insert(nonce).inserted else { return false }
+            used.order.append(nonce)
+            if used.order.count > Self.capacity { used.set.remove(used.order.removeFirst()) }
             return true
         }
     }

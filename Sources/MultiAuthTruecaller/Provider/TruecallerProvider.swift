@@ -38,7 +38,7 @@ import MultiAuthCrypto
 /// (``TruecallerErrorCode``). Concurrency: a `Sendable` value; the only shared state is the
 /// key cache (an actor). Time only from `context.time`.
 public struct TruecallerProvider: RedirectHandlingProvider {
-    /// ``/MultiAuth/AuthProviderID/truecaller``.
+    /// `AuthProviderID.truecaller`.
     public let id: AuthProviderID
     /// The configuration.
     public let configuration: TruecallerConfiguration
@@ -68,7 +68,7 @@ public struct TruecallerProvider: RedirectHandlingProvider {
     /// Creates a provider.
     /// - Parameters:
     ///   - configuration: App key, app link, base URLs, installation id.
-    ///   - id: The provider id; ``/MultiAuth/AuthProviderID/truecaller`` by default.
+    ///   - id: The provider id; `AuthProviderID.truecaller` by default.
     ///   - app: Whether the Truecaller app is installed (one-tap); ``TruecallerApp/system`` by
     ///     default (UIKit's answer on Apple platforms, never installed elsewhere).
     public init(configuration: TruecallerConfiguration, id: AuthProviderID = .truecaller, app: TruecallerApp = .system)

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthConformance
 import MultiAuthSandbox
 
 /// The reference model of the session store, and the store the clients under test share.

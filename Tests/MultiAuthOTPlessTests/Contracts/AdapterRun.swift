@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 
 /// The contract fixtures' endpoint names, for a `ScriptedTransport` scripted per fixture.
 enum ContractEndpoint {
@@ -54,8 +55,8 @@ struct AdapterRun {
         transport.setHandler { request in
             HTTPResponse(status: 599, body: Data("no script for \(ContractEndpoint.name(of: request))".utf8))
         }
-        transport.setDefault("state", try ContractFixture.load("state").response("ok").http)
-        transport.setDefault("merchant-config", try ContractFixture.load("merchant-config").response("ok").http)
+        transport.setDefault("state", try OTPlessContracts.fixture("state").response("ok").http)
+        transport.setDefault("merchant-config", try OTPlessContracts.fixture("merchant-config").response("ok").http)
     }
 
     var context: AuthContext {

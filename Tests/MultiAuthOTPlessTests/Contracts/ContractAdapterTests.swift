@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The adapter against the contract fixtures (`Tests/Fixtures/Contracts/OTPless`): for every
@@ -13,15 +14,15 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct ContractAdapterTests {
     /// Every (fixture, response name) pair.
-    static let cases: [String] = ContractFixture.names.flatMap { name in
-        ((try? ContractFixture.load(name))?.responses ?? []).map { "\(name)/\($0.name)" }
+    static let cases: [String] = OTPlessContracts.names.flatMap { name in
+        ((try? OTPlessContracts.fixture(name))?.responses ?? []).map { "\(name)/\($0.name)" }
     }
 
     @Test func everyFixtureLoadsAndNamesItsSource() throws {
-        #expect(ContractFixture.names.count == 17)
-        let readme = try String(contentsOf: ContractFixture.directory.appending(path: "README.md"), encoding: .utf8)
-        for name in ContractFixture.names {
-            let fixture = try ContractFixture.load(name)
+        #expect(OTPlessContracts.names.count == 17)
+        let readme = try String(contentsOf: OTPlessContracts.directory.appending(path: "README.md"), encoding: .utf8)
+        for name in OTPlessContracts.names {
+            let fixture = try OTPlessContracts.fixture(name)
             #expect(fixture.endpoint == name)
             #expect(readme.contains("`\(name).json`"), "README names no source for \(name)")
         }
@@ -36,9 +37,8 @@ struct ContractAdapterTests {
         #expect(!run.transport.exchanges.isEmpty)
         for (endpoint, request) in run.transport.exchanges.map({ ($0.endpoint, $0.request) }) {
             let fixture = try #require(
-                try? ContractFixture.load(endpoint), "no fixture for a request to \(request.url.path)")
-            let mismatches = Contract.requestMismatches(
-                fixture.request, request, hosts: ContractFixture.productionHosts)
+                try? OTPlessContracts.fixture(endpoint), "no fixture for a request to \(request.url.path)")
+            let mismatches = Contract.requestMismatches(fixture, request)
             #expect(mismatches.isEmpty, "\(key): the \(endpoint) request does not match its fixture: \(mismatches)")
         }
         run.provider.stopAllPolling()
@@ -47,13 +47,13 @@ struct ContractAdapterTests {
     /// Options and a chosen channel put the optional intent keys on the wire, with their types.
     @Test func theOptionalIntentKeysMatchTheFixture() async throws {
         let run = try AdapterRun()
-        let fixture = try ContractFixture.load("intent-phone")
-        run.transport.script("intent-phone", fixture.response("otp-whatsapp").http)
+        let fixture = try OTPlessContracts.fixture("intent-phone")
+        try run.transport.script("intent-phone", fixture.response("otp-whatsapp").http)
         _ = try await run.provider.start(
             .phone(AdapterRun.phone, channel: .whatsapp, options: ["otpLength": "6", "expiry": "300"]),
             context: run.context)
         let request = try #require(run.transport.requests("intent-phone").first)
-        #expect(Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts) == [])
+        #expect(Contract.requestMismatches(fixture, request) == [])
         let body = try JSONDecoder().decode(JSONValue.self, from: try #require(request.body))
         #expect(body["deliveryMethod"] == .string("WHATSAPP"))
         #expect(body["otpLength"] == .string("6"))
@@ -68,7 +68,7 @@ struct ContractAdapterTests {
         func clientMetaData(_ configuration: OTPlessConfiguration) async throws -> JSONValue? {
             let run = try AdapterRun(configuration: configuration)
             run.transport.script(
-                "intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+                "intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
             _ = try await run.provider.start(.phone(AdapterRun.phone), context: run.context)
             run.provider.stopAllPolling()
             let request = try #require(run.transport.requests("intent-phone").first)
@@ -86,7 +86,7 @@ struct ContractAdapterTests {
     /// An expiry outside the guessed 30…900 s is sent precisely, as the decimal the app gave.
     @Test func anExpiryOutsideTheGuessedRangeIsSentToTheServer() async throws {
         let run = try AdapterRun()
-        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+        run.transport.script("intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
         let challenge = try #require(
             try await run.provider.start(.phone(AdapterRun.phone, options: ["expiry": " 1200 "]), context: run.context)
                 .challenge)
@@ -100,13 +100,14 @@ struct ContractAdapterTests {
     /// Drives the adapter to `endpoint` and answers it with the fixture response `response`;
     /// returns the mismatches with the response's `expect`.
     static func drive(endpoint: String, response name: String, run: AdapterRun) async throws -> [String] {
-        let fixture = try ContractFixture.load(endpoint)
-        let response = fixture.response(name)
+        let fixture = try OTPlessContracts.fixture(endpoint)
+        let response = try fixture.response(name)
         let expect = response.expect
         switch endpoint {
         case "state", "merchant-config":
             if name != "ok" { run.transport.script(endpoint, response.http, response.http) }
-            run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+            run.transport.script(
+                "intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
             let outcome = await run.start(.phone(AdapterRun.phone))
             if expect["ready"] != nil {
                 return (try? outcome.get().challenge) != nil ? [] : ["the device did not get ready: \(outcome)"]
@@ -123,8 +124,8 @@ struct ContractAdapterTests {
             return Expectation.mismatches(await run.start(request), expect, now: run.now)
         case "verify-otp-phone", "verify-otp-email":
             let phone = endpoint == "verify-otp-phone"
-            let intent = try ContractFixture.load(phone ? "intent-phone" : "intent-email")
-            run.transport.script(intent.endpoint, intent.response(phone ? "otp-whatsapp" : "otp-email").http)
+            let intent = try OTPlessContracts.fixture(phone ? "intent-phone" : "intent-email")
+            try run.transport.script(intent.name, intent.response(phone ? "otp-whatsapp" : "otp-email").http)
             let challenge = try #require(
                 try await run.provider.start(
                     phone ? .phone(AdapterRun.phone) : .email(AdapterRun.email), context: run.context
@@ -136,8 +137,8 @@ struct ContractAdapterTests {
             }
             return Expectation.mismatches(outcome, expect, now: run.now)
         case "code-exchange":
-            let intent = try ContractFixture.load("intent-email")
-            run.transport.script("intent-email", intent.response("magic-link").http)
+            let intent = try OTPlessContracts.fixture("intent-email")
+            try run.transport.script("intent-email", intent.response("magic-link").http)
             let challenge = try #require(
                 try await run.provider.start(.email(AdapterRun.email), context: run.context).challenge)
             run.transport.script(endpoint, response.http)
@@ -147,7 +148,8 @@ struct ContractAdapterTests {
             }
             return Expectation.mismatches(outcome, expect, now: run.now)
         case "status-poll":
-            run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+            run.transport.script(
+                "intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
             _ = try await run.provider.start(.phone(AdapterRun.phone), context: run.context)
             run.transport.script(endpoint, response.http)
             await run.clock.waitForSleepers(count: 1)
@@ -201,13 +203,13 @@ struct ContractAdapterTests {
             } catch { return Expectation.mismatches(.failure(error), expect, now: run.now) }
         case "openid-configuration", "jwks":
             run.transport.script(
-                "openid-configuration", try ContractFixture.load("openid-configuration").response("ok").http)
-            run.transport.script("jwks", try ContractFixture.load("jwks").response("ok").http)
+                "openid-configuration", try OTPlessContracts.fixture("openid-configuration").response("ok").http)
+            run.transport.script("jwks", try OTPlessContracts.fixture("jwks").response("ok").http)
             let verifier = OTPlessTokenVerifier(
                 clientID: "fixture-client", clientSecret: "unused", transport: run.transport, time: run.clock.timeSource
             )
             let idToken = try #require(
-                try ContractFixture.load("verify-otp-phone").response("success").expect["session"]?["idToken"]?
+                try OTPlessContracts.fixture("verify-otp-phone").response("success").expect["session"]?["idToken"]?
                     .stringValue)
             // The fixture token's signature is made up: a readable discovery document and key
             // set lead to `signatureInvalid`, an unreadable one to `providerUnavailable`.
@@ -230,26 +232,26 @@ struct ContractAdapterTests {
     }
 
     /// SNA: the silent-auth intent, then the carrier hit, the SNA status polls and the lapse.
-    static func driveSilentNetworkAuth(endpoint: String, response: ContractFixture.Response, run: AdapterRun)
+    static func driveSilentNetworkAuth(endpoint: String, response: ContractResponse, run: AdapterRun)
         async throws -> [String]
     {
-        let carrier = try ContractFixture.load("carrier")
-        let status = try ContractFixture.load("sna-status")
-        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("silent-auth").http)
+        let carrier = try OTPlessContracts.fixture("carrier")
+        let status = try OTPlessContracts.fixture("sna-status")
+        run.transport.script("intent-phone", try OTPlessContracts.fixture("intent-phone").response("silent-auth").http)
         let challenge = try #require(
             try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
         switch (endpoint, response.name) {
         case ("carrier", "ok"), ("sna-status", "success"):
-            run.transport.script("carrier", carrier.response("ok").http)
-            run.transport.script("sna-status", status.response("success").http)
+            try run.transport.script("carrier", carrier.response("ok").http)
+            try run.transport.script("sna-status", status.response("success").http)
         case ("sna-status", "pending"):
-            run.transport.script("carrier", carrier.response("ok").http)
-            run.transport.script("sna-status", response.http, status.response("success").http)
+            try run.transport.script("carrier", carrier.response("ok").http)
+            try run.transport.script("sna-status", response.http, status.response("success").http)
         case ("carrier", "failed"):
             run.transport.script("carrier", response.http)
-            run.transport.script("sna-lapse", try ContractFixture.load("sna-lapse").response("fallback").http)
+            run.transport.script("sna-lapse", try OTPlessContracts.fixture("sna-lapse").response("fallback").http)
         default:  // sna-lapse responses
-            run.transport.script("carrier", carrier.response("failed").http)
+            try run.transport.script("carrier", carrier.response("failed").http)
             run.transport.script("sna-lapse", response.http)
         }
         let context = run.context
@@ -288,7 +290,7 @@ struct ContractAdapterTests {
             }
             return problems
         case ("sna-status", "pending"):
-            var problems = Expectation.mismatches(outcome, status.response("success").expect, now: run.now)
+            var problems = try Expectation.mismatches(outcome, status.response("success").expect, now: run.now)
             if run.transport.requests("sna-status").count != 2 {
                 problems.append("expected a second poll after PENDING")
             }
@@ -300,10 +302,11 @@ struct ContractAdapterTests {
 
     /// A session from the verify fixture's success (with its session token and the state).
     static func signedInSession(_ run: AdapterRun) async throws -> AuthSession {
-        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+        run.transport.script("intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
         let challenge = try #require(
             try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
-        run.transport.script("verify-otp-phone", try ContractFixture.load("verify-otp-phone").response("success").http)
+        run.transport.script(
+            "verify-otp-phone", try OTPlessContracts.fixture("verify-otp-phone").response("success").http)
         let step = try await run.provider.respond(
             to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
         return try #require(step.session)

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import Testing
 
 /// The contract checks bite: renaming any key of any fixture (in memory) makes a check fail.
@@ -36,32 +37,27 @@ struct ContractMutationTests {
     @Test func renamingAnyRequestKeyOrHeaderOfAFixtureBreaksTheAdapterCheck() async throws {
         let golden = try await Self.goldenRequests()
         var renames = 0
-        for name in ContractFixture.names {
-            let fixture = try ContractFixture.load(name)
+        for name in OTPlessContracts.names {
+            let fixture = try OTPlessContracts.fixture(name)
             let request = try #require(golden[name], "the adapter never called \(name)")
             try #require(
-                Contract.requestMismatches(fixture.request, request, hosts: ContractFixture.productionHosts) == [])
-            let jsonStrings = Set(fixture.request.jsonStrings ?? [])
-            let fields: JSONValue? =
-                fixture.request.body ?? fixture.request.query.map { .object($0.mapValues(JSONValue.string)) }
+                Contract.requestMismatches(fixture, request) == [])
+            let jsonStrings = fixture.requestRules.jsonStrings
+            let fields: JSONValue? = fixture.body ?? fixture.query.map { .object($0) }
             for path in fields.map({ Contract.keyPaths($0, jsonStrings: jsonStrings) }) ?? []
-            where !Self.underFree(path, fixture.request.free) {
-                var mutated = fixture.request
+            where !Self.underFree(path, fixture.requestFree) {
                 let changed = Contract.renaming(fields!, at: path, to: Self.renamed(path), jsonStrings: jsonStrings)
-                if fixture.request.body != nil {
-                    mutated.body = changed
-                } else {
-                    mutated.query = changed.objectValue?.compactMapValues(\.stringValue)
-                }
-                let problems = Contract.requestMismatches(mutated, request, hosts: ContractFixture.productionHosts)
+                let mutated = fixture.settingRequest(fixture.body != nil ? "body" : "query", to: changed)
+                let problems = Contract.requestMismatches(mutated, request)
                 #expect(!problems.isEmpty, "\(name): renaming the request key \(path) went unnoticed")
                 renames += 1
             }
-            for header in (fixture.request.headers ?? [:]).keys {
-                var mutated = fixture.request
-                mutated.headers![header + "-Renamed"] = mutated.headers!.removeValue(forKey: header)
+            for header in fixture.headers.keys {
+                var headers = fixture.headers
+                headers[header + "-Renamed"] = headers.removeValue(forKey: header)
+                let mutated = fixture.settingRequest("headers", to: .object(headers))
                 #expect(
-                    !Contract.requestMismatches(mutated, request, hosts: ContractFixture.productionHosts).isEmpty,
+                    !Contract.requestMismatches(mutated, request).isEmpty,
                     "\(name): renaming the header \(header) went unnoticed")
                 renames += 1
             }
@@ -72,15 +68,17 @@ struct ContractMutationTests {
     @Test func renamingAnyResponseKeyOfAFixtureBreaksTheSandboxCheck() async throws {
         let answers = try await SandboxJourney.run()
         var renames = 0
-        for name in ContractFixture.names {
-            for response in try ContractFixture.load(name).responses {
+        for name in OTPlessContracts.names {
+            let fixture = try OTPlessContracts.fixture(name)
+            for response in fixture.responses {
                 let key = "\(name)/\(response.name)"
                 let answer = try #require(answers[key] ?? SandboxJourney.standIns[key].flatMap { answers[$0] })
-                for path in Contract.keyPaths(response.body) where !Self.underFree(path, response.free) {
-                    var mutated = response
-                    mutated.body = Contract.renaming(response.body, at: path, to: Self.renamed(path))
+                let body = response.body ?? .null
+                for path in Contract.keyPaths(body) where !Self.underFree(path, fixture.free(of: response)) {
+                    let mutated = Contract.renaming(body, at: path, to: Self.renamed(path))
                     #expect(
-                        !Contract.responseMismatches(mutated, answer, checkStatus: false).isEmpty,
+                        !Contract.responseMismatches(fixture, response, answer, checkStatus: false, body: mutated)
+                            .isEmpty,
                         "\(key): renaming the response key \(path) went unnoticed")
                     renames += 1
                 }
@@ -94,9 +92,9 @@ struct ContractMutationTests {
     /// token, refresh token or expiry, and the verify expectation fails.
     @Test(arguments: ["renamed", "nested"])
     func aMisplacedSessionInfoFailsTheDecodeCheck(_ variant: String) async throws {
-        let fixture = try ContractFixture.load("verify-otp-phone")
-        var success = fixture.response("success")
-        guard case .object(var body) = success.body, case .object(var oneTap)? = body["oneTap"],
+        let fixture = try OTPlessContracts.fixture("verify-otp-phone")
+        let success = try fixture.response("success")
+        guard case .object(var body)? = success.body, case .object(var oneTap)? = body["oneTap"],
             let sessionInfo = oneTap.removeValue(forKey: "sessionInfo"),
             case .object(var info)? = oneTap["merchantUserInfo"]
         else {
@@ -110,12 +108,11 @@ struct ContractMutationTests {
             oneTap["merchantUserInfo"] = .object(info)
         }
         body["oneTap"] = .object(oneTap)
-        success.body = .object(body)
         let run = try AdapterRun()
-        run.transport.script("intent-phone", try ContractFixture.load("intent-phone").response("otp-whatsapp").http)
+        run.transport.script("intent-phone", try OTPlessContracts.fixture("intent-phone").response("otp-whatsapp").http)
         let challenge = try #require(
             try await run.provider.start(.phone(AdapterRun.phone), context: run.context).challenge)
-        run.transport.script("verify-otp-phone", success.http)
+        run.transport.script("verify-otp-phone", success.http(body: .object(body)))
         let outcome = await run.outcome {
             try await run.provider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: run.context)
         }

@@ -3,6 +3,7 @@ import MultiAuth
 import MultiAuthCrypto
 import MultiAuthOTPless
 import MultiAuthSandbox
+import MultiAuthSandboxKit
 import MultiAuthTestKeys
 import Testing
 
@@ -12,8 +13,10 @@ import Testing
 struct SandboxJourney {
     static let phone = "+919876543210"
     static let email = "user.name+otp@example.com"
+    /// The sandbox host of each production host.
     static let hosts = [
-        "client": OTPlessBackend.clientHost, "session": OTPlessBackend.sessionHost, "issuer": OTPlessBackend.issuerHost,
+        "user-auth.otpless.app": OTPlessBackend.clientHost, "api.otpless.com": OTPlessBackend.sessionHost,
+        "otpless.com": OTPlessBackend.issuerHost,
     ]
 
     /// Fixture responses the sandbox cannot produce (5xx, injected by faults in real life),
@@ -45,7 +48,7 @@ struct SandboxJourney {
         headers: [String: String] = [:],
         url: URL? = nil, cellular: Bool = false
     ) async throws -> HTTPResponse {
-        let fixture = try ContractFixture.load(name).request
+        let fixture = try OTPlessContracts.fixture(name)
         let known = values
         let fill = { (text: String) -> String in
             var result = text
@@ -60,7 +63,7 @@ struct SandboxJourney {
             components.scheme = "https"
             components.host = Self.hosts[fixture.host]
             components.path = fill(fixture.path)
-            if var query = fixture.query {
+            if var query = fixture.query?.compactMapValues(\.stringValue) {
                 for key in remove { query[key] = nil }
                 for (key, value) in set { query[key] = value.stringValue }
                 components.queryItems = query.keys.sorted().map { URLQueryItem(name: $0, value: fill(query[$0]!)) }
@@ -68,7 +71,7 @@ struct SandboxJourney {
             target = try #require(components.url)
         }
         var request = HTTPRequest(method: HTTPMethod(rawValue: fixture.method), url: target)
-        for (name, value) in fixture.headers ?? [:] { request.headers[name] = fill(value) }
+        for (name, value) in fixture.headers { request.headers[name] = fill(value.stringValue ?? "") }
         for (name, value) in headers { request.headers[name] = value }
         if case .object(var body)? = fixture.body {
             for key in remove { body[key] = nil }
@@ -249,14 +252,14 @@ struct ContractSandboxTests {
     /// and answers as the real server does.
     @Test func theSandboxAnswersTheFixtureRequestsWithTheFixtureShapes() async throws {
         let answers = try await SandboxJourney.run()
-        for name in ContractFixture.names {
-            let fixture = try ContractFixture.load(name)
+        for name in OTPlessContracts.names {
+            let fixture = try OTPlessContracts.fixture(name)
             for response in fixture.responses {
                 let key = "\(name)/\(response.name)"
                 let direct = answers[key]
                 let answer = try #require(
                     direct ?? SandboxJourney.standIns[key].flatMap { answers[$0] }, "the journey never produced \(key)")
-                let mismatches = Contract.responseMismatches(response, answer, checkStatus: direct != nil)
+                let mismatches = Contract.responseMismatches(fixture, response, answer, checkStatus: direct != nil)
                 #expect(mismatches.isEmpty, "\(key): \(mismatches) in \(String(decoding: answer.body, as: UTF8.self))")
             }
         }

@@ -20,7 +20,7 @@ import Foundation
 /// Every call is recorded (its dictionaries) so tests can check the attributes sent. One lock
 /// makes each call atomic, like the keychain.
 final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
-    enum Call: Equatable {
+    enum SecCall: Equatable {
         case copyMatching(KeychainDictionary)
         case add(KeychainDictionary)
         case update(KeychainDictionary, KeychainDictionary)
@@ -40,7 +40,7 @@ final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
     let defaultAccessGroup: String
     private let lock = NSLock()
     private var storage: [KeychainDictionary] = []
-    private var log: [Call] = []
+    private var log: [SecCall] = []
     /// When set, every call returns this status and changes nothing (e.g. a locked keychain).
     var forcedStatus: Int32? {
         get { lock.withLock { forced } }
@@ -60,7 +60,7 @@ final class EmulatedSecItems: SecItemCalls, @unchecked Sendable {
     }
 
     var items: [KeychainDictionary] { lock.withLock { storage } }
-    var calls: [Call] { lock.withLock { log } }
+    var calls: [SecCall] { lock.withLock { log } }
 
     private func matches(_ item: KeychainDictionary, _ query: KeychainDictionary) -> Bool {
         for key in Self.matchKeys {

@@ -183,7 +183,7 @@ struct FakeProvider: AuthProvider, RefreshableProvider, RedirectHandlingProvider
 
 /// A client wired to a fake provider, a manual clock and an in-memory store that fails on
 /// command (`FailingSessionStore`).
-struct Fixture {
+struct ClientWorld {
     let clock = ManualClock()
     let server: FakeServer
     let store: FailingSessionStore

@@ -34,7 +34,7 @@ enum Stub {
 }
 
 /// Shared fixtures: a configuration, a manual clock context, signing keys.
-enum Fixture {
+enum TruecallerWorld {
     static let base = URL(string: "https://truecaller.stub.test")!
     static let configuration = TruecallerConfigurationFactory.make()
     static let phone = try! PhoneNumber("+91 98765 43210")

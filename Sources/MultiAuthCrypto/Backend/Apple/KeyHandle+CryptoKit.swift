@@ -5,8 +5,9 @@ import Security
 
 /// An RSA `SecKey` or a CryptoKit P-256 key, public or private.
 ///
-/// `@unchecked Sendable`: `SecKey` is an immutable, thread-safe CF object; the CryptoKit keys
+/// Sendable without the compiler's check: `SecKey` is an immutable, thread-safe CF object; the CryptoKit keys
 /// are value types that are never mutated.
+// @unchecked: holds a `SecKey` (an immutable CF object) or an immutable CryptoKit key (see above).
 final class KeyHandle: @unchecked Sendable {
     private enum Storage {
         case rsa(SecKey)

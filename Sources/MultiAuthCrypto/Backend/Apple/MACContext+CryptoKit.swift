@@ -4,7 +4,8 @@ import Foundation
 
 /// A CryptoKit HMAC key; immutable, so it needs no lock.
 ///
-/// `@unchecked Sendable`: `SymmetricKey` is immutable but not marked `Sendable` in every SDK.
+/// Sendable without the compiler's check: `SymmetricKey` is immutable but not marked `Sendable` in every SDK.
+// @unchecked: `SymmetricKey` is immutable but not `Sendable` in every SDK (see above).
 final class MACContext: @unchecked Sendable {
     private let key: SymmetricKey
     private let algorithm: DigestAlgorithm

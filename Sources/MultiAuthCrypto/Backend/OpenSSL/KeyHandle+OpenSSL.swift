@@ -3,10 +3,11 @@ import CMultiAuthCrypto
 
 /// An owned libcrypto `EVP_PKEY` (RSA or P-256, public or private), freed on deinit.
 ///
-/// `@unchecked Sendable`: the key is never modified after creation, and OpenSSL 3 allows
+/// Sendable without the compiler's check: the key is never modified after creation, and OpenSSL 3 allows
 /// concurrent signing and verification with one `EVP_PKEY` (each signing uses its own
 /// `EVP_MD_CTX`; each check takes a prepared `EVP_PKEY_CTX` of its own from
 /// ``VerifyContextPool``).
+// @unchecked: owns a C pointer (`EVP_PKEY`), immutable after creation (see above).
 final class KeyHandle: @unchecked Sendable {
     let pkey: OpaquePointer
     let keyType: KeyType

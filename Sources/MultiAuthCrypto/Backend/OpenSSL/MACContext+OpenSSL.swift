@@ -9,8 +9,9 @@ import CMultiAuthCrypto
 /// re-keys nor allocates. The states are never written after `init`: any number of threads may
 /// compute MACs with one key at the same time, with no lock.
 ///
-/// `@unchecked Sendable`: the C states are immutable from `init` to `deinit`, which erases
+/// Sendable without the compiler's check: the C states are immutable from `init` to `deinit`, which erases
 /// and frees them.
+// @unchecked: owns C hash states, immutable from `init` to `deinit` (see above).
 final class MACContext: @unchecked Sendable {
     private let state: UnsafeMutablePointer<cmultiauth_hmac_key>
     private let outputSize: Int

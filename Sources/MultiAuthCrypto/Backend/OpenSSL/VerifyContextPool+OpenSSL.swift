@@ -1,6 +1,7 @@
 #if !canImport(CryptoKit)
 import CMultiAuthCrypto
 import Foundation
+import MultiAuthLocking
 
 /// Prepared libcrypto verify contexts for one public key and one digest, reused across
 /// signature checks.
@@ -10,12 +11,14 @@ import Foundation
 /// message's digest: no per-check context allocation, algorithm fetch or parameter setting.
 ///
 /// Concurrency: an `EVP_PKEY_CTX` must never be used by two threads at once, so each check
-/// takes an idle context off a stack under `lock`, verifies with it *without* the lock, and
+/// takes an idle context off a stack under the lock of `idle`, verifies with it *without* the lock, and
 /// puts it back. When the stack is empty (first use, or more concurrent checks than idle
 /// contexts) a new context is prepared; at most ``capacity`` idle contexts are kept, extras
 /// are freed. Any number of threads verify with one pool at once, each on its own context; the
 /// lock is held only for a pop or a push. A context whose check failed with an error (not just
 /// a signature that does not verify) is freed rather than reused.
+// @unchecked: the key and the idle contexts are C pointers (`OpaquePointer`, not `Sendable`);
+// the key is never modified after init, and each context is used by one thread at a time.
 final class VerifyContextPool: @unchecked Sendable {
     /// The most idle contexts kept: enough for as many concurrent checks as a server has cores
     /// to reuse contexts; a burst beyond it prepares (and then frees) a few more.
@@ -27,10 +30,9 @@ final class VerifyContextPool: @unchecked Sendable {
     private let keyType: KeyType
     /// The digest the contexts expect (its length is checked by `EVP_PKEY_verify`).
     private let digest: DigestAlgorithm
-    /// Guards `idle`; never held during a signature check.
-    private let lock = NSLock()
-    /// Idle prepared contexts, owned by the pool; every access holds `lock`.
-    private var idle: [OpaquePointer] = []
+    /// Idle prepared contexts, owned by the pool; the lock is never held during a signature
+    /// check.
+    private let idle: Locked<[OpaquePointer]>
 
     /// A pool for `pkey` (which gains a reference for the pool's lifetime) and `digest`; no
     /// context is prepared until the first check.
@@ -39,16 +41,18 @@ final class VerifyContextPool: @unchecked Sendable {
         self.pkey = pkey
         self.keyType = keyType
         self.digest = digest
-        idle.reserveCapacity(Self.capacity)
+        var contexts: [OpaquePointer] = []
+        contexts.reserveCapacity(Self.capacity)
+        idle = Locked(contexts)
     }
 
     deinit {
-        for context in idle { EVP_PKEY_CTX_free(context) }
+        for context in idle.withLock({ $0 }) { EVP_PKEY_CTX_free(context) }
         EVP_PKEY_free(pkey)
     }
 
     /// The number of idle contexts (a test seam).
-    var idleCount: Int { lock.withLock { idle.count } }
+    var idleCount: Int { idle.withLock { $0.count } }
 
     /// Checks `signature` (RSA: PKCS #1 v1.5 bytes; P-256: DER `ECDSA-Sig-Value`) over the
     /// message whose ``digest`` is `messageDigest`, with a context of the pool.
@@ -74,13 +78,13 @@ final class VerifyContextPool: @unchecked Sendable {
 
     /// An idle context, or a newly prepared one when there is none (`nil` if libcrypto fails).
     private func take() -> OpaquePointer? {
-        if let context = lock.withLock({ idle.popLast() }) { return context }
+        if let context = idle.withLock({ $0.popLast() }) { return context }
         return prepare()
     }
 
     /// Returns `context` to the stack, or frees it when ``capacity`` contexts are idle already.
     private func giveBack(_ context: OpaquePointer) {
-        let kept = lock.withLock {
+        let kept = idle.withLock { idle in
             guard idle.count < Self.capacity else { return false }
             idle.append(context)
             return true

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// The emulated server of the ``ReferenceProtocol``: the backend MultiAuth's own tests, the
@@ -10,9 +11,9 @@ import MultiAuthSandboxRuntime
 /// the server clock (``/MultiAuthSandboxRuntime/SandboxContext/time``, fault-plan offset applied). Each start is an
 /// independent flow: a second start for the same identity does not invalidate the first.
 ///
-/// Thread-safe (one lock around its tables); handlers never suspend while holding it.
-public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
-    private struct Flow {
+/// Thread-safe (its tables are in one `Locked` state); handlers never suspend while holding it.
+public final class ReferenceBackend: SandboxBackend, Sendable {
+    private struct Flow: Sendable {
         let identity: String
         let isPhone: Bool
         var channel: String
@@ -24,7 +25,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         var finished = false
     }
 
-    private struct Grant {
+    private struct Grant: Sendable {
         let userID: String
         let identity: String
         let isPhone: Bool
@@ -55,20 +56,24 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         public var customMirror: Mirror { Mirror(self, children: ["origin": description]) }
     }
 
-    private struct Rotation {
+    private struct Rotation: Sendable {
         let child: String
         let at: Date
     }
 
-    private let lock = NSLock()
-    private var flows: [String: Flow] = [:]
-    private var users: [String: String] = [:]
-    private var grants: [String: Grant] = [:]
-    private var revokedAccessTokens: Set<String> = []
-    private var origins: [String: RefreshTokenOrigin] = [:]
-    private var rotations: [String: Rotation] = [:]
-    private var verifiedCodes: [String: Int] = [:]
-    private var reusedGrants = 0
+    /// The backend's tables, only touched inside `state.withLock`.
+    private struct State {
+        var flows: [String: Flow] = [:]
+        var users: [String: String] = [:]
+        var grants: [String: Grant] = [:]
+        var revokedAccessTokens: Set<String> = []
+        var origins: [String: RefreshTokenOrigin] = [:]
+        var rotations: [String: Rotation] = [:]
+        var verifiedCodes: [String: Int] = [:]
+        var reusedGrants = 0
+    }
+
+    private let state = Locked(State())
     private let reuseInterval: TimeInterval
 
     /// Creates a backend with no flows, users or tokens.
@@ -81,24 +86,28 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     /// Where `refreshToken` came from, or `nil` when this backend never issued it.
     public func origin(ofRefreshToken refreshToken: String) -> RefreshTokenOrigin? {
-        lock.withLock { origins[refreshToken] }
+        state.withLock { $0.origins[refreshToken] }
     }
 
     /// Whether `refreshToken` would be accepted by a refresh now (issued, not rotated, revoked
     /// or signed out). A token inside its reuse interval is not live.
     public func isLive(refreshToken: String) -> Bool {
-        lock.withLock { grants[refreshToken] != nil }
+        state.withLock { $0.grants[refreshToken] != nil }
     }
 
     /// Revokes `refreshToken` on the server side (an administrator ending the session): the
     /// next refresh with it, or with a token it was rotated into, gets `401 invalid_grant`.
     public func revoke(refreshToken: String) {
-        lock.withLock {
+        state.withLock { state in
             var token = refreshToken
             while true {
-                if let grant = grants.removeValue(forKey: token) { revokedAccessTokens.insert(grant.accessToken) }
-                rotations[token] = nil
-                guard let next = grants.keys.first(where: { origins[$0] == .refresh(from: token) }) else { break }
+                if let grant = state.grants.removeValue(forKey: token) {
+                    state.revokedAccessTokens.insert(grant.accessToken)
+                }
+                state.rotations[token] = nil
+                guard let next = state.grants.keys.first(where: { state.origins[$0] == .refresh(from: token) }) else {
+                    break
+                }
                 token = next
             }
         }
@@ -107,12 +116,12 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
     /// How many verifications (code or magic link) of the flow with id `flowId` succeeded:
     /// 0 or 1.
     public func successfulVerifications(ofFlow flowId: String) -> Int {
-        lock.withLock { verifiedCodes[flowId, default: 0] }
+        state.withLock { $0.verifiedCodes[flowId, default: 0] }
     }
 
     /// How many verifications were refused with `409 already_used` (a grant spent twice).
     public var reusedGrantCount: Int {
-        lock.withLock { reusedGrants }
+        state.withLock { $0.reusedGrants }
     }
 
     /// Routes `request` to its endpoint (see ``ReferenceProtocol``); unknown paths get `404`
@@ -135,7 +144,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     /// The number of users created so far.
     public var userCount: Int {
-        lock.withLock { users.count }
+        state.withLock { $0.users.count }
     }
 
     private static func error(
@@ -181,9 +190,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
             identity: body.identity, isPhone: isPhone, channel: channel, state: body.state, code: code, issuedAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL)),
             attempts: ReferenceProtocol.maximumAttempts)
-        lock.lock()
-        flows[flowID] = flow
-        lock.unlock()
+        state.withLock { $0.flows[flowID] = flow }
         return try .json(200, challengeResponse(flowID, flow, fallbackFrom: fallbackFrom))
     }
 
@@ -208,42 +215,47 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     private func verify(_ body: ReferenceProtocol.VerifyRequest, context: SandboxContext) throws -> HTTPResponse {
         let now = context.time.now
-        lock.lock()
-        guard var flow = flows[body.flowId] else {
-            lock.unlock()
-            return try Self.error(404, "unknown_flow")
+        enum Outcome {
+            case refused(status: Int, code: String)
+            case wrongCode(attemptsRemaining: Int)
+            case verified(Flow, userID: String)
         }
-        if flow.finished {
-            reusedGrants += 1
-            lock.unlock()
-            return try Self.error(409, "already_used")
+        let outcome = state.withLock { state -> Outcome in
+            guard var flow = state.flows[body.flowId] else { return .refused(status: 404, code: "unknown_flow") }
+            if flow.finished {
+                state.reusedGrants += 1
+                return .refused(status: 409, code: "already_used")
+            }
+            if now >= flow.expiresAt { return .refused(status: 410, code: "expired") }
+            if flow.attempts <= 0 { return .refused(status: 403, code: "attempts_exhausted") }
+            guard body.code == flow.code else {
+                flow.attempts -= 1
+                state.flows[body.flowId] = flow
+                return .wrongCode(attemptsRemaining: flow.attempts)
+            }
+            flow.finished = true
+            state.flows[body.flowId] = flow
+            state.verifiedCodes[body.flowId, default: 0] += 1
+            let userID: String
+            if let existing = state.users[flow.identity] {
+                userID = existing
+            } else {
+                userID = "u\(state.users.count + 1)"
+                state.users[flow.identity] = userID
+            }
+            return .verified(flow, userID: userID)
         }
-        if now >= flow.expiresAt {
-            lock.unlock()
-            return try Self.error(410, "expired")
-        }
-        if flow.attempts <= 0 {
-            lock.unlock()
-            return try Self.error(403, "attempts_exhausted")
-        }
-        guard body.code == flow.code else {
-            flow.attempts -= 1
-            flows[body.flowId] = flow
-            lock.unlock()
-            if flow.attempts == 0 { return try Self.error(403, "attempts_exhausted") }
-            return try Self.error(401, "invalid_code", attemptsRemaining: flow.attempts)
-        }
-        flow.finished = true
-        flows[body.flowId] = flow
-        verifiedCodes[body.flowId, default: 0] += 1
+        let flow: Flow
         let userID: String
-        if let existing = users[flow.identity] {
-            userID = existing
-        } else {
-            userID = "u\(users.count + 1)"
-            users[flow.identity] = userID
+        switch outcome {
+        case .refused(let status, let code):
+            return try Self.error(status, code)
+        case .wrongCode(let attemptsRemaining):
+            if attemptsRemaining == 0 { return try Self.error(403, "attempts_exhausted") }
+            return try Self.error(401, "invalid_code", attemptsRemaining: attemptsRemaining)
+        case .verified(let verified, let id):
+            (flow, userID) = (verified, id)
         }
-        lock.unlock()
         return try .json(
             200,
             issueTokens(
@@ -258,10 +270,10 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         let refresh = "rt_" + context.random.hex(bytes: 16)
         let now = context.time.now
         let grant = Grant(userID: userID, identity: identity, isPhone: isPhone, accessToken: access, issuedAt: now)
-        lock.lock()
-        grants[refresh] = grant
-        origins[refresh] = origin
-        lock.unlock()
+        state.withLock { state in
+            state.grants[refresh] = grant
+            state.origins[refresh] = origin
+        }
         return tokenResponse(refresh, grant, now: now)
     }
 
@@ -278,22 +290,30 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
 
     private func resend(_ body: ReferenceProtocol.ResendRequest, context: SandboxContext) throws -> HTTPResponse {
         let now = context.time.now
-        lock.lock()
-        guard var flow = flows[body.flowId], !flow.finished else {
-            lock.unlock()
-            return try Self.error(404, "unknown_flow")
+        enum Outcome {
+            case refused(status: Int, code: String)
+            case rateLimited(availableAt: Date)
+            case due(Flow)
         }
-        if now >= flow.expiresAt {
-            lock.unlock()
-            return try Self.error(410, "expired")
+        let outcome = state.withLock { state -> Outcome in
+            guard let flow = state.flows[body.flowId], !flow.finished else {
+                return .refused(status: 404, code: "unknown_flow")
+            }
+            if now >= flow.expiresAt { return .refused(status: 410, code: "expired") }
+            let available = flow.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.resendAfter))
+            if now < available { return .rateLimited(availableAt: available) }
+            return .due(flow)
         }
-        let available = flow.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.resendAfter))
-        if now < available {
-            lock.unlock()
+        var flow: Flow
+        switch outcome {
+        case .refused(let status, let code):
+            return try Self.error(status, code)
+        case .rateLimited(let available):
             let wait = max(1, Int(available.timeIntervalSince(now).rounded(.up)))
             return try Self.error(429, "rate_limited", retryAfter: wait)
+        case .due(let due):
+            flow = due
         }
-        lock.unlock()
         var code = context.random.digits(ReferenceProtocol.codeLength)
         while code == flow.code { code = context.random.digits(ReferenceProtocol.codeLength) }
         let channel = body.channel ?? flow.channel
@@ -305,9 +325,7 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         flow.channel = channel
         flow.issuedAt = now
         flow.expiresAt = now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL))
-        lock.lock()
-        flows[body.flowId] = flow
-        lock.unlock()
+        state.withLock { [flow] in $0.flows[body.flowId] = flow }
         return try .json(200, challengeResponse(body.flowId, flow, fallbackFrom: nil))
     }
 
@@ -317,36 +335,38 @@ public final class ReferenceBackend: SandboxBackend, @unchecked Sendable {
         let refresh = "rt_" + context.random.hex(bytes: 16)
         // One locked step: rotating the token and recording the rotation, so a concurrent
         // request with the same token sees either the live grant or the rotation.
-        lock.lock()
-        guard let grant = grants.removeValue(forKey: body.refreshToken) else {
-            // Presented again within the reuse interval: the same new tokens, while live.
-            if let rotation = rotations[body.refreshToken], now.timeIntervalSince(rotation.at) < reuseInterval,
-                let child = grants[rotation.child]
-            {
-                lock.unlock()
-                return try .json(200, tokenResponse(rotation.child, child, now: now))
+        let issued = state.withLock { state -> (refreshToken: String, grant: Grant)? in
+            guard let grant = state.grants.removeValue(forKey: body.refreshToken) else {
+                // Presented again within the reuse interval: the same new tokens, while live.
+                if let rotation = state.rotations[body.refreshToken],
+                    now.timeIntervalSince(rotation.at) < reuseInterval,
+                    let child = state.grants[rotation.child]
+                {
+                    return (rotation.child, child)
+                }
+                return nil
             }
-            lock.unlock()
-            return try Self.error(401, "invalid_grant")
+            state.revokedAccessTokens.insert(grant.accessToken)
+            let child = Grant(
+                userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access,
+                issuedAt: now)
+            state.grants[refresh] = child
+            state.origins[refresh] = .refresh(from: body.refreshToken)
+            state.rotations[body.refreshToken] = Rotation(child: refresh, at: now)
+            return (refresh, child)
         }
-        revokedAccessTokens.insert(grant.accessToken)
-        let child = Grant(
-            userID: grant.userID, identity: grant.identity, isPhone: grant.isPhone, accessToken: access, issuedAt: now)
-        grants[refresh] = child
-        origins[refresh] = .refresh(from: body.refreshToken)
-        rotations[body.refreshToken] = Rotation(child: refresh, at: now)
-        lock.unlock()
-        return try .json(200, tokenResponse(refresh, child, now: now))
+        guard let issued else { return try Self.error(401, "invalid_grant") }
+        return try .json(200, tokenResponse(issued.refreshToken, issued.grant, now: now))
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
-        lock.lock()
-        defer { lock.unlock() }
-        rotations[body.refreshToken] = nil
-        guard let grant = grants.removeValue(forKey: body.refreshToken) else {
-            return try Self.error(401, "invalid_token")
+        try state.withLock { state in
+            state.rotations[body.refreshToken] = nil
+            guard let grant = state.grants.removeValue(forKey: body.refreshToken) else {
+                return try Self.error(401, "invalid_token")
+            }
+            state.revokedAccessTokens.insert(grant.accessToken)
+            return HTTPResponse(status: 204)
         }
-        revokedAccessTokens.insert(grant.accessToken)
-        return HTTPResponse(status: 204)
     }
 }

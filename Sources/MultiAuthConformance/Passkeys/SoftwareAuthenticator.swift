@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthCrypto
+import MultiAuthLocking
 
 /// A software WebAuthn authenticator for tests and the sandbox: it creates credentials and
 /// signs assertions exactly as W3C WebAuthn Level 3 §6.3.2 (authenticatorMakeCredential) and
@@ -18,7 +19,7 @@ import MultiAuthCrypto
 /// ``clone(seed:)`` copies credentials and counters, then the two go separate ways: the
 /// cloned-authenticator fault of §6.1.1.
 ///
-/// Concurrency: all state is guarded by a lock; safe to share across tasks and threads.
+/// Concurrency: all mutable state is in one `Locked` value; safe to share across tasks and threads.
 public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, CustomReflectable {
     /// The attestation statement registrations carry (W3C WebAuthn Level 3 §8).
     public enum Attestation: Sendable {
@@ -71,8 +72,7 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
         var credentials: [Credential] = []
     }
 
-    private let lock = NSLock()
-    nonisolated(unsafe) private var state: State
+    private let state: Locked<State>
     private let algorithm: COSEAlgorithm
     private let attestation: Attestation
     private let aaguid: [UInt8]
@@ -93,7 +93,7 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
         seed: UInt64, algorithm: COSEAlgorithm = .es256, attestation: Attestation = .none,
         aaguid: [UInt8] = Array(repeating: 0, count: 16), signCountStep: UInt32 = 1
     ) {
-        self.state = State(seed: seed)
+        self.state = Locked(State(seed: seed))
         self.algorithm = algorithm
         self.attestation = attestation
         self.aaguid = Array((aaguid + Array(repeating: 0, count: 16)).prefix(16))
@@ -101,10 +101,9 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
     }
 
     private init(copying other: SoftwareAuthenticator, seed: UInt64?) {
-        let copied = other.lock.withLock { other.state }
-        var state = copied
+        var state = other.state.withLock { $0 }
         if let seed { state.seed = seed }
-        self.state = state
+        self.state = Locked(state)
         self.algorithm = other.algorithm
         self.attestation = other.attestation
         self.aaguid = other.aaguid
@@ -113,14 +112,14 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
 
     /// The number of credentials only: keys, user names and handles are never printed.
     public var description: String {
-        "SoftwareAuthenticator(\(lock.withLock { state.credentials.count }) credentials, <redacted>)"
+        "SoftwareAuthenticator(\(state.withLock { $0.credentials.count }) credentials, <redacted>)"
     }
 
     /// No children: `dump` and debuggers show ``description`` only, never key material.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 
     /// The IDs of every credential, oldest first.
-    public var credentialIDs: [[UInt8]] { lock.withLock { state.credentials.map(\.id) } }
+    public var credentialIDs: [[UInt8]] { state.withLock { $0.credentials.map(\.id) } }
 
     /// A copy with the same credentials, keys and counters that from now on counts, signs and
     /// creates credentials independently (a cloned authenticator).
@@ -155,11 +154,12 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
             throw SoftwareAuthenticatorError(.notSupported, "the user handle must be 1 to 64 bytes")
         }
         let clientData = Self.clientData(type: "webauthn.create", challenge: challenge, origin: origin)
-        return try lock.withLock {
+        return try state.withLock { state in
             if state.credentials.contains(where: { $0.rpID == rpID && excludedCredentialIDs.contains($0.id) }) {
                 throw SoftwareAuthenticatorError(.invalidState, "an excluded credential is present")
             }
-            let credential = try deriveCredential(rpID: rpID, userHandle: userHandle, userName: userName)
+            let credential = try deriveCredential(
+                in: &state, rpID: rpID, userHandle: userHandle, userName: userName)
             state.credentials.append(credential)
             var authData = Self.authDataHead(rpID: rpID, flags: 0x41 | (userVerified ? 0x04 : 0), signCount: 0)
             authData += aaguid
@@ -200,7 +200,7 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
         userVerified: Bool = true, claimedRPID: String? = nil
     ) throws -> Assertion {
         let clientData = Self.clientData(type: "webauthn.get", challenge: challenge, origin: origin)
-        return try lock.withLock {
+        return try state.withLock { state in
             let index: Int?
             if allowedCredentialIDs.isEmpty {
                 index = state.credentials.lastIndex(where: { $0.rpID == rpID })
@@ -224,28 +224,32 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
     // MARK: Derivation and encoding
 
     /// HMAC-SHA-256 under the seed of `label ‖ 0x00 ‖ index (8 bytes) ‖ attempt (4 bytes)`.
-    private func derive(_ label: String, index: UInt64, attempt: UInt32 = 0) -> [UInt8] {
-        let key = (0..<8).map { UInt8(truncatingIfNeeded: state.seed >> (56 - 8 * $0)) }
+    private static func derive(_ label: String, seed: UInt64, index: UInt64, attempt: UInt32 = 0) -> [UInt8] {
+        let key = (0..<8).map { UInt8(truncatingIfNeeded: seed >> (56 - 8 * $0)) }
         var message = Array(label.utf8) + [0]
         message += (0..<8).map { UInt8(truncatingIfNeeded: index >> (56 - 8 * $0)) }
         message += (0..<4).map { UInt8(truncatingIfNeeded: attempt >> (24 - 8 * $0)) }
         return HMAC.authenticationCode(for: message, key: key, algorithm: .sha256)
     }
 
-    /// The next credential; called with the lock held.
-    private func deriveCredential(rpID: String, userHandle: [UInt8], userName: String) throws -> Credential {
+    /// The next credential, derived from `state` (whose counter it advances); called inside
+    /// `state.withLock`.
+    private func deriveCredential(
+        in state: inout State, rpID: String, userHandle: [UInt8], userName: String
+    ) throws -> Credential {
         let index = state.derived
         state.derived += 1
-        let id = derive("credential-id", index: index)
+        let seed = state.seed
+        let id = Self.derive("credential-id", seed: seed, index: index)
         switch algorithm {
         case .es256:
             // Rejection sampling: a candidate is a scalar when 0 < d < n (SEC 1 §3.2.1); a
             // candidate fails with probability below 2⁻³², so the loop ends at once.
             var attempt: UInt32 = 0
-            var scalar = derive("es256", index: index)
+            var scalar = Self.derive("es256", seed: seed, index: index)
             while scalar.allSatisfy({ $0 == 0 }) || !scalar.lexicographicallyPrecedes(WebAuthnSigning.p256Order) {
                 attempt += 1
-                scalar = derive("es256", index: index, attempt: attempt)
+                scalar = Self.derive("es256", seed: seed, index: index, attempt: attempt)
             }
             let key = try PrivateKey.p256(privateScalar: scalar)
             let jwk = try key.publicKey.jwk()
@@ -258,10 +262,11 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
                 id: id, rpID: rpID, userHandle: userHandle, userName: userName, algorithm: .es256, p256: key,
                 ed25519Seed: [], publicKey: COSEKeyEncoder.es256(x: x, y: y), signCount: 0)
         case .edDSA:
-            let seed = derive("ed25519", index: index)
+            let keySeed = Self.derive("ed25519", seed: seed, index: index)
             return Credential(
                 id: id, rpID: rpID, userHandle: userHandle, userName: userName, algorithm: .edDSA, p256: nil,
-                ed25519Seed: seed, publicKey: COSEKeyEncoder.edDSA(x: try WebAuthnSigning.ed25519PublicKey(seed: seed)),
+                ed25519Seed: keySeed,
+                publicKey: COSEKeyEncoder.edDSA(x: try WebAuthnSigning.ed25519PublicKey(seed: keySeed)),
                 signCount: 0)
         case .rs256:
             throw SoftwareAuthenticatorError(.notSupported, "RS256 credentials are not offered")

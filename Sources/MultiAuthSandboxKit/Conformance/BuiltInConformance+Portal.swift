@@ -2,6 +2,7 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthPortal
 import MultiAuthSandbox
 
@@ -112,22 +113,21 @@ extension ConformanceHarness {
 
 /// The backend each check's sandbox got, so `readCode` can compute the TOTP from the user's
 /// enrolled secret (`PortalBackend.totpSecret(for:)`).
-public final class PortalBackendRegistry: @unchecked Sendable {
+public final class PortalBackendRegistry: Sendable {
     /// Creates an empty registry.
     public init() {}
 
-    private let lock = NSLock()
-    private var backends: [ObjectIdentifier: PortalBackend] = [:]
+    private let backends = Locked([ObjectIdentifier: PortalBackend]())
 
     /// Creates a backend, registers it in `sandbox` and remembers it.
     public func install(in sandbox: Sandbox) throws {
         let backend = try PortalBackend()
         sandbox.register(backend, host: PortalBackend.defaultHost)
-        lock.withLock { backends[ObjectIdentifier(sandbox)] = backend }
+        backends.withLock { $0[ObjectIdentifier(sandbox)] = backend }
     }
 
     /// The backend installed in `sandbox`, if any.
     public func backend(of sandbox: Sandbox) -> PortalBackend? {
-        lock.withLock { backends[ObjectIdentifier(sandbox)] }
+        backends.withLock { $0[ObjectIdentifier(sandbox)] }
     }
 }

@@ -2,13 +2,17 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
+import MultiAuthTruecaller
 
 /// Ready-made conformance runs of the built-in providers against their emulated backends:
 /// what `multiauth conformance` prints and what each adapter's tests assert.
 ///
-/// Each ``ProviderConformance`` pairs a provider factory with its ``ConformanceHarness``
-/// (identities, abilities with the reasons the others do not apply, error fixtures from
+/// Each ``/MultiAuthConformance/ProviderConformance`` pairs a provider factory with its
+/// ``/MultiAuthConformance/ConformanceHarness`` (identities, abilities with the reasons the others do not apply, error fixtures from
 /// Docs/Providers, clock tolerance). Every provider's run is one file,
 /// `BuiltInConformance+<Provider>.swift`, in one shape: `BuiltInConformance.<provider>()` (the
 /// run), `<provider>Reasons` (why the abilities left out do not apply), a `<provider>Error`

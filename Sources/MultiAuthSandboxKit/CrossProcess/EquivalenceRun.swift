@@ -2,8 +2,13 @@ import Foundation
 import MultiAuth
 import MultiAuthConformance
 import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthLocking
+import MultiAuthOTPless
+import MultiAuthPortal
 import MultiAuthSandbox
 import MultiAuthSandboxServer
+import MultiAuthTruecaller
 
 /// The proof that `multiauth serve` answers as the in-process sandbox does: each built-in
 /// provider's conformance run, once with its backends in-process and once with them in a
@@ -83,11 +88,10 @@ package enum EquivalenceRun {
         return settings
     }
 
-    private final class Box: @unchecked Sendable {
-        let lock = NSLock()
+    /// The recorder and replay log of the check running now.
+    private struct Current: Sendable {
         var recorder = ExchangeRecorder()
         var replay = ReplayLog()
-        var current: (ExchangeRecorder, ReplayLog) { lock.withLock { (recorder, replay) } }
     }
 
     /// The checks the harness's own run makes that these runs skip: C17 and C23 of Truecaller
@@ -102,18 +106,18 @@ package enum EquivalenceRun {
         replays: (@Sendable (String, ReplayLog) async -> Void)? = nil
     ) async -> [CheckOutcome] {
         guard let base = BuiltInConformance.kit(for: provider) else { return [] }
-        let box = Box()
+        let current = Locked(Current())
         var harness = base.harness
         harness.installBackend = { sandbox in
             let settings = settings(for: provider, seed: sandbox.seed)
             switch mode {
             case .inProcess:
-                let recorder = box.current.0
+                let recorder = current.withLock { $0.recorder }
                 try EmulatorWorld.installBackends(
                     into: sandbox, settings: settings, signingKey: signingKey,
                     wrap: { RecordingBackend($0, recorder: recorder) })
             case .server(let url, let transport):
-                let (recorder, replay) = box.current
+                let (recorder, replay) = current.withLock { ($0.recorder, $0.replay) }
                 ServerLink(server: url, transport: transport, local: sandbox, settings: settings).install(
                     recording: recorder, replay: replay)
             }
@@ -143,9 +147,9 @@ package enum EquivalenceRun {
         for check in ConformanceCheck.allCases {
             let recorder = ExchangeRecorder()
             let replay = ReplayLog()
-            box.lock.withLock {
-                box.recorder = recorder
-                box.replay = replay
+            current.withLock {
+                $0.recorder = recorder
+                $0.replay = replay
             }
             let result = await kit.run(check)
             await replays?(result.id, replay)
@@ -166,22 +170,20 @@ package enum EquivalenceRun {
         harnessRun: Bool = true
     ) async -> Comparison {
         let local = await run(provider, mode: .inProcess, signingKey: signingKey)
-        final class Replays: @unchecked Sendable {
-            let lock = NSLock()
+        struct Replays: Sendable {
             var differences: [String] = []
             var exchanges = 0
         }
-        let replays = Replays()
+        let replays = Locked(Replays())
         let remote = await run(provider, mode: .server(url, transport), signingKey: signingKey) { id, log in
             let (differences, exchanges) = await log.replay(signingKey: signingKey)
-            replays.lock.withLock {
-                replays.differences += differences.map { "\(id): \($0)" }
-                replays.exchanges += exchanges
+            replays.withLock {
+                $0.differences += differences.map { "\(id): \($0)" }
+                $0.exchanges += exchanges
             }
         }
         var comparison = Comparison(provider: provider.rawValue, inProcess: local, server: remote)
-        comparison.replayedExchanges = replays.exchanges
-        comparison.differences = replays.differences
+        (comparison.replayedExchanges, comparison.differences) = replays.withLock { ($0.exchanges, $0.differences) }
         guard local.count == remote.count else {
             comparison.differences.append("the runs have \(local.count) and \(remote.count) checks")
             return comparison

@@ -13,7 +13,7 @@ enum ModelStoreKind: Sendable {
 
 /// Runs one ``ModelSchedule`` against two `AuthClient`s sharing one store and a
 /// `ReferenceBackend` in a sandbox, then checks the invariants. Returns the violations.
-struct ModelRun {
+struct ModelWorld {
     let schedule: ModelSchedule
     let storeKind: ModelStoreKind
     let mutations: ClientMutations
@@ -165,8 +165,8 @@ struct ModelRun {
         for client in clients { client.stopAutoRefresh() }
         await Self.quiesce(clients: clients, model: model)
         var violations =
-            await model.violations + observations.violations + model.notes.map { ModelRun.notePrefix + $0 }
-            + (hooks.log + model.faultLog).map { ModelRun.statPrefix + $0 }
+            await model.violations + observations.violations + model.notes.map { ModelWorld.notePrefix + $0 }
+            + (hooks.log + model.faultLog).map { ModelWorld.statPrefix + $0 }
         // The store holds the last legitimately written session.
         let final = try await model.view(0).load(for: Self.provider)
         if !AuthSession.isSameVersion(final, await model.expected) {
@@ -302,7 +302,7 @@ struct ModelRun {
                     writes.dropLast().contains(where: { AuthSession.isSameVersion($0.session, final) })
                 {
                     return [
-                        "\(ModelRun.knownPrefix)store and events disagree: client \(last.client) announced \(ModelStore.name(session)), which the store holds, then \(ModelStore.name(final)), written before it (events: \(trail)) (\(KnownFailure.eventsOutOfWriteOrder))"
+                        "\(ModelWorld.knownPrefix)store and events disagree: client \(last.client) announced \(ModelStore.name(session)), which the store holds, then \(ModelStore.name(final)), written before it (events: \(trail)) (\(KnownFailure.eventsOutOfWriteOrder))"
                     ]
                 }
                 return [
@@ -370,7 +370,7 @@ struct OperationContext: Sendable {
     let backend: ReferenceBackend
     let model: ModelStore
     let clients: [AuthClient]
-    let observations: ModelRun.Observations
+    let observations: ModelWorld.Observations
     let label: String
     let identity: EmailAddress
     let hooks: ModelHooks
@@ -384,7 +384,7 @@ struct OperationContext: Sendable {
     func checkReturned(_ session: AuthSession?, from start: Int, _ what: String) async {
         guard let session else { return }
         let end = await model.seq
-        if hooks.isForeign(session) || session.provider != ModelRun.provider {
+        if hooks.isForeign(session) || session.provider != ModelWorld.provider {
             await observations.note(
                 "\(label): \(what) returned \(ModelStore.name(session)) of \(session.provider), an answer naming another user or provider (L7, L8, L10)"
             )
@@ -417,7 +417,7 @@ struct OperationContext: Sendable {
             // did not produce: that is the known failure.
             await observations.note(
                 what.hasPrefix("handleRedirect")
-                    ? "\(ModelRun.knownPrefix)\(violation) (\(ModelRun.KnownFailure.linkOfAnotherUsersFlow))"
+                    ? "\(ModelWorld.knownPrefix)\(violation) (\(ModelWorld.KnownFailure.linkOfAnotherUsersFlow))"
                     : violation)
         }
         let client = clients[index]
@@ -441,7 +441,8 @@ struct OperationContext: Sendable {
             if retryAfterCancel || knownAlready {
                 await observations.noteKnownUnannounced(session)
                 await observations.note(
-                    "\(ModelRun.knownPrefix)\(violation) (\(ModelRun.KnownFailure.cancelledSubmitRetryUnannounced))")
+                    "\(ModelWorld.knownPrefix)\(violation) (\(ModelWorld.KnownFailure.cancelledSubmitRetryUnannounced))"
+                )
             } else {
                 await observations.note(violation)
             }
@@ -508,7 +509,7 @@ struct OperationContext: Sendable {
             await model.beginSignOut(client: index)
             await cancelBeforeCall(point)
             do {
-                let outcome = try await clients[index].signOut(ModelRun.provider)
+                let outcome = try await clients[index].signOut(ModelWorld.provider)
                 await observations.signOutReturned(index, ordinal: ordinal)
                 if outcome.wasSignedIn, !outcome.keptNewerSession { await observations.signedOut(index) }
             } catch is CancellationError {
@@ -522,7 +523,7 @@ struct OperationContext: Sendable {
             await cancelBeforeCall(point)
             let start = await model.seq
             let faults = await model.faultsFired
-            if let session = try? await clients[index].refresh(ModelRun.provider) {
+            if let session = try? await clients[index].refresh(ModelWorld.provider) {
                 await checkReturned(session, from: start, "refresh")
             }
             await checkCancelledRefresh(point, faultsBefore: faults, client: clients[index])
@@ -530,7 +531,7 @@ struct OperationContext: Sendable {
             await cancelBeforeCall(point)
             let start = await model.seq
             let faults = await model.faultsFired
-            if let session = try? await clients[index].validSession(for: ModelRun.provider) {
+            if let session = try? await clients[index].validSession(for: ModelWorld.provider) {
                 await checkReturned(session, from: start, "validSession")
             }
             await checkCancelledRefresh(point, faultsBefore: faults, client: clients[index])
@@ -588,7 +589,7 @@ struct OperationContext: Sendable {
         let client = clients[index]
         let signOuts = await observations.signOutMark(index)
         await observations.beginSignIn(index)
-        guard case .challenge(let challenge)? = try? await client.signIn(with: ModelRun.provider, .email(identity)),
+        guard case .challenge(let challenge)? = try? await client.signIn(with: ModelWorld.provider, .email(identity)),
             let code = sandbox.inbox.latest(for: identity.identityKey)?.code
         else { return }
         let flowMark = await observations.signOutsBegunSoFar(index)
@@ -681,7 +682,7 @@ struct OperationContext: Sendable {
         let signOuts = await observations.signOutMark(index)
         await observations.beginSignIn(index)
         let signIns = await observations.signInsBegun[index]
-        guard let challenge = (try? await client.signIn(with: ModelRun.provider, .email(identity)))?.challenge,
+        guard let challenge = (try? await client.signIn(with: ModelWorld.provider, .email(identity)))?.challenge,
             let link = sandbox.inbox.latest(for: identity.identityKey)?.link
         else { return }
         let flowMark = await observations.signOutsBegunSoFar(index)

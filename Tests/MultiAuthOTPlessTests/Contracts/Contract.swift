@@ -1,76 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
-
-/// One contract fixture of `Tests/Fixtures/Contracts/OTPless` (see the README there): the
-/// request an endpoint must receive and the responses the real server gives, reconstructed from
-/// the real SDK.
-struct ContractFixture: Decodable, Sendable {
-    struct Request: Decodable, Sendable {
-        var method: String
-        /// `client`, `session`, `issuer` or `carrier`.
-        var host: String
-        /// A path template: `{name}` matches one non-empty segment; `*` any path.
-        var path: String
-        var headers: [String: String]?
-        var body: JSONValue?
-        var query: [String: String]?
-        var jsonStrings: [String]?
-        var free: [String]?
-        var constants: [String]?
-        var optional: [String]?
-    }
-
-    struct Response: Decodable, Sendable {
-        var name: String
-        var status: Int
-        var headers: [String: String]?
-        var body: JSONValue
-        var optional: [String]?
-        var free: [String]?
-        var expect: JSONValue
-
-        /// The response as the transport would return it.
-        var http: HTTPResponse {
-            var all = headers ?? [:]
-            all["Content-Type"] = "application/json"
-            return HTTPResponse(status: status, headers: all, body: (try? JSONEncoder().encode(body)) ?? Data())
-        }
-    }
-
-    var endpoint: String
-    var request: Request
-    var responses: [Response]
-
-    /// The response named `name`.
-    func response(_ name: String) -> Response {
-        guard let found = responses.first(where: { $0.name == name }) else {
-            fatalError("\(endpoint) has no response \(name)")
-        }
-        return found
-    }
-
-    /// The fixture directory.
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appending(path: "Fixtures/Contracts/OTPless")
-
-    /// The names of every fixture (file names without `.json`), sorted.
-    static let names: [String] = {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
-    }()
-
-    /// Loads fixture `name`.
-    static func load(_ name: String) throws -> ContractFixture {
-        try JSONDecoder().decode(
-            ContractFixture.self, from: Data(contentsOf: directory.appending(path: name + ".json")))
-    }
-
-    /// The production host of each host role (what the adapter must call in production).
-    static let productionHosts = [
-        "client": "user-auth.otpless.app", "session": "api.otpless.com", "issuer": "otpless.com",
-    ]
-}
+import MultiAuthSandboxKit
 
 /// The comparisons the contract tests run; each returns human-readable mismatches (empty: the
 /// contract holds).
@@ -133,23 +64,21 @@ enum Contract {
         }
     }
 
-    /// `request` against the fixture: method, host (by role), path template, header names (and
-    /// values that are not `{placeholders}`; only `Accept` may be extra), then body or query by
-    /// ``shapeMismatches(expected:actual:rules:path:)``.
-    static func requestMismatches(_ fixture: ContractFixture.Request, _ request: HTTPRequest, hosts: [String: String])
-        -> [String]
-    {
+    /// `request` against the fixture: method, host (any host for `*`), path template, header
+    /// names (and values that are not `{placeholders}`; only `Accept` may be extra), then body or
+    /// query by ``shapeMismatches(expected:actual:rules:path:)``.
+    static func requestMismatches(_ fixture: ContractFixture, _ request: HTTPRequest) -> [String] {
         var problems: [String] = []
         if request.method.rawValue != fixture.method {
             problems.append("method: expected \(fixture.method), got \(request.method.rawValue)")
         }
-        if let host = hosts[fixture.host], request.url.host != host {
-            problems.append("host: expected \(host), got \(request.url.host ?? "-")")
+        if fixture.host != "*", request.url.host != fixture.host {
+            problems.append("host: expected \(fixture.host), got \(request.url.host ?? "-")")
         }
         if !pathMatches(template: fixture.path, path: request.url.path) {
             problems.append("path: expected \(fixture.path), got \(request.url.path)")
         }
-        let wanted = fixture.headers ?? [:]
+        let wanted = fixture.headers.compactMapValues(\.stringValue)
         for (name, value) in wanted {
             guard let got = request.header(name) else {
                 problems.append("header \(name): missing")
@@ -162,10 +91,7 @@ enum Contract {
         where !wanted.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
             if name.caseInsensitiveCompare("Accept") != .orderedSame { problems.append("header \(name): unexpected") }
         }
-        let rules = Rules(
-            optional: Set(fixture.optional ?? []), free: Set(fixture.free ?? []),
-            jsonStrings: Set(fixture.jsonStrings ?? []),
-            constants: Set(fixture.constants ?? []))
+        let rules = fixture.requestRules
         if let body = fixture.body {
             guard let data = request.body, let actual = try? JSONDecoder().decode(JSONValue.self, from: data) else {
                 return problems + ["body: missing or not JSON"]
@@ -179,31 +105,34 @@ enum Contract {
             for item in URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
                 actual[item.name] = .string(item.value ?? "")
             }
-            problems += shapeMismatches(
-                expected: .object(query.mapValues(JSONValue.string)), actual: .object(actual), rules: rules
-            )
-            .map { "query " + $0 }
+            problems += shapeMismatches(expected: .object(query), actual: .object(actual), rules: rules)
+                .map { "query " + $0 }
         }
         return problems
     }
 
-    /// `response` against a fixture response: the status (when `checkStatus`; an error status
-    /// exactly, a success status by class) and the body shape.
+    /// `response` (of `fixture`) against an actual one: the status (when `checkStatus`; an
+    /// error status exactly, a success status by class) and the body shape (of `body` in place
+    /// of the fixture's, when given).
     static func responseMismatches(
-        _ fixture: ContractFixture.Response, _ response: HTTPResponse, checkStatus: Bool = true
+        _ fixture: ContractFixture, _ expected: ContractResponse, _ response: HTTPResponse, checkStatus: Bool = true,
+        body: JSONValue? = nil
     ) -> [String] {
         var problems: [String] = []
         if checkStatus,
-            (fixture.status / 100) != (response.status / 100)
-                || (fixture.status >= 400 && fixture.status != response.status)
+            (expected.status / 100) != (response.status / 100)
+                || (expected.status >= 400 && expected.status != response.status)
         {
-            problems.append("status: expected \(fixture.status), got \(response.status)")
+            problems.append("status: expected \(expected.status), got \(response.status)")
         }
         guard let actual = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
             return problems + ["body: not JSON"]
         }
-        let rules = Rules(optional: Set(fixture.optional ?? []), free: Set(fixture.free ?? []))
-        return problems + shapeMismatches(expected: fixture.body, actual: actual, rules: rules).map { "body " + $0 }
+        let rules = Contract.Rules(optional: expected.optional, free: Set(fixture.free(of: expected)))
+        return problems
+            + shapeMismatches(expected: body ?? expected.body ?? .null, actual: actual, rules: rules).map {
+                "body " + $0
+            }
     }
 
     static func pathMatches(template: String, path: String) -> Bool {

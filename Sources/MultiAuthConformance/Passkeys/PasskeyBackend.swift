@@ -1,6 +1,7 @@
 import Foundation
 import MultiAuth
 import MultiAuthCrypto
+import MultiAuthLocking
 import MultiAuthSandboxRuntime
 
 /// The emulated relying party of the ``PasskeyProtocol``: registers passkeys and signs in with
@@ -11,11 +12,11 @@ import MultiAuthSandboxRuntime
 /// ids, user handles and tokens come from the sandbox's seeded random source; time from the
 /// server clock.
 ///
-/// Thread-safe (one lock around its tables; never held across the verifier's suspension). A
+/// Thread-safe (its tables are in one `Locked` state; never held across the verifier's suspension). A
 /// flow being verified is reserved, so two finishes of one flow at once verify once: the second
 /// gets `409 already_used`.
 public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable, @unchecked Sendable
+    CustomReflectable, Sendable
 {
     private struct Flow {
         let email: String?
@@ -40,12 +41,16 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         let accessToken: String
     }
 
-    private let lock = NSLock()
-    private var flows: [String: Flow] = [:]
-    private var accounts: [String: Account] = [:]
-    private var credentials: [[UInt8]: (email: String, record: WebAuthnCredential)] = [:]
-    private var grants: [String: Grant] = [:]
-    private var regressions = 0
+    /// The backend's tables, only touched inside `state.withLock`.
+    private struct State {
+        var flows: [String: Flow] = [:]
+        var accounts: [String: Account] = [:]
+        var credentials: [[UInt8]: (email: String, record: WebAuthnCredential)] = [:]
+        var grants: [String: Grant] = [:]
+        var regressions = 0
+    }
+
+    private let state = Locked(State())
     private let verifier: WebAuthnVerifier
     private let relyingParty: WebAuthnRelyingParty
     private let userVerification: WebAuthnUserVerification
@@ -77,7 +82,7 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
     }
 
     /// The number of accounts created so far.
-    public var accountCount: Int { lock.withLock { accounts.count } }
+    public var accountCount: Int { state.withLock { $0.accounts.count } }
 
     /// `PasskeyBackend(rp: sandbox.test, 2 accounts)`: no challenge, key or token.
     public var description: String { "PasskeyBackend(rp: \(relyingParty.id), \(accountCount) accounts)" }
@@ -91,12 +96,12 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
     /// The stored credential record of `credentialID` (its sign count, algorithm, flags), or
     /// `nil` when no account registered it.
     public func credential(_ credentialID: [UInt8]) -> WebAuthnCredential? {
-        lock.withLock { credentials[credentialID]?.record }
+        state.withLock { $0.credentials[credentialID]?.record }
     }
 
     /// How many sign-ins were refused because the sign count went backwards (a cloned
     /// authenticator, W3C WebAuthn Level 3 §6.1.1).
-    public var signCountRegressions: Int { lock.withLock { regressions } }
+    public var signCountRegressions: Int { state.withLock { $0.regressions } }
 
     /// Routes `request` to its endpoint (see ``PasskeyProtocol``); unknown paths get `404`
     /// `{"code":"not_found"}`, undecodable bodies `400` `{"code":"bad_request"}`.
@@ -146,9 +151,9 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         let newHandle = Self.randomBytes(16, context)
         let expiresAt = context.time.now.addingTimeInterval(TimeInterval(PasskeyProtocol.challengeTTL))
         let timeout = PasskeyProtocol.challengeTTL * 1000
-        let (account, known): (Account?, Bool) = lock.withLock {
+        let (account, known): (Account?, Bool) = state.withLock { state in
             guard let email = body.email else { return (nil, false) }
-            return (accounts[email], accounts[email].map { !$0.credentials.isEmpty } ?? false)
+            return (state.accounts[email], state.accounts[email].map { !$0.credentials.isEmpty } ?? false)
         }
         var response = PasskeyProtocol.StartResponse(
             flowId: flowID, expiresIn: PasskeyProtocol.challengeTTL, attempts: PasskeyProtocol.maximumAttempts,
@@ -177,7 +182,7 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
                     ?? [],
                 userVerification: userVerification.rawValue)
         }
-        lock.withLock { flows[flowID] = flow }
+        state.withLock { $0.flows[flowID] = flow }
         return try .json(200, response)
     }
 
@@ -185,26 +190,26 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
     private func reserve(_ flowID: String, _ operation: PasskeyCeremony.Operation, now: Date) throws -> (
         Flow?, HTTPResponse?
     ) {
-        try lock.withLock {
-            guard var flow = flows[flowID], flow.operation == operation else {
+        try state.withLock { state in
+            guard var flow = state.flows[flowID], flow.operation == operation else {
                 return (nil, try Self.error(404, "unknown_flow"))
             }
             if (flow.finished && !reusesChallenges) || flow.busy { return (nil, try Self.error(409, "already_used")) }
             if now >= flow.expiresAt { return (nil, try Self.error(410, "expired")) }
             if flow.attempts <= 0 { return (nil, try Self.error(403, "attempts_exhausted")) }
             flow.busy = true
-            flows[flowID] = flow
+            state.flows[flowID] = flow
             return (flow, nil)
         }
     }
 
     /// Ends a reserved verification: finished, or one attempt spent.
     private func release(_ flowID: String, success: Bool) -> Int {
-        lock.withLock {
-            guard var flow = flows[flowID] else { return 0 }
+        state.withLock { state in
+            guard var flow = state.flows[flowID] else { return 0 }
             flow.busy = false
             if success { flow.finished = true } else { flow.attempts -= 1 }
-            flows[flowID] = flow
+            state.flows[flowID] = flow
             return flow.attempts
         }
     }
@@ -239,14 +244,15 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         }
         record.userHandle = handle
         // `nil` when the credential is registered already (to this or another account).
-        let registered: String? = lock.withLock {
-            guard credentials[record.credentialID] == nil else { return nil }
+        let registered: String? = state.withLock { state in
+            guard state.credentials[record.credentialID] == nil else { return nil }
             var account =
-                accounts[email] ?? Account(userID: "pk-u\(accounts.count + 1)", userHandle: handle, credentials: [])
+                state.accounts[email]
+                ?? Account(userID: "pk-u\(state.accounts.count + 1)", userHandle: handle, credentials: [])
             guard account.credentials.isEmpty || account.userHandle == handle else { return nil }
             account.credentials.append(record.credentialID)
-            accounts[email] = account
-            credentials[record.credentialID] = (email, record)
+            state.accounts[email] = account
+            state.credentials[record.credentialID] = (email, record)
             return account.userID
         }
         guard let userID = registered else {
@@ -267,7 +273,7 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         let userHandle = try body.credential.response.userHandle.map(Self.bytes)
         let (reserved, refused) = try reserve(body.flowId, .assertion, now: context.time.now)
         guard let flow = reserved else { return try refused ?? Self.error(404, "unknown_flow") }
-        let stored = lock.withLock { credentials[credentialID] }
+        let stored = state.withLock { $0.credentials[credentialID] }
         guard let stored, flow.email == nil || flow.email == stored.email else {
             return try refusal(body.flowId, code: "unknown_credential")
         }
@@ -288,17 +294,17 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         }
         if result.signCountRegressed {
             // A cloned authenticator (§6.1.1): this relying party refuses the sign-in.
-            lock.withLock { regressions += 1 }
+            state.withLock { $0.regressions += 1 }
             _ = release(body.flowId, success: false)
             return try Self.error(403, "cloned_authenticator")
         }
-        let userID: String? = lock.withLock {
+        let userID: String? = state.withLock { state in
             // Only forward: two sign-ins of one credential at once must not store the lower count.
-            if let current = credentials[credentialID]?.record.signCount, result.signCount > current {
-                credentials[credentialID]?.record.signCount = result.signCount
+            if let current = state.credentials[credentialID]?.record.signCount, result.signCount > current {
+                state.credentials[credentialID]?.record.signCount = result.signCount
             }
-            credentials[credentialID]?.record.backedUp = result.backedUp
-            return accounts[stored.email]?.userID
+            state.credentials[credentialID]?.record.backedUp = result.backedUp
+            return state.accounts[stored.email]?.userID
         }
         guard let userID else { return try refusal(body.flowId, code: "unknown_credential") }
         _ = release(body.flowId, success: true)
@@ -310,7 +316,7 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
         let access = "at_" + context.random.hex(bytes: 16)
         let refresh = "rt_" + context.random.hex(bytes: 16)
         let now = context.time.now
-        lock.withLock { grants[refresh] = Grant(userID: userID, email: email, accessToken: access) }
+        state.withLock { $0.grants[refresh] = Grant(userID: userID, email: email, accessToken: access) }
         return ReferenceProtocol.TokenResponse(
             accessToken: access, refreshToken: refresh, expiresIn: ReferenceProtocol.accessTokenTTL,
             expiresAt: now.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL)),
@@ -318,7 +324,7 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
-        let removed = lock.withLock { grants.removeValue(forKey: body.refreshToken) }
+        let removed = state.withLock { $0.grants.removeValue(forKey: body.refreshToken) }
         return removed == nil ? try Self.error(401, "invalid_token") : HTTPResponse(status: 204)
     }
 }

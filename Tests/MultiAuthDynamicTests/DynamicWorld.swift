@@ -7,7 +7,7 @@ import MultiAuthTestKeys
 
 /// A sandbox hosting a ``DynamicBackend``, a provider pointed at it and an `AuthClient`, all on
 /// one `ManualClock`.
-struct DynamicFixture {
+struct DynamicWorld {
     /// One RSA key for every test backend (key generation is the slow part).
     static let signingKey: PrivateKey = TestKeys.rsaA
 
