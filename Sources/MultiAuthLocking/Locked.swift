@@ -37,3 +37,15 @@ package final class Locked<State> {
 }
 
 extension Locked: @unchecked Sendable where State: Sendable {}
+
+/// Renders without its contents: `dump`, `Mirror`, `String(describing:)` and
+/// `String(reflecting:)` of a type whose fields live in a `Locked` never show those fields (they
+/// may hold codes or tokens), and rendering never takes the lock.
+extension Locked: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `Locked(<hidden>)`.
+    package var description: String { "Locked(<hidden>)" }
+    /// `Locked(<hidden>)`.
+    package var debugDescription: String { description }
+    /// A mirror with no children.
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
+}

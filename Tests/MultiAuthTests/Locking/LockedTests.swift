@@ -30,4 +30,15 @@ struct LockedTests {
         // A second withLock would deadlock if the throw had left the lock held.
         #expect(box.withLock { $0 } == [1])
     }
+
+    @Test("no rendering shows the guarded value")
+    func renderingsHideTheState() {
+        let box = Locked("planted-secret-4711")
+        var dumped = ""
+        dump(box, to: &dumped)
+        for rendering in [String(describing: box), String(reflecting: box), dumped] {
+            #expect(!rendering.contains("4711"), "\(rendering)")
+        }
+        #expect(Mirror(reflecting: box).children.isEmpty)
+    }
 }
