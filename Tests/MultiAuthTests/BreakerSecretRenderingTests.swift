@@ -11,7 +11,8 @@ struct BreakerSecretRenderingTests {
     @Test func codeRejectedWithAChallengeShowsNoSecretInAnyRendering() {
         let challenge = Challenge(
             flowID: FlowID(rawValue: "f-9"), provider: "p",
-            kind: .totp(digits: 6, enrollment: TOTPEnrollment(otpauthURI: Secret("otpauth://totp/x?secret=\(Self.planted)"))),
+            kind: .totp(
+                digits: 6, enrollment: TOTPEnrollment(otpauthURI: Secret("otpauth://totp/x?secret=\(Self.planted)"))),
             issuedAt: Date(timeIntervalSince1970: 0),
             providerState: ProviderState(["ticket": Secret(Self.planted)]))
         var dumped = ""
@@ -23,7 +24,8 @@ struct BreakerSecretRenderingTests {
         func walk(_ value: Any, depth: Int) {
             guard depth < 12 else { return }
             for child in Mirror(reflecting: value).children {
-                walked += "\(child.label ?? "-")=\(String(describing: child.value))|\(String(reflecting: child.value))\n"
+                walked +=
+                    "\(child.label ?? "-")=\(String(describing: child.value))|\(String(reflecting: child.value))\n"
                 walk(child.value, depth: depth + 1)
             }
         }

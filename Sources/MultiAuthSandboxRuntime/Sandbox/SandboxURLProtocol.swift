@@ -64,10 +64,19 @@ public final class SandboxURLProtocol: URLProtocol {
     }
 
     static func unregister(id: String) {
+        // The live sandboxes are kept until after the lock: if the check held the last strong
+        // reference to one, its `deinit` (which unregisters, taking this lock) would run inside
+        // the lock and deadlock.
+        var alive: [Sandbox] = []
         routing.withLock { routing in
             routing.registry[id] = nil
-            routing.hostRoutes = routing.hostRoutes.filter { $0.value.sandbox != nil }
+            routing.hostRoutes = routing.hostRoutes.filter { route in
+                guard let sandbox = route.value.sandbox else { return false }
+                alive.append(sandbox)
+                return true
+            }
         }
+        withExtendedLifetime(alive) {}
     }
 
     static func route(hosts: [String], to sandbox: Sandbox) {
