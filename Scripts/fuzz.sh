@@ -33,12 +33,12 @@ fi
 # Which package modules each target links (dependencies first).
 modules_for() {
   case "$1" in
-    phone|email|base32|base64url|otpauth|jwt|json|cbor) echo "MultiAuthCrypto MultiAuth" ;;
-    dynamic-signin) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic" ;;
-    truecaller-otp) echo "MultiAuthCrypto MultiAuth MultiAuthTruecaller" ;;
-    portal-grant) echo "MultiAuthCrypto MultiAuth MultiAuthQR MultiAuthPortal" ;;
+    phone|email|base32|base64url|otpauth|jwt|json|cbor) echo "MultiAuthLocking MultiAuthCrypto MultiAuth" ;;
+    dynamic-signin) echo "MultiAuthLocking MultiAuthCrypto MultiAuth MultiAuthDynamic" ;;
+    truecaller-otp) echo "MultiAuthLocking MultiAuthCrypto MultiAuth MultiAuthTruecaller" ;;
+    portal-grant) echo "MultiAuthLocking MultiAuthCrypto MultiAuth MultiAuthQR MultiAuthPortal" ;;
     # Every adapter endpoint against its contract fixture, mutated (Fuzz/responses/main.swift).
-    responses) echo "MultiAuthCrypto MultiAuth MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthQR MultiAuthPortal" ;;
+    responses) echo "MultiAuthLocking MultiAuthCrypto MultiAuth MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthQR MultiAuthPortal" ;;
     *) echo "unknown fuzz target $1" >&2; exit 2 ;;
   esac
 }
@@ -46,7 +46,7 @@ modules_for() {
 build_started=$(date +%s)
 echo "== building instrumented modules ($scratch)"
 needed=$(for t in "${targets[@]}"; do modules_for "$t"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
-for module in MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthPortal MultiAuthQR MultiAuth MultiAuthCrypto; do
+for module in MultiAuthDynamic MultiAuthOTPless MultiAuthTruecaller MultiAuthPortal MultiAuthQR MultiAuth MultiAuthCrypto MultiAuthLocking; do
   case " $needed " in *" $module "*) ;; *) continue ;; esac
   swift build -c debug --scratch-path "$scratch" --target "$module" \
     -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
