@@ -5,12 +5,9 @@ import MultiAuthSandboxRuntime
 // Redacted renderings of the reference backend and its wire bodies (Docs/Security.md,
 // "Redaction"), as for the emulated vendor backends in MultiAuthSandbox.
 
-extension ReferenceBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ReferenceBackend: CustomStringConvertible, CustomReflectable {
     /// `ReferenceBackend(2 users)`.
     public var description: String { "ReferenceBackend(\(userCount) users)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the user count only.
     public var customMirror: Mirror { Mirror(self, children: ["userCount": userCount], displayStyle: .class) }

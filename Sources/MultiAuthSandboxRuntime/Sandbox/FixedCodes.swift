@@ -10,7 +10,7 @@ import MultiAuthLocking
 /// numbers or e-mail identity keys, as the ``Inbox`` keys them.
 ///
 /// Thread-safe (the table is in a `Locked`). Its renderings show how many codes are fixed, never a code.
-public final class FixedCodes: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+public final class FixedCodes: Sendable, CustomStringConvertible,
     CustomReflectable
 {
     private let codes = Locked([String: String]())
@@ -52,9 +52,6 @@ public final class FixedCodes: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// `FixedCodes(2 destinations)`: no code, no destination.
     public var description: String { "FixedCodes(\(all.count) destinations)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the count only.
     public var customMirror: Mirror { Mirror(self, children: ["count": all.count], displayStyle: .class) }

@@ -6,14 +6,11 @@ import MultiAuth
 // public API (`inbox.latest(for:)?.code`, …), but a failure message, `dump` or a debugger's
 // variables view shows only what these mirrors list.
 
-extension Sandbox: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension Sandbox: CustomStringConvertible, CustomReflectable {
     /// `Sandbox(seed: 7, hosts: [...], requests: 12)`.
     public var description: String {
         "Sandbox(seed: \(seed), hosts: [\(hosts.joined(separator: ", "))], requests: \(requestCount))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the seed, the hosts and the (redacted) request log; the backends, the
     /// inbox and the fault plan are not opened.
@@ -24,42 +21,31 @@ extension Sandbox: CustomStringConvertible, CustomDebugStringConvertible, Custom
     }
 }
 
-extension SandboxTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension SandboxTransport: CustomStringConvertible, CustomReflectable {
     /// `SandboxTransport(<the sandbox's description>)`.
     public var description: String { "SandboxTransport(\(sandbox))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the sandbox's seed only.
     public var customMirror: Mirror { Mirror(self, children: ["seed": sandbox.seed], displayStyle: .struct) }
 }
 
-extension SandboxContext: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension SandboxContext: CustomStringConvertible, CustomReflectable {
     /// `SandboxContext(host: …)`.
     public var description: String { "SandboxContext(host: \(host))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the host only: the inbox, random source and fault plan are not opened.
     public var customMirror: Mirror { Mirror(self, children: ["host": host], displayStyle: .struct) }
 }
 
-extension Inbox: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension Inbox: CustomStringConvertible, CustomReflectable {
     /// `Inbox(3 messages)`.
     public var description: String { "Inbox(\(count) messages)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the (redacted) messages.
     public var customMirror: Mirror { Mirror(self, children: ["messages": allMessages], displayStyle: .class) }
 }
 
-extension InboxMessage: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``: the code and link are `<redacted>`.
-    public var debugDescription: String { description }
+extension InboxMessage: CustomReflectable {
 
     /// A mirror with the masked destination, without the code or the link.
     public var customMirror: Mirror {
@@ -73,12 +59,9 @@ extension InboxMessage: CustomDebugStringConvertible, CustomReflectable {
     }
 }
 
-extension FaultPlan: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension FaultPlan: CustomStringConvertible, CustomReflectable {
     /// `FaultPlan(2 active rules)`.
     public var description: String { "FaultPlan(\(activeRuleCount) active rules)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the number of active rules only (injected bodies are not shown).
     public var customMirror: Mirror {
@@ -86,9 +69,7 @@ extension FaultPlan: CustomStringConvertible, CustomDebugStringConvertible, Cust
     }
 }
 
-extension FaultAction: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``: no injected body or header value.
-    public var debugDescription: String { description }
+extension FaultAction: CustomReflectable {
 
     /// A mirror with the ``description`` only.
     public var customMirror: Mirror { Mirror(self, children: ["action": description], displayStyle: .enum) }

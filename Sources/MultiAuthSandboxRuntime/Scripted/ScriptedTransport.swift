@@ -198,12 +198,9 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     }
 }
 
-extension ScriptedTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ScriptedTransport: CustomStringConvertible, CustomReflectable {
     /// `ScriptedTransport(3 requests, 1 queued)`: counts only, no request or response.
     public var description: String { "ScriptedTransport(\(exchanges.count) requests, \(queuedCount) queued)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the counts only: the recorded requests and scripted responses may hold
     /// secrets.
@@ -212,13 +209,10 @@ extension ScriptedTransport: CustomStringConvertible, CustomDebugStringConvertib
     }
 }
 
-extension ScriptedTransport.Exchange: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ScriptedTransport.Exchange: CustomStringConvertible, CustomReflectable {
     /// `Exchange(<the request's redacted rendering>)`: the endpoint name is left out, as it may
     /// carry a secret path segment.
     public var description: String { "Exchange(\(request)\(overCellular ? ", cellular" : ""))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the request (which renders redacted) and the bearer only.
     public var customMirror: Mirror {
