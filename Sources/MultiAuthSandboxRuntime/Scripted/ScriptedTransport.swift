@@ -198,17 +198,6 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     }
 }
 
-extension ScriptedTransport: CustomStringConvertible, CustomReflectable {
-    /// `ScriptedTransport(3 requests, 1 queued)`: counts only, no request or response.
-    public var description: String { "ScriptedTransport(\(exchanges.count) requests, \(queuedCount) queued)" }
-
-    /// A mirror with the counts only: the recorded requests and scripted responses may hold
-    /// secrets.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["requests": exchanges.count, "queued": queuedCount], displayStyle: .class)
-    }
-}
-
 extension ScriptedTransport.Exchange: CustomStringConvertible, CustomReflectable {
     /// `Exchange(<the request's redacted rendering>)`: the endpoint name is left out, as it may
     /// carry a secret path segment.
