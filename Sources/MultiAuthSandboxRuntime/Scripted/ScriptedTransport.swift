@@ -28,7 +28,8 @@ import MultiAuthLocking
 /// is `false`. A cancelled caller gets `CancellationError` before anything is recorded.
 ///
 /// The recorded requests hold whatever the adapter sent (tokens, codes): read them in
-/// assertions; ``description`` and the mirror show counts only (Docs/Security.md, "Redaction").
+/// assertions; its renderings show none of them (they are in a `Locked`, whose rendering hides
+/// its contents; Docs/Security.md, "Redaction").
 ///
 /// Thread-safe (its fields are in one `Locked` state); the handler runs outside the lock.
 public final class ScriptedTransport: CellularHTTPTransport, Sendable {
