@@ -17,9 +17,9 @@ import FoundationNetworking
 /// - Timeouts: the request's `timeout`, else ``defaultTimeout``.
 /// - Errors name the request by its redacted rendering (``/MultiAuth/HTTPRequest/description``):
 ///   no query, header value, body or secret path segment (Docs/Security.md, "Redaction").
-/// - `description`, `debugDescription` and the mirror show the timeout and the default
+/// - `description`, `String(reflecting:)` and the mirror show the timeout and the default
 ///   header *names*: a default header may be an API key.
-public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, CustomDebugStringConvertible,
+public struct URLSessionTransport: HTTPTransport, CustomStringConvertible,
     CustomReflectable
 {
     /// The session requests go through.
@@ -131,9 +131,6 @@ public struct URLSessionTransport: HTTPTransport, CustomStringConvertible, Custo
     public var description: String {
         "URLSessionTransport(timeout: \(defaultTimeout), defaultHeaders: [\(defaultHeaders.keys.sorted().joined(separator: ", "))])"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the timeout and the default header names only.
     public var customMirror: Mirror {

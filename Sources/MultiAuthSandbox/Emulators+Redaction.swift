@@ -8,9 +8,7 @@ import MultiAuthSandboxRuntime
 // public API (`inbox.latest(for:)?.code`, …), but a failure message, `dump` or a debugger's
 // variables view shows only what these mirrors list.
 
-extension TruecallerSignedProfile: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``.
-    public var debugDescription: String { description }
+extension TruecallerSignedProfile: CustomReflectable {
 
     /// A mirror with the algorithm only: no payload, signature or nonce.
     public var customMirror: Mirror {
@@ -18,14 +16,11 @@ extension TruecallerSignedProfile: CustomDebugStringConvertible, CustomReflectab
     }
 }
 
-extension OTPlessMerchant: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension OTPlessMerchant: CustomStringConvertible, CustomReflectable {
     /// The app and client ids and the enabled methods; the client secret is `<redacted>`.
     public var description: String {
         "OTPlessMerchant(appID: \(appID), clientID: \(clientID), clientSecret: \(HTTPRequest.redactionMarker), phone: \(phoneAuthType.rawValue))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the client secret.
     public var customMirror: Mirror {
@@ -41,12 +36,9 @@ extension OTPlessMerchant: CustomStringConvertible, CustomDebugStringConvertible
     }
 }
 
-extension DynamicBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension DynamicBackend: CustomStringConvertible, CustomReflectable {
     /// `DynamicBackend(environment: …, kid: …)`; no key, code or token.
     public var description: String { "DynamicBackend(environment: \(environmentID), kid: \(keyID))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the public configuration only.
     public var customMirror: Mirror {
@@ -56,12 +48,9 @@ extension DynamicBackend: CustomStringConvertible, CustomDebugStringConvertible,
     }
 }
 
-extension TruecallerBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension TruecallerBackend: CustomStringConvertible, CustomReflectable {
     /// `TruecallerBackend(otpLength: 6, tokenTtl: 300)`; no key, code or token.
     public var description: String { "TruecallerBackend(otpLength: \(otpLength), tokenTtl: \(tokenTtl))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the public configuration only (not the accepted app keys).
     public var customMirror: Mirror {
@@ -74,12 +63,9 @@ extension TruecallerBackend: CustomStringConvertible, CustomDebugStringConvertib
     }
 }
 
-extension PortalBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension PortalBackend: CustomStringConvertible, CustomReflectable {
     /// `PortalBackend(environment: …)`; no secret, grant or token.
     public var description: String { "PortalBackend(environment: \(environmentID))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the public configuration only.
     public var customMirror: Mirror {
@@ -93,12 +79,9 @@ extension PortalBackend: CustomStringConvertible, CustomDebugStringConvertible, 
     }
 }
 
-extension OTPlessBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension OTPlessBackend: CustomStringConvertible, CustomReflectable {
     /// `OTPlessBackend(<the merchant, secret redacted>)`.
     public var description: String { "OTPlessBackend(\(merchant))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the (redacted) merchant and the key id only.
     public var customMirror: Mirror {

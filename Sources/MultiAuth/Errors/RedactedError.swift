@@ -11,7 +11,7 @@ import Foundation
 /// non-`AuthError` cause through ``init(redacting:)``, whoever builds the error.
 ///
 /// Concurrency: an immutable value; `Sendable`.
-public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible,
     CustomReflectable
 {
     /// The Swift type name of the original error, e.g. `URLError`.
@@ -57,9 +57,6 @@ public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible,
         if let redactedPath { parts.append("path: \(redactedPath)") }
         return "\(typeName)(\(parts.joined(separator: ", ")))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// The stored fields only (none of them holds a secret).
     public var customMirror: Mirror {

@@ -143,9 +143,9 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable {
     /// What the user must do to answer a ``Challenge``.
     ///
     /// An OAuth redirect URL carries the `state` and the PKCE `code_challenge`, an enrollment
-    /// the TOTP secret: `description`, `debugDescription` and the mirror show the kind, the
+    /// the TOTP secret: `description`, `String(reflecting:)` and the mirror show the kind, the
     /// redirect host and the enrollment's display fields only.
-    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    public enum Kind: Sendable, Codable, Hashable, CustomStringConvertible,
         CustomReflectable
     {
         /// A one-time code of `length` digits sent on `channel`; `linkAlsoSent` when a magic
@@ -179,9 +179,6 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable {
             case .passkey(let ceremony): ceremony.description
             }
         }
-
-        /// Same as ``description``.
-        public var debugDescription: String { description }
 
         /// A mirror with the secret-free parts only: lengths, channels, the redirect host, whether
         /// an enrollment came (not its account name or URI); never the redirect URL's path or query.

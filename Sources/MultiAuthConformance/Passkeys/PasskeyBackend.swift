@@ -15,9 +15,7 @@ import MultiAuthSandboxRuntime
 /// Thread-safe (its tables are in one `Locked` state; never held across the verifier's suspension). A
 /// flow being verified is reserved, so two finishes of one flow at once verify once: the second
 /// gets `409 already_used`.
-public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable, Sendable
-{
+public final class PasskeyBackend: SandboxBackend, Sendable {
     private struct Flow {
         let email: String?
         let operation: PasskeyCeremony.Operation
@@ -83,15 +81,6 @@ public final class PasskeyBackend: SandboxBackend, CustomStringConvertible, Cust
 
     /// The number of accounts created so far.
     public var accountCount: Int { state.withLock { $0.accounts.count } }
-
-    /// `PasskeyBackend(rp: sandbox.test, 2 accounts)`: no challenge, key or token.
-    public var description: String { "PasskeyBackend(rp: \(relyingParty.id), \(accountCount) accounts)" }
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-    /// A mirror with the relying party id and the account count only.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["relyingParty": relyingParty.id, "accounts": accountCount], displayStyle: .class)
-    }
 
     /// The stored credential record of `credentialID` (its sign count, algorithm, flags), or
     /// `nil` when no account registered it.

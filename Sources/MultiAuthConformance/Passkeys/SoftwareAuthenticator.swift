@@ -20,7 +20,7 @@ import MultiAuthLocking
 /// cloned-authenticator fault of §6.1.1.
 ///
 /// Concurrency: all mutable state is in one `Locked` value; safe to share across tasks and threads.
-public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, CustomReflectable {
+public final class SoftwareAuthenticator: Sendable {
     /// The attestation statement registrations carry (W3C WebAuthn Level 3 §8).
     public enum Attestation: Sendable {
         /// Format `none` with an empty statement (§8.7).
@@ -109,14 +109,6 @@ public final class SoftwareAuthenticator: Sendable, CustomStringConvertible, Cus
         self.aaguid = other.aaguid
         self.signCountStep = other.signCountStep
     }
-
-    /// The number of credentials only: keys, user names and handles are never printed.
-    public var description: String {
-        "SoftwareAuthenticator(\(state.withLock { $0.credentials.count }) credentials, <redacted>)"
-    }
-
-    /// No children: `dump` and debuggers show ``description`` only, never key material.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 
     /// The IDs of every credential, oldest first.
     public var credentialIDs: [[UInt8]] { state.withLock { $0.credentials.map(\.id) } }

@@ -2,19 +2,9 @@ import Foundation
 import MultiAuth
 import MultiAuthSandboxRuntime
 
-// Redacted renderings of the reference backend and its wire bodies (Docs/Security.md,
-// "Redaction"), as for the emulated vendor backends in MultiAuthSandbox.
-
-extension ReferenceBackend: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `ReferenceBackend(2 users)`.
-    public var description: String { "ReferenceBackend(\(userCount) users)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the user count only.
-    public var customMirror: Mirror { Mirror(self, children: ["userCount": userCount], displayStyle: .class) }
-}
+// Redacted renderings of the reference backend's wire bodies (Docs/Security.md,
+// "Redaction"), as for the emulated vendor backends in MultiAuthSandbox. `ReferenceBackend`
+// keeps its users, flows and tokens in a `Locked` box, whose rendering hides its contents.
 
 // The reference protocol's wire bodies carry codes, flow ids, state and tokens.
 

@@ -35,7 +35,7 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
 
     /// Where a refresh token came from (the sandbox's record, for tests that check lineage).
     /// Its renderings name the kind only, never a token.
-    public enum RefreshTokenOrigin: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    public enum RefreshTokenOrigin: Sendable, Hashable, CustomStringConvertible,
         CustomReflectable
     {
         /// Issued by a successful code or magic-link verification of the flow with this id.
@@ -50,8 +50,6 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
             case .refresh: "refresh(from: <redacted>)"
             }
         }
-        /// Same as ``description``.
-        public var debugDescription: String { description }
         /// A mirror without the token.
         public var customMirror: Mirror { Mirror(self, children: ["origin": description]) }
     }

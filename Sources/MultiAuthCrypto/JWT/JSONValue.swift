@@ -8,8 +8,8 @@ import Foundation
 ///
 /// Parse untrusted text with ``init(parsing:limits:)``, the bounded front door (see
 /// ``JSONLimits``). Claim values may be personal data or credentials, so `description`,
-/// `debugDescription` and the mirror show the JSON kind and size only, never the content.
-public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+/// `String(reflecting:)` and the mirror show the JSON kind and size only, never the content.
+public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     CustomReflectable
 {
     /// `null`.
@@ -141,9 +141,6 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Cus
         case .object(let members): "object(\(members.count))"
         }
     }
-
-    /// Same as ``description``: the kind and size, never the content.
-    public var debugDescription: String { description }
 
     /// A mirror with no children: a debugger or `dump` shows the kind only.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }

@@ -11,7 +11,7 @@ import Foundation
 /// Only RS256, RS512 and ES256 verify; `alg: none`, every `HS*` and any `alg` that does not fit
 /// the key's type are rejected, so an RSA public key is never used as an HMAC secret.
 /// Neither the raw token nor the signature is ever printed.
-public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct JWT: Sendable, CustomStringConvertible, CustomReflectable {
     /// The JOSE header members (RFC 7515 §4).
     public let header: [String: JSONValue]
     /// The claims set.
@@ -171,9 +171,6 @@ public struct JWT: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     public var description: String {
         "JWT(alg: \(algorithm ?? "none"), kid: \(keyID ?? "none"), \(claims))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the signature or signing input.
     public var customMirror: Mirror {

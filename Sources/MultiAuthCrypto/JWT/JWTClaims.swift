@@ -7,9 +7,9 @@ import Foundation
 /// be numbers (NumericDate, fractions allowed; a string such as `"1700000000"` is rejected),
 /// `iss`, `sub`, `jti` strings, and `aud` a string or an array of strings.
 ///
-/// Claim values may be personal data or credentials: `description`, `debugDescription` and
+/// Claim values may be personal data or credentials: `description`, `String(reflecting:)` and
 /// the mirror show the claim names and the time claims only.
-public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// Every claim, registered or not, as decoded.
     public let members: [String: JSONValue]
 
@@ -125,9 +125,6 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomDebu
         if let issuedAt { parts.append("iat: \(issuedAt)") }
         return parts.joined(separator: ", ")
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the claim names and time claims only, never a claim's value.
     public var customMirror: Mirror {

@@ -21,7 +21,7 @@ import MultiAuthLocking
 /// (line breaks in the base64, the `TCError` fields) is an **[ASSUMPTION]** recorded there.
 ///
 /// Get it from ``TruecallerBackend/app``. Thread-safe (its fields are in one `Locked` state; no suspension while held).
-public final class TruecallerAppEmulator: Sendable, CustomStringConvertible {
+public final class TruecallerAppEmulator: Sendable {
     /// The hand-off host, `www.truecaller.com` (TrueSDK's `kTCTruecallerAppURL`).
     public static let handoffHost = "www.truecaller.com"
     /// The hand-off path, `/userProfile`.
@@ -145,11 +145,6 @@ public final class TruecallerAppEmulator: Sendable, CustomStringConvertible {
         init(_ reason: String) { self.reason = reason }
         /// `TruecallerAppEmulator.Refusal: <reason>`.
         public var description: String { "TruecallerAppEmulator.Refusal: \(reason)" }
-    }
-
-    /// `TruecallerAppEmulator(installed: …, requests: …)`: no account details.
-    public var description: String {
-        state.withLock { "TruecallerAppEmulator(installed: \($0.installed), requests: \($0.requests))" }
     }
 
     // MARK: Reading the request

@@ -9,10 +9,8 @@ import MultiAuthLocking
 /// code for a 4-digit flow is ignored, the flow gets a random code). Destinations are E.164
 /// numbers or e-mail identity keys, as the ``Inbox`` keys them.
 ///
-/// Thread-safe (the table is in a `Locked`). Its renderings show how many codes are fixed, never a code.
-public final class FixedCodes: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable
-{
+/// Thread-safe (the table is in a `Locked`). Its renderings show no code (a `Locked` hides its contents).
+public final class FixedCodes: Sendable {
     private let codes = Locked([String: String]())
 
     /// Creates an empty table.
@@ -49,13 +47,4 @@ public final class FixedCodes: Sendable, CustomStringConvertible, CustomDebugStr
     public var all: [String: String] {
         codes.withLock { $0 }
     }
-
-    /// `FixedCodes(2 destinations)`: no code, no destination.
-    public var description: String { "FixedCodes(\(all.count) destinations)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the count only.
-    public var customMirror: Mirror { Mirror(self, children: ["count": all.count], displayStyle: .class) }
 }

@@ -3,63 +3,12 @@ import MultiAuth
 
 // Redacted renderings of the sandbox's types (Docs/Security.md, "Redaction"). The
 // sandbox holds every code, token and key it issued; test code reads them through the
-// public API (`inbox.latest(for:)?.code`, …), but a failure message, `dump` or a debugger's
-// variables view shows only what these mirrors list.
+// public API (`inbox.latest(for:)?.code`, …). `Sandbox`, `SandboxTransport`,
+// `SandboxContext`, `Inbox` and `FaultPlan` keep their state in a `Locked` box, whose
+// rendering hides its contents, so their default renderings show no secret; the types
+// below hold a code, link or injected body as a plain value and hide it here.
 
-extension Sandbox: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `Sandbox(seed: 7, hosts: [...], requests: 12)`.
-    public var description: String {
-        "Sandbox(seed: \(seed), hosts: [\(hosts.joined(separator: ", "))], requests: \(requestCount))"
-    }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the seed, the hosts and the (redacted) request log; the backends, the
-    /// inbox and the fault plan are not opened.
-    public var customMirror: Mirror {
-        Mirror(
-            self, children: ["seed": seed, "hosts": hosts, "requestLog": requestLog, "clock": clock],
-            displayStyle: .class)
-    }
-}
-
-extension SandboxTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `SandboxTransport(<the sandbox's description>)`.
-    public var description: String { "SandboxTransport(\(sandbox))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the sandbox's seed only.
-    public var customMirror: Mirror { Mirror(self, children: ["seed": sandbox.seed], displayStyle: .struct) }
-}
-
-extension SandboxContext: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `SandboxContext(host: …)`.
-    public var description: String { "SandboxContext(host: \(host))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the host only: the inbox, random source and fault plan are not opened.
-    public var customMirror: Mirror { Mirror(self, children: ["host": host], displayStyle: .struct) }
-}
-
-extension Inbox: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `Inbox(3 messages)`.
-    public var description: String { "Inbox(\(count) messages)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the (redacted) messages.
-    public var customMirror: Mirror { Mirror(self, children: ["messages": allMessages], displayStyle: .class) }
-}
-
-extension InboxMessage: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``: the code and link are `<redacted>`.
-    public var debugDescription: String { description }
+extension InboxMessage: CustomReflectable {
 
     /// A mirror with the masked destination, without the code or the link.
     public var customMirror: Mirror {
@@ -73,22 +22,7 @@ extension InboxMessage: CustomDebugStringConvertible, CustomReflectable {
     }
 }
 
-extension FaultPlan: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `FaultPlan(2 active rules)`.
-    public var description: String { "FaultPlan(\(activeRuleCount) active rules)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the number of active rules only (injected bodies are not shown).
-    public var customMirror: Mirror {
-        Mirror(self, children: ["activeRuleCount": activeRuleCount], displayStyle: .class)
-    }
-}
-
-extension FaultAction: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``: no injected body or header value.
-    public var debugDescription: String { description }
+extension FaultAction: CustomReflectable {
 
     /// A mirror with the ``description`` only.
     public var customMirror: Mirror { Mirror(self, children: ["action": description], displayStyle: .enum) }

@@ -3,10 +3,10 @@ import MultiAuth
 
 /// One request that reached a ``Sandbox``, as its request log records it.
 ///
-/// ``path`` is the path as sent (tests count requests by it); `description`, `debugDescription`
+/// ``path`` is the path as sent (tests count requests by it); `description`, `String(reflecting:)`
 /// and the mirror show ``redactedPath`` instead, so a log printed in a test failure never
 /// carries a token from the URL.
-public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible,
     CustomReflectable
 {
     /// How a logged request ended.
@@ -77,9 +77,6 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible, Cust
         }
         return "#\(index) \(method) \(host)\(redactedPath) → \(end)"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the redacted path, never the path as sent.
     public var customMirror: Mirror {

@@ -28,7 +28,8 @@ import MultiAuthLocking
 /// is `false`. A cancelled caller gets `CancellationError` before anything is recorded.
 ///
 /// The recorded requests hold whatever the adapter sent (tokens, codes): read them in
-/// assertions; ``description`` and the mirror show counts only (Docs/Security.md, "Redaction").
+/// assertions; its renderings show none of them (they are in a `Locked`, whose rendering hides
+/// its contents; Docs/Security.md, "Redaction").
 ///
 /// Thread-safe (its fields are in one `Locked` state); the handler runs outside the lock.
 public final class ScriptedTransport: CellularHTTPTransport, Sendable {
@@ -198,27 +199,10 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     }
 }
 
-extension ScriptedTransport: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `ScriptedTransport(3 requests, 1 queued)`: counts only, no request or response.
-    public var description: String { "ScriptedTransport(\(exchanges.count) requests, \(queuedCount) queued)" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
-
-    /// A mirror with the counts only: the recorded requests and scripted responses may hold
-    /// secrets.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["requests": exchanges.count, "queued": queuedCount], displayStyle: .class)
-    }
-}
-
-extension ScriptedTransport.Exchange: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension ScriptedTransport.Exchange: CustomStringConvertible, CustomReflectable {
     /// `Exchange(<the request's redacted rendering>)`: the endpoint name is left out, as it may
     /// carry a secret path segment.
     public var description: String { "Exchange(\(request)\(overCellular ? ", cellular" : ""))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the request (which renders redacted) and the bearer only.
     public var customMirror: Mirror {

@@ -5,9 +5,7 @@ import MultiAuth
 // verifier, personal data or the app key (Docs/Security.md, "Redaction"). A
 // debugger, `dump` or `String(reflecting:)` shows only what these mirrors list.
 
-extension TruecallerProfileResponse: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``.
-    public var debugDescription: String { description }
+extension TruecallerProfileResponse: CustomReflectable {
 
     /// A mirror with the algorithm and the sizes of the payload and signature, never their
     /// text or the nonce.
@@ -22,9 +20,7 @@ extension TruecallerProfileResponse: CustomDebugStringConvertible, CustomReflect
     }
 }
 
-extension TruecallerProfile: CustomDebugStringConvertible, CustomReflectable {
-    /// Same as ``description``: the masked number only.
-    public var debugDescription: String { description }
+extension TruecallerProfile: CustomReflectable {
 
     /// A mirror with the masked number, the country, the flags and the names of the other
     /// fields: no name, e-mail, nonce, verifier or field value (personal data and secrets).
@@ -40,15 +36,12 @@ extension TruecallerProfile: CustomDebugStringConvertible, CustomReflectable {
     }
 }
 
-extension TruecallerConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension TruecallerConfiguration: CustomStringConvertible, CustomReflectable {
     /// The endpoints and regions; the app key is shown as `<redacted>`.
     public var description: String {
         "TruecallerConfiguration(appKey: \(HTTPRequest.redactionMarker), otp: \(otpBaseURL.host ?? ""), "
             + "profile: \(profileBaseURLNonEU.host ?? "")/\(profileBaseURLEU.host ?? ""), keys: \(keyEndpoint.host ?? ""))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the app key.
     public var customMirror: Mirror {
@@ -63,12 +56,9 @@ extension TruecallerConfiguration: CustomStringConvertible, CustomDebugStringCon
     }
 }
 
-extension TruecallerTokenVerifier: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension TruecallerTokenVerifier: CustomStringConvertible, CustomReflectable {
     /// The credential kind and the host; never the key.
     public var description: String { "TruecallerTokenVerifier(\(credential), \(baseURL.host ?? ""))" }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with the redacted credential and the base URL; the transport is not opened.
     public var customMirror: Mirror {
