@@ -25,7 +25,7 @@ public func fuzzDynamic(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         try await dynamicProvider.respond(to: challenge, with: ChallengeAnswer(code: "123456"), context: dynamicContext)
     }
     if let session = step?.session {
-        _ = session.description
+        _ = String(describing: session)
         _ = expectTypedOutcome("refresh") { try await dynamicProvider.refresh(session, context: dynamicContext) }
         _ = expectTypedOutcome("signOut") { try await dynamicProvider.signOut(session, context: dynamicContext) }
     }
