@@ -2,8 +2,8 @@ import Foundation
 
 extension HTTPRequest {
     /// What a redacted path segment (or secret) is printed as, in every rendering of the
-    /// package's types.
-    package static let redactionMarker = "<redacted>"
+    /// package's types: the same marker a ``Secret`` prints.
+    package static let redactionMarker = Secret.redactionMarker
 
     /// Creates a request whose URL is `base` with `path` appended segment by segment
     /// (percent-encoded as needed), remembering which segments are secret so that every
