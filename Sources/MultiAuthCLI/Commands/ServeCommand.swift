@@ -135,22 +135,23 @@ struct ServeCommand: Command {
             let queue = DispatchQueue(label: "multiauth.serve.signals")
             // Whether a signal already resumed the continuation.
             let done = Locked(false)
-            nonisolated(unsafe) var sources: [any DispatchSourceSignal] = []
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            // Every source exists before any handler can run, so a handler sees them all.
+            let sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
                 signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                return (source: DispatchSource.makeSignalSource(signal: number, queue: queue), name: name)
+            }
+            for (source, name) in sources {
                 source.setEventHandler {
                     let first = done.withLock { done in
                         defer { done = true }
                         return !done
                     }
                     guard first else { return }
-                    for source in sources { source.cancel() }
+                    for other in sources { other.source.cancel() }
                     continuation.resume(returning: name)
                 }
-                sources.append(source)
-                source.resume()
             }
+            for entry in sources { entry.source.resume() }
         }
     }
 }
