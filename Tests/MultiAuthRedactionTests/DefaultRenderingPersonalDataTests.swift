@@ -8,7 +8,7 @@ import MultiAuthTruecaller
 import Testing
 
 /// The adapter and passkey types that lost their hand-written `description` keep personal data
-/// and nonces out of all five renderings (Docs/Security.md, "Redaction"; Docs/Passkeys.md,
+/// nonces and credentials out of all five renderings (Docs/Security.md, "Redaction"; Docs/Passkeys.md,
 /// "What renderings show"). The rendering sweep searches for planted secrets only; this suite
 /// also searches for the names, numbers and e-mail addresses.
 @Suite("Default renderings hide personal data and nonces")
@@ -45,6 +45,9 @@ struct DefaultRenderingPersonalDataTests {
             requestNonce: Self.nonce)
         expectNoLeak(response, ["payload-b64-9a8b", "signature-b64-7c6d", Self.nonce])
         #expect(String(describing: response).contains("SHA512withRSA"))
+        let configuration = TruecallerConfiguration(
+            appKey: "app-key-2b4d", appLink: URL(string: "https://app.example.com/tc")!, deviceID: "device-8e6f")
+        expectNoLeak(configuration, ["app-key-2b4d", "device-8e6f"])
     }
 
     @Test func passkeyTypes() {

@@ -1,10 +1,10 @@
 import Foundation
 import MultiAuth
 
-// Redacted renderings of the Truecaller types that hold personal data or an installation id
-// (Docs/Security.md, "Redaction"). A debugger, `dump`, `String(reflecting:)` and Swift's default
-// `description` show only what these mirrors list. `TruecallerProfileResponse` and
-// `TruecallerTokenVerifier` need none: their secrets are `Secret` values.
+// The redacted rendering of the Truecaller profile, personal data (Docs/Security.md,
+// "Redaction"). A debugger, `dump`, `String(reflecting:)` and Swift's default `description` show
+// only what this mirror lists. `TruecallerProfileResponse`, `TruecallerTokenVerifier` and
+// `TruecallerConfiguration` need none: their secrets are `Secret` values.
 
 extension TruecallerProfile: CustomReflectable {
 
@@ -18,21 +18,6 @@ extension TruecallerProfile: CustomReflectable {
                 "countryCode": countryCode as Any,
                 "isTrueName": isTrueName, "isAmbassador": isAmbassador, "requestTime": requestTime as Any,
                 "otherFieldNames": otherFields.keys.sorted(),
-            ], displayStyle: .struct)
-    }
-}
-
-extension TruecallerConfiguration: CustomReflectable {
-    /// A mirror without the device id (an installation identifier); the app key is a
-    /// ``/MultiAuth/Secret`` and shows `<redacted>`.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "appKey": appKey, "appLink": appLink, "otpBaseURL": otpBaseURL,
-                "profileBaseURLEU": profileBaseURLEU,
-                "profileBaseURLNonEU": profileBaseURLNonEU, "keyEndpoint": keyEndpoint, "otpRegions": otpRegions as Any,
-                "otpLength": otpLength,
             ], displayStyle: .struct)
     }
 }
