@@ -115,7 +115,9 @@ public struct PasskeyUser: Sendable, Codable, Hashable, CustomReflectable {
     }
 
     /// A mirror without the handle or the names; Swift's default `description` is built from it.
-    public var customMirror: Mirror { Mirror(self, children: ["user": HTTPRequest.redactionMarker]) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": HTTPRequest.redactionMarker], displayStyle: .struct)
+    }
 }
 
 /// A credential named in a ceremony's allow or exclude list (W3C WebAuthn Level 3 §5.8.3).
