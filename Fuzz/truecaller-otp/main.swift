@@ -34,7 +34,7 @@ public func fuzzTruecaller(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let oneTap = try? JSONDecoder().decode(TruecallerProfileResponse.self, from: response.body) {
         _ = expectTypedOutcome("one-tap") {
             try await truecallerProvider.signIn(
-                with: oneTap, expectedNonce: oneTap.requestNonce, context: truecallerContext)
+                with: oneTap, expectedNonce: oneTap.requestNonce.reveal(), context: truecallerContext)
         }
     }
     return 0

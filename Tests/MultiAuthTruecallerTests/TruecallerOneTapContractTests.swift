@@ -212,8 +212,9 @@ struct TruecallerOneTapContractTests {
                 case (.response(let response), "parsed"):
                     let fields = archives["response"]?["fields"]?.objectValue ?? [:]
                     let read = [
-                        "payload": response.payload, "signature": response.signature,
-                        "signatureAlgorithm": response.signatureAlgorithm, "requestNonce": response.requestNonce,
+                        "payload": response.payload.reveal(), "signature": response.signature.reveal(),
+                        "signatureAlgorithm": response.signatureAlgorithm,
+                        "requestNonce": response.requestNonce.reveal(),
                     ]
                     for key in (item["fields"]?.objectValue ?? [:]).keys where read[key] != fields[key]?.stringValue {
                         failures.append("adapter: \(name): \(key) was not read")

@@ -67,9 +67,11 @@ struct TruecallerProfileVerifierTests {
 
     @Test func aTamperedPayloadIsCode15() async throws {
         var tampered = try response()
-        var json = try JSONSerialization.jsonObject(with: Data(try Base64.decode(tampered.payload))) as! [String: Any]
+        var json =
+            try JSONSerialization.jsonObject(with: Data(try Base64.decode(tampered.payload.reveal()))) as! [String: Any]
         json["phoneNumber"] = "+919999999999"
-        tampered.payload = Base64.encode(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
+        tampered.payload = Secret(
+            Base64.encode(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])))
         let transport = keyServer([TruecallerWorld.keyA])
         let error = await #expect(throws: AuthError.self) {
             _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
@@ -185,8 +187,8 @@ struct TruecallerProfileVerifierTests {
 
     @Test func aBase64URLSignatureIsTolerated() async throws {
         var signed = try response()
-        let bytes = try Base64.decode(signed.signature)
-        signed.signature = Base64URL.encode(bytes)
+        let bytes = try Base64.decode(signed.signature.reveal())
+        signed.signature = Secret(Base64URL.encode(bytes))
         let transport = keyServer([TruecallerWorld.keyA])
         _ = try await TruecallerProfileVerifier(configuration: TruecallerWorld.configuration).verify(
             signed, expectedNonce: "n-1", context: TruecallerWorld.context(transport, clock: clock))
@@ -242,9 +244,13 @@ struct TruecallerProfileVerifierTests {
 
     @Test func descriptionsHideThePayloadAndSignature() throws {
         let signed = try response()
-        #expect(!signed.description.contains(signed.payload))
-        #expect(!signed.description.contains(signed.signature))
-        let profile = try TruecallerProfile(json: Data(try Base64.decode(signed.payload)))
-        #expect(!profile.description.contains("9876543210"))
+        for text in [String(describing: signed), String(reflecting: signed)] {
+            #expect(!text.contains(signed.payload.reveal()))
+            #expect(!text.contains(signed.signature.reveal()))
+            #expect(!text.contains(signed.requestNonce.reveal()))
+        }
+        let profile = try TruecallerProfile(json: Data(try Base64.decode(signed.payload.reveal())))
+        #expect(!String(describing: profile).contains("9876543210"))
+        #expect(String(describing: profile).contains("••••"))
     }
 }

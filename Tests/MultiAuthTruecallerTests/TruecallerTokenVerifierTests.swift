@@ -35,7 +35,7 @@ struct TruecallerTokenVerifierTests {
         #expect(detail.countryCode == "IN")
         #expect(detail.e164 == "+919876543210")
         #expect(transport.requests[0].url.path == "/v1/otp/installation/phoneNumberDetail/\(token)")
-        #expect(!detail.description.contains("98765"))
+        #expect(!String(describing: detail).contains("98765"))
     }
 
     @Test func theClientIDVariantUsesItsPathAndHeader() async throws {

@@ -9,8 +9,9 @@ import Foundation
 /// platforms `PasskeyAuthorization` does it for you, Docs/Passkeys.md), then answer the
 /// challenge with the platform's result as ``ChallengeAnswer/passkey``.
 ///
-/// The challenge bytes are a single-use nonce: `description` and the mirror show the operation,
-/// the relying party and counts only.
+/// The challenge bytes are a single-use nonce (Docs/Security.md, "Redaction"): `description` (the
+/// short label ``Challenge/Kind`` shows) and the mirror show the operation, the relying party and
+/// counts only.
 public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomStringConvertible, CustomReflectable {
     /// Which ceremony.
     public enum Operation: String, Sendable, Codable, Hashable {
@@ -73,7 +74,7 @@ public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomStringConverti
         return "passkey(" + parts.joined(separator: ", ") + ")"
     }
 
-    /// A mirror without the challenge bytes or the user id.
+    /// A mirror without the challenge bytes (a nonce); the user shows its own redacted mirror.
     public var customMirror: Mirror {
         Mirror(
             self,
@@ -96,7 +97,9 @@ public enum PasskeyUserVerification: String, Sendable, Codable, Hashable {
 }
 
 /// The account a passkey is created for (W3C WebAuthn Level 3 §5.4.3).
-public struct PasskeyUser: Sendable, Codable, Hashable, CustomStringConvertible, CustomReflectable {
+///
+/// The names are personal data: every rendering shows `<redacted>` only.
+public struct PasskeyUser: Sendable, Codable, Hashable, CustomReflectable {
     /// The user handle: at most 64 opaque bytes, never personal data (§5.4.3).
     public var id: Data
     /// The account name the platform shows, e.g. an e-mail address.
@@ -111,14 +114,17 @@ public struct PasskeyUser: Sendable, Codable, Hashable, CustomStringConvertible,
         self.displayName = displayName
     }
 
-    /// `PasskeyUser(<redacted>)`: the name is personal data.
-    public var description: String { "PasskeyUser(<redacted>)" }
-    /// A mirror without the handle or the names.
-    public var customMirror: Mirror { Mirror(self, children: ["user": HTTPRequest.redactionMarker]) }
+    /// A mirror without the handle or the names; Swift's default `description` is built from it.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": HTTPRequest.redactionMarker], displayStyle: .struct)
+    }
 }
 
 /// A credential named in a ceremony's allow or exclude list (W3C WebAuthn Level 3 §5.8.3).
-public struct PasskeyCredentialDescriptor: Sendable, Codable, Hashable, CustomStringConvertible {
+///
+/// Nothing here is secret (a credential id is not, Docs/Passkeys.md, "What renderings show"), so
+/// it keeps Swift's default rendering.
+public struct PasskeyCredentialDescriptor: Sendable, Codable, Hashable {
     /// The credential id.
     public var id: Data
     /// Transport hints, e.g. `"internal"`, `"hybrid"`, `"usb"` (§5.8.4); may be empty.
@@ -129,9 +135,6 @@ public struct PasskeyCredentialDescriptor: Sendable, Codable, Hashable, CustomSt
         self.id = id
         self.transports = transports
     }
-
-    /// `credential(32 bytes)`.
-    public var description: String { "credential(\(id.count) bytes)" }
 }
 
 /// What the platform authenticator returned for a ``PasskeyCeremony``: the answer to a
@@ -140,7 +143,9 @@ public struct PasskeyCredentialDescriptor: Sendable, Codable, Hashable, CustomSt
 /// `AuthClient` checks the result against the challenge and its sizes before any network call
 /// (``maximumCredentialIDBytes`` and the other limits); a ``cancelled`` result is refused with
 /// `AuthError` `.cancelledByUser` and leaves the challenge answerable.
-public enum PasskeyResult: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+///
+/// Swift's default rendering: the case, and the registration's or assertion's own mirror.
+public enum PasskeyResult: Sendable, Hashable {
     /// A new passkey (answer to a registration ceremony).
     case registration(PasskeyRegistration)
     /// A signature by an existing passkey (answer to an assertion ceremony).
@@ -170,22 +175,13 @@ public enum PasskeyResult: Sendable, Hashable, CustomStringConvertible, CustomRe
         case .cancelled: nil
         }
     }
-
-    /// `registration(credential: 32 bytes)`, `assertion(credential: 32 bytes)` or `cancelled`.
-    public var description: String {
-        switch self {
-        case .registration(let registration): "registration(credential: \(registration.credentialID.count) bytes)"
-        case .assertion(let assertion): "assertion(credential: \(assertion.credentialID.count) bytes)"
-        case .cancelled: "cancelled"
-        }
-    }
-
-    /// A mirror with the kind and the credential id's size only.
-    public var customMirror: Mirror { Mirror(self, children: ["result": description], displayStyle: .enum) }
 }
 
 /// A new passkey: the platform's `AuthenticatorAttestationResponse` (W3C WebAuthn Level 3 §5.2.1).
-public struct PasskeyRegistration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+///
+/// The client data holds the ceremony's challenge, a nonce: the mirror, and so `description`,
+/// shows sizes only.
+public struct PasskeyRegistration: Sendable, Hashable, CustomReflectable {
     /// The new credential's id.
     public var credentialID: Data
     /// The client data the authenticator signed over, UTF-8 JSON (§5.8.1).
@@ -200,9 +196,7 @@ public struct PasskeyRegistration: Sendable, Hashable, CustomStringConvertible, 
         self.attestationObject = attestationObject
     }
 
-    /// `PasskeyRegistration(credential: 32 bytes)`.
-    public var description: String { "PasskeyRegistration(credential: \(credentialID.count) bytes)" }
-    /// A mirror with sizes only.
+    /// A mirror with sizes only; Swift's default `description` is built from it.
     public var customMirror: Mirror {
         Mirror(
             self,
@@ -215,7 +209,10 @@ public struct PasskeyRegistration: Sendable, Hashable, CustomStringConvertible, 
 
 /// A passkey's signature: the platform's `AuthenticatorAssertionResponse` (W3C WebAuthn Level 3
 /// §5.2.2).
-public struct PasskeyAssertion: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+///
+/// The client data holds the ceremony's challenge, a nonce: the mirror, and so `description`,
+/// shows sizes only.
+public struct PasskeyAssertion: Sendable, Hashable, CustomReflectable {
     /// The id of the credential that signed.
     public var credentialID: Data
     /// The client data the authenticator signed over, UTF-8 JSON (§5.8.1).
@@ -236,9 +233,7 @@ public struct PasskeyAssertion: Sendable, Hashable, CustomStringConvertible, Cus
         self.userHandle = userHandle
     }
 
-    /// `PasskeyAssertion(credential: 32 bytes)`.
-    public var description: String { "PasskeyAssertion(credential: \(credentialID.count) bytes)" }
-    /// A mirror with sizes only.
+    /// A mirror with sizes only; Swift's default `description` is built from it.
     public var customMirror: Mirror {
         Mirror(
             self,

@@ -3,7 +3,10 @@ import MultiAuthCrypto
 
 /// The claims of a Dynamic JWT that ``DynamicTokenVerifier`` accepted (Docs/Providers/Dynamic.md,
 /// schema `MinifiedDynamicJwt`; wire names in snake_case).
-public struct DynamicVerifiedToken: Sendable, CustomStringConvertible {
+///
+/// The mirror, and so every rendering, leaves out the e-mail address (personal data) and the
+/// session id.
+public struct DynamicVerifiedToken: Sendable, CustomReflectable {
     /// `sub`: the Dynamic user id.
     public let userID: String
     /// `sid`: the session id, if present.
@@ -36,8 +39,14 @@ public struct DynamicVerifiedToken: Sendable, CustomStringConvertible {
         self.jwt = jwt
     }
 
-    /// `DynamicVerifiedToken(sub: …, scopes: …)`; no e-mail, no token.
-    public var description: String {
-        "DynamicVerifiedToken(sub: \(userID), environment: \(environmentID), scopes: \(scopes.joined(separator: " ")))"
+    /// A mirror with the user id, the environment, the scopes, the expiry and the issuer: no
+    /// e-mail, no session id, no token. Swift's default `description` is built from it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "userID": userID, "environmentID": environmentID, "scopes": scopes, "expiresAt": expiresAt as Any,
+                "issuer": issuer as Any,
+            ], displayStyle: .struct)
     }
 }

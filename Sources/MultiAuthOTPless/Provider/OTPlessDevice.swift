@@ -1,8 +1,12 @@
 import Foundation
 import MultiAuth
+import MultiAuthLocking
 
 /// The device state id and merchant config, fetched once per provider and shared by its flows
 /// (`GET /v2/state`, `GET /v2/lp/merchant/config/{state}`; Docs/Providers/OTPless.md, "Flows").
+///
+/// The device state id is provider state (Docs/Security.md, "Redaction"): it lives in a `Locked`
+/// box, so no rendering of the provider shows it.
 ///
 /// Concurrency: an actor. Each GET is retried once,
 /// then the fetch fails with `5003` (`.providerUnavailable`). A failed fetch is not cached.
@@ -12,14 +16,14 @@ actor OTPlessDevice {
         let config: OTPlessWire.MerchantConfig
     }
 
-    private var ready: Ready?
+    private let cached = Locked<Ready?>(nil)
 
     /// The cached state and config, fetching them first when needed. The fetch runs in the
     /// caller's task, so cancelling the caller cancels it; concurrent first callers may each
     /// fetch (the first answer is kept).
     /// - Throws: `AuthError` `.providerUnavailable` (5003), `CancellationError`.
     func ready(api: OTPlessAPI, context: AuthContext) async throws -> Ready {
-        if let ready { return ready }
+        if let ready = cached.withLock({ $0 }) { return ready }
         let stateResponse: OTPlessWire.StateResponse = try await Self.fetchTwice(api: api, context: context) {
             try await api.get("v2/state", context: context)
         }
@@ -30,8 +34,10 @@ actor OTPlessDevice {
         let config: OTPlessWire.MerchantConfig = try await Self.fetchTwice(api: api, context: context) {
             try await api.get("v2/lp/merchant/config/\(state)", context: context)
         }
-        if ready == nil { ready = Ready(state: state, config: config) }
-        return ready!
+        return cached.withLock { cached in
+            if cached == nil { cached = Ready(state: state, config: config) }
+            return cached!
+        }
     }
 
     private static func fetchTwice<T: Decodable>(

@@ -20,7 +20,7 @@ import MultiAuthCrypto
 public struct OTPlessTokenVerifier: Sendable {
     /// The merchant's client id (sent as the `clientId` header).
     public let clientID: String
-    private let clientSecret: String
+    private let clientSecret: Secret
     /// The validate-token host, `https://user-auth.otpless.app` by default.
     public let baseURL: URL
     /// The id-token issuer, `https://otpless.com` in production.
@@ -78,7 +78,7 @@ public struct OTPlessTokenVerifier: Sendable {
         self.tokenReplayTTL = tokenReplayTTL
         self.acceptsMillisecondTimestamps = acceptsMillisecondTimestamps
         self.clientID = clientID
-        self.clientSecret = clientSecret
+        self.clientSecret = Secret(clientSecret)
         self.baseURL = baseURL
         self.issuer = issuer
         self.jwksURL = jwksURL
@@ -109,7 +109,7 @@ public struct OTPlessTokenVerifier: Sendable {
         guard !trimmed.isEmpty else { throw AuthError.invalidInput(.invalidToken, "the token is blank") }
         let request = try HTTPRequest.json(
             .post, baseURL.appending(path: "auth/v1/validate/token"), body: ["token": trimmed],
-            headers: ["clientId": clientID, "clientSecret": clientSecret])
+            headers: ["clientId": clientID, "clientSecret": clientSecret.reveal()])
         let response = try await transport.send(request)
         guard response.isSuccess else {
             var error = OTPlessErrorMapping.error(for: response)

@@ -10,7 +10,7 @@ import Foundation
 /// their own (the sandbox's emulated Truecaller app says whether it is installed).
 ///
 /// Concurrency: a `Sendable` value; the closure may be called from any task.
-public struct TruecallerApp: Sendable, CustomStringConvertible {
+public struct TruecallerApp: Sendable {
     /// Answers whether the Truecaller app is installed now. Called once per one-tap start.
     public var isInstalled: @Sendable () async -> Bool
 
@@ -36,7 +36,4 @@ public struct TruecallerApp: Sendable, CustomStringConvertible {
         notInstalled
         #endif
     }
-
-    /// `TruecallerApp`.
-    public var description: String { "TruecallerApp" }
 }

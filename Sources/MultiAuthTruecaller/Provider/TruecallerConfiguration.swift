@@ -32,9 +32,10 @@ public struct TruecallerConfiguration: Sendable, Hashable {
     /// Default `["IN"]`: the non-Truecaller OTP flow is India only (Truecaller's iOS docs).
     public var otpRegions: Set<String>?
     /// The installation id sent as `deviceId` and `simSerial` (the SDK sends the IDFV). The
-    /// backend answers `verifiedBefore` for a number already verified on this installation,
-    /// so keep it stable across launches.
-    public var deviceID: String
+    /// backend answers `verifiedBefore` (an access token without an OTP) for a number already
+    /// verified on this installation, so keep it stable across launches. A ``/MultiAuth/Secret``
+    /// for that reason: renderings show `<redacted>`; read it with `reveal()`.
+    public var deviceID: Secret
     /// The app version sent as `version` (the SDK sends `CFBundleVersion`).
     public var appVersion: String
     /// The OTP length in digits used for the challenge. Default 6: [ASSUMPTION] (the real
@@ -107,7 +108,7 @@ public struct TruecallerConfiguration: Sendable, Hashable {
         self.keyEndpoint = Self.productionKeyEndpoint
         self.euRegions = Self.defaultEURegions
         self.otpRegions = otpRegions
-        self.deviceID = deviceID
+        self.deviceID = Secret(deviceID)
         self.appVersion = "1"
         self.otpLength = 6
         self.maximumProfileAge = .seconds(600)

@@ -189,8 +189,8 @@ extension TruecallerProvider {
         -> AuthSession
     {
         var extra = ProviderState()
-        extra["payload"] = Secret(response.payload)
-        extra["signature"] = Secret(response.signature)
+        extra["payload"] = response.payload
+        extra["signature"] = response.signature
         extra["signatureAlgorithm"] = Secret(response.signatureAlgorithm)
         return AuthSession(
             provider: id, user: profile.authUser, credentials: Credentials(extra: extra), createdAt: context.now)

@@ -134,8 +134,8 @@ public struct TruecallerProvider: RedirectHandlingProvider {
         }
         let body = TruecallerWire.CreateRequest(
             countryCodeName: region, phoneNumber: phone.nationalNumber, clientId: 16, phonePermission: false, os: "ios",
-            version: configuration.appVersion, sequence: 1, deviceId: configuration.deviceID,
-            simSerial: [configuration.deviceID])
+            version: configuration.appVersion, sequence: 1, deviceId: configuration.deviceID.reveal(),
+            simSerial: [configuration.deviceID.reveal()])
         let url = configuration.otpBaseURL.appending(path: "v1/otp/installation/create")
         let object = try await TruecallerWire.send(
             .json(.post, url, body: body, headers: TruecallerWire.headers(configuration)), transport: context.transport)

@@ -1,6 +1,9 @@
 /// What Truecaller's access-token check returns for a valid token (Docs/Providers/Truecaller.md):
 /// the verified number and its country.
-public struct TruecallerPhoneNumberDetail: Sendable, Hashable, CustomStringConvertible {
+///
+/// Personal data: the mirror, and so every rendering, shows the country and the number's last
+/// four digits only.
+public struct TruecallerPhoneNumberDetail: Sendable, Hashable, CustomReflectable {
     /// The number as digits with the country calling code and no `+`, e.g. `"919876543210"`
     /// (the wire sends a JSON number).
     public var phoneNumber: String
@@ -16,6 +19,11 @@ public struct TruecallerPhoneNumberDetail: Sendable, Hashable, CustomStringConve
     /// The number in E.164 form: `"+"` followed by ``phoneNumber``.
     public var e164: String { "+" + phoneNumber }
 
-    /// `TruecallerPhoneNumberDetail(IN, ••••3210)`: the last four digits only.
-    public var description: String { "TruecallerPhoneNumberDetail(\(countryCode), ••••\(phoneNumber.suffix(4)))" }
+    /// A mirror with the country and `••••3210`, the last four digits; Swift's default
+    /// `description` is built from it.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["countryCode": countryCode, "phoneNumber": "••••" + String(phoneNumber.suffix(4))],
+            displayStyle: .struct)
+    }
 }

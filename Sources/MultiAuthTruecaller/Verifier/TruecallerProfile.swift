@@ -5,8 +5,9 @@ import MultiAuthCrypto
 /// A Truecaller profile (`TCTrueProfile`, Docs/Providers/Truecaller.md): what `GET /v1/profile` returns
 /// and what a one-tap `payload` decodes to.
 ///
-/// Personal data: `description` shows only the masked phone number.
-public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
+/// Personal data: every rendering (the mirror, and Swift's default `description` built from it)
+/// shows the masked phone number, the country, the flags and field names only.
+public struct TruecallerProfile: Sendable, Hashable {
     /// The first name.
     public var firstName: String
     /// The last name; may be empty.
@@ -113,10 +114,5 @@ public struct TruecallerProfile: Sendable, Hashable, CustomStringConvertible {
     /// the same id; the id does not show the number.
     public static func userID(forE164 e164: String) -> String {
         "tc-" + MessageDigest.sha256(Array(e164.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// `TruecallerProfile(+91 •••••• 3210)`: the masked number only.
-    public var description: String {
-        "TruecallerProfile(\((try? PhoneNumber(phoneNumber))?.masked ?? "<invalid number>"))"
     }
 }

@@ -90,10 +90,10 @@ public struct TruecallerProfileVerifier: Sendable {
         guard response.signatureAlgorithm.caseInsensitiveCompare(Self.signatureAlgorithm) == .orderedSame else {
             throw TruecallerErrorCode.verificationFailed.authError("unsupported signature algorithm")
         }
-        guard let signature = Self.decodeSignature(response.signature) else {
+        guard let signature = Self.decodeSignature(response.signature.reveal()) else {
             throw TruecallerErrorCode.verificationFailed.authError("the signature is not base64")
         }
-        let message = Array(response.payload.utf8)
+        let message = Array(response.payload.reveal().utf8)
         var (keys, fetched) = try await keyStore.keys(transport: context.transport)
         var verified = Self.anyVerifies(keys, signature: signature, message: message)
         if !verified && !fetched,
@@ -106,10 +106,10 @@ public struct TruecallerProfileVerifier: Sendable {
             throw TruecallerErrorCode.verificationFailed.authError(
                 "the profile signature does not verify with any Truecaller key")
         }
-        guard ConstantTime.equals(Array(response.requestNonce.utf8), Array(expectedNonce.utf8)) else {
+        guard ConstantTime.equals(Array(response.requestNonce.reveal().utf8), Array(expectedNonce.utf8)) else {
             throw TruecallerErrorCode.requestNonceMismatch.authError("the response nonce is not the request nonce")
         }
-        guard let json = try? Base64.decode(response.payload.filter { !$0.isWhitespace }) else {
+        guard let json = try? Base64.decode(response.payload.reveal().filter { !$0.isWhitespace }) else {
             throw TruecallerErrorCode.userProfileContentNotValid.authError("the payload is not base64")
         }
         let profile = try TruecallerProfile(json: Data(json))

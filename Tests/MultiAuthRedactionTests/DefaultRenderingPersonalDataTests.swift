@@ -1,0 +1,87 @@
+import Foundation
+import MultiAuth
+import MultiAuthConformance
+import MultiAuthCrypto
+import MultiAuthDynamic
+import MultiAuthOTPless
+import MultiAuthTruecaller
+import Testing
+
+/// The adapter and passkey types that lost their hand-written `description` keep personal data
+/// nonces and credentials out of all five renderings (Docs/Security.md, "Redaction"; Docs/Passkeys.md,
+/// "What renderings show"). The rendering sweep searches for planted secrets only; this suite
+/// also searches for the names, numbers and e-mail addresses.
+@Suite("Default renderings hide personal data and nonces")
+struct DefaultRenderingPersonalDataTests {
+    static let name = "Zelda Quist"
+    static let email = "zelda.quist@example.com"
+    static let number = "919876543210"
+    static let nonce = "nonce-7c1d90ab"
+
+    func expectNoLeak(_ value: Any, _ secrets: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let leak = SecretRenderings.firstLeak(of: value, secrets: secrets)
+        #expect(leak == nil, "\(leak.map { "\($0.secret) in \($0.rendering)" } ?? "")", sourceLocation: sourceLocation)
+    }
+
+    /// `dump`'s text: a `Data` field shows up as its byte list (`▿ bytes: 47 elements`).
+    func dumped(_ value: Any) -> String {
+        var text = ""
+        dump(value, to: &text)
+        return text
+    }
+
+    @Test func truecallerTypes() {
+        let profile = TruecallerProfile(
+            firstName: "Zelda", lastName: "Quist", phoneNumber: "+" + Self.number, countryCode: "in",
+            gender: "F", email: Self.email, requestNonce: Self.nonce, verifier: "verifier-3e7f",
+            otherFields: ["city": "Quistville"])
+        expectNoLeak(profile, ["Zelda", "Quist", Self.number, "9876543210", Self.email, Self.nonce, "verifier-3e7f"])
+        #expect(String(describing: profile).contains("3210"))
+        let detail = TruecallerPhoneNumberDetail(phoneNumber: Self.number, countryCode: "IN")
+        expectNoLeak(detail, [Self.number, "98765"])
+        #expect(String(describing: detail).contains("••••3210"))
+        let response = TruecallerProfileResponse(
+            payload: "payload-b64-9a8b", signature: "signature-b64-7c6d", signatureAlgorithm: "SHA512withRSA",
+            requestNonce: Self.nonce)
+        expectNoLeak(response, ["payload-b64-9a8b", "signature-b64-7c6d", Self.nonce])
+        #expect(String(describing: response).contains("SHA512withRSA"))
+        let configuration = TruecallerConfiguration(
+            appKey: "app-key-2b4d", appLink: URL(string: "https://app.example.com/tc")!, deviceID: "device-8e6f")
+        expectNoLeak(configuration, ["app-key-2b4d", "device-8e6f"])
+    }
+
+    @Test func passkeyTypes() {
+        let challenge = Data(Self.nonce.utf8)
+        let user = PasskeyUser(id: Data("handle-51".utf8), name: Self.email, displayName: Self.name)
+        let ceremony = PasskeyCeremony(
+            operation: .registration, challenge: challenge, relyingPartyID: "example.com", user: user)
+        expectNoLeak(user, [Self.email, Self.name, "handle-51"])
+        expectNoLeak(ceremony, [Self.email, Self.name, Self.nonce])
+        #expect(!dumped(ceremony).contains(" elements"), "a dump lists the challenge bytes")
+        // A credential id is not secret: the descriptor's default dump lists its bytes (and so
+        // the check above can fail).
+        #expect(dumped(PasskeyCredentialDescriptor(id: challenge)).contains(" elements"))
+        let clientData = Data(#"{"type":"webauthn.get","challenge":"\#(Self.nonce)"}"#.utf8)
+        let assertion = PasskeyAssertion(
+            credentialID: Data([1, 2, 3]), clientDataJSON: clientData, authenticatorData: Data([4, 5]),
+            signature: Data([6, 7]), userHandle: Data("handle-51".utf8))
+        let registration = PasskeyRegistration(
+            credentialID: Data([1, 2, 3]), clientDataJSON: clientData, attestationObject: Data([8]))
+        for value: Any in [
+            user, assertion, registration, PasskeyResult.assertion(assertion),
+            PasskeyResult.registration(registration),
+        ] {
+            expectNoLeak(value, [Self.nonce, "handle-51"])
+            #expect(!dumped(value).contains(" elements"), "a dump lists the client data's bytes")
+        }
+    }
+
+    @Test func dynamicVerifiedToken() throws {
+        let token = try JWT(parsing: "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1In0.")
+        let verified = DynamicVerifiedToken(
+            userID: "u-1", sessionID: "sid-4f3e", environmentID: "env", scopes: ["user:basic"], expiresAt: nil,
+            issuer: "iss", email: Self.email, jwt: token)
+        expectNoLeak(verified, [Self.email, "sid-4f3e"])
+        #expect(String(describing: verified).contains("u-1"))
+    }
+}
