@@ -30,22 +30,13 @@ import Observation
 @Observable
 public final class AuthModel {
     /// Whether the stored sessions were loaded yet (``restore()``).
-    public enum RestoreStatus: Sendable, Hashable, CustomStringConvertible {
+    public enum RestoreStatus: Sendable, Hashable {
         /// ``restore()`` has not been called.
         case notRestored
         /// ``restore()`` is loading the stored sessions.
         case restoring
         /// The stored sessions were loaded.
         case restored
-
-        /// `notRestored`, `restoring` or `restored`.
-        public var description: String {
-            switch self {
-            case .notRestored: "notRestored"
-            case .restoring: "restoring"
-            case .restored: "restored"
-            }
-        }
     }
 
     /// The client every action goes to.

@@ -11,9 +11,7 @@ import Foundation
 /// non-`AuthError` cause through ``init(redacting:)``, whoever builds the error.
 ///
 /// Concurrency: an immutable value; `Sendable`.
-public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible,
-    CustomReflectable
-{
+public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The Swift type name of the original error, e.g. `URLError`.
     public let typeName: String
     /// The original error's `NSError` domain, e.g. `NSURLErrorDomain`.
@@ -56,16 +54,6 @@ public struct RedactedError: Error, Sendable, Hashable, CustomStringConvertible,
         if let host { parts.append("host: \(host)") }
         if let redactedPath { parts.append("path: \(redactedPath)") }
         return "\(typeName)(\(parts.joined(separator: ", ")))"
-    }
-
-    /// The stored fields only (none of them holds a secret).
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "typeName": typeName, "domain": domain, "code": code, "host": host as Any,
-                "redactedPath": redactedPath as Any,
-            ], displayStyle: .struct)
     }
 
     /// The URL an error concerns: a `URLError`'s `failingURL`, else the `NSError` `userInfo`'s

@@ -1,5 +1,5 @@
 /// The result of one step of a sign-in: another challenge, or a session.
-public enum SignInStep: Sendable, CustomStringConvertible {
+public enum SignInStep: Sendable {
     /// The user must answer this challenge.
     case challenge(Challenge)
     /// Signed in; the session is already persisted when this is returned through `AuthClient`.
@@ -9,12 +9,4 @@ public enum SignInStep: Sendable, CustomStringConvertible {
     public var challenge: Challenge? { if case .challenge(let c) = self { c } else { nil } }
     /// The session, if this step is one.
     public var session: AuthSession? { if case .signedIn(let s) = self { s } else { nil } }
-
-    /// A redacted summary.
-    public var description: String {
-        switch self {
-        case .challenge(let challenge): "challenge(\(challenge))"
-        case .signedIn(let session): "signedIn(\(session))"
-        }
-    }
 }

@@ -6,17 +6,31 @@ import Foundation
 /// A string literal is a plain segment; it may contain `/` to add several at once.
 /// Concurrency: a plain value. Docs/Security.md, "Redaction".
 public struct HTTPPathSegment: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The text of a plain segment, or a secret one's as a ``Secret``: Swift's default mirror
+    /// (`dump`, a debugger) then shows a secret segment as `<redacted>`.
+    private enum Text: Sendable, Hashable {
+        case plain(String)
+        case secret(Secret)
+    }
+
+    private let text: Text
+
     /// The segment's text, unencoded.
-    let value: String
+    var value: String {
+        switch text {
+        case .plain(let value): value
+        case .secret(let secret): secret.reveal()
+        }
+    }
+
     /// Whether the segment is redacted wherever the request is rendered.
-    let isSecret: Bool
+    var isSecret: Bool { if case .secret = text { true } else { false } }
 
     /// A plain segment (or several, separated by `/`).
     public init(stringLiteral value: String) { self.init(value, isSecret: false) }
 
     private init(_ value: String, isSecret: Bool) {
-        self.value = value
-        self.isSecret = isSecret
+        text = isSecret ? .secret(Secret(value)) : .plain(value)
     }
 
     /// A plain segment (or several, separated by `/`), printed as is.

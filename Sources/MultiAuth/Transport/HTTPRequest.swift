@@ -2,12 +2,13 @@ import Foundation
 
 /// An HTTP request: method, absolute URL, headers and an optional body.
 ///
-/// Its `description`, `debugDescription` and mirror show the method, host and the
-/// ``redactedPath`` only: query strings, header values and bodies may carry codes or tokens
-/// and are never printed, and neither is a path segment that is marked secret (see
+/// Its `description` (also what `String(reflecting:)` shows) and mirror show the method, host
+/// and the ``redactedPath`` only, the mirror also the header names and the body size: query
+/// strings, header values and bodies may carry codes or tokens and are never printed, and
+/// neither is a path segment that is marked secret (see
 /// ``init(method:base:path:headers:body:timeout:)``) or looks like a credential. Every error a
 /// transport builds from a request uses these renderings (Docs/Security.md, "Redaction").
-public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// The method.
     public var method: HTTPMethod
     /// The absolute URL, query included.
@@ -64,8 +65,6 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// `METHOD host/path` with the ``redactedPath``, without query, headers or body.
     public var description: String { "\(method.rawValue) \(url.host ?? "")\(redactedPath)" }
-    /// Same as ``description``, plus the body size.
-    public var debugDescription: String { "HTTPRequest(\(description), \(body?.count ?? 0) body bytes)" }
     /// A mirror with method, host, redacted path, header names and body size: no query,
     /// header value, body or secret path segment.
     public var customMirror: Mirror {

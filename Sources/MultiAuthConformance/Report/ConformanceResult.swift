@@ -1,7 +1,7 @@
 /// The outcome of one conformance check.
 public struct ConformanceResult: Sendable, Codable, Hashable, CustomStringConvertible {
     /// Whether a check passed, failed or was skipped.
-    public enum Status: String, Sendable, Codable, Hashable, CustomStringConvertible {
+    public enum Status: String, Sendable, Codable, Hashable {
         /// Every assertion of the check held.
         case passed
         /// An assertion failed; ``ConformanceResult/detail`` names the first one.
@@ -9,8 +9,6 @@ public struct ConformanceResult: Sendable, Codable, Hashable, CustomStringConver
         /// The provider (or its harness) does not support what the check needs;
         /// ``ConformanceResult/detail`` gives the reason. Never counted as passed.
         case skipped
-        /// The string form.
-        public var description: String { rawValue }
     }
 
     /// The check id, e.g. `"C02"`.

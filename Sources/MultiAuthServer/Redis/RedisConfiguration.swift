@@ -3,9 +3,9 @@ import MultiAuth
 
 /// Where a ``RedisClient`` connects and how long it waits (Docs/Server.md, "Redis").
 ///
-/// The password is never printed: ``description`` and the mirror show host, port, database and
-/// whether a password is set.
-public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
+/// The password is a ``Secret``, so it is never printed: every rendering shows it as
+/// `<redacted>` (Docs/Security.md, "Redaction").
+public struct RedisConfiguration: Sendable {
     /// The server's host name or IP address (IPv6 without brackets).
     public var host: String
     /// The TCP port, 1...65535; 6379 by default.
@@ -13,7 +13,7 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomRefle
     /// The ACL user for `AUTH username password` (Redis 6+), or `nil` for `AUTH password`.
     public var username: String?
     /// The password for `AUTH`, or `nil` to send no `AUTH`.
-    public var password: String?
+    public var password: Secret?
     /// The logical database for `SELECT`, 0 by default.
     public var database: Int
     /// How long one connection attempt (TCP connect, `AUTH`, `SELECT`) may take; 1 s by default.
@@ -44,7 +44,7 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomRefle
         self.host = host
         self.port = port
         self.username = username
-        self.password = password
+        self.password = password.map { Secret($0) }
         self.database = database
         self.connectTimeout = .seconds(1)
         self.commandTimeout = .seconds(1)
@@ -86,22 +86,5 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomRefle
         self.init(
             host: host, port: port, username: password == nil ? nil : user, password: password ?? user,
             database: database)
-    }
-
-    /// Host, port, database and whether a password is set; never the password.
-    public var description: String {
-        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        return
-            "RedisConfiguration(\(address), database \(database), \(password == nil ? "no password" : "password set"))"
-    }
-
-    /// A mirror without the password.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "host": host, "port": port, "database": database, "username": username as Any,
-                "password": password == nil ? "none" : "<redacted>", "poolSize": poolSize,
-            ], displayStyle: .struct)
     }
 }

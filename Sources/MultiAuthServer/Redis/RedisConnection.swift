@@ -25,8 +25,8 @@ final class RedisConnection: @unchecked Sendable {
         let connection = RedisConnection(socket: socket, limits: limits)
         var setup: [[[UInt8]]] = []
         if let password = configuration.password {
-            setup.append(
-                [Array("AUTH".utf8)] + (configuration.username.map { [Array($0.utf8)] } ?? []) + [Array(password.utf8)])
+            let user = configuration.username.map { [Array($0.utf8)] } ?? []
+            setup.append([Array("AUTH".utf8)] + user + [Array(password.reveal().utf8)])
         }
         if configuration.database != 0 {
             setup.append([Array("SELECT".utf8), Array(String(configuration.database).utf8)])
