@@ -145,8 +145,10 @@ let package = Package(
             name: "MultiAuthObservationTests",
             dependencies: ["MultiAuthObservation", "MultiAuth", "MultiAuthSandbox", "MultiAuthConformance"]),
         .testTarget(
-            name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthConformance", "MultiAuthHTTP"]),
-        .testTarget(name: "MultiAuthConformanceTests", dependencies: ["MultiAuthConformance", "MultiAuthSandbox"]),
+            name: "MultiAuthSandboxTests", dependencies: ["MultiAuthSandbox", "MultiAuthConformance"]),
+        .testTarget(
+            name: "MultiAuthConformanceTests",
+            dependencies: ["MultiAuthConformance", "MultiAuthSandbox", "MultiAuthCrypto", "MultiAuthHTTP"]),
         .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI", "MultiAuthSpawn"]),
         .testTarget(
             name: "MultiAuthSandboxKitTests",

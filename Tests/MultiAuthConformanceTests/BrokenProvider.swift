@@ -49,24 +49,6 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
         }
     }
 
-    /// Records the last response body, for breakages that read the wire directly.
-    final class CapturingTransport: HTTPTransport, @unchecked Sendable {
-        let base: any HTTPTransport
-        private let lock = NSLock()
-        private var _last: HTTPResponse?
-        init(_ base: any HTTPTransport) { self.base = base }
-        var last: HTTPResponse? {
-            lock.lock()
-            defer { lock.unlock() }
-            return _last
-        }
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            let response = try await base.send(request)
-            lock.withLock { _last = response }
-            return response
-        }
-    }
-
     func start(_ request: SignInRequest, context: AuthContext) async throws -> SignInStep {
         switch breaking {
         case .invalidIdentityRejectedBeforeNetwork:
@@ -98,11 +80,12 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
             }
         case .serverClockOffsetIsTolerated:
             // Takes the server's absolute expiry (server clock) instead of the relative one.
-            let capture = CapturingTransport(context.transport)
+            // The shared recorder keeps each response it forwarded; the last one is the start's.
+            let capture = ScriptedTransport(forwardingTo: context.transport)
             let inner = AuthContext(
                 transport: capture, time: context.time, flowID: context.flowID, events: { context.emit($0) })
             let step = try await reference.start(request, context: inner)
-            guard case .challenge(var challenge) = step, let response = capture.last,
+            guard case .challenge(var challenge) = step, let response = capture.exchanges.last?.response,
                 let wire = try? response.decodeJSON(ReferenceProtocol.ChallengeResponse.self)
             else { return step }
             challenge.expiresAt = wire.expiresAt

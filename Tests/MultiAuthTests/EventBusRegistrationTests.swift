@@ -45,4 +45,34 @@ struct EventBusRegistrationTests {
             #expect(kinds == ["flowExpired", "flowCancelled"])
         }
     }
+
+    /// A cancelled stream's initial loader (for `authStates()`, a closure holding the client) is
+    /// released after the bus lock: here the last reference to an object whose deinit publishes on
+    /// the same bus, which deadlocked on the lock while the loader was dropped inside it.
+    @Test func aCancelledStreamDropsItsInitialLoaderOutsideTheBusLock() async {
+        let bus = AuthEventBus(timeSource: ManualClock().timeSource)
+        let observer = bus.subscribe(bufferCapacity: 4)
+        let stream: AuthEventStream
+        do {
+            let holder = PublishesWhenReleased(bus)
+            stream = bus.subscribe(initial: { [holder] in
+                withExtendedLifetime(holder) {}
+                return (nil, .flowCancelled)
+            })
+        }
+        stream.cancel()
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+        bus.finish()
+        var kinds: [String] = []
+        for await event in observer { kinds.append(event.kind.name) }
+        #expect(kinds == ["flowExpired"])
+    }
+}
+
+/// Publishes `flowExpired` on its bus when released.
+private final class PublishesWhenReleased: Sendable {
+    let bus: AuthEventBus
+    init(_ bus: AuthEventBus) { self.bus = bus }
+    deinit { bus.publish(.flowExpired, provider: "p") }
 }

@@ -15,7 +15,7 @@ import Testing
         dump(optional, to: &dumpedOptional)
         let renderings = [
             secret.description, secret.debugDescription, String(describing: secret), String(reflecting: secret),
-            "\(secret)", dumped, dumpedOptional, String(describing: optional), String(reflecting: optional),
+            dumped, dumpedOptional, String(describing: optional), String(reflecting: optional),
             String(describing: secret.playgroundDescription), String(describing: [secret]), "\(["key": secret])",
         ]
         for rendering in renderings {

@@ -462,42 +462,11 @@ public actor AuthClient {
             apply(flows.expire(pendingChallenge.flowID, provider: providerID))
             throw AuthError(.expired, "the sign-in link expired; start again", provider: providerID)
         }
-        // F9: a submit of the same flow's code is in flight: wait for it, then answer with what
-        // it finished (a second exchange of the flow would be refused as already used).
-        if let pendingChallenge, let running = submits[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
-            let flow = pendingChallenge.flowID
-            do {
-                _ = try await running.work.value()
-            } catch let error as AuthError where ![.invalidCode, .invalidInput].contains(error.code) {
-                // The server may have spent the flow's grant for the code: the link gets the
-                // same answer the code got (finishing a failed store write first), rather than
-                // spending the grant a second time. A wrong code spent nothing: the link goes on.
-                try Task.checkCancellation()
-                if case .unsaved(let session, let answer)? = flows.state(of: flow) {
-                    return try await retryWrite(session, flowID: flow, answer: answer)
-                }
-                throw error
-            } catch {
-                // A wrong code (or a cancelled submit) leaves the link its own exchange.
-            }
-            try Task.checkCancellation()
-            if case .finished(let session, _)? = flows.state(of: flow) { return .signedIn(session) }
-            return try await handleRedirect(url, resuming: resuming)
-        }
-        // F9: the flow's session is being written again after a failed save: the link waits for
-        // that write and answers with what it stored.
-        if let pendingChallenge, let running = saves[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
-            _ = try? await running.value()
-            try Task.checkCancellation()
-            if case .finished(let session, _)? = flows.state(of: pendingChallenge.flowID) { return .signedIn(session) }
-            return try await handleRedirect(url, resuming: resuming)
-        }
-        // F9: the flow's code already signed in on the server but the store write failed: the
-        // link finishes that write instead of spending the flow's grant again.
-        if let pendingChallenge, case .unsaved(let session, let answer)? = flows.state(of: pendingChallenge.flowID),
-            !mutations.noCodeLinkOrdering
+        if let pendingChallenge,
+            case .answer(let step) = try await answerAfterSameFlowCode(
+                url, pending: pendingChallenge, resuming: resuming)
         {
-            return try await retryWrite(session, flowID: pendingChallenge.flowID, answer: answer)
+            return step
         }
         let flowID = pendingChallenge?.flowID ?? FlowID.random()
         // Unstructured so concurrent deliveries share it; owned by the redirect ledger (entered
@@ -528,6 +497,61 @@ public actor AuthClient {
             }
             throw error
         }
+    }
+
+    /// What a phase of ``handleRedirect(_:resuming:)`` decided: answer the delivery with a step
+    /// now, or go on to the next phase.
+    private enum RedirectPhase {
+        case answer(SignInStep?)
+        case proceed
+    }
+
+    /// The F9 phase of ``handleRedirect(_:resuming:)``: the link of a flow whose code is being
+    /// submitted, whose session is being written again, or whose code signed in but whose store
+    /// write failed waits for or finishes that work instead of spending the flow's grant again.
+    private func answerAfterSameFlowCode(_ url: URL, pending pendingChallenge: Challenge, resuming: Challenge?)
+        async throws -> RedirectPhase
+    {
+        // F9: a submit of the same flow's code is in flight: wait for it, then answer with what
+        // it finished (a second exchange of the flow would be refused as already used).
+        if let running = submits[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
+            let flow = pendingChallenge.flowID
+            do {
+                _ = try await running.work.value()
+            } catch let error as AuthError where ![.invalidCode, .invalidInput].contains(error.code) {
+                // The server may have spent the flow's grant for the code: the link gets the
+                // same answer the code got (finishing a failed store write first), rather than
+                // spending the grant a second time. A wrong code spent nothing: the link goes on.
+                try Task.checkCancellation()
+                if case .unsaved(let session, let answer)? = flows.state(of: flow) {
+                    return .answer(try await retryWrite(session, flowID: flow, answer: answer))
+                }
+                throw error
+            } catch {
+                // A wrong code (or a cancelled submit) leaves the link its own exchange.
+            }
+            try Task.checkCancellation()
+            if case .finished(let session, _)? = flows.state(of: flow) { return .answer(.signedIn(session)) }
+            return .answer(try await handleRedirect(url, resuming: resuming))
+        }
+        // F9: the flow's session is being written again after a failed save: the link waits for
+        // that write and answers with what it stored.
+        if let running = saves[pendingChallenge.flowID], !mutations.noCodeLinkOrdering {
+            _ = try? await running.value()
+            try Task.checkCancellation()
+            if case .finished(let session, _)? = flows.state(of: pendingChallenge.flowID) {
+                return .answer(.signedIn(session))
+            }
+            return .answer(try await handleRedirect(url, resuming: resuming))
+        }
+        // F9: the flow's code already signed in on the server but the store write failed: the
+        // link finishes that write instead of spending the flow's grant again.
+        if case .unsaved(let session, let answer)? = flows.state(of: pendingChallenge.flowID),
+            !mutations.noCodeLinkOrdering
+        {
+            return .answer(try await retryWrite(session, flowID: pendingChallenge.flowID, answer: answer))
+        }
+        return .proceed
     }
 
     /// The provider exchange of one redirect, shared by every delivery of the URL.

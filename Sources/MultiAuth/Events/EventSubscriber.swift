@@ -98,13 +98,17 @@ final class EventSubscriber: @unchecked Sendable {
         }
     }
 
+    /// Takes the initial loader, once; `nil` when there is none or the stream was cancelled. A
+    /// cancelled stream's loader is dropped after the lock of ``table``, not inside it: it may hold
+    /// the last reference to the client, whose release may publish on this bus or cancel a
+    /// stream, which takes that lock.
     private func takeInitialLoader() -> (@Sendable () async -> AuthEvent)? {
-        table.withLock { _ in
+        let (loader, cancelled) = table.withLock { _ in
             let loader = initialLoader
             initialLoader = nil
-            if loader != nil, terminated { return nil }
-            return loader
+            return (loader, terminated)
         }
+        return cancelled ? nil : loader
     }
 
     var droppedCount: Int {

@@ -3,11 +3,14 @@ import Foundation
 /// A secret string — an access, id or refresh token, a one-time code, a client secret, a
 /// ``ProviderState`` value — whose every rendering is redacted by construction.
 ///
-/// `description`, `debugDescription`, `String(reflecting:)`, `dump`, the mirror (no children)
-/// and string interpolation all show ``redactionMarker`` (`<redacted>`), so a container whose
-/// secrets are `Secret` fields can keep Swift's default rendering: nothing it prints, dumps or
-/// shows in a debugger's variables view holds the value. The value itself is read only through
+/// `description`, `debugDescription`, `String(reflecting:)`, `dump` and the mirror (no
+/// children) all show ``redactionMarker`` (`<redacted>`), so a container whose secrets are
+/// `Secret` fields can keep Swift's default rendering: nothing it prints, dumps or shows in a
+/// debugger's variables view holds the value. The value itself is read only through
 /// ``reveal()``, at the few places that put it on the wire, into a store or through a verifier.
+/// Interpolating a `Secret` (`"Bearer \(token)"`) does not compile, as it would write
+/// `<redacted>` where the value was meant: call ``reveal()``, or `String(describing:)` to render
+/// it redacted on purpose.
 ///
 /// `Codable` as the bare string (`"abc"`, not `{"value":"abc"}`): a stored session or
 /// ``ProviderState`` written while these fields were `String`s reads back unchanged, and

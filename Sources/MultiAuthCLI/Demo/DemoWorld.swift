@@ -106,27 +106,10 @@ struct DemoWorld {
                 if console.interactive { throw DemoQuit() }
                 return nil
             case .wait:
-                guard let expiresAt = challenge.expiresAt else {
-                    console.say("this challenge has no expiry")
-                    continue
+                switch try await waitPastExpiry(of: challenge, restart: restart) {
+                case .next(let next): challenge = next
+                case .finished(let session): return session
                 }
-                let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
-                sandbox.clock.advance(by: .interval(wait))
-                console.say(
-                    "⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
-                // An expired code cannot be answered: ask about a new one now, never at the code
-                // prompt (where a "y" would be submitted as a code).
-                guard let restart,
-                    try console.confirm("The code has expired. Send a new code?", default: false, automatic: false)
-                else {
-                    await client.cancelFlow(for: challenge.provider)
-                    await printer.catchUp()
-                    console.say("the flow has ended; no new code was sent")
-                    return nil
-                }
-                guard let fresh = try await restart() else { return nil }
-                console.say("↻ started a new sign-in: a new code was sent")
-                challenge = fresh
             case .resend:
                 do {
                     challenge = try await client.resend(challenge)
@@ -144,43 +127,92 @@ struct DemoWorld {
                         "✗ resend refused: \(error.code)" + (error.retryAfter.map { ", retry after \($0)" } ?? ""))
                 }
             case .code(let code):
-                console.say("→ submit(code: \(code))")
-                do {
-                    let step = try await client.submit(ChallengeAnswer(code: code, name: name), for: challenge)
-                    switch step {
-                    case .signedIn(let session):
-                        await printer.catchUp()
-                        return session
-                    case .challenge(let next):
-                        challenge = next
-                    }
-                } catch let error as AuthError {
-                    await printer.catchUp()
-                    // Automatic mode submits the delivered code again, so only a refused code
-                    // (the deliberate wrong one) can be followed by another try; any other error
-                    // (a store, network or server failure) ends the flow once, here, instead of
-                    // repeating the same submit forever.
-                    let goesOn: [AuthError.Code] = [.invalidCode, .expired, .attemptsExhausted]
-                    if !console.interactive, !goesOn.contains(error.code) {
-                        throw error
-                    }
-                    console.say(Self.explain(error))
-                    if [.expired, .attemptsExhausted].contains(error.code) {
-                        let why = error.code == .expired ? "The code has expired" : "No attempts are left for this code"
-                        guard console.interactive, let restart,
-                            try console.confirm("\(why). Send a new code?", default: false, automatic: false)
-                        else {
-                            console.say(
-                                "the flow has ended; no new code was sent"
-                                    + (console.interactive ? "" : " (run the demo again to start over)"))
-                            return nil
-                        }
-                        guard let fresh = try await restart() else { return nil }
-                        console.say("↻ started a new sign-in: a new code was sent")
-                        challenge = fresh
-                    }
+                switch try await submit(code, name: name, for: challenge, restart: restart) {
+                case .next(let next): challenge = next
+                case .finished(let session): return session
                 }
             }
+        }
+    }
+
+    /// What one action of ``answerCodes(_:destination:channel:name:wrongFirst:restart:)`` leads
+    /// to: the challenge to answer next, or the end of the flow (signed in, or `nil`).
+    private enum CodeStep {
+        case next(Challenge)
+        case finished(AuthSession?)
+    }
+
+    /// The `wait` action: moves the sandbox clock past the challenge's expiry, then starts a new
+    /// sign-in if the person agrees (cancelling the flow otherwise).
+    private func waitPastExpiry(
+        of challenge: Challenge, restart: (() async throws -> Challenge?)?
+    ) async throws -> CodeStep {
+        guard let expiresAt = challenge.expiresAt else {
+            console.say("this challenge has no expiry")
+            return .next(challenge)
+        }
+        let wait = max(0, expiresAt.timeIntervalSince(sandbox.clock.wallNow)) + 1
+        sandbox.clock.advance(by: .interval(wait))
+        console.say(
+            "⏳ the sandbox clock moved \(DemoConsole.plural(Int(wait), "second")): the code has expired")
+        // An expired code cannot be answered: ask about a new one now, never at the code
+        // prompt (where a "y" would be submitted as a code).
+        guard let restart,
+            try console.confirm("The code has expired. Send a new code?", default: false, automatic: false)
+        else {
+            await client.cancelFlow(for: challenge.provider)
+            await printer.catchUp()
+            console.say("the flow has ended; no new code was sent")
+            return .finished(nil)
+        }
+        guard let fresh = try await restart() else { return .finished(nil) }
+        console.say("↻ started a new sign-in: a new code was sent")
+        return .next(fresh)
+    }
+
+    /// Submits `code`: the session once signed in; after a refusal the same challenge, or a new
+    /// sign-in the person agreed to when the code expired or its attempts ran out.
+    /// - Throws: in automatic mode every submit error except `invalidCode`, `expired` and
+    ///   `attemptsExhausted`.
+    private func submit(
+        _ code: String, name: PersonName?, for challenge: Challenge, restart: (() async throws -> Challenge?)?
+    ) async throws -> CodeStep {
+        console.say("→ submit(code: \(code))")
+        do {
+            let step = try await client.submit(ChallengeAnswer(code: code, name: name), for: challenge)
+            switch step {
+            case .signedIn(let session):
+                await printer.catchUp()
+                return .finished(session)
+            case .challenge(let next):
+                return .next(next)
+            }
+        } catch let error as AuthError {
+            await printer.catchUp()
+            // Automatic mode submits the delivered code again, so only a refused code
+            // (the deliberate wrong one) can be followed by another try; any other error
+            // (a store, network or server failure) ends the flow once, here, instead of
+            // repeating the same submit forever.
+            let goesOn: [AuthError.Code] = [.invalidCode, .expired, .attemptsExhausted]
+            if !console.interactive, !goesOn.contains(error.code) {
+                throw error
+            }
+            console.say(Self.explain(error))
+            if [.expired, .attemptsExhausted].contains(error.code) {
+                let why = error.code == .expired ? "The code has expired" : "No attempts are left for this code"
+                guard console.interactive, let restart,
+                    try console.confirm("\(why). Send a new code?", default: false, automatic: false)
+                else {
+                    console.say(
+                        "the flow has ended; no new code was sent"
+                            + (console.interactive ? "" : " (run the demo again to start over)"))
+                    return .finished(nil)
+                }
+                guard let fresh = try await restart() else { return .finished(nil) }
+                console.say("↻ started a new sign-in: a new code was sent")
+                return .next(fresh)
+            }
+            return .next(challenge)
         }
     }
 

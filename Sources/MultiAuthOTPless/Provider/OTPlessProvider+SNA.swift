@@ -64,28 +64,8 @@ extension OTPlessProvider {
         if let failedStatus {
             status = failedStatus
         } else {
-            var query = ids
-            if let data = try? JSONEncoder.multiAuth.encode(lapse) {
-                query["lapseMeta"] = String(decoding: data, as: UTF8.self)
-            }
-            let response: HTTPResponse
-            do {
-                response = try await api.get(path, query: query, context: context)
-            } catch let error as AuthError where error.code == .network {
-                registry.end(challenge.flowID)
-                throw AuthError(
-                    .channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106",
-                    underlying: error)
-            }
-            guard response.isSuccess, let decoded = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
-                (decoded.authDetail?.status ?? "").uppercased() == "FAILED"
-            else {
-                registry.end(challenge.flowID)
-                throw AuthError(
-                    .channelUnavailable, "silent network auth and every fallback failed", provider: id,
-                    providerCode: "9106")
-            }
-            status = decoded
+            status = try await lapseStatus(
+                path: path, ids: ids, lapse: lapse, flowID: challenge.flowID, context: context)
         }
         guard let leap = status.quantumLeap else {
             registry.end(challenge.flowID)
@@ -105,6 +85,37 @@ extension OTPlessProvider {
             state: state[otpless: "state"] ?? "",
             flowID: challenge.flowID, failedChannels: [.silentNetworkAuth], fallbackFrom: .silentNetworkAuth,
             context: context)
+    }
+
+    /// The status `GET` with `lapseMeta` after the carrier hit or the polling failed: the server's
+    /// FAILED answer, whose `quantumLeap` names the fallback (if any).
+    /// - Throws: `AuthError(.channelUnavailable)` (`9106`, the flow ended) when the request fails
+    ///   on the network or the answer is not a FAILED status; `CancellationError`.
+    private func lapseStatus(
+        path: String, ids: [String: String], lapse: [String: String], flowID: FlowID, context: AuthContext
+    ) async throws -> OTPlessWire.TransactionStatus {
+        var query = ids
+        if let data = try? JSONEncoder.multiAuth.encode(lapse) {
+            query["lapseMeta"] = String(decoding: data, as: UTF8.self)
+        }
+        let response: HTTPResponse
+        do {
+            response = try await api.get(path, query: query, context: context)
+        } catch let error as AuthError where error.code == .network {
+            registry.end(flowID)
+            throw AuthError(
+                .channelUnavailable, "SNA transaction timed out", provider: id, providerCode: "9106",
+                underlying: error)
+        }
+        guard response.isSuccess, let decoded = try? response.decodeJSON(OTPlessWire.TransactionStatus.self),
+            (decoded.authDetail?.status ?? "").uppercased() == "FAILED"
+        else {
+            registry.end(flowID)
+            throw AuthError(
+                .channelUnavailable, "silent network auth and every fallback failed", provider: id,
+                providerCode: "9106")
+        }
+        return decoded
     }
 
     /// The carrier hit: an HTTP/1.1 `GET` of the intent URL on the cellular bearer only

@@ -316,6 +316,17 @@ public struct PortalProvider: RedirectHandlingProvider {
             throw failure(response, operation: "exchanging the grant")
         }
         let result: PortalWire.GrantResult = try decodeData(response, path: "/" + path)
+        return try step(for: result, path: path, pending: pending, grantDigest: grantDigest, context: context)
+    }
+
+    // MARK: Helpers
+
+    /// The step a completed grant exchange of ``handleRedirect(_:pending:context:)`` leads to: a
+    /// session when the grant carried a session token, else the TOTP step its `userJwt` opens.
+    private func step(
+        for result: PortalWire.GrantResult, path: String, pending: Challenge, grantDigest: String,
+        context: AuthContext
+    ) throws -> SignInStep {
         var state = pending.providerState
         state[revealing: StateKey.grant] = grantDigest
         // A blank (empty or whitespace-only) session token counts as absent and a completed
@@ -357,8 +368,6 @@ public struct PortalProvider: RedirectHandlingProvider {
                 expiresAt: lifetime.map { context.now.addingTimeInterval($0) },
                 providerState: state))
     }
-
-    // MARK: Helpers
 
     /// Empty or whitespace-only: unusable as a bearer or a user id (PortalSwift's rule).
     static func isBlank(_ value: String) -> Bool {

@@ -3,7 +3,8 @@ import MultiAuth
 import MultiAuthLocking
 
 /// An ``/MultiAuth/HTTPTransport`` (cellular-capable) that answers from a script and records
-/// every request, for testing an adapter's wire format without a backend.
+/// every request with the response it got (``exchanges``), for testing an adapter's wire format
+/// without a backend.
 ///
 /// Each request is named by an endpoint (by default `"METHOD /path"`, e.g. `"GET /v1/key"`;
 /// pass ``init(naming:cellularEndpoint:)`` a function to use your own names, such as contract
@@ -44,6 +45,10 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
         public let request: HTTPRequest
         /// Whether it went through ``ScriptedTransport/sendOverCellular(_:)``.
         public let overCellular: Bool
+        /// The response the request was answered with (from the script or the handler, e.g. the
+        /// forwarded transport's); `nil` while it is in flight or when answering it threw. Like the
+        /// request it may hold tokens; the exchange's renderings leave it out.
+        public internal(set) var response: HTTPResponse?
     }
 
     /// The transport's mutable fields, only touched inside `state.withLock`.
@@ -129,7 +134,8 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     /// Replaces the handler that answers what the queues and standing answers do not.
     public func setHandler(_ handler: @escaping Handler) { state.withLock { $0.handler = handler } }
 
-    /// Every request so far with its endpoint name, in arrival order.
+    /// Every request so far with its endpoint name and, once answered, its response, in arrival
+    /// order.
     public var exchanges: [Exchange] { state.withLock { $0.recorded } }
 
     /// Every request so far, in arrival order.
@@ -173,24 +179,28 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
 
     private func answer(_ request: HTTPRequest, endpoint: String, overCellular: Bool) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        let answer: Answer = state.withLock { state in
+        let (index, answer): (Int, Answer) = state.withLock { state in
             state.recorded.append(Exchange(endpoint: endpoint, request: request, overCellular: overCellular))
+            let index = state.recorded.count - 1
             if var queue = state.queues[endpoint], !queue.isEmpty {
                 let next = queue.removeFirst()
                 state.queues[endpoint] = queue
-                return .response(next)
+                return (index, .response(next))
             }
-            if !state.anyQueue.isEmpty { return .response(state.anyQueue.removeFirst()) }
-            if let standing = state.defaults[endpoint] { return .response(standing) }
-            if overCellular, let cellularHandler = state.cellularHandler { return .handler(cellularHandler) }
-            return state.handler.map { .handler($0) } ?? .none
+            if !state.anyQueue.isEmpty { return (index, .response(state.anyQueue.removeFirst())) }
+            if let standing = state.defaults[endpoint] { return (index, .response(standing)) }
+            if overCellular, let cellularHandler = state.cellularHandler { return (index, .handler(cellularHandler)) }
+            return (index, state.handler.map { .handler($0) } ?? .none)
         }
+        let response: HTTPResponse
         switch answer {
-        case .response(let response): return response
-        case .handler(let handler): return try await handler(request)
+        case .response(let scripted): response = scripted
+        case .handler(let handler): response = try await handler(request)
         // The redacted rendering: a path segment of the request may be a secret.
         case .none: throw AuthError(.network, "scripted transport: nothing scripted for \(request)")
         }
+        state.withLock { $0.recorded[index].response = response }
+        return response
     }
 
     /// The number of responses still queued (per endpoint and for any endpoint).
