@@ -57,7 +57,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
                 where error.code == .unsupported || error.code == .invalidInput
             {
                 let body = ReferenceProtocol.StartRequest(
-                    identity: "\(request)", channel: "email", allowFallback: false, state: "x")
+                    identity: Secret("\(request)"), channel: "email", allowFallback: false, state: "x")
                 _ = try? await context.transport.send(
                     try .json(.post, reference.baseURL.appendingPathComponent("otp/start"), body: body))
                 throw error
@@ -179,7 +179,7 @@ struct BrokenProvider: RedirectHandlingProvider, RefreshableProvider, Resendable
     func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard breaking == .signOutIsIdempotent else { return try await reference.signOut(session, context: context) }
         // Treats "already revoked" as an error: not idempotent.
-        let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken?.reveal() ?? "")
+        let body = ReferenceProtocol.LogoutRequest(refreshToken: session.credentials.refreshToken ?? "")
         let response = try await context.transport.send(
             try .json(.post, reference.baseURL.appendingPathComponent("logout"), body: body))
         if !response.isSuccess { throw reference.mapError(response) }

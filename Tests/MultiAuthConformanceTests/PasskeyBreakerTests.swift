@@ -266,7 +266,7 @@ struct PasskeyBreakerTests {
         let transport = ScriptedTransport(forwardingTo: sandbox.transport)
         let token = ReferenceProtocol.TokenResponse(
             accessToken: "at_x", refreshToken: "rt_x", expiresIn: 3600, expiresAt: Date(timeIntervalSince1970: 1),
-            user: ReferenceProtocol.User(id: "pk-u999", email: "mallory@example.test", phone: nil))
+            user: ReferenceProtocol.User(id: "pk-u999", email: try EmailAddress("mallory@example.test"), phone: nil))
         transport.script("POST /passkeys/register", try .json(200, token))
         let hostileStore = InMemorySessionStore()
         let hostile = try AuthClient(

@@ -25,7 +25,8 @@ struct ReferenceBackendTests {
     func start(_ identity: String, channel: String, fallback: Bool = false) async throws -> HTTPResponse {
         try await post(
             "/otp/start",
-            ReferenceProtocol.StartRequest(identity: identity, channel: channel, allowFallback: fallback, state: "s1"))
+            ReferenceProtocol.StartRequest(
+                identity: Secret(identity), channel: channel, allowFallback: fallback, state: "s1"))
     }
 
     @Test func startDeliversACodeAndALink() async throws {
@@ -73,15 +74,16 @@ struct ReferenceBackendTests {
         let code = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         let wrong = String(code.dropLast()) + (code.hasSuffix("0") ? "1" : "0")
         let rejected = try await post(
-            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: wrong))
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(wrong)))
         #expect(rejected.status == 401)
         #expect(try rejected.decodeJSON(ReferenceProtocol.ErrorResponse.self).attemptsRemaining == 2)
         let tokens = try await post(
-            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code)
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(code))
         )
         .decodeJSON(ReferenceProtocol.TokenResponse.self)
-        #expect(tokens.user == ReferenceProtocol.User(id: "u1", email: "a@b.co", phone: nil))
-        let again = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code))
+        #expect(tokens.user == ReferenceProtocol.User(id: "u1", email: try EmailAddress("a@b.co"), phone: nil))
+        let again = try await post(
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(code)))
         #expect(again.status == 409)
         let refreshed = try await post(
             "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: tokens.refreshToken))
@@ -100,6 +102,24 @@ struct ReferenceBackendTests {
         #expect(try await post("/logout", ReferenceProtocol.LogoutRequest(refreshToken: newRefresh)).status == 401)
     }
 
+    @Test func wireBodiesShowNoSecretAndNoPersonalData() async throws {
+        let challenge = try await start("kim.planted@b.co", channel: "email")
+            .decodeJSON(ReferenceProtocol.ChallengeResponse.self)
+        let code = try #require(sandbox.inbox.latest(for: "kim.planted@b.co")?.code)
+        let verify = ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(code))
+        let tokens = try await post("/otp/verify", verify).decodeJSON(ReferenceProtocol.TokenResponse.self)
+        let secrets = [
+            challenge.flowId.reveal(), code, tokens.accessToken.reveal(), tokens.refreshToken.reveal(), "kim.planted",
+        ]
+        let origin = try #require(
+            (sandbox.backend(forHost: ReferenceProtocol.defaultHost) as? ReferenceBackend)?
+                .origin(ofRefreshToken: tokens.refreshToken.reveal()))
+        for value: Any in [challenge, verify, tokens, tokens.user, origin] {
+            #expect(SecretRenderings.firstLeak(of: value, secrets: secrets) == nil, "\(type(of: value))")
+        }
+        #expect(tokens.user.email?.identityKey == "kim.planted@b.co")
+    }
+
     @Test func expiryAndResendFollowTheServerClock() async throws {
         let challenge = try await start("a@b.co", channel: "email").decodeJSON(ReferenceProtocol.ChallengeResponse.self)
         let first = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
@@ -112,11 +132,12 @@ struct ReferenceBackendTests {
                 .status == 200)
         let second = try #require(sandbox.inbox.latest(for: "a@b.co")?.code)
         #expect(second != first)
-        let old = try await post("/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: first))
+        let old = try await post(
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(first)))
         #expect(old.status == 401)
         sandbox.clock.advance(by: .seconds(300))
         let expired = try await post(
-            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: second))
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(second)))
         #expect(expired.status == 410)
     }
 
@@ -126,7 +147,7 @@ struct ReferenceBackendTests {
             sandbox.register(ReferenceBackend(), host: ReferenceProtocol.defaultHost)
             for index in 0..<3 {
                 let body = ReferenceProtocol.StartRequest(
-                    identity: "u\(index)@b.co", channel: "email", allowFallback: false, state: "s")
+                    identity: Secret("u\(index)@b.co"), channel: "email", allowFallback: false, state: "s")
                 _ = try await sandbox.transport.send(try .json(.post, URL(string: base + "/otp/start")!, body: body))
             }
             return sandbox.inbox.allMessages.compactMap(\.code)
@@ -151,7 +172,7 @@ struct ReferenceBackendTests {
         let verify = try await transport.send(
             try .json(
                 .post, URL(string: "https://\(host)/otp/verify")!,
-                body: ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: code)))
+                body: ReferenceProtocol.VerifyRequest(flowId: challenge.flowId, code: Secret(code))))
         #expect(verify.status == 200)
         #expect(sandbox.requestLog.map(\.path) == ["/otp/start", "/otp/verify"])
     }

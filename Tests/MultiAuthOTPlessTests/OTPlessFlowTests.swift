@@ -335,7 +335,7 @@ struct OTPlessFlowTests {
         let session = try #require(
             try await provider.respond(to: challenge, with: ChallengeAnswer(code: code), context: context).session)
         let verifier = OTPlessTokenVerifier(
-            clientID: world.backend.merchant.clientID, clientSecret: world.backend.merchant.clientSecret,
+            clientID: world.backend.merchant.clientID, clientSecret: world.backend.merchant.clientSecret.reveal(),
             baseURL: OTPlessConfiguration.sandboxBaseURL, issuer: OTPlessTokenVerifier.sandboxIssuer,
             transport: world.transport, time: world.time)
         let jwt = try await verifier.verifyIDToken(try #require(session.credentials.idToken).reveal())

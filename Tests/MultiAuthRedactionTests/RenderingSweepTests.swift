@@ -445,31 +445,33 @@ struct RenderingSweepTests {
                 body: Data(Plant.body.utf8)))
         add(scripted)
         add(scripted.exchanges.first as Any, as: "MultiAuthSandboxRuntime.ScriptedTransport.Exchange")
-        add(OTPlessMerchant(clientSecret: Plant.clientSecret))
+        add(OTPlessMerchant(clientSecret: Secret(Plant.clientSecret)))
         add(OTPlessMerchant.AuthType.otpLink)
         add(
             OTPlessBackend.Environment(
                 now: now, digits: { _ in Plant.code }, hex: { _ in Plant.token }, deliver: { _, _, _, _ in true }))
         add(
             TruecallerSignedProfile(
-                payload: Plant.payload, signature: Plant.signature, signatureAlgorithm: "SHA512withRSA",
-                requestNonce: Plant.nonce))
+                payload: Secret(Plant.payload), signature: Secret(Plant.signature), signatureAlgorithm: "SHA512withRSA",
+                requestNonce: Secret(Plant.nonce)))
         add(
             ReferenceProtocol.StartRequest(
-                identity: "+919876543210", channel: "sms", allowFallback: true, state: Plant.state))
+                identity: "+919876543210", channel: "sms", allowFallback: true, state: Secret(Plant.state)))
         add(
             ReferenceProtocol.ChallengeResponse(
-                flowId: Plant.state, length: 6, expiresIn: 300, expiresAt: now, resendAfter: 30, attempts: 3,
+                flowId: Secret(Plant.state), length: 6, expiresIn: 300, expiresAt: now, resendAfter: 30, attempts: 3,
                 channel: "sms", fallbackFrom: nil))
-        add(ReferenceProtocol.VerifyRequest(flowId: Plant.state, code: Plant.code))
-        add(ReferenceProtocol.ResendRequest(flowId: Plant.state, channel: "sms"))
-        add(ReferenceProtocol.RefreshRequest(refreshToken: Plant.refresh))
-        add(ReferenceProtocol.LogoutRequest(refreshToken: Plant.refresh))
-        add(ReferenceProtocol.User(id: "u", email: "planted.person@example.com", phone: "+919876543210"))
+        add(ReferenceProtocol.VerifyRequest(flowId: Secret(Plant.state), code: Secret(Plant.code)))
+        add(ReferenceProtocol.ResendRequest(flowId: Secret(Plant.state), channel: "sms"))
+        add(ReferenceProtocol.RefreshRequest(refreshToken: Secret(Plant.refresh)))
+        add(ReferenceProtocol.LogoutRequest(refreshToken: Secret(Plant.refresh)))
+        let referenceUser = ReferenceProtocol.User(
+            id: "u", email: try EmailAddress("planted.person@example.com"), phone: try PhoneNumber("+919876543210"))
+        add(referenceUser)
         add(
             ReferenceProtocol.TokenResponse(
-                accessToken: Plant.token, refreshToken: Plant.refresh, expiresIn: 60, expiresAt: now,
-                user: ReferenceProtocol.User(id: "u", email: nil, phone: nil)))
+                accessToken: Secret(Plant.token), refreshToken: Secret(Plant.refresh), expiresIn: 60, expiresAt: now,
+                user: referenceUser))
         add(ReferenceProtocol.ErrorResponse(code: "invalid_code", attemptsRemaining: 2, retryAfter: 1))
         let passkeyBackend = PasskeyBackend()
         sandbox.register(passkeyBackend, host: PasskeyProtocol.defaultHost)
@@ -506,7 +508,7 @@ struct RenderingSweepTests {
         add(PasskeyConformanceHarness.reference())
         add(PasskeyCheck.challengeIsSingleUse)
         add(AutoRefresh(jitterSeed: 7))
-        add(ReferenceBackend.RefreshTokenOrigin.refresh(from: Plant.token))
+        add(ReferenceBackend.RefreshTokenOrigin.refresh(from: Secret(Plant.token)))
         add(PortalBackendRegistry())
         add(try StandardSandbox(time: .manual(ManualClock())))
         add(StandardSandbox.Time.realTime)

@@ -93,7 +93,7 @@ final class SweepWorld: Sendable {
         portal = try PortalBackend()
         otpless = OTPlessBackend(
             merchant: OTPlessMerchant(
-                appID: "SANDBOXAPP", clientSecret: Plant.clientSecret, phoneAuthType: .otpLink,
+                appID: "SANDBOXAPP", clientSecret: Secret(Plant.clientSecret), phoneAuthType: .otpLink,
                 fallbackDelay: .seconds(900)),
             signingKey: TestKeys.rsaC)
         reference = ReferenceBackend()

@@ -217,8 +217,8 @@ struct TransportRedactionTests {
             e164: "+919876500001", countryCode: "IN", firstName: "A", requestNonce: Plant.nonce,
             requestTime: world.sandbox.clock.wallNow)
         let response = TruecallerProfileResponse(
-            payload: profile.payload, signature: profile.signature, signatureAlgorithm: profile.signatureAlgorithm,
-            requestNonce: profile.requestNonce)
+            payload: profile.payload.reveal(), signature: profile.signature.reveal(),
+            signatureAlgorithm: profile.signatureAlgorithm, requestNonce: profile.requestNonce.reveal())
         let profileVerifier = TruecallerProfileVerifier(configuration: world.truecallerConfiguration)
         do {
             _ = try await profileVerifier.verify(
@@ -230,7 +230,9 @@ struct TransportRedactionTests {
         #expect(errors.count == 4)
         for (name, error) in errors {
             #expect(
-                Self.leak(in: error, secrets: [dynamicToken, idToken, profile.payload, profile.signature]) == nil,
+                Self.leak(
+                    in: error, secrets: [dynamicToken, idToken, profile.payload.reveal(), profile.signature.reveal()])
+                    == nil,
                 "\(name)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthConformance
 import MultiAuthSandbox
 import Testing
 
@@ -32,6 +33,16 @@ struct InboxTests {
         #expect(!message.description.contains("987654"))
         #expect(
             message.description == "InboxMessage(#1 email → a•••@b.co, delivered, code: <redacted>, link: <redacted>)")
+    }
+
+    @Test func noRenderingShowsTheCodeTheLinkOrTheDestination() {
+        let inbox = Inbox()
+        let message = inbox.record(
+            host: "h", destination: "kim.planted@b.co", channel: .email, code: "987654",
+            link: URL(string: "x://cb?state=s-4f3e2d"), status: .delivered, at: at)
+        #expect(SecretRenderings.firstLeak(of: message, secrets: ["987654", "s-4f3e2d", "kim.planted"]) == nil)
+        #expect(message.code == "987654" && message.destination == "kim.planted@b.co")
+        #expect(message.link == URL(string: "x://cb?state=s-4f3e2d"))
     }
 
     @Test func nextWalksDeliveredMessagesInOrder() async throws {

@@ -141,8 +141,8 @@ struct TruecallerSandboxTests {
                 e164: "+919876543210", countryCode: "IN", firstName: "Asha", lastName: "Rao", requestNonce: nonce,
                 requestTime: sandbox.clock.wallNow)
             return TruecallerProfileResponse(
-                payload: signed.payload, signature: signed.signature, signatureAlgorithm: signed.signatureAlgorithm,
-                requestNonce: signed.requestNonce)
+                payload: signed.payload.reveal(), signature: signed.signature.reveal(),
+                signatureAlgorithm: signed.signatureAlgorithm, requestNonce: signed.requestNonce.reveal())
         }
         let session = try await provider.signIn(
             with: try response("nonce-1"), expectedNonce: "nonce-1", context: context)

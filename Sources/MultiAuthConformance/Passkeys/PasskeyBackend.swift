@@ -307,13 +307,13 @@ public final class PasskeyBackend: SandboxBackend, Sendable {
         let now = context.time.now
         state.withLock { $0.grants[refresh] = Grant(userID: userID, email: email, accessToken: access) }
         return ReferenceProtocol.TokenResponse(
-            accessToken: access, refreshToken: refresh, expiresIn: ReferenceProtocol.accessTokenTTL,
+            accessToken: Secret(access), refreshToken: Secret(refresh), expiresIn: ReferenceProtocol.accessTokenTTL,
             expiresAt: now.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL)),
-            user: ReferenceProtocol.User(id: userID, email: email, phone: nil))
+            user: ReferenceProtocol.User(id: userID, email: try? EmailAddress(email), phone: nil))
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
-        let removed = state.withLock { $0.grants.removeValue(forKey: body.refreshToken) }
+        let removed = state.withLock { $0.grants.removeValue(forKey: body.refreshToken.reveal()) }
         return removed == nil ? try Self.error(401, "invalid_token") : HTTPResponse(status: 204)
     }
 }

@@ -194,18 +194,17 @@ public struct PasskeyReferenceProvider: AuthProvider {
                 reason: .answerMismatch)
         }
         // The account this flow was started for must be the one the server signed in.
-        if let expected = challenge.providerState[revealing: "email"], tokens.user.email != expected {
+        if let expected = challenge.providerState[revealing: "email"], tokens.user.email?.identityKey != expected {
             throw AuthError(
                 .malformedResponse, "the server signed in another account than this flow's", provider: id,
                 providerCode: "account_mismatch")
         }
-        let user = AuthUser(id: tokens.user.id, email: tokens.user.email.flatMap { try? EmailAddress($0) })
+        let user = AuthUser(id: tokens.user.id, email: tokens.user.email)
         return .signedIn(
             AuthSession(
                 id: UUID().uuidString.lowercased(), provider: id, user: user,
                 credentials: Credentials(
-                    accessToken: Secret(tokens.accessToken), refreshToken: Secret(tokens.refreshToken),
-                    tokenType: "Bearer",
+                    accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: "Bearer",
                     expiresAt: context.now.addingTimeInterval(TimeInterval(max(0, tokens.expiresIn)))),
                 createdAt: context.now))
     }
@@ -215,7 +214,7 @@ public struct PasskeyReferenceProvider: AuthProvider {
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let refreshToken = session.credentials.refreshToken else { return }
         let response = try await context.transport.send(
-            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken.reveal()))
+            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken))
         )
         if response.isSuccess || response.status == 401 { return }
         throw mapError(response)

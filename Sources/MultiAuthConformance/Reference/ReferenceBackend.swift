@@ -34,24 +34,12 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
     }
 
     /// Where a refresh token came from (the sandbox's record, for tests that check lineage).
-    /// Its renderings name the kind only, never a token.
-    public enum RefreshTokenOrigin: Sendable, Hashable, CustomStringConvertible,
-        CustomReflectable
-    {
+    /// The flow id and the parent token are `Secret`s, so its renderings name the kind only.
+    public enum RefreshTokenOrigin: Sendable, Hashable {
         /// Issued by a successful code or magic-link verification of the flow with this id.
-        case signIn(flowId: String)
+        case signIn(flowId: Secret)
         /// Issued by rotating the given refresh token.
-        case refresh(from: String)
-
-        /// `signIn` or `refresh(from: <redacted>)`.
-        public var description: String {
-            switch self {
-            case .signIn: "signIn"
-            case .refresh: "refresh(from: <redacted>)"
-            }
-        }
-        /// A mirror without the token.
-        public var customMirror: Mirror { Mirror(self, children: ["origin": description]) }
+        case refresh(from: Secret)
     }
 
     private struct Rotation: Sendable {
@@ -103,7 +91,8 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
                     state.revokedAccessTokens.insert(grant.accessToken)
                 }
                 state.rotations[token] = nil
-                guard let next = state.grants.keys.first(where: { state.origins[$0] == .refresh(from: token) }) else {
+                guard let next = state.grants.keys.first(where: { state.origins[$0] == .refresh(from: Secret(token)) })
+                else {
                     break
                 }
                 token = next
@@ -166,8 +155,9 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
     }
 
     private func start(_ body: ReferenceProtocol.StartRequest, context: SandboxContext) throws -> HTTPResponse {
-        let isPhone = body.identity.hasPrefix("+")
-        guard Self.isValidIdentity(body.identity, phone: isPhone) else {
+        let identity = body.identity.reveal()
+        let isPhone = identity.hasPrefix("+")
+        guard Self.isValidIdentity(identity, phone: isPhone) else {
             return try Self.error(400, "invalid_identity")
         }
         let allowed = isPhone ? ["sms", "whatsapp"] : ["email"]
@@ -175,17 +165,18 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
         var channel = body.channel
         var fallbackFrom: String?
         let code = context.random.digits(ReferenceProtocol.codeLength)
-        var message = deliver(code: code, state: body.state, to: body.identity, channel: channel, context: context)
+        var message = deliver(code: code, state: body.state.reveal(), to: identity, channel: channel, context: context)
         if message.status == .failed, body.allowFallback, channel == "whatsapp" {
             fallbackFrom = channel
             channel = "sms"
-            message = deliver(code: code, state: body.state, to: body.identity, channel: channel, context: context)
+            message = deliver(code: code, state: body.state.reveal(), to: identity, channel: channel, context: context)
         }
         guard message.status != .failed else { return try Self.error(422, "channel_unavailable") }
         let now = context.time.now
         let flowID = "flow_" + context.random.hex(bytes: 12)
         let flow = Flow(
-            identity: body.identity, isPhone: isPhone, channel: channel, state: body.state, code: code, issuedAt: now,
+            identity: identity, isPhone: isPhone, channel: channel, state: body.state.reveal(), code: code,
+            issuedAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL)),
             attempts: ReferenceProtocol.maximumAttempts)
         state.withLock { $0.flows[flowID] = flow }
@@ -206,34 +197,35 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
         -> ReferenceProtocol.ChallengeResponse
     {
         ReferenceProtocol.ChallengeResponse(
-            flowId: flowID, length: ReferenceProtocol.codeLength, expiresIn: ReferenceProtocol.challengeTTL,
+            flowId: Secret(flowID), length: ReferenceProtocol.codeLength, expiresIn: ReferenceProtocol.challengeTTL,
             expiresAt: flow.expiresAt, resendAfter: ReferenceProtocol.resendAfter, attempts: flow.attempts,
             channel: flow.channel, fallbackFrom: fallbackFrom)
     }
 
     private func verify(_ body: ReferenceProtocol.VerifyRequest, context: SandboxContext) throws -> HTTPResponse {
         let now = context.time.now
+        let flowID = body.flowId.reveal()
         enum Outcome {
             case refused(status: Int, code: String)
             case wrongCode(attemptsRemaining: Int)
             case verified(Flow, userID: String)
         }
         let outcome = state.withLock { state -> Outcome in
-            guard var flow = state.flows[body.flowId] else { return .refused(status: 404, code: "unknown_flow") }
+            guard var flow = state.flows[flowID] else { return .refused(status: 404, code: "unknown_flow") }
             if flow.finished {
                 state.reusedGrants += 1
                 return .refused(status: 409, code: "already_used")
             }
             if now >= flow.expiresAt { return .refused(status: 410, code: "expired") }
             if flow.attempts <= 0 { return .refused(status: 403, code: "attempts_exhausted") }
-            guard body.code == flow.code else {
+            guard body.code == Secret(flow.code) else {
                 flow.attempts -= 1
-                state.flows[body.flowId] = flow
+                state.flows[flowID] = flow
                 return .wrongCode(attemptsRemaining: flow.attempts)
             }
             flow.finished = true
-            state.flows[body.flowId] = flow
-            state.verifiedCodes[body.flowId, default: 0] += 1
+            state.flows[flowID] = flow
+            state.verifiedCodes[flowID, default: 0] += 1
             let userID: String
             if let existing = state.users[flow.identity] {
                 userID = existing
@@ -278,23 +270,24 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
     private func tokenResponse(_ refresh: String, _ grant: Grant, now: Date) -> ReferenceProtocol.TokenResponse {
         let expiresAt = grant.issuedAt.addingTimeInterval(TimeInterval(ReferenceProtocol.accessTokenTTL))
         return ReferenceProtocol.TokenResponse(
-            accessToken: grant.accessToken, refreshToken: refresh,
+            accessToken: Secret(grant.accessToken), refreshToken: Secret(refresh),
             expiresIn: max(0, Int(expiresAt.timeIntervalSince(now))),
             expiresAt: expiresAt,
             user: ReferenceProtocol.User(
-                id: grant.userID, email: grant.isPhone ? nil : grant.identity,
-                phone: grant.isPhone ? grant.identity : nil))
+                id: grant.userID, email: grant.isPhone ? nil : try? EmailAddress(grant.identity),
+                phone: grant.isPhone ? try? PhoneNumber(grant.identity) : nil))
     }
 
     private func resend(_ body: ReferenceProtocol.ResendRequest, context: SandboxContext) throws -> HTTPResponse {
         let now = context.time.now
+        let flowID = body.flowId.reveal()
         enum Outcome {
             case refused(status: Int, code: String)
             case rateLimited(availableAt: Date)
             case due(Flow)
         }
         let outcome = state.withLock { state -> Outcome in
-            guard let flow = state.flows[body.flowId], !flow.finished else {
+            guard let flow = state.flows[flowID], !flow.finished else {
                 return .refused(status: 404, code: "unknown_flow")
             }
             if now >= flow.expiresAt { return .refused(status: 410, code: "expired") }
@@ -323,8 +316,8 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
         flow.channel = channel
         flow.issuedAt = now
         flow.expiresAt = now.addingTimeInterval(TimeInterval(ReferenceProtocol.challengeTTL))
-        state.withLock { [flow] in $0.flows[body.flowId] = flow }
-        return try .json(200, challengeResponse(body.flowId, flow, fallbackFrom: nil))
+        state.withLock { [flow] in $0.flows[flowID] = flow }
+        return try .json(200, challengeResponse(flowID, flow, fallbackFrom: nil))
     }
 
     private func refresh(_ body: ReferenceProtocol.RefreshRequest, context: SandboxContext) throws -> HTTPResponse {
@@ -333,10 +326,11 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
         let refresh = "rt_" + context.random.hex(bytes: 16)
         // One locked step: rotating the token and recording the rotation, so a concurrent
         // request with the same token sees either the live grant or the rotation.
+        let presented = body.refreshToken.reveal()
         let issued = state.withLock { state -> (refreshToken: String, grant: Grant)? in
-            guard let grant = state.grants.removeValue(forKey: body.refreshToken) else {
+            guard let grant = state.grants.removeValue(forKey: presented) else {
                 // Presented again within the reuse interval: the same new tokens, while live.
-                if let rotation = state.rotations[body.refreshToken],
+                if let rotation = state.rotations[presented],
                     now.timeIntervalSince(rotation.at) < reuseInterval,
                     let child = state.grants[rotation.child]
                 {
@@ -350,7 +344,7 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
                 issuedAt: now)
             state.grants[refresh] = child
             state.origins[refresh] = .refresh(from: body.refreshToken)
-            state.rotations[body.refreshToken] = Rotation(child: refresh, at: now)
+            state.rotations[presented] = Rotation(child: refresh, at: now)
             return (refresh, child)
         }
         guard let issued else { return try Self.error(401, "invalid_grant") }
@@ -358,9 +352,10 @@ public final class ReferenceBackend: SandboxBackend, Sendable {
     }
 
     private func logout(_ body: ReferenceProtocol.LogoutRequest) throws -> HTTPResponse {
-        try state.withLock { state in
-            state.rotations[body.refreshToken] = nil
-            guard let grant = state.grants.removeValue(forKey: body.refreshToken) else {
+        let presented = body.refreshToken.reveal()
+        return try state.withLock { state in
+            state.rotations[presented] = nil
+            guard let grant = state.grants.removeValue(forKey: presented) else {
                 return try Self.error(401, "invalid_token")
             }
             state.revokedAccessTokens.insert(grant.accessToken)

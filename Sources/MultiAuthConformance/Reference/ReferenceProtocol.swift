@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuth
 
 /// The **reference protocol**: a small e-mail/SMS one-time-code protocol designed for MultiAuth's
 /// own tests, served by ``ReferenceBackend`` and spoken by `ReferenceProvider`
@@ -49,16 +50,16 @@ public enum ReferenceProtocol {
 
     /// `POST /otp/start` body.
     public struct StartRequest: Codable, Sendable {
-        /// E.164 number or e-mail identity key.
-        public var identity: String
+        /// E.164 number or e-mail identity key (personal data: every rendering shows `<redacted>`).
+        public var identity: Secret
         /// `"sms"`, `"whatsapp"` (phones) or `"email"` (e-mail addresses).
         public var channel: String
         /// Whether the server may deliver on another channel when this one fails.
         public var allowFallback: Bool
         /// The client's state, echoed in the magic link.
-        public var state: String
+        public var state: Secret
         /// Creates a body.
-        public init(identity: String, channel: String, allowFallback: Bool, state: String) {
+        public init(identity: Secret, channel: String, allowFallback: Bool, state: Secret) {
             self.identity = identity
             self.channel = channel
             self.allowFallback = allowFallback
@@ -69,7 +70,7 @@ public enum ReferenceProtocol {
     /// The challenge a start or resend issued.
     public struct ChallengeResponse: Codable, Sendable {
         /// The server's flow id (secret to the client: it identifies the grant).
-        public var flowId: String
+        public var flowId: Secret
         /// Digits in the code.
         public var length: Int
         /// Seconds until the code expires.
@@ -86,7 +87,7 @@ public enum ReferenceProtocol {
         public var fallbackFrom: String?
         /// Creates a response.
         public init(
-            flowId: String, length: Int, expiresIn: Int, expiresAt: Date, resendAfter: Int, attempts: Int,
+            flowId: Secret, length: Int, expiresIn: Int, expiresAt: Date, resendAfter: Int, attempts: Int,
             channel: String,
             fallbackFrom: String?
         ) {
@@ -104,11 +105,11 @@ public enum ReferenceProtocol {
     /// `POST /otp/verify` body.
     public struct VerifyRequest: Codable, Sendable {
         /// The flow.
-        public var flowId: String
+        public var flowId: Secret
         /// The code as digits.
-        public var code: String
+        public var code: Secret
         /// Creates a body.
-        public init(flowId: String, code: String) {
+        public init(flowId: Secret, code: Secret) {
             self.flowId = flowId
             self.code = code
         }
@@ -117,11 +118,11 @@ public enum ReferenceProtocol {
     /// `POST /otp/resend` body.
     public struct ResendRequest: Codable, Sendable {
         /// The flow.
-        public var flowId: String
+        public var flowId: Secret
         /// Another channel, or `nil` for the flow's current one.
         public var channel: String?
         /// Creates a body.
-        public init(flowId: String, channel: String?) {
+        public init(flowId: Secret, channel: String?) {
             self.flowId = flowId
             self.channel = channel
         }
@@ -130,41 +131,56 @@ public enum ReferenceProtocol {
     /// `POST /token/refresh` body.
     public struct RefreshRequest: Codable, Sendable {
         /// The current refresh token.
-        public var refreshToken: String
+        public var refreshToken: Secret
         /// Creates a body.
-        public init(refreshToken: String) { self.refreshToken = refreshToken }
+        public init(refreshToken: Secret) { self.refreshToken = refreshToken }
     }
 
     /// `POST /logout` body.
     public struct LogoutRequest: Codable, Sendable {
         /// The refresh token to revoke (with its access token).
-        public var refreshToken: String
+        public var refreshToken: Secret
         /// Creates a body.
-        public init(refreshToken: String) { self.refreshToken = refreshToken }
+        public init(refreshToken: Secret) { self.refreshToken = refreshToken }
     }
 
     /// The user in a ``TokenResponse``.
     public struct User: Codable, Sendable, Hashable {
         /// The server's user id, e.g. `"u1"`.
         public var id: String
-        /// The verified e-mail identity key, if the identity is an e-mail.
-        public var email: String?
-        /// The verified E.164 number, if the identity is a phone.
-        public var phone: String?
+        /// The verified e-mail identity key, if the identity is an e-mail (renderings show it
+        /// masked).
+        public var email: EmailAddress?
+        /// The verified E.164 number, if the identity is a phone (renderings show it masked).
+        public var phone: PhoneNumber?
         /// Creates a user.
-        public init(id: String, email: String?, phone: String?) {
+        public init(id: String, email: EmailAddress?, phone: PhoneNumber?) {
             self.id = id
             self.email = email
             self.phone = phone
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, email, phone
+        }
+
+        /// Decodes a user; an `email` or `phone` string that is not a valid address or number
+        /// is read as absent, as the wire's strings always were by clients.
+        /// - Throws: `DecodingError` when `id` is missing or a field is not a string.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            email = try container.decodeIfPresent(String.self, forKey: .email).flatMap { try? EmailAddress($0) }
+            phone = try container.decodeIfPresent(String.self, forKey: .phone).flatMap { try? PhoneNumber($0) }
         }
     }
 
     /// Tokens issued by verify and refresh.
     public struct TokenResponse: Codable, Sendable {
         /// The bearer access token.
-        public var accessToken: String
+        public var accessToken: Secret
         /// The refresh token (rotates on every refresh).
-        public var refreshToken: String
+        public var refreshToken: Secret
         /// Seconds the access token lives.
         public var expiresIn: Int
         /// The server's absolute expiry (server clock). Informational only.
@@ -172,7 +188,7 @@ public enum ReferenceProtocol {
         /// The user.
         public var user: User
         /// Creates a response.
-        public init(accessToken: String, refreshToken: String, expiresIn: Int, expiresAt: Date, user: User) {
+        public init(accessToken: Secret, refreshToken: Secret, expiresIn: Int, expiresAt: Date, user: User) {
             self.accessToken = accessToken
             self.refreshToken = refreshToken
             self.expiresIn = expiresIn

@@ -53,7 +53,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         // A fresh random value, unrelated to the flow id (which appears in events and logs).
         let state = FlowID.random().rawValue
         let body = ReferenceProtocol.StartRequest(
-            identity: identity, channel: channel.rawValue, allowFallback: request.channel == nil, state: state)
+            identity: Secret(identity), channel: channel.rawValue, allowFallback: request.channel == nil,
+            state: Secret(state))
         let response: ReferenceProtocol.ChallengeResponse = try await post("/otp/start", body, context: context)
         if let from = response.fallbackFrom {
             context.emit(
@@ -62,7 +63,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         }
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         var providerState = ProviderState()
-        providerState[revealing: "flowId"] = response.flowId
+        providerState["flowId"] = response.flowId
         providerState[revealing: "state"] = state
         return .challenge(
             makeChallenge(
@@ -100,7 +101,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
 
     private func verify(flowID: String, code: String, context: AuthContext) async throws -> AuthSession {
         let tokens: ReferenceProtocol.TokenResponse = try await post(
-            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: flowID, code: code), context: context)
+            "/otp/verify", ReferenceProtocol.VerifyRequest(flowId: Secret(flowID), code: Secret(code)), context: context
+        )
         return makeSession(tokens, id: UUID().uuidString.lowercased(), createdAt: context.now, now: context.now)
     }
 
@@ -108,12 +110,11 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         _ tokens: ReferenceProtocol.TokenResponse, id sessionID: String, createdAt: Date, now: Date
     ) -> AuthSession {
         let user = AuthUser(
-            id: tokens.user.id, phone: tokens.user.phone.flatMap { try? PhoneNumber($0) },
-            email: tokens.user.email.flatMap { try? EmailAddress($0) })
+            id: tokens.user.id, phone: tokens.user.phone, email: tokens.user.email)
         return AuthSession(
             id: sessionID, provider: id, user: user,
             credentials: Credentials(
-                accessToken: Secret(tokens.accessToken), refreshToken: Secret(tokens.refreshToken), tokenType: "Bearer",
+                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: "Bearer",
                 expiresAt: now.addingTimeInterval(TimeInterval(tokens.expiresIn))),
             createdAt: createdAt)
     }
@@ -124,7 +125,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
     public func signOut(_ session: AuthSession, context: AuthContext) async throws {
         guard let refreshToken = session.credentials.refreshToken else { return }
         let response = try await context.transport.send(
-            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken.reveal()))
+            try .json(.post, url("/logout"), body: ReferenceProtocol.LogoutRequest(refreshToken: refreshToken))
         )
         if response.isSuccess || response.status == 401 { return }
         throw mapError(response)
@@ -179,7 +180,7 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
         let tokens: ReferenceProtocol.TokenResponse
         do {
             tokens = try await post(
-                "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken.reveal()),
+                "/token/refresh", ReferenceProtocol.RefreshRequest(refreshToken: refreshToken),
                 context: context)
         } catch let error as AuthError where error.code == .unauthorized {
             throw AuthError(
@@ -199,7 +200,8 @@ public struct ReferenceProvider: RedirectHandlingProvider, RefreshableProvider, 
             throw AuthError(.challengeNotPending, "the challenge carries no reference flow", provider: id)
         }
         let response: ReferenceProtocol.ChallengeResponse = try await post(
-            "/otp/resend", ReferenceProtocol.ResendRequest(flowId: flowID, channel: channel?.rawValue), context: context
+            "/otp/resend", ReferenceProtocol.ResendRequest(flowId: Secret(flowID), channel: channel?.rawValue),
+            context: context
         )
         context.emit(.deliveryStatus(channel: DeliveryChannel(rawValue: response.channel), status: .sent))
         return makeChallenge(

@@ -91,7 +91,10 @@ public final class DynamicBackend: SandboxBackend, Sendable {
     public let keyID: String
     /// The `aud` it puts in tokens (the client's Origin).
     public let audience: String
-    let signingKey: PrivateKey
+    /// The signing key, in a `Locked` box so that no rendering of the backend opens it.
+    private let signingKeyBox: Locked<PrivateKey>
+    /// The signing key.
+    var signingKey: PrivateKey { signingKeyBox.withLock { $0 } }
 
     /// The backend's tables, only touched inside `state.withLock`.
     struct State {
@@ -187,7 +190,7 @@ public final class DynamicBackend: SandboxBackend, Sendable {
         self.environmentID = environmentID
         self.keyID = keyID
         self.audience = audience
-        self.signingKey = signingKey
+        self.signingKeyBox = Locked(signingKey)
     }
 
     /// Makes sign-ins of `destination` (e-mail identity key, E.164, or a social user's e-mail)

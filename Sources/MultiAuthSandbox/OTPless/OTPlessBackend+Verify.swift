@@ -306,7 +306,8 @@ extension OTPlessBackend {
 
     /// `POST /auth/v1/validate/token` (OTPLESS "Verify token" API documentation).
     func validateToken(_ request: HTTPRequest, environment: Environment) -> HTTPResponse {
-        guard request.header("clientId") == merchant.clientID, request.header("clientSecret") == merchant.clientSecret
+        guard request.header("clientId") == merchant.clientID,
+            request.header("clientSecret").map({ Secret($0) }) == merchant.clientSecret
         else {
             return Self.error(401, "7002", "Unauthorized", "invalid clientId or clientSecret")
         }

@@ -105,7 +105,10 @@ public final class OTPlessBackend: Sendable {
     public let merchant: OTPlessMerchant
     /// The `kid` of the signing key.
     public let keyID: String
-    let signingKey: PrivateKey
+    /// The signing key, in a `Locked` box so that no rendering of the backend opens it.
+    private let signingKeyBox: Locked<PrivateKey>
+    /// The signing key.
+    var signingKey: PrivateKey { signingKeyBox.withLock { $0 } }
     /// The backend's tables, only touched inside `state.withLock`.
     struct State {
         var transactions: [String: OTPlessTransaction] = [:]
@@ -133,7 +136,7 @@ public final class OTPlessBackend: Sendable {
     public init(merchant: OTPlessMerchant, keyID: String = "multiauth-sandbox-otpless-1", signingKey: PrivateKey) {
         self.merchant = merchant
         self.keyID = keyID
-        self.signingKey = signingKey
+        self.signingKeyBox = Locked(signingKey)
     }
 
     /// Ends every session of the user signed in with `destination` (an E.164 number or e-mail

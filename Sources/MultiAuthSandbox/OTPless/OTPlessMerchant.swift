@@ -20,8 +20,8 @@ public struct OTPlessMerchant: Sendable, Hashable {
     public var appID: String
     /// The server API client id (validate token, id-token `aud`).
     public var clientID: String
-    /// The server API client secret.
-    public var clientSecret: String
+    /// The server API client secret (every rendering shows `<redacted>`).
+    public var clientSecret: Secret
     /// Phone delivery channels in SmartAuth order, e.g. `[.whatsapp, .sms]`; empty disables phone
     /// OTP (with ``silentAuthEnabled``: an SNA-only merchant).
     public var phoneChannels: [DeliveryChannel]
@@ -48,7 +48,7 @@ public struct OTPlessMerchant: Sendable, Hashable {
     /// Creates a merchant (defaults: app id `SANDBOXAPP`, WhatsApp then SMS, e-mail, Google and
     /// WhatsApp login, OTP, no SNA, 6 digits).
     public init(
-        appID: String = "SANDBOXAPP", clientID: String = "sandbox-client", clientSecret: String = "sandbox-secret",
+        appID: String = "SANDBOXAPP", clientID: String = "sandbox-client", clientSecret: Secret = "sandbox-secret",
         phoneChannels: [DeliveryChannel] = [.whatsapp, .sms], emailEnabled: Bool = true,
         oauthChannels: [OAuthProviderName] = [.google, .whatsapp], phoneAuthType: AuthType = .otp,
         emailAuthType: AuthType = .otp, silentAuthEnabled: Bool = false, mfaEnabled: Bool = false, otpLength: Int = 6,

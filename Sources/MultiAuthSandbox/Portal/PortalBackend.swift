@@ -103,7 +103,11 @@ public final class PortalBackend: SandboxBackend, Sendable {
     }
 
     private let state = Locked(State())
-    private let jwtSecret: [UInt8]
+    /// The HS256 key of the `userJwt`, in a `Locked` box so that no rendering of the backend
+    /// opens it.
+    private let jwtSecretBox: Locked<[UInt8]>
+    /// The HS256 key of the `userJwt`.
+    private var jwtSecret: [UInt8] { jwtSecretBox.withLock { $0 } }
 
     /// Creates a backend.
     /// - Parameters:
@@ -136,7 +140,7 @@ public final class PortalBackend: SandboxBackend, Sendable {
         self.magicLinkLifetime = magicLinkLifetime
         self.userJwtLifetime = userJwtLifetime
         self.oauthStateLifetime = oauthStateLifetime
-        self.jwtSecret = try jwtSecret ?? SecureRandom.bytes(count: 32)
+        self.jwtSecretBox = Locked(try jwtSecret ?? SecureRandom.bytes(count: 32))
     }
 
     /// The TOTP secret enrolled (or being enrolled) for `email`, as test and demo code reads it

@@ -138,13 +138,13 @@ public final class TruecallerAppEmulator: Sendable {
         return try Self.unarchive(item)
     }
 
-    /// Why the emulator could not answer at all (no error link can be built).
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
+    /// Why the emulator could not answer at all (no error link can be built). Its renderings
+    /// are Swift's default, `Refusal(reason: "…")`: the reason names what is wrong with the URL,
+    /// never a value from it.
+    public struct Refusal: Error, Sendable {
         /// What is wrong.
         public let reason: String
         init(_ reason: String) { self.reason = reason }
-        /// `TruecallerAppEmulator.Refusal: <reason>`.
-        public var description: String { "TruecallerAppEmulator.Refusal: \(reason)" }
     }
 
     // MARK: Reading the request
@@ -182,7 +182,7 @@ public final class TruecallerAppEmulator: Sendable {
         let appKey = object.fields["appKey"]?.stringValue ?? ""
         if !wellFormed || appKey.isEmpty || object.fields["urlScheme"]?.stringValue != "truecallersdk-" + appKey {
             read.refusal = 14
-        } else if let accepted = state.withLock({ $0.backend?.acceptedAppKeys }), !accepted.contains(appKey) {
+        } else if let accepted = state.withLock({ $0.backend })?.acceptedAppKeys, !accepted.contains(appKey) {
             read.refusal = 12
         }
         return read
@@ -202,9 +202,9 @@ public final class TruecallerAppEmulator: Sendable {
         let object = KeyedArchiveObject(
             classes: ["TCTrueProfileResponse", "NSObject"],
             fields: [
-                "payload": .string(response.payload), "signature": .string(response.signature),
+                "payload": .string(response.payload.reveal()), "signature": .string(response.signature.reveal()),
                 "signatureAlgorithm": .string(response.signatureAlgorithm),
-                "requestNonce": .string(response.requestNonce),
+                "requestNonce": .string(response.requestNonce.reveal()),
             ])
         return try link(appLink, item: "response", object: object)
     }

@@ -64,8 +64,9 @@ public final class TruecallerBackend: SandboxBackend, Sendable {
     public let maximumAttempts: Int
     /// How long a number stays locked after the attempt limit. [ASSUMPTION] 300 s.
     public let lockout: Duration
-    /// App keys (and OAuth client ids) accepted; `nil` accepts any non-empty key.
-    public let acceptedAppKeys: Set<String>?
+    /// App keys (and OAuth client ids) accepted; `nil` accepts any non-empty key. They are
+    /// secrets, kept in the backend's `Locked` state, so no rendering of the backend shows them.
+    public var acceptedAppKeys: Set<String>? { state.withLock { $0.acceptedAppKeys } }
     /// The emulated Truecaller app of the one-tap hand-off, signing with this backend's key
     /// (Docs/Providers/Truecaller.md, "One-tap hand-off").
     public let app: TruecallerAppEmulator
@@ -104,6 +105,7 @@ public final class TruecallerBackend: SandboxBackend, Sendable {
         var lockedUntil: [String: Date] = [:]
         var signingKey: PrivateKey
         var publishedKeys: [PublicKey]
+        let acceptedAppKeys: Set<String>?
         var rotations = 0
 
         /// Seconds left on a lock of `e164`, or nil (an expired lock is removed).
@@ -156,8 +158,8 @@ public final class TruecallerBackend: SandboxBackend, Sendable {
         self.tokenTtl = tokenTtl
         self.maximumAttempts = maximumAttempts
         self.lockout = lockout
-        self.acceptedAppKeys = acceptedAppKeys
-        self.state = Locked(State(signingKey: signingKey, publishedKeys: [signingKey.publicKey]))
+        self.state = Locked(
+            State(signingKey: signingKey, publishedKeys: [signingKey.publicKey], acceptedAppKeys: acceptedAppKeys))
         self.app = TruecallerAppEmulator()
         app.attach(self)
     }
@@ -223,8 +225,8 @@ public final class TruecallerBackend: SandboxBackend, Sendable {
         let key = state.withLock { $0.signingKey }
         let signature = try key.signature(for: Array(payload.utf8), algorithm: .rs512)
         return TruecallerSignedProfile(
-            payload: payload, signature: Base64.encode(signature), signatureAlgorithm: Self.signatureAlgorithm,
-            requestNonce: requestNonce)
+            payload: Secret(payload), signature: Secret(Base64.encode(signature)),
+            signatureAlgorithm: Self.signatureAlgorithm, requestNonce: Secret(requestNonce))
     }
 
     /// The OTP verifications pending and the access tokens issued (Docs/Emulator.md,

@@ -3,21 +3,22 @@ import MultiAuth
 
 /// One code or link an emulated backend "sent", as it landed in the ``Inbox``.
 ///
-/// `description` never shows the code or the link (they are secrets); read ``code`` and
-/// ``link`` directly.
+/// The code, the link and the destination are kept as `Secret`s, so no rendering shows them:
+/// `description` shows the destination masked, the mirror (Swift's default) `<redacted>`. Read
+/// ``code``, ``link`` and ``destination`` directly.
 public struct InboxMessage: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Position in the inbox, starting at 1, rising by one per message.
     public let id: Int
     /// The host of the backend that sent it.
     public let host: String
-    /// Where it went: an E.164 number or an e-mail identity key (lower-cased).
-    public let destination: String
+    /// Where it went: an E.164 number or an e-mail identity key (lower-cased). Personal data.
+    public var destination: String { destinationKey.reveal() }
     /// The channel it was sent on.
     public let channel: DeliveryChannel
     /// The one-time code, if the message carries one. Secret.
-    public let code: String?
+    public var code: String? { secretCode?.reveal() }
     /// The magic link / redirect URL, if the message carries one. Secret.
-    public let link: URL?
+    public var link: URL? { secretLink.flatMap { URL(string: $0.reveal()) } }
     /// `.sent` while in transit, `.delivered` once it reached the destination, `.failed` when
     /// the channel could not deliver it (see ``FaultPlan/failDelivery(on:destination:repeat:)``).
     public internal(set) var status: DeliveryStatus
@@ -25,6 +26,12 @@ public struct InboxMessage: Sendable, Hashable, Identifiable, CustomStringConver
     public let sentAt: Date
     /// When ``status`` last changed (equal to ``sentAt`` for an immediate outcome).
     public internal(set) var statusChangedAt: Date
+    /// ``destination``, as a `Secret` so that no rendering shows it.
+    private let destinationKey: Secret
+    /// ``code``, as a `Secret`.
+    private let secretCode: Secret?
+    /// ``link``'s absolute string, as a `Secret`.
+    private let secretLink: Secret?
 
     /// Creates a message (the ``Inbox`` assigns ``id``).
     public init(
@@ -33,10 +40,10 @@ public struct InboxMessage: Sendable, Hashable, Identifiable, CustomStringConver
     ) {
         self.id = id
         self.host = host
-        self.destination = destination
+        self.destinationKey = Secret(destination)
         self.channel = channel
-        self.code = code
-        self.link = link
+        self.secretCode = code.map { Secret($0) }
+        self.secretLink = link.map { Secret($0.absoluteString) }
         self.status = status
         self.sentAt = sentAt
         self.statusChangedAt = statusChangedAt ?? sentAt
@@ -46,14 +53,15 @@ public struct InboxMessage: Sendable, Hashable, Identifiable, CustomStringConver
     /// masked like every phone number and e-mail address MultiAuth prints.
     public var description: String {
         var parts = ["#\(id) \(channel) → \(maskedDestination)", status.rawValue]
-        if code != nil { parts.append("code: <redacted>") }
-        if link != nil { parts.append("link: <redacted>") }
+        if secretCode != nil { parts.append("code: <redacted>") }
+        if secretLink != nil { parts.append("link: <redacted>") }
         return "InboxMessage(" + parts.joined(separator: ", ") + ")"
     }
 
-    /// The destination as renderings show it: a phone number or e-mail address masked, any
+    /// The destination as `description` shows it: a phone number or e-mail address masked, any
     /// other destination (an OAuth provider name) as is.
     public var maskedDestination: String {
+        let destination = self.destination
         if let phone = try? PhoneNumber(destination) { return phone.masked }
         if destination.contains("@"), let email = try? EmailAddress(destination) { return email.masked }
         return destination

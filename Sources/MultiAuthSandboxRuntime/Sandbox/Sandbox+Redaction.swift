@@ -5,22 +5,10 @@ import MultiAuth
 // sandbox holds every code, token and key it issued; test code reads them through the
 // public API (`inbox.latest(for:)?.code`, …). `Sandbox`, `SandboxTransport`,
 // `SandboxContext`, `Inbox` and `FaultPlan` keep their state in a `Locked` box, whose
-// rendering hides its contents, so their default renderings show no secret; the types
-// below hold a code, link or injected body as a plain value and hide it here.
-
-extension InboxMessage: CustomReflectable {
-
-    /// A mirror with the masked destination, without the code or the link.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "id": id, "host": host, "destination": maskedDestination, "channel": channel, "hasCode": code != nil,
-                "hasLink": link != nil,
-                "status": status, "sentAt": sentAt,
-            ], displayStyle: .struct)
-    }
-}
+// rendering hides its contents, and `InboxMessage`, `SandboxLogEntry` and
+// `ScriptedTransport.Exchange` keep their codes, links and paths as `Secret`s, so their default
+// mirrors show no secret. A fault action holds an injected body and headers as plain values
+// and hides them here.
 
 extension FaultAction: CustomReflectable {
 

@@ -3,12 +3,11 @@ import MultiAuth
 
 /// One request that reached a ``Sandbox``, as its request log records it.
 ///
-/// ``path`` is the path as sent (tests count requests by it); `description`, `String(reflecting:)`
-/// and the mirror show ``redactedPath`` instead, so a log printed in a test failure never
-/// carries a token from the URL.
-public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible,
-    CustomReflectable
-{
+/// ``path`` is the path as sent (tests count requests by it), kept as a `Secret`;
+/// `description` and `String(reflecting:)` show ``redactedPath`` instead, and the mirror (Swift's
+/// default) shows the sent path as `<redacted>`, so a log printed in a test failure never carries
+/// a token from the URL.
+public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
     /// How a logged request ended.
     public enum Outcome: Sendable, Hashable {
         /// Still in flight (delayed or being handled).
@@ -29,7 +28,9 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible,
     /// The method, e.g. `POST`.
     public let method: String
     /// The path, without query, as sent (it may hold a credential: never print it).
-    public let path: String
+    public var path: String { sentPath.reveal() }
+    /// The path as sent, as a `Secret` so that no rendering shows it.
+    private let sentPath: Secret
     /// The path with secret and credential-like segments redacted (see
     /// `HTTPRequest.redactedPath`), the only form any rendering shows.
     public let redactedPath: String
@@ -60,7 +61,7 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible,
         self.index = index
         self.host = host
         self.method = method
-        self.path = path
+        self.sentPath = Secret(path)
         self.redactedPath = redactedPath ?? HTTPRequest.redactedPath(path)
         self.receivedAt = receivedAt
         self.outcome = outcome
@@ -76,15 +77,5 @@ public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible,
         case .cancelled: end = "cancelled"
         }
         return "#\(index) \(method) \(host)\(redactedPath) → \(end)"
-    }
-
-    /// A mirror with the redacted path, never the path as sent.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "index": index, "host": host, "method": method, "path": redactedPath, "receivedAt": receivedAt,
-                "outcome": outcome,
-            ], displayStyle: .struct)
     }
 }

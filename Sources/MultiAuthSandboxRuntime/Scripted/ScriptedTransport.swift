@@ -38,17 +38,29 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
     /// One recorded request with the endpoint name it was answered under.
+    ///
+    /// Its renderings are Swift's default: the endpoint name may carry a secret path segment, so
+    /// it is kept as a `Secret` (`<redacted>`), and the request renders redacted.
     public struct Exchange: Sendable {
         /// The endpoint name (see ``ScriptedTransport``).
-        public let endpoint: String
+        public var endpoint: String { endpointName.reveal() }
+        /// The endpoint name, as a `Secret` so that no rendering shows it.
+        private let endpointName: Secret
         /// The request as the adapter sent it.
         public let request: HTTPRequest
         /// Whether it went through ``ScriptedTransport/sendOverCellular(_:)``.
         public let overCellular: Bool
         /// The response the request was answered with (from the script or the handler, e.g. the
-        /// forwarded transport's); `nil` while it is in flight or when answering it threw. Like the
-        /// request it may hold tokens; the exchange's renderings leave it out.
+        /// forwarded transport's); `nil` while it is in flight or when answering it threw. It
+        /// renders as an `HTTPResponse` does: status, header names and body size, never a value.
         public internal(set) var response: HTTPResponse?
+
+        /// Records one exchange, not yet answered.
+        init(endpoint: String, request: HTTPRequest, overCellular: Bool) {
+            self.endpointName = Secret(endpoint)
+            self.request = request
+            self.overCellular = overCellular
+        }
     }
 
     /// The transport's mutable fields, only touched inside `state.withLock`.
@@ -206,16 +218,5 @@ public final class ScriptedTransport: CellularHTTPTransport, Sendable {
     /// The number of responses still queued (per endpoint and for any endpoint).
     var queuedCount: Int {
         state.withLock { state in state.queues.values.reduce(state.anyQueue.count) { $0 + $1.count } }
-    }
-}
-
-extension ScriptedTransport.Exchange: CustomStringConvertible, CustomReflectable {
-    /// `Exchange(<the request's redacted rendering>)`: the endpoint name is left out, as it may
-    /// carry a secret path segment.
-    public var description: String { "Exchange(\(request)\(overCellular ? ", cellular" : ""))" }
-
-    /// A mirror with the request (which renders redacted) and the bearer only.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["request": request, "overCellular": overCellular], displayStyle: .struct)
     }
 }

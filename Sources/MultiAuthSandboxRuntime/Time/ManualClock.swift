@@ -19,7 +19,7 @@ import MultiAuthLocking
 /// its registration.
 public final class ManualClock: Clock, Sendable {
     /// A point on the manual clock: the `Duration` elapsed since the clock was created.
-    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
         /// Time elapsed since the clock's start.
         public var offset: Duration
         /// Creates an instant at `offset` from the clock's start.
@@ -30,8 +30,6 @@ public final class ManualClock: Clock, Sendable {
         public func duration(to other: Instant) -> Duration { other.offset - offset }
         /// Orders instants by offset.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        /// `+<offset>`.
-        public var description: String { "+\(offset)" }
     }
 
     private struct Sleeper: Sendable {

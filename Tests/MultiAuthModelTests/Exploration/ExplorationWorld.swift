@@ -322,7 +322,7 @@ final class ExplorationWorld: @unchecked Sendable {
                     let signedOut = self.lock.withLock { self.signOutStarts[0] } > 0
                     if nothingPending, !signedOut,
                         !self.operations.contains(where: { if case .signIn = $0 { true } else { false } }),
-                        fromB == .signIn(flowId: self.flowB), AuthSession.isSameVersion(before, now),
+                        fromB == .signIn(flowId: Secret(self.flowB)), AuthSession.isSameVersion(before, now),
                         await self.clients[0].pendingChallenge(for: Self.provider) == nil
                     {
                         self.note("\(label): B's link threw \(error.code) although B's flow signed in here (F8)")
@@ -494,8 +494,8 @@ final class ExplorationWorld: @unchecked Sendable {
         where info.client == client && backend.isLive(refreshToken: candidate) {
             var cursor = candidate
             while case .refresh(let parent)? = backend.origin(ofRefreshToken: cursor) {
-                if parent == token { return candidate }
-                cursor = parent
+                if parent.reveal() == token { return candidate }
+                cursor = parent.reveal()
             }
         }
         return nil
@@ -537,7 +537,7 @@ final class ExplorationWorld: @unchecked Sendable {
         // what the store holds: it finished before the sign-out read the store and was removed,
         // or it was abandoned and stored nothing.
         if lock.withLock({ signOutsReturned[0] }), var token = expected?.credentials.refreshToken?.reveal() {
-            while case .refresh(let parent)? = backend.origin(ofRefreshToken: token) { token = parent }
+            while case .refresh(let parent)? = backend.origin(ofRefreshToken: token) { token = parent.reveal() }
             if let info = lock.withLock({ issuedTo[token] }), info.client == 0, info.signIn,
                 info.tag.hasSuffix(".\(ExplorationOp.submit)") || info.tag.hasSuffix(".\(ExplorationOp.link)")
             {

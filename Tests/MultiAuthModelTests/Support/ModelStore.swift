@@ -196,11 +196,11 @@ actor ModelStore {
         for (client, received) in hooks.receivedRefreshTokens where backend.isLive(refreshToken: received) {
             var current = received
             while case .refresh(let parent)? = backend.origin(ofRefreshToken: current) {
-                if parent == token {
+                if parent.reveal() == token {
                     holders.insert(client)
                     break
                 }
-                current = parent
+                current = parent.reveal()
             }
         }
         return holders
@@ -217,9 +217,9 @@ actor ModelStore {
             switch (written.credentials.refreshToken?.reveal()).flatMap({ backend.origin(ofRefreshToken: $0) }) {
             case .signIn?: break
             case .refresh(let parent)?:
-                if before?.credentials.refreshToken?.reveal() != parent {
+                if before?.credentials.refreshToken != parent {
                     violations.append(
-                        "\(operation): a refresh result of ..\(parent.suffix(6)) landed over \(Self.name(before)) (stale write)"
+                        "\(operation): a refresh result of ..\(parent.reveal().suffix(6)) landed over \(Self.name(before)) (stale write)"
                     )
                 }
             case nil:

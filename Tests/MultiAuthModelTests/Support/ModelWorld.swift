@@ -403,7 +403,7 @@ struct OperationContext: Sendable {
         guard case .validSession(let index)? = innerOperation, let token = session.credentials.refreshToken?.reveal(),
             hooks.received(token, by: index), case .refresh(let parent)? = backend.origin(ofRefreshToken: token)
         else { return false }
-        return await model.wasStored(refreshToken: parent, from: start, to: model.seq)
+        return await model.wasStored(refreshToken: parent.reveal(), from: start, to: model.seq)
     }
 
     /// A sign-in returned `session`: it is the user who signed in, and this client announced it.
@@ -578,7 +578,8 @@ struct OperationContext: Sendable {
         guard client.refreshesInFlight == 0 else { return }
         let end = await model.seq
         if await model.wasStored(refreshToken: token, from: fired.seq, to: end) { return }
-        guard await model.heldThroughout(refreshToken: parent, from: fired.seq), await model.faultsFired == faultsBefore
+        guard await model.heldThroughout(refreshToken: parent.reveal(), from: fired.seq),
+            await model.faultsFired == faultsBefore
         else { return }
         await observations.note(
             "\(label): a refresh whose caller was cancelled after the provider answered never wrote its answer, although the refreshed session stayed stored (L1, L2)"
