@@ -10,7 +10,7 @@ public func fuzzJWT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let built = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(bytes) + ".c2ln"
     for candidate in [text, built] {
         guard let jwt = try? JWT(parsing: candidate) else { continue }
-        _ = (jwt.algorithm, jwt.keyID, jwt.type, jwt.description)
+        _ = (jwt.algorithm, jwt.keyID, jwt.type, String(describing: jwt))
         let claims = jwt.claims
         _ = (claims.subject, claims.issuer, claims.audience, claims.expiresAt, claims.notBefore, claims.issuedAt)
     }

@@ -8,9 +8,9 @@
 /// module with the `segno` and python-qrcode reference encoders (`Scripts/crosscheck_qr.py`
 /// writes and checks the fixture `Tests/Fixtures/QR/qr_reference.json`).
 ///
-/// The modules encode the link, a secret: `description` and the mirror show only the version,
-/// level, mask and size.
-public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+/// The modules encode the link, a secret: they are kept in a box that renders as its count only,
+/// so every rendering (Swift's default ones) shows the version, mask, size and module count.
+public struct QRCode: Sendable, Hashable {
     /// The symbol version, 1...40; the symbol is `17 + 4 × version` modules wide.
     public let version: Int
     /// The data mask pattern reference, 0...7 (§7.8.2).
@@ -18,7 +18,7 @@ public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflect
     /// The width and height of the symbol in modules, without quiet zone.
     public let size: Int
     /// Row-major modules, `true` for dark.
-    private let modules: [Bool]
+    private let modules: Modules
 
     /// The quiet zone ISO/IEC 18004 requires around the symbol: 4 modules (§6.3.8).
     public static let defaultQuietZone = 4
@@ -51,7 +51,7 @@ public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflect
         self.mask = matrix.applyBestMask(forcedMask: mask)
         self.version = version
         self.size = matrix.size
-        self.modules = matrix.modules
+        self.modules = Modules(values: matrix.modules)
     }
 
     /// The most bytes a symbol of `version` (1...40) holds in byte mode at level M.
@@ -113,7 +113,7 @@ public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflect
     /// outside the symbol (the quiet zone) are light.
     public func isDark(row: Int, column: Int) -> Bool {
         guard (0..<size).contains(row), (0..<size).contains(column) else { return false }
-        return modules[row * size + column]
+        return modules.values[row * size + column]
     }
 
     /// The module matrix with a light quiet zone: `size + 2 × quietZone` rows of as many
@@ -123,14 +123,15 @@ public struct QRCode: Sendable, Hashable, CustomStringConvertible, CustomReflect
         let zone = max(0, quietZone)
         return (-zone..<(size + zone)).map { row in (-zone..<(size + zone)).map { isDark(row: row, column: $0) } }
     }
+}
 
-    /// `QRCode(version: 5, level: M, mask: 2, 37×37 modules)`; never the content.
-    public var description: String {
-        "QRCode(version: \(version), level: M, mask: \(mask), \(size)×\(size) modules)"
-    }
-
-    /// A mirror with version, level, mask and size only.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["version": version, "level": "M", "mask": mask, "size": size], displayStyle: .struct)
+extension QRCode {
+    /// The module matrix, which encodes the content: it renders as `841 modules`, with no
+    /// mirror children, so `QRCode`'s default renderings never show the content.
+    private struct Modules: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+        /// Row-major modules, `true` for dark.
+        let values: [Bool]
+        var description: String { "\(values.count) modules" }
+        var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
     }
 }

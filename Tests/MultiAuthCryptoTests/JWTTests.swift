@@ -260,7 +260,7 @@ struct JWTTests {
         let signature = String(PeerFixtures.rs256Token.split(separator: ".")[2])
         var dumped = ""
         dump(jwt, to: &dumped)
-        for text in [jwt.description, String(reflecting: jwt), String(reflecting: jwt), dumped] {
+        for text in [String(describing: jwt), String(reflecting: jwt), dumped] {
             #expect(!text.contains(signature.prefix(16)))
             #expect(!text.contains("eyJ"))
             #expect(!text.contains("user-1"))

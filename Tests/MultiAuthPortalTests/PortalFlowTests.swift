@@ -275,7 +275,7 @@ struct PortalFlowTests {
         let texts = [
             dumps, String(describing: challenge), String(describing: session), String(describing: enrollment),
             String(reflecting: challenge),
-            try enrollment.qrCode().description,
+            String(describing: try enrollment.qrCode()),
         ]
         for text in texts {
             for needle in [jwt, secret, cst, enrollment.otpauthURI.reveal(), "otpauth://"] {

@@ -76,6 +76,24 @@ struct DefaultRenderingPersonalDataTests {
         }
     }
 
+    @Test func jwtAndClaims() throws {
+        let members: [String: JSONValue] = [
+            "iss": .string("issuer-5d2c"), "sub": .string("subject-6e3d"), "aud": .array([.string("audience-7f4e")]),
+            "jti": .string("jwt-id-8a5f"), "email": .string(Self.email), "exp": .number(1_700_000_000),
+        ]
+        let claims = try JWTClaims(members)
+        let secrets = ["issuer-5d2c", "subject-6e3d", "audience-7f4e", "jwt-id-8a5f", Self.email]
+        expectNoLeak(claims, secrets)
+        #expect(claims.subject == "subject-6e3d" && claims.audience == ["audience-7f4e"])
+        let header = Base64URL.encode(Array(#"{"alg":"none","kid":"k1"}"#.utf8))
+        let payload = Base64URL.encode(Array(#"{"sub":"subject-6e3d","email":"\#(Self.email)"}"#.utf8))
+        let token = try JWT(parsing: "\(header).\(payload).c2lnbmF0dXJlLTli")
+        expectNoLeak(token, ["subject-6e3d", Self.email, payload, "c2lnbmF0dXJlLTli", "signature-9b"])
+        let dump = dumped(token)
+        #expect(dump.contains("redactedSigningInput: <redacted>") && dump.contains("redactedSignature: <redacted>"))
+        #expect(String(describing: token).contains("k1"))
+    }
+
     @Test func dynamicVerifiedToken() throws {
         let token = try JWT(parsing: "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1In0.")
         let verified = DynamicVerifiedToken(

@@ -197,18 +197,18 @@ extension ProviderConformance {
         let valid = try fixture.validURL(env.sandbox, request, challenge)
         try require(provider.canHandle(valid), "the provider does not claim its own redirect URL")
         for refusal in try fixture.refusals(env.sandbox, request, challenge) {
-            try require(provider.canHandle(refusal.url), "the provider does not claim its refusal \(refusal)")
-            let refused = try await expectAuthError("the refusal \(refusal)") {
+            try require(provider.canHandle(refusal.url), "the provider does not claim its refusal \(refusal.name)")
+            let refused = try await expectAuthError("the refusal \(refusal.name)") {
                 try await env.client.handleRedirect(refusal.url)
             }
             try require(
                 refusal.expectedCodes.contains(refused.code),
-                "the refusal \(refusal) gave \(refused.code), expected one of \(refusal.expectedCodes.map(\.rawValue).sorted())"
+                "the refusal \(refusal.name) gave \(refused.code), expected one of \(refusal.expectedCodes.map(\.rawValue).sorted())"
             )
-            try require(try await env.storedSession() == nil, "a session was stored from the refusal \(refusal)")
+            try require(try await env.storedSession() == nil, "a session was stored from the refusal \(refusal.name)")
             try require(
                 await env.client.pendingChallenge(for: env.providerID) != nil,
-                "the refusal \(refusal) ended the flow; the user could not try again")
+                "the refusal \(refusal.name) ended the flow; the user could not try again")
         }
         let forged = fixture.forge(valid)
         let refused = try await expectAuthError("a link with an unknown state") {

@@ -99,7 +99,7 @@ public struct ConformanceHarness: Sendable {
     public struct RedirectFixture: Sendable {
         /// A redirect the provider's side answers with instead of a grant (the user declined, the
         /// provider failed), and the `AuthError` codes it may map to (C17).
-        public struct Refusal: Sendable, CustomStringConvertible, CustomReflectable {
+        public struct Refusal: Sendable, CustomReflectable {
             /// A short, secret-free name for reports, e.g. `"declined"`.
             public var name: String
             /// The redirect URL.
@@ -113,9 +113,6 @@ public struct ConformanceHarness: Sendable {
                 self.url = url
                 self.expectedCodes = expectedCodes
             }
-
-            /// The name.
-            public var description: String { name }
 
             /// The name, the expected codes and the URL's host (its query may carry a state).
             public var customMirror: Mirror {

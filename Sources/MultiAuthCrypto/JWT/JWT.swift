@@ -10,16 +10,22 @@ import Foundation
 ///
 /// Only RS256, RS512 and ES256 verify; `alg: none`, every `HS*` and any `alg` that does not fit
 /// the key's type are rejected, so an RSA public key is never used as an HMAC secret.
-/// Neither the raw token nor the signature is ever printed.
-public struct JWT: Sendable, CustomStringConvertible, CustomReflectable {
+/// Neither the raw token nor the signature is ever printed: they are kept redacted, so Swift's
+/// default renderings show the header, the claims (names and time claims only, see
+/// ``JWTClaims``), `algorithm` and `keyID`.
+public struct JWT: Sendable {
     /// The JOSE header members (RFC 7515 §4).
     public let header: [String: JSONValue]
     /// The claims set.
     public let claims: JWTClaims
     /// The ASCII bytes of `header.payload`, the JWS signing input (RFC 7515 §5.1).
-    let signingInput: [UInt8]
+    var signingInput: [UInt8] { redactedSigningInput.value }
     /// The decoded signature bytes.
-    let signature: [UInt8]
+    var signature: [UInt8] { redactedSignature.value }
+    /// ``signingInput``, which holds the claims, rendered as `<redacted>`.
+    private let redactedSigningInput: RedactedBox<[UInt8]>
+    /// ``signature``, rendered as `<redacted>`.
+    private let redactedSignature: RedactedBox<[UInt8]>
 
     /// The header's `alg`, e.g. `RS256` (read once while parsing, which requires it; a
     /// verification consults it without a dictionary lookup).
@@ -72,9 +78,9 @@ public struct JWT: Sendable, CustomStringConvertible, CustomReflectable {
         self.algorithm = algorithm
         keyID = kid?.stringValue
         claims = try JWTClaims(JSONValue.object(from: Base64.decode(parts[1], urlSafe: true), limits: limits))
-        signature = try Base64.decode(parts[2], urlSafe: true)
+        redactedSignature = RedactedBox(try Base64.decode(parts[2], urlSafe: true))
         let input = utf8[parts[0].startIndex..<parts[1].endIndex]
-        signingInput = input.withContiguousStorageIfAvailable { Array($0) } ?? Array(input)
+        redactedSigningInput = RedactedBox(input.withContiguousStorageIfAvailable { Array($0) } ?? Array(input))
     }
 
     /// The segments of `token` between dots, split at most 3 times (so 4 segments mean more
@@ -165,17 +171,5 @@ public struct JWT: Sendable, CustomStringConvertible, CustomReflectable {
             + Base64URL.encode(try JSONValue.object(claims).jsonData())
         let signature = try key.signature(for: Array(input.utf8), algorithm: algorithm)
         return input + "." + Base64URL.encode(signature)
-    }
-
-    /// Header `alg`, `kid`, `typ` and the claim names; never the token or its signature.
-    public var description: String {
-        "JWT(alg: \(algorithm ?? "none"), kid: \(keyID ?? "none"), \(claims))"
-    }
-
-    /// A mirror without the signature or signing input.
-    public var customMirror: Mirror {
-        Mirror(
-            self, children: ["alg": algorithm as Any, "kid": keyID as Any, "claims": claims.description],
-            displayStyle: .struct)
     }
 }

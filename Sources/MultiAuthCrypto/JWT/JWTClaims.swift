@@ -7,18 +7,19 @@ import Foundation
 /// be numbers (NumericDate, fractions allowed; a string such as `"1700000000"` is rejected),
 /// `iss`, `sub`, `jti` strings, and `aud` a string or an array of strings.
 ///
-/// Claim values may be personal data or credentials: `description`, `String(reflecting:)` and
-/// the mirror show the claim names and the time claims only.
-public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+/// Claim values may be personal data or credentials: every rendering (Swift's default ones)
+/// shows the claim names with their JSON kinds (``JSONValue`` renders its kind only) and the
+/// time claims; `iss`, `sub`, `aud` and `jti` are kept redacted.
+public struct JWTClaims: Sendable, Hashable {
     /// Every claim, registered or not, as decoded.
     public let members: [String: JSONValue]
 
     /// `iss` (RFC 7519 §4.1.1).
-    public let issuer: String?
+    public var issuer: String? { redactedIssuer.value }
     /// `sub` (RFC 7519 §4.1.2).
-    public let subject: String?
+    public var subject: String? { redactedSubject.value }
     /// `aud` (RFC 7519 §4.1.3), a single string given as a one-element array; empty if absent.
-    public let audience: [String]
+    public var audience: [String] { redactedAudience.value }
     /// `exp` (RFC 7519 §4.1.4).
     public let expiresAt: NumericDate?
     /// `nbf` (RFC 7519 §4.1.5).
@@ -26,7 +27,16 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomRefl
     /// `iat` (RFC 7519 §4.1.6).
     public let issuedAt: NumericDate?
     /// `jti` (RFC 7519 §4.1.7).
-    public let jwtID: String?
+    public var jwtID: String? { redactedJWTID.value }
+
+    /// ``issuer``, rendered as `<redacted>`.
+    private let redactedIssuer: RedactedBox<String?>
+    /// ``subject``, rendered as `<redacted>`.
+    private let redactedSubject: RedactedBox<String?>
+    /// ``audience``, rendered as `<redacted>`.
+    private let redactedAudience: RedactedBox<[String]>
+    /// ``jwtID``, rendered as `<redacted>`.
+    private let redactedJWTID: RedactedBox<String?>
 
     /// Wraps `members`, checking the registered claims' types.
     ///
@@ -64,12 +74,13 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomRefl
             return NumericDate(seconds)
         }
         self.members = members
-        issuer = try string(iss, "iss")
-        subject = try string(sub, "sub")
-        jwtID = try string(jti, "jti")
+        redactedIssuer = RedactedBox(try string(iss, "iss"))
+        redactedSubject = RedactedBox(try string(sub, "sub"))
+        redactedJWTID = RedactedBox(try string(jti, "jti"))
         expiresAt = try date(exp, "exp")
         notBefore = try date(nbf, "nbf")
         issuedAt = try date(iat, "iat")
+        let audience: [String]
         switch aud {
         case nil: audience = []
         case .string(let value)?: audience = [value]
@@ -80,6 +91,7 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomRefl
             }
         default: throw CryptoError.invalidClaim("aud")
         }
+        redactedAudience = RedactedBox(audience)
     }
 
     /// The claim `name`, registered or custom, or `nil` if absent.
@@ -115,24 +127,5 @@ public struct JWTClaims: Sendable, Hashable, CustomStringConvertible, CustomRefl
     /// - Throws: the errors of the `Double` overload.
     public func validate(at now: Date, leeway: TimeInterval = 60, issuer: String? = nil, audience: JWTAudience) throws {
         try validate(at: now.timeIntervalSince1970, leeway: leeway, issuer: issuer, audience: audience)
-    }
-
-    /// The claim names and the time claims; other values may be personal data and are left out.
-    public var description: String {
-        var parts = ["claims: [\(members.keys.sorted().joined(separator: ", "))]"]
-        if let expiresAt { parts.append("exp: \(expiresAt)") }
-        if let notBefore { parts.append("nbf: \(notBefore)") }
-        if let issuedAt { parts.append("iat: \(issuedAt)") }
-        return parts.joined(separator: ", ")
-    }
-
-    /// A mirror with the claim names and time claims only, never a claim's value.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "claims": members.keys.sorted(), "exp": expiresAt as Any, "nbf": notBefore as Any,
-                "iat": issuedAt as Any,
-            ], displayStyle: .struct)
     }
 }

@@ -31,8 +31,9 @@
 /// everything outside the RFC 3986 unreserved characters percent-encoded (a space is `%20`,
 /// never `+`), so parsing and building again gives back the same string.
 ///
-/// The secret is never printed: `description`, `debugDescription` and the mirror redact it.
-public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+/// The secret is never printed: `description` (which `String(reflecting:)` shows too) and the
+/// mirror redact it.
+public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The OTP type, the URI's host part.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Time-based (RFC 6238).
@@ -487,9 +488,6 @@ public struct OTPAuthURI: Sendable, Hashable, CustomStringConvertible, CustomDeb
         if encoding == .steam { text.insert(contentsOf: ", encoder: steam", at: text.index(before: text.endIndex)) }
         return text
     }
-
-    /// Same as ``description``: the secret is redacted.
-    public var debugDescription: String { "OTPAuthURI(\(description))" }
 
     /// A mirror without the secret, for `dump` and debuggers.
     public var customMirror: Mirror {
