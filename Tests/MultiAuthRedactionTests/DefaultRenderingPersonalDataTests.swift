@@ -63,6 +63,21 @@ struct DefaultRenderingPersonalDataTests {
         #expect(email.address == Self.email && email.identityKey == Self.email)
     }
 
+    @Test func personName() throws {
+        let name = try PersonName(firstName: " Zelda ", lastName: "Quist")
+        let user = AuthUser(id: "u1", name: name)
+        for value: Any in [name, Optional(name) as Any, user] {
+            expectNoLeak(value, ["Zelda", "Quist", "Zel", "Qui"])
+        }
+        #expect(String(describing: name) == "PersonName(first: <redacted>, last: <redacted>)")
+        #expect(name.firstName == "Zelda" && name.lastName == "Quist" && name.fullName == Self.name)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = String(decoding: try encoder.encode(name), as: UTF8.self)
+        #expect(encoded == #"{"firstName":"Zelda","lastName":"Quist"}"#)
+        #expect(try JSONDecoder().decode(PersonName.self, from: Data(encoded.utf8)) == name)
+    }
+
     @Test func passkeyTypes() {
         let challenge = Data(Self.nonce.utf8)
         let user = PasskeyUser(id: Data("handle-51".utf8), name: Self.email, displayName: Self.name)
