@@ -50,6 +50,34 @@ struct DefaultRenderingPersonalDataTests {
         expectNoLeak(configuration, ["app-key-2b4d", "device-8e6f"])
     }
 
+    @Test func phoneAndEmail() throws {
+        let phone = try PhoneNumber("+" + Self.number)
+        let email = try EmailAddress(Self.email)
+        for value: Any in [phone, email, [phone] as [PhoneNumber], Optional(email) as Any] {
+            expectNoLeak(value, [Self.number, "9876543210", "98765", "zelda.quist", "zelda", Self.email])
+        }
+        #expect(String(reflecting: phone) == "+91 •••••• 3210")
+        #expect(dumped(phone).hasPrefix("▿ +91 •••••• 3210\n"))
+        #expect(dumped(email).hasPrefix("▿ z•••@example.com\n"))
+        #expect(phone.e164 == "+" + Self.number && phone.nationalNumber == "9876543210")
+        #expect(email.address == Self.email && email.identityKey == Self.email)
+    }
+
+    @Test func personName() throws {
+        let name = try PersonName(firstName: " Zelda ", lastName: "Quist")
+        let user = AuthUser(id: "u1", name: name)
+        for value: Any in [name, Optional(name) as Any, user] {
+            expectNoLeak(value, ["Zelda", "Quist", "Zel", "Qui"])
+        }
+        #expect(String(describing: name) == "PersonName(first: <redacted>, last: <redacted>)")
+        #expect(name.firstName == "Zelda" && name.lastName == "Quist" && name.fullName == Self.name)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = String(decoding: try encoder.encode(name), as: UTF8.self)
+        #expect(encoded == #"{"firstName":"Zelda","lastName":"Quist"}"#)
+        #expect(try JSONDecoder().decode(PersonName.self, from: Data(encoded.utf8)) == name)
+    }
+
     @Test func passkeyTypes() {
         let challenge = Data(Self.nonce.utf8)
         let user = PasskeyUser(id: Data("handle-51".utf8), name: Self.email, displayName: Self.name)

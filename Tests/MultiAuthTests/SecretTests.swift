@@ -13,16 +13,29 @@ import Testing
         let optional: Secret? = secret
         var dumpedOptional = ""
         dump(optional, to: &dumpedOptional)
+        struct Holder {
+            let token: Secret
+            let optional: Secret?
+            let list: [Secret]
+        }
+        let holder = Holder(token: secret, optional: secret, list: [secret])
+        var dumpedHolder = ""
+        dump(holder, to: &dumpedHolder)
+        var debugPrinted = ""
+        debugPrint(secret, to: &debugPrinted)
         let renderings = [
-            secret.description, secret.debugDescription, String(describing: secret), String(reflecting: secret),
+            secret.description, String(describing: secret), String(reflecting: secret), debugPrinted,
             dumped, dumpedOptional, String(describing: optional), String(reflecting: optional),
-            String(describing: secret.playgroundDescription), String(describing: [secret]), "\(["key": secret])",
+            String(describing: [secret]), String(reflecting: [secret]), "\(["key": secret])",
+            String(describing: holder), String(reflecting: holder), dumpedHolder,
         ]
         for rendering in renderings {
             #expect(!rendering.contains(Self.value), "\(rendering)")
         }
         #expect(secret.description == "<redacted>")
-        #expect(secret.debugDescription == Secret.redactionMarker)
+        #expect(String(reflecting: secret) == Secret.redactionMarker)
+        let expected = "(token: <redacted>, optional: Optional(<redacted>), list: [<redacted>])"
+        #expect(String(describing: holder).hasSuffix(expected))
         #expect(Mirror(reflecting: secret).children.isEmpty)
     }
 

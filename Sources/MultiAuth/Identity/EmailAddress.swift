@@ -32,11 +32,19 @@ import Foundation
 /// are the same identity and `user+otp@…` is a different one from `user@…`. Docs/Cases.md, B33.
 ///
 /// `Codable` as the ``address`` string.
+///
+/// Every rendering shows ``masked``: `description` and `String(reflecting:)` are the masked
+/// form, and the address is stored as ``Secret``s, so `dump` and a debugger's variables view
+/// show `<redacted>` for it (addresses are personal data).
 public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The address, trimmed of surrounding whitespace (Unicode `White_Space`), case as typed.
-    public let address: String
+    public var address: String { storedAddress.reveal() }
     /// The identity key: ``address`` lower-cased (local part and domain), plus tags kept.
-    public let identityKey: String
+    public var identityKey: String { storedIdentityKey.reveal() }
+    /// ``address``, kept as a ``Secret`` so that default renderings redact it.
+    private let storedAddress: Secret
+    /// ``identityKey``, kept as a ``Secret`` so that default renderings redact it.
+    private let storedIdentityKey: Secret
 
     /// RFC 5321 §4.5.3.1.1: the maximum local-part length, in octets.
     public static let maximumLocalPartLength = 64
@@ -70,8 +78,8 @@ public struct EmailAddress: Hashable, Sendable, Codable, CustomStringConvertible
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }).map(scalars.index(after:)) ?? start
         let trimmed = String(scalars[start..<max(start, end)])
         try Self.validate(trimmed)
-        address = trimmed
-        identityKey = trimmed.lowercased()
+        storedAddress = Secret(trimmed)
+        storedIdentityKey = Secret(trimmed.lowercased())
     }
 
     private static func invalid(_ message: String) -> AuthError {

@@ -6,11 +6,18 @@ import Foundation
 /// required, holds at least one letter, is not only digits or symbols, and is under 128
 /// characters; the last name is TrueSDK's rule: anything (empty, digits, symbols) of at most
 /// 128 UTF-16 code units.
-public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
+///
+/// Names are personal data: both parts are stored as ``Secret``s, so every rendering
+/// (`description`, `dump`, a debugger's variables view) shows `<redacted>` for them.
+public struct PersonName: Sendable, Codable, Hashable {
     /// The first (given) name, trimmed.
-    public let firstName: String
+    public var firstName: String { first.reveal() }
     /// The last (family) name, trimmed; may be empty.
-    public let lastName: String
+    public var lastName: String { last.reveal() }
+    /// ``firstName``, kept as a ``Secret`` so that default renderings redact it.
+    private let first: Secret
+    /// ``lastName``, kept as a ``Secret`` so that default renderings redact it.
+    private let last: Secret
 
     /// The longest accepted first name, in characters (exclusive upper bound is 128).
     public static let maximumLength = 127
@@ -35,8 +42,8 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
             throw AuthError.invalidInput(
                 .invalidName, "the last name must be at most \(Self.maximumLastNameLength) characters")
         }
-        self.firstName = first
-        self.lastName = last
+        self.first = Secret(first)
+        self.last = Secret(last)
     }
 
     private static func check(_ part: String, part label: String) throws {
@@ -68,11 +75,14 @@ public struct PersonName: Sendable, Codable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Encodes `firstName` and `lastName` (an empty last name too), as before.
+    /// - Throws: what the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(firstName, forKey: .firstName)
+        try container.encode(lastName, forKey: .lastName)
+    }
+
     /// The full name, first then last, separated by a space.
     public var fullName: String { lastName.isEmpty ? firstName : "\(firstName) \(lastName)" }
-
-    /// Initials only (names are personal data), e.g. `PersonName(J. D.)`.
-    public var description: String {
-        "PersonName(\([firstName, lastName].filter { !$0.isEmpty }.map { "\($0.prefix(1))." }.joined(separator: " ")))"
-    }
 }

@@ -21,19 +21,27 @@ import Foundation
 /// ```
 ///
 /// Equality and hashing compare ``e164``. `Codable` as the E.164 string. Docs/Cases.md, B31.
+///
+/// Every rendering shows ``masked``: `description` and `String(reflecting:)` are the masked
+/// form, and the digits are stored as ``Secret``s, so `dump` and a debugger's variables view
+/// show `<redacted>` for them (phone numbers are personal data).
 public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The E.164 string: `+` and 2–15 digits, e.g. `"+919876543210"`.
-    public let e164: String
+    public var e164: String { storedE164.reveal() }
     /// The ITU-T E.164 country calling code (1–3 digits), e.g. `91`; shared by several regions
     /// for some codes (`1`, `7`, `44`, …).
     public let countryCallingCode: Int
     /// The national significant number: the digits after the calling code, without any trunk
     /// prefix (but with Italy's leading zero), e.g. `"9876543210"`.
-    public let nationalNumber: String
+    public var nationalNumber: String { storedNationalNumber.reveal() }
     /// The ISO 3166-1 alpha-2 region (e.g. `"IN"`, `"CA"`, `"JE"`) when it can be determined
     /// from the calling code and libphonenumber's region patterns; `nil` for non-geographic
     /// codes (+800, +882, …) and for numbers of a shared calling code that match no region.
     public let regionCode: String?
+    /// ``e164``, kept as a ``Secret`` so that default renderings redact it.
+    private let storedE164: Secret
+    /// ``nationalNumber``, kept as a ``Secret`` so that default renderings redact it.
+    private let storedNationalNumber: Secret
 
     /// Parses user input into E.164.
     ///
@@ -57,9 +65,9 @@ public struct PhoneNumber: Hashable, Sendable, Codable, CustomStringConvertible 
     public init(_ input: String, defaultRegion: String? = nil) throws {
         let parsed = try PhoneNumberParser.parse(input, defaultRegion: defaultRegion)
         countryCallingCode = parsed.callingCode
-        nationalNumber = parsed.nationalNumber
+        storedNationalNumber = Secret(parsed.nationalNumber)
         regionCode = parsed.regionCode
-        e164 = "+\(parsed.callingCode)\(parsed.nationalNumber)"
+        storedE164 = Secret("+\(parsed.callingCode)\(parsed.nationalNumber)")
     }
 
     /// The masked display form: `+`, the calling code, a space, one `•` for each national digit

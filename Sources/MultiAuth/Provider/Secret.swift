@@ -23,7 +23,7 @@ import Foundation
 ///
 /// Concurrency: an immutable value; `Sendable`. Docs/Security.md, "Redaction".
 public struct Secret: Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible,
-    CustomDebugStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible
+    CustomReflectable
 {
     /// What every rendering of a secret shows: `<redacted>`.
     public static let redactionMarker = "<redacted>"
@@ -84,15 +84,10 @@ public struct Secret: Sendable, Hashable, Codable, ExpressibleByStringLiteral, C
     /// Hashes the value.
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
-    /// `<redacted>`.
+    /// `<redacted>`; also what `String(reflecting:)`, `debugPrint` and a playground show, as
+    /// they fall back to `description` for a type that is only `CustomStringConvertible`.
     public var description: String { Self.redactionMarker }
-
-    /// `<redacted>`.
-    public var debugDescription: String { Self.redactionMarker }
 
     /// A mirror with no children: `dump` and a debugger's variables view show `<redacted>`.
     public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
-
-    /// `<redacted>` (a playground or Xcode quick look).
-    public var playgroundDescription: Any { Self.redactionMarker }
 }
