@@ -78,6 +78,32 @@ struct DefaultRenderingPersonalDataTests {
         #expect(try JSONDecoder().decode(PersonName.self, from: Data(encoded.utf8)) == name)
     }
 
+    @Test func userIdentitiesAttributesAndRequestOptions() throws {
+        var user = AuthUser(
+            id: "u1", phone: try PhoneNumber("+" + Self.number), email: try EmailAddress(Self.email),
+            identities: [AuthUser.Identity(kind: "google", value: "google-subject-5512093", verified: true)],
+            attributes: ["nickname": "Zeldaquist", "countryCode": "IN"])
+        expectNoLeak(
+            user, [Self.number, "9876543210", Self.email, "zelda.quist", "google-subject-5512093", "Zeldaquist"])
+        #expect(user.identities[0].value == "google-subject-5512093")
+        user.attributes["nickname"] = "Zq"
+        user.identities[0].value = "changed-subject"
+        #expect(user.attributes == ["nickname": "Zq", "countryCode": "IN"])
+        #expect(user.identities[0].value == "changed-subject")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = String(decoding: try encoder.encode(user), as: UTF8.self)
+        #expect(encoded.contains(#""attributes":{"countryCode":"IN","nickname":"Zq"}"#))
+        #expect(encoded.contains(#""identities":[{"kind":"google","value":"changed-subject","verified":true}]"#))
+        #expect(try JSONDecoder().decode(AuthUser.self, from: Data(encoded.utf8)) == user)
+
+        let request = SignInRequest.phone(
+            try PhoneNumber("+" + Self.number), options: ["captchaToken": "captcha-51c0ffee", "name": "Zeldaquist"])
+        expectNoLeak(request, [Self.number, "9876543210", "captcha-51c0ffee", "Zeldaquist"])
+        #expect(request.options == ["captchaToken": "captcha-51c0ffee", "name": "Zeldaquist"])
+        #expect(String(describing: request) == "phone(+91 •••••• 3210)")
+    }
+
     @Test func passkeyTypes() {
         let challenge = Data(Self.nonce.utf8)
         let user = PasskeyUser(id: Data("handle-51".utf8), name: Self.email, displayName: Self.name)

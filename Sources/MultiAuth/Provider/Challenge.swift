@@ -176,7 +176,7 @@ public struct Challenge: Sendable, Codable, Hashable, Identifiable {
             case .magicLink(let channel): "magicLink(\(channel))"
             case .oauthRedirect(let url): "oauthRedirect(\(url.host ?? ""))"
             case .profileConsent: "profileConsent"
-            case .passkey(let ceremony): ceremony.description
+            case .passkey(let ceremony): ceremony.label
             }
         }
 

@@ -9,10 +9,10 @@ import Foundation
 /// platforms `PasskeyAuthorization` does it for you, Docs/Passkeys.md), then answer the
 /// challenge with the platform's result as ``ChallengeAnswer/passkey``.
 ///
-/// The challenge bytes are a single-use nonce (Docs/Security.md, "Redaction"): `description` (the
-/// short label ``Challenge/Kind`` shows) and the mirror show the operation, the relying party and
-/// counts only.
-public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomStringConvertible, CustomReflectable {
+/// The challenge bytes are a single-use nonce (Docs/Security.md, "Redaction"): the mirror (and so
+/// `String(describing:)`, built from it) and the short label ``Challenge/Kind`` shows give the
+/// operation, the relying party and counts only.
+public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomReflectable {
     /// Which ceremony.
     public enum Operation: String, Sendable, Codable, Hashable {
         /// Create a passkey (W3C WebAuthn Level 3 §7.1).
@@ -65,8 +65,9 @@ public struct PasskeyCeremony: Sendable, Codable, Hashable, CustomStringConverti
         self.algorithms = algorithms
     }
 
-    /// `passkey(assertion, rp: example.com, 2 allowed)`: never the challenge bytes or user id.
-    public var description: String {
+    /// `passkey(assertion, rp: example.com, 2 allowed)`, the label `Challenge.Kind` shows: never
+    /// the challenge bytes or user id.
+    var label: String {
         var parts = ["\(operation.rawValue)", "rp: \(relyingPartyID)"]
         if !allowedCredentials.isEmpty { parts.append("\(allowedCredentials.count) allowed") }
         if !excludedCredentials.isEmpty { parts.append("\(excludedCredentials.count) excluded") }

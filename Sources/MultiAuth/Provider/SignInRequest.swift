@@ -3,7 +3,11 @@
 /// Build one with ``phone(_:channel:options:)``, ``email(_:channel:options:)-(EmailAddress,_,_)`` or
 /// ``oauth(_:options:)``. Identities are parsed types, so an invalid phone number or e-mail is
 /// rejected when the request is built, before any network call.
-public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+///
+/// `description` is a masked summary; the mirror is Swift's default one, which shows the parsed
+/// identity masked and the options' values as `<redacted>` (they are kept as ``Secret``s: a
+/// value may be personal data, e.g. a name, or a token; Docs/Security.md, "Redaction").
+public struct SignInRequest: Sendable, Hashable, CustomStringConvertible {
     /// The identity to sign in.
     public enum Identity: Sendable, Hashable {
         /// A phone number (E.164).
@@ -23,14 +27,20 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     /// The delivery channel the user picked explicitly; `nil` lets the provider choose (and
     /// fall back automatically, Docs/Cases.md, B29).
     public var channel: DeliveryChannel?
-    /// Provider-specific options (e.g. `"otpLength": "4"`), documented by each provider.
-    public var options: [String: String]
+    /// Provider-specific options (e.g. `"otpLength": "4"`), documented by each provider; read
+    /// and written as plain strings, kept as ``Secret``s so that no rendering shows a value.
+    public var options: [String: String] {
+        get { storedOptions.mapValues { $0.reveal() } }
+        set { storedOptions = newValue.mapValues { Secret($0) } }
+    }
+    /// The options as stored.
+    private var storedOptions: [String: Secret]
 
     /// Creates a request.
     public init(identity: Identity, channel: DeliveryChannel? = nil, options: [String: String] = [:]) {
         self.identity = identity
         self.channel = channel
-        self.options = options
+        self.storedOptions = options.mapValues { Secret($0) }
     }
 
     /// Sign in with a phone number.
@@ -76,12 +86,6 @@ public struct SignInRequest: Sendable, Hashable, CustomStringConvertible, Custom
     /// Sign in with a passkey the user picks on the device (Docs/Passkeys.md).
     public static func passkey(options: [String: String] = [:]) -> SignInRequest {
         SignInRequest(identity: .passkey, options: options)
-    }
-
-    /// A mirror with the masked identity and the option names only (values may be personal
-    /// data, e.g. a name).
-    public var customMirror: Mirror {
-        Mirror(self, children: ["request": description, "optionKeys": options.keys.sorted()], displayStyle: .struct)
     }
 
     /// A masked summary, e.g. `phone(+91 •••••• 3210, channel: whatsapp)`.

@@ -1,8 +1,10 @@
 /// The signed-in user as the provider described them.
 ///
-/// Phone numbers and e-mail addresses print masked (`description` of ``PhoneNumber`` and
-/// ``EmailAddress``).
-public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, CustomReflectable {
+/// Its renderings are Swift's default ones and show no personal data: phone numbers and e-mail
+/// addresses print masked (``PhoneNumber``, ``EmailAddress``), a ``PersonName``'s parts, an
+/// identity's value and the attributes' values are kept as ``Secret``s (`<redacted>`);
+/// Docs/Security.md, "Redaction". `Codable` as before: the JSON keys and values are unchanged.
+public struct AuthUser: Sendable, Codable, Hashable {
     /// The provider's user id.
     public var id: String
     /// The verified phone number, if any.
@@ -13,8 +15,20 @@ public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, Cu
     public var name: PersonName?
     /// Linked identities (channels or social accounts) the provider reports.
     public var identities: [Identity]
-    /// Further profile fields (non-secret), e.g. `"countryCode": "IN"`.
-    public var attributes: [String: String]
+    /// Further profile fields, e.g. `"countryCode": "IN"` (read and written as plain strings,
+    /// kept as ``Secret``s so that no rendering shows them).
+    public var attributes: [String: String] {
+        get { storedAttributes.mapValues { $0.reveal() } }
+        set { storedAttributes = newValue.mapValues { Secret($0) } }
+    }
+    /// The attributes as stored (encoded under `attributes`).
+    private var storedAttributes: [String: Secret]
+
+    /// The JSON keys, as before the attributes were stored as secrets.
+    private enum CodingKeys: String, CodingKey {
+        case id, phone, email, name, identities
+        case storedAttributes = "attributes"
+    }
 
     /// Creates a user.
     public init(
@@ -26,7 +40,7 @@ public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, Cu
         self.email = email
         self.name = name
         self.identities = identities
-        self.attributes = attributes
+        self.storedAttributes = attributes.mapValues { Secret($0) }
     }
 
     /// One linked identity: its kind (e.g. `"phone"`, `"email"`, `"google"`), an identifier
@@ -34,43 +48,28 @@ public struct AuthUser: Sendable, Codable, Hashable, CustomStringConvertible, Cu
     public struct Identity: Sendable, Codable, Hashable {
         /// The identity kind, e.g. `"phone"`, `"email"`, `"google"`.
         public var kind: String
-        /// The identifier (phone number, address, subject id).
-        public var value: String
+        /// The identifier (phone number, address, subject id); kept as a ``Secret`` so that no
+        /// rendering shows it.
+        public var value: String {
+            get { storedValue.reveal() }
+            set { storedValue = Secret(newValue) }
+        }
+        /// The identifier as stored (encoded under `value`).
+        private var storedValue: Secret
         /// Whether the provider verified it.
         public var verified: Bool
         /// Creates an identity.
         public init(kind: String, value: String, verified: Bool) {
             self.kind = kind
-            self.value = value
+            self.storedValue = Secret(value)
             self.verified = verified
         }
-    }
 
-    /// A mirror with masked contact data: identities show their kind, verification and a
-    /// masked value; attributes show their names only.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "id": id, "phone": phone?.masked as Any, "email": email?.masked as Any, "name": name as Any,
-                "identities": identities.map {
-                    "\($0.kind)\($0.verified ? " (verified)" : ""): \(Self.mask($0.value))"
-                },
-                "attributeKeys": attributes.keys.sorted(),
-            ], displayStyle: .struct)
-    }
-
-    /// The first two characters and the last two of `value`, the rest as bullets.
-    static func mask(_ value: String) -> String {
-        guard value.count > 6 else { return String(repeating: "•", count: value.count) }
-        return String(value.prefix(2)) + String(repeating: "•", count: value.count - 4) + String(value.suffix(2))
-    }
-
-    /// `AuthUser(id: …, phone: <masked>, email: <masked>)`.
-    public var description: String {
-        var parts = ["id: \(id)"]
-        if let phone { parts.append("phone: \(phone.masked)") }
-        if let email { parts.append("email: \(email.masked)") }
-        return "AuthUser(" + parts.joined(separator: ", ") + ")"
+        /// The JSON keys, as before the value was stored as a secret.
+        private enum CodingKeys: String, CodingKey {
+            case kind
+            case storedValue = "value"
+            case verified
+        }
     }
 }
