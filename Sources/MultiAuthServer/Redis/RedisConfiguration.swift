@@ -3,7 +3,7 @@ import MultiAuth
 
 /// Where a ``RedisClient`` connects and how long it waits (Docs/Server.md, "Redis").
 ///
-/// The password is a ``Secret``, so it is never printed: every rendering shows it as
+/// The password is a `Secret` (module `MultiAuth`), so it is never printed: every rendering shows it as
 /// `<redacted>` (Docs/Security.md, "Redaction").
 public struct RedisConfiguration: Sendable {
     /// The server's host name or IP address (IPv6 without brackets).
